@@ -1,0 +1,35 @@
+// adi3d info: version, build options, and the devices this process sees.
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "util.hpp"
+
+#include <adi/solver.hpp>
+
+#include <omp.h>
+
+#include <cstdio>
+
+namespace adi::app {
+
+int cmd_info() {
+  std::printf("adi3d %s (git %s, %s build)\n", ADI_VERSION, ADI_GIT_HASH, ADI_BUILD_TYPE);
+  std::printf("  C++ compiler   %s\n", ADI_CXX_COMPILER);
+  std::printf("  CUDA backend   %s\n", ADI_WITH_CUDA ? "built" : "not built");
+  if (ADI_WITH_CUDA) std::printf("  CUDA compiler  %s (architectures %s)\n", ADI_CUDA_COMPILER, ADI_CUDA_ARCHITECTURES);
+  std::printf("  MPI            %s\n", ADI_WITH_MPI ? "built" : "not built");
+  std::printf("  OpenMP         %d threads\n", omp_get_max_threads());
+  const auto devs = cuda_devices();
+  if (devs.empty()) {
+    std::printf("  CUDA devices   none (%s)\n", cuda_unavailable_reason().c_str());
+  } else {
+    for (const auto& d : devs)
+      std::printf("  CUDA device %d  %s, %s, %d SMs, compute capability %d.%d\n", d.index, d.name.c_str(),
+                  human_bytes(static_cast<double>(d.global_memory)).c_str(), d.multiprocessors, d.cc_major,
+                  d.cc_minor);
+  }
+  std::printf("  backend auto   resolves to %s\n", backend_name(resolve_backend(Backend::Auto)));
+  return kOk;
+}
+
+}  // namespace adi::app

@@ -1,0 +1,80 @@
+// adi3d: command-line entry point. Maps exceptions to the documented exit
+// codes (exit_codes.hpp); the library itself never exits.
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "log.hpp"
+
+#include <adi/io/io.hpp>
+#include <adi/solver.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+using namespace adi;
+using namespace adi::app;
+
+namespace {
+int report(const char* kind, const std::exception& e, int code) {
+  std::fprintf(stderr, "adi3d: %s%s\n", kind, e.what());
+  if (const auto* ae = dynamic_cast<const adi::Error*>(&e); ae && *ae->source_file())
+    spdlog::debug("raised at {}:{}", ae->source_file(), ae->source_line());
+  return code;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"adi3d: the 3D heat equation by ADI (Douglas) on GPUs and CPUs"};
+  app.require_subcommand(1);
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
+  app.add_flag("-v,--verbose", verbose, "debug messages on stderr");
+  app.set_version_flag("--version", std::string("adi3d ") + ADI_VERSION + " (" + ADI_GIT_HASH + ")");
+
+  RunOptions run;
+  for (int i = 0; i < argc; ++i) run.argv.emplace_back(argv[i]);
+  auto* c_run = app.add_subcommand("run", "run a case described by a YAML config");
+  c_run->add_option("config", run.config, "config file (default: the built-in configs/heat.yaml)");
+  c_run->add_option("--set", run.sets, "override a config value, e.g. --set grid.nx=129 (repeatable)");
+  c_run->add_option("--backend", run.backend, "cpu | cuda | auto (same as --set backend=...)");
+  c_run->add_option("--precision", run.precision, "float32 | float64 (same as --set precision=...)");
+  c_run->add_flag("--dry-run", run.dry_run, "print the resolved config and stop");
+
+  ValidateOptions val;
+  auto* c_val = app.add_subcommand("validate", "round-off check and convergence study against the analytic solution");
+  c_val->add_option("--backend", val.backend, "cpu | cuda | auto")->capture_default_str();
+  c_val->add_option("--levels", val.levels, "cells per axis of each refinement level")->delimiter(',')
+      ->capture_default_str();
+  c_val->add_option("--json", val.json, "also write the results as JSON to this file ('-' = stdout)");
+
+  auto* c_info = app.add_subcommand("info", "version, build options and visible devices");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kOk : kUsageError;
+  }
+  setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+
+  try {
+    if (c_run->parsed()) return cmd_run(run);
+    if (c_val->parsed()) return cmd_validate(val);
+    if (c_info->parsed()) return cmd_info();
+  } catch (const io::ConfigError& e) {
+    return report("error: ", e, kUsageError);
+  } catch (const InvalidArgument& e) {
+    return report("error: ", e, kUsageError);
+  } catch (const BackendUnavailable& e) {
+    return report("error: ", e, kBackendError);
+  } catch (const NumericalError& e) {
+    return report("numerical error: ", e, kNumericalError);
+  } catch (const std::bad_alloc& e) {
+    return report("out of memory: ", e, kInternalError);
+  } catch (const std::exception& e) {
+    return report("error: ", e, kInternalError);
+  }
+  return kUsageError;
+}

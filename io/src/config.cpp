@@ -1,0 +1,480 @@
+// YAML → RunConfig. Every value is checked for type and range here; messages
+// name file:line:column (yaml-cpp marks are 0-based, we print 1-based), the
+// key path, what was expected and what was found.
+
+#include <adi/io/config.hpp>
+
+#include "embedded_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace adi::io {
+
+namespace {
+
+struct Override {
+  std::string path;  // dotted key path
+  std::string text;  // the whole "path=value" argument
+};
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a sequence";
+  return "'" + n.Scalar() + "'";
+}
+
+class Reader {
+ public:
+  Reader(std::string name, std::vector<Override> ov) : name_(std::move(name)), overrides_(std::move(ov)) {}
+
+  std::string where(const YAML::Node& n, const std::string& key) const {
+    for (const auto& o : overrides_)
+      if (o.path == key || key.rfind(o.path + ".", 0) == 0) return "--set " + o.text;
+    std::ostringstream s;
+    s << name_;
+    if (n.IsDefined() && n.Mark().line >= 0) s << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
+    return s.str();
+  }
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& what) const {
+    throw ConfigError(where(n, key), key, what, __FILE__, __LINE__);
+  }
+
+  /// Rejects keys of `map` not in `allowed`, suggesting the closest one.
+  void only_keys(const YAML::Node& map, const std::string& path, std::initializer_list<const char*> allowed) const {
+    if (!map.IsDefined() || map.IsNull()) return;
+    if (!map.IsMap()) fail(map, path, "expected a mapping, got " + describe(map));
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      bool ok = false;
+      std::string best;
+      std::size_t best_d = 1000;
+      std::string list;
+      for (const char* a : allowed) {
+        if (k == a) ok = true;
+        const std::size_t d = edit_distance(k, a);
+        if (d < best_d) best_d = d, best = a;
+        list += (list.empty() ? "" : ", ") + std::string(a);
+      }
+      if (!ok) {
+        std::string msg = "unknown key '" + k + "'";
+        if (best_d <= 2) msg += " (did you mean '" + best + "'?)";
+        msg += "; expected one of: " + list;
+        fail(it->first, path.empty() ? k : path + "." + k, msg);
+      }
+    }
+  }
+
+  double real(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a number, got " + describe(n));
+    const std::string& s = n.Scalar();
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+      fail(n, key, "expected a number, got " + describe(n));
+    if (!std::isfinite(v)) fail(n, key, "expected a finite number, got " + describe(n));
+    return v;
+  }
+
+  index_t integer(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected an integer, got " + describe(n));
+    const std::string& s = n.Scalar();
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+      fail(n, key, "expected an integer, got " + describe(n));
+    return static_cast<index_t>(v);
+  }
+
+  bool boolean(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected true or false, got " + describe(n));
+    std::string s = n.Scalar();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+    fail(n, key, "expected true or false, got " + describe(n));
+  }
+
+  std::string text(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a string, got " + describe(n));
+    return n.Scalar();
+  }
+
+  template <class E>
+  E choice(const YAML::Node& n, const std::string& key, const std::vector<std::pair<const char*, E>>& options) const {
+    std::string list;
+    if (n.IsScalar()) {
+      std::string s = n.Scalar();
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+      for (const auto& o : options)
+        if (s == o.first) return o.second;
+    }
+    for (const auto& o : options) list += (list.empty() ? "" : ", ") + std::string(o.first);
+    fail(n, key, "expected one of " + list + ", got " + describe(n));
+  }
+
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::vector<Override> overrides_;
+};
+
+// Range checks in one line each at the call site.
+void require(const Reader& r, const YAML::Node& n, const std::string& key, bool ok, const std::string& expected) {
+  if (!ok) r.fail(n, key, "expected " + expected + ", got " + describe(n));
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& name) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    std::ostringstream s;
+    s << name << ":" << e.mark.line + 1 << ":" << e.mark.column + 1;
+    throw ConfigError(s.str(), "", "YAML syntax error: " + e.msg, __FILE__, __LINE__);
+  }
+}
+
+std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides) {
+  std::vector<Override> out;
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("--set " + o, "", "expected key.path=value", __FILE__, __LINE__);
+    const std::string path = o.substr(0, eq);
+    YAML::Node value;
+    try {
+      value = YAML::Load(o.substr(eq + 1));
+    } catch (const YAML::ParserException& e) {
+      throw ConfigError("--set " + o, path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
+    }
+    std::vector<std::string> keys;
+    std::stringstream ss(path);
+    for (std::string k; std::getline(ss, k, '.');) {
+      if (k.empty()) throw ConfigError("--set " + o, path, "empty key in path", __FILE__, __LINE__);
+      keys.push_back(k);
+    }
+    // Walk down, creating maps; a scalar in the way (e.g. "boundary: dirichlet"
+    // overridden by boundary.x=...) is an error rather than silently replaced.
+    std::vector<YAML::Node> chain{root};
+    for (std::size_t q = 0; q + 1 < keys.size(); ++q) {
+      YAML::Node cur = chain.back();
+      if (!cur.IsMap() && !cur.IsNull())
+        throw ConfigError("--set " + o, path, "cannot set a key inside " + describe(cur), __FILE__, __LINE__);
+      YAML::Node next = cur[keys[q]];
+      if (!next.IsDefined() || next.IsNull()) {
+        cur[keys[q]] = YAML::Node(YAML::NodeType::Map);
+        next = cur[keys[q]];
+      }
+      chain.push_back(next);
+    }
+    YAML::Node parent = chain.back();
+    if (!parent.IsMap() && !parent.IsNull())
+      throw ConfigError("--set " + o, path, "cannot set a key inside " + describe(parent), __FILE__, __LINE__);
+    parent[keys.back()] = value;
+    out.push_back({path, o});
+  }
+  return out;
+}
+
+void read_boundary(const Reader& r, const YAML::Node& b, HeatProblem& p) {
+  const std::vector<std::pair<const char*, Boundary>> kinds{{"dirichlet", Boundary::Dirichlet},
+                                                            {"neumann", Boundary::Neumann}};
+  if (!b.IsDefined() || b.IsNull()) return;
+  if (b.IsScalar()) {  // one kind for all six faces
+    const Boundary k = r.choice(b, "boundary", kinds);
+    p.lo.fill(k);
+    p.hi.fill(k);
+    return;
+  }
+  r.only_keys(b, "boundary", {"x", "y", "z", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"});
+  const char* ax[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    const std::string key = std::string("boundary.") + ax[a];
+    if (const YAML::Node n = b[ax[a]]) {
+      if (n.IsMap()) {
+        r.only_keys(n, key, {"lo", "hi"});
+        if (n["lo"]) p.lo[a] = r.choice(n["lo"], key + ".lo", kinds);
+        if (n["hi"]) p.hi[a] = r.choice(n["hi"], key + ".hi", kinds);
+      } else {
+        p.lo[a] = p.hi[a] = r.choice(n, key, kinds);
+      }
+    }
+    for (int side = 0; side < 2; ++side) {
+      const std::string face = std::string(ax[a]) + (side ? "_hi" : "_lo");
+      if (const YAML::Node n = b[face]) (side ? p.hi[a] : p.lo[a]) = r.choice(n, "boundary." + face, kinds);
+    }
+  }
+}
+
+RunConfig build(const YAML::Node& root, const Reader& r) {
+  RunConfig c;
+  c.source = r.name();
+  r.only_keys(root, "",
+              {"grid", "domain", "diffusivity", "boundary", "time", "scheme", "precision", "backend", "initial",
+               "output", "checkpoint", "log"});
+  HeatProblem& p = c.problem;
+
+  const YAML::Node grid = root["grid"];
+  if (!grid) r.fail(root, "grid", "missing section 'grid' (nx, ny, nz: nodes per axis, boundary nodes included)");
+  r.only_keys(grid, "grid", {"nx", "ny", "nz"});
+  const char* nn[3] = {"nx", "ny", "nz"};
+  for (int a = 0; a < 3; ++a) {
+    const std::string key = std::string("grid.") + nn[a];
+    const YAML::Node n = grid[nn[a]];
+    if (!n) r.fail(grid, key, std::string("missing; expected an integer >= 3"));
+    p.n[a] = r.integer(n, key);
+    require(r, n, key, p.n[a] >= 3, "an integer >= 3 (two boundary nodes and at least one interior node)");
+    require(r, n, key, p.n[a] <= (index_t(1) << 24), "an integer <= 16777216");
+  }
+
+  if (const YAML::Node d = root["domain"]) {
+    r.only_keys(d, "domain", {"lx", "ly", "lz"});
+    const char* ln[3] = {"lx", "ly", "lz"};
+    for (int a = 0; a < 3; ++a)
+      if (const YAML::Node n = d[ln[a]]) {
+        const std::string key = std::string("domain.") + ln[a];
+        p.length[a] = r.real(n, key);
+        require(r, n, key, p.length[a] > 0, "a length > 0 [m]");
+      }
+  }
+
+  if (const YAML::Node d = root["diffusivity"]) {
+    if (d.IsScalar()) {
+      const double v = r.real(d, "diffusivity");
+      require(r, d, "diffusivity", v >= 0, "a diffusivity >= 0 [m^2/s]");
+      p.alpha.fill(v);
+    } else {
+      r.only_keys(d, "diffusivity", {"x", "y", "z"});
+      const char* an[3] = {"x", "y", "z"};
+      for (int a = 0; a < 3; ++a)
+        if (const YAML::Node n = d[an[a]]) {
+          const std::string key = std::string("diffusivity.") + an[a];
+          p.alpha[a] = r.real(n, key);
+          require(r, n, key, p.alpha[a] >= 0, "a diffusivity >= 0 [m^2/s]");
+        }
+    }
+  }
+
+  read_boundary(r, root["boundary"], p);
+
+  const YAML::Node t = root["time"];
+  if (!t) r.fail(root, "time", "missing section 'time' (dt and either steps or t_end)");
+  r.only_keys(t, "time", {"dt", "steps", "t_end"});
+  if (!t["dt"]) r.fail(t, "time.dt", "missing; expected a time step > 0 [s]");
+  p.dt = r.real(t["dt"], "time.dt");
+  require(r, t["dt"], "time.dt", p.dt > 0, "a time step > 0 [s]");
+  if (t["steps"] && t["t_end"]) r.fail(t["t_end"], "time.t_end", "give either time.steps or time.t_end, not both");
+  if (const YAML::Node s = t["steps"]) {
+    c.steps = r.integer(s, "time.steps");
+    require(r, s, "time.steps", c.steps >= 0, "an integer >= 0");
+  } else if (const YAML::Node e = t["t_end"]) {
+    const double te = r.real(e, "time.t_end");
+    require(r, e, "time.t_end", te >= 0, "a time >= 0 [s]");
+    // The run ends exactly at t_end: the number of steps is rounded up and dt
+    // shrunk to fit, never stretched.
+    const double q = te / p.dt;
+    require(r, e, "time.t_end", q < 1e12, "fewer than 1e12 steps of dt");
+    c.steps = static_cast<index_t>(std::ceil(q - 1e-9));
+    if (c.steps > 0) p.dt = te / static_cast<double>(c.steps);
+  } else {
+    r.fail(t, "time", "missing time.steps or time.t_end");
+  }
+
+  if (const YAML::Node s = root["scheme"]) {
+    r.only_keys(s, "scheme", {"theta"});
+    if (const YAML::Node th = s["theta"]) {
+      p.theta = r.real(th, "scheme.theta");
+      require(r, th, "scheme.theta", p.theta >= 0.5 && p.theta <= 1.0,
+              "0.5 <= theta <= 1 (below 1/2 the 3D Douglas scheme is not unconditionally stable)");
+    }
+  }
+
+  if (const YAML::Node n = root["precision"])
+    c.precision = r.choice<Precision>(
+        n, "precision", {{"float64", Precision::F64}, {"fp64", Precision::F64}, {"double", Precision::F64},
+                         {"float32", Precision::F32}, {"fp32", Precision::F32}, {"float", Precision::F32}});
+  if (const YAML::Node n = root["backend"])
+    c.backend = r.choice<Backend>(n, "backend", {{"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}, {"auto", Backend::Auto}});
+
+  if (const YAML::Node n = root["initial"]) {
+    if (n.IsScalar()) {
+      const std::string s = r.text(n, "initial");
+      if (s != "analytic") r.fail(n, "initial", "expected 'analytic' or {file: ..., dataset: ...}, got " + describe(n));
+    } else {
+      r.only_keys(n, "initial", {"type", "file", "dataset", "boundary_from_file"});
+      std::string type = n["file"] ? "file" : "analytic";
+      if (n["type"]) {
+        type = r.text(n["type"], "initial.type");
+        if (type != "analytic" && type != "file") r.fail(n["type"], "initial.type", "expected analytic or file");
+      }
+      if (type == "file") {
+        c.initial.kind = InitialConfig::Kind::File;
+        if (!n["file"]) r.fail(n, "initial.file", "missing; expected the HDF5 file of the initial field");
+        c.initial.file = r.text(n["file"], "initial.file");
+        if (n["dataset"]) c.initial.dataset = r.text(n["dataset"], "initial.dataset");
+        if (n["boundary_from_file"])
+          c.initial.boundary_from_file = r.boolean(n["boundary_from_file"], "initial.boundary_from_file");
+      }
+    }
+  }
+
+  if (const YAML::Node o = root["output"]) {
+    r.only_keys(o, "output", {"file", "every", "every_time", "initial", "final", "compression", "xdmf"});
+    if (o["file"]) c.output.file = r.text(o["file"], "output.file");
+    if (const YAML::Node e = o["every"]) {
+      c.output.every_steps = r.integer(e, "output.every");
+      require(r, e, "output.every", c.output.every_steps >= 0, "a number of steps >= 0");
+    }
+    if (const YAML::Node e = o["every_time"]) {
+      c.output.every_time = r.real(e, "output.every_time");
+      require(r, e, "output.every_time", c.output.every_time >= 0, "a simulated time >= 0 [s]");
+    }
+    if (o["initial"]) c.output.write_initial = r.boolean(o["initial"], "output.initial");
+    if (o["final"]) c.output.write_final = r.boolean(o["final"], "output.final");
+    if (const YAML::Node e = o["compression"]) {
+      const index_t lvl = r.integer(e, "output.compression");
+      require(r, e, "output.compression", lvl >= 0 && lvl <= 9, "a gzip level 0..9 (0 = off)");
+      c.output.compression = static_cast<int>(lvl);
+    }
+    if (o["xdmf"]) c.output.xdmf = r.boolean(o["xdmf"], "output.xdmf");
+  }
+
+  if (const YAML::Node k = root["checkpoint"]) {
+    r.only_keys(k, "checkpoint", {"file", "every", "every_seconds"});
+    if (k["file"]) c.checkpoint.file = r.text(k["file"], "checkpoint.file");
+    if (const YAML::Node e = k["every"]) {
+      c.checkpoint.every_steps = r.integer(e, "checkpoint.every");
+      require(r, e, "checkpoint.every", c.checkpoint.every_steps >= 0, "a number of steps >= 0");
+    }
+    if (const YAML::Node e = k["every_seconds"]) {
+      c.checkpoint.every_seconds = r.real(e, "checkpoint.every_seconds");
+      require(r, e, "checkpoint.every_seconds", c.checkpoint.every_seconds >= 0, "wall-clock seconds >= 0");
+    }
+  }
+
+  if (const YAML::Node l = root["log"]) {
+    r.only_keys(l, "log", {"every"});
+    if (const YAML::Node e = l["every"]) {
+      c.log_every = r.integer(e, "log.every");
+      require(r, e, "log.every", c.log_every >= 0, "a number of steps >= 0");
+    }
+  }
+
+  c.t_end = static_cast<double>(c.steps) * p.dt;
+  try {
+    p.validate();  // belt and braces: the checks above should have caught everything
+  } catch (const Error& e) {
+    r.fail(root, "", e.what());
+  }
+  return c;
+}
+
+std::string emit_resolved(const RunConfig& c) {
+  const HeatProblem& p = c.problem;
+  YAML::Emitter e;
+  e.SetDoublePrecision(17);
+  e << YAML::BeginMap;
+  e << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "nx" << YAML::Value
+    << p.n[0] << YAML::Key << "ny" << YAML::Value << p.n[1] << YAML::Key << "nz" << YAML::Value << p.n[2]
+    << YAML::EndMap;
+  e << YAML::Key << "domain" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "lx" << YAML::Value
+    << p.length[0] << YAML::Key << "ly" << YAML::Value << p.length[1] << YAML::Key << "lz" << YAML::Value
+    << p.length[2] << YAML::EndMap;
+  e << YAML::Key << "diffusivity" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
+    << YAML::Value << p.alpha[0] << YAML::Key << "y" << YAML::Value << p.alpha[1] << YAML::Key << "z"
+    << YAML::Value << p.alpha[2] << YAML::EndMap;
+  e << YAML::Key << "boundary" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  const char* ax[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a)
+    e << YAML::Key << std::string(ax[a]) + "_lo" << YAML::Value << boundary_name(p.lo[a]) << YAML::Key
+      << std::string(ax[a]) + "_hi" << YAML::Value << boundary_name(p.hi[a]);
+  e << YAML::EndMap;
+  e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
+    << p.dt << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
+  e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "theta"
+    << YAML::Value << p.theta << YAML::EndMap;
+  e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
+  e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);
+  if (c.initial.kind == InitialConfig::Kind::Analytic) {
+    e << YAML::Key << "initial" << YAML::Value << "analytic";
+  } else {
+    e << YAML::Key << "initial" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
+      << YAML::Value << c.initial.file << YAML::Key << "dataset" << YAML::Value << c.initial.dataset << YAML::Key
+      << "boundary_from_file" << YAML::Value << c.initial.boundary_from_file << YAML::EndMap;
+  }
+  e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
+    << c.output.file << YAML::Key << "every" << YAML::Value << c.output.every_steps << YAML::Key << "every_time"
+    << YAML::Value << c.output.every_time << YAML::Key << "initial" << YAML::Value << c.output.write_initial
+    << YAML::Key << "final" << YAML::Value << c.output.write_final << YAML::Key << "compression" << YAML::Value
+    << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf << YAML::EndMap;
+  e << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
+    << YAML::Value << c.checkpoint.file << YAML::Key << "every" << YAML::Value << c.checkpoint.every_steps
+    << YAML::Key << "every_seconds" << YAML::Value << c.checkpoint.every_seconds << YAML::EndMap;
+  e << YAML::Key << "log" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every" << YAML::Value
+    << c.log_every << YAML::EndMap;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+}  // namespace
+
+RunConfig parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  YAML::Node root = parse_yaml(text, name);
+  if (root.IsDefined() && !root.IsNull() && !root.IsMap())
+    throw ConfigError(name + ":1:1", "", "expected a mapping of sections (grid, time, ...), got " + describe(root),
+                      __FILE__, __LINE__);
+  if (!root.IsDefined() || root.IsNull())
+    throw ConfigError(name, "", "the config is empty; expected a mapping of sections (grid, time, ...)", __FILE__,
+                      __LINE__);
+  const auto ov = apply_overrides(root, overrides);
+  const Reader r(name, ov);
+  RunConfig c = build(root, r);
+  c.resolved_yaml = emit_resolved(c);
+  return c;
+}
+
+RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, "", "cannot open config file (" + std::string(std::strerror(errno)) + ")",
+                             __FILE__, __LINE__);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ConfigError(path, "", "cannot read config file", __FILE__, __LINE__);
+  RunConfig c = parse_config(ss.str(), path, overrides);
+  const auto slash = path.find_last_of('/');
+  c.base_dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  return c;
+}
+
+const std::string& default_config_text() {
+  static const std::string text(kEmbeddedDefaultConfig);
+  return text;
+}
+
+}  // namespace adi::io

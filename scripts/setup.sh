@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Shared set-up for ./run.sh and ./test.sh: install the Debian packages adi3d
+# needs when they are missing, then configure and build in build/.
+# Sourced, not executed: it leaves BUILD_DIR and JOBS set.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${ADI_BUILD_DIR:-$ROOT/build}"
+JOBS="${ADI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+# Build tools and C++ libraries, plus what tests and example scripts use.
+ADI_PACKAGES=(
+  cmake ninja-build g++ git
+  libhdf5-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libgtest-dev
+  libopenmpi-dev openmpi-bin
+  python3-h5py python3-numpy python3-matplotlib
+)
+
+missing=()
+for p in "${ADI_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "adi3d: installing missing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y --no-install-recommends "${missing[@]}" \
+      || { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; }
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+  else
+    echo "adi3d: not root; please run:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+if [ -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  generator=()  # keep the generator the folder was configured with
+fi
+cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${ADI_CMAKE_ARGS:-} >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -1,0 +1,139 @@
+// The CPU (OpenMP) backend of the Douglas step: the oracle for CUDA.
+
+#include "stepper_cpu.hpp"
+
+#include "tridiag_cpu.hpp"
+
+#include <adi/scheme.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace adi::cpu {
+
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
+  L.validate("douglas_rhs field");
+  for (int a = 0; a < 3; ++a)
+    ADI_REQUIRE(L.n[a] == p.n[a], "douglas_rhs: field extents differ from the problem's grid");
+  const RhsCoefficients<T> kc = rhs_coefficients<T>(p);
+  const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2], sx = L.stride[0];
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < nz; ++k)
+    for (index_t j = 0; j < ny; ++j) {
+      T* wr = w + L.offset(0, j, k);
+      if (on_fixed_face(kc, 1, j, ny) || on_fixed_face(kc, 2, k, nz)) {
+        for (index_t i = 0; i < nx; ++i) wr[i * sx] = T(0);
+        continue;
+      }
+      const T* uc = u + L.offset(0, j, k);
+      const T* ym = u + L.offset(0, lower_neighbour(j), k);
+      const T* yp = u + L.offset(0, upper_neighbour(j, ny), k);
+      const T* zm = u + L.offset(0, j, lower_neighbour(k));
+      const T* zp = u + L.offset(0, j, upper_neighbour(k, nz));
+      auto at = [&](index_t i) {
+        const index_t o = i * sx, om = lower_neighbour(i) * sx, op = upper_neighbour(i, nx) * sx;
+        return douglas_rhs(uc[o], uc[om], uc[op], ym[o], yp[o], zm[o], zp[o], kc);
+      };
+      wr[0] = on_fixed_face(kc, 0, 0, nx) ? T(0) : at(0);
+#pragma omp simd
+      for (index_t i = 1; i < nx - 1; ++i) {
+        const index_t o = i * sx;
+        wr[o] = douglas_rhs(uc[o], uc[o - sx], uc[o + sx], ym[o], yp[o], zm[o], zp[o], kc);
+      }
+      wr[(nx - 1) * sx] = on_fixed_face(kc, 0, nx - 1, nx) ? T(0) : at(nx - 1);
+    }
+}
+
+template <class T>
+CpuStepper<T>::CpuStepper(const HeatProblem& p) : p_(p), layout_(p.layout()) {
+  p_.validate();
+  for (int a = 0; a < 3; ++a) factor_[a] = ThomasFactor<T>::factor(douglas_line_matrix(p_, static_cast<Axis>(a)));
+  const auto n = static_cast<std::size_t>(layout_.span());
+  u_.assign(n, T(0));
+  w_.assign(n, T(0));
+}
+
+template <class T>
+std::string CpuStepper<T>::device_name() const {
+  std::ostringstream s;
+  s << "CPU, " << omp_get_max_threads() << " OpenMP thread" << (omp_get_max_threads() == 1 ? "" : "s");
+  return s.str();
+}
+
+template <class T>
+void CpuStepper<T>::set_field(const T* host) {
+  std::memcpy(u_.data(), host, sizeof(T) * u_.size());
+}
+
+template <class T>
+void CpuStepper<T>::get_field(T* host) {
+  std::memcpy(host, u_.data(), sizeof(T) * u_.size());
+}
+
+template <class T>
+void CpuStepper<T>::run_phase(Phase ph) {
+  switch (ph) {
+    case Phase::Rhs: douglas_rhs(u_.data(), w_.data(), layout_, p_); break;
+    case Phase::SolveX: solve_constant(Axis::X, factor_[0], w_.data(), layout_); break;
+    case Phase::SolveY: solve_constant(Axis::Y, factor_[1], w_.data(), layout_); break;
+    case Phase::SolveZ: solve_constant_fused(Axis::Z, factor_[2], w_.data(), u_.data(), layout_); break;
+    case Phase::Step: step(); break;
+  }
+}
+
+template <class T>
+void CpuStepper<T>::step() {
+  run_phase(Phase::Rhs);
+  run_phase(Phase::SolveX);
+  run_phase(Phase::SolveY);
+  run_phase(Phase::SolveZ);
+}
+
+template <class T>
+FieldStats CpuStepper<T>::field_stats() {
+  double m = 0.0;
+  bool finite = true;
+  const index_t n = static_cast<index_t>(u_.size());
+  const T* u = u_.data();
+#pragma omp parallel for reduction(max : m) reduction(&& : finite) schedule(static)
+  for (index_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(u[i]);
+    finite = finite && std::isfinite(v);
+    m = std::max(m, std::abs(v));
+  }
+  return FieldStats{m, finite};
+}
+
+template <class T>
+std::vector<double> CpuStepper<T>::time_phase(Phase p, int warmup, int reps) {
+  for (int r = 0; r < warmup; ++r) run_phase(p);
+  std::vector<double> ms;
+  ms.reserve(reps);
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run_phase(p);
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return ms;
+}
+
+template <class T>
+std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p) {
+  return std::make_unique<CpuStepper<T>>(p);
+}
+
+template class CpuStepper<float>;
+template class CpuStepper<double>;
+template std::unique_ptr<Stepper<float>> make_cpu_stepper<float>(const HeatProblem&);
+template std::unique_ptr<Stepper<double>> make_cpu_stepper<double>(const HeatProblem&);
+template void douglas_rhs<float>(const float*, float*, const Layout3&, const HeatProblem&);
+template void douglas_rhs<double>(const double*, double*, const Layout3&, const HeatProblem&);
+
+}  // namespace adi::cpu

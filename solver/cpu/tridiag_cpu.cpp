@@ -1,0 +1,171 @@
+// CPU batched tridiagonal solves: plain Thomas, OpenMP across batches of
+// lines. Written to be read: this is the oracle for the device backends.
+
+#include "tridiag_cpu.hpp"
+
+#include "line_sweep.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace adi::cpu {
+
+using detail::LineSweep;
+
+namespace {
+
+// One batch of `cnt` lines starting at `base`, neighbouring lines `su` apart.
+// Forward sweep y[i] = (d[i] - a[i] y[i-1]) * inv[i], back substitution
+// x[i] = y[i] - cp[i] x[i+1], both in place; if `acc` is given, the solution
+// is also added to acc (same offsets), fusing the Douglas update u += D.
+template <class T, bool Unit>
+void constant_batch(const ThomasFactor<T>& f, T* base, T* acc_base, index_t n, index_t s, index_t su,
+                    index_t cnt) {
+  const T* a = f.lower();
+  const T* cp = f.upper_over_pivot();
+  const T* inv = f.inv_pivot();
+  const index_t step_u = Unit ? 1 : su;
+  {
+    const T m0 = inv[0];
+    T* row = base;
+#pragma omp simd
+    for (index_t l = 0; l < cnt; ++l) row[l * step_u] *= m0;
+  }
+  for (index_t i = 1; i < n; ++i) {
+    const T ai = a[i], mi = inv[i];
+    T* row = base + i * s;
+    const T* prev = row - s;
+#pragma omp simd
+    for (index_t l = 0; l < cnt; ++l) row[l * step_u] = (row[l * step_u] - ai * prev[l * step_u]) * mi;
+  }
+  if (acc_base) {
+    T* row = base + (n - 1) * s;
+    T* acc = acc_base + (n - 1) * s;
+#pragma omp simd
+    for (index_t l = 0; l < cnt; ++l) acc[l * step_u] += row[l * step_u];
+  }
+  for (index_t i = n - 2; i >= 0; --i) {
+    const T ci = cp[i];
+    T* row = base + i * s;
+    const T* next = row + s;
+    if (acc_base) {
+      T* acc = acc_base + i * s;
+#pragma omp simd
+      for (index_t l = 0; l < cnt; ++l) {
+        row[l * step_u] -= ci * next[l * step_u];
+        acc[l * step_u] += row[l * step_u];
+      }
+    } else {
+#pragma omp simd
+      for (index_t l = 0; l < cnt; ++l) row[l * step_u] -= ci * next[l * step_u];
+    }
+  }
+}
+
+// General coefficients: the modified upper diagonal of each line goes to a
+// per-thread scratch array laid out [row][line in batch].
+template <class T>
+bool general_batch(const T* a, const T* b, const T* c, T* d, index_t off0, index_t n, index_t s, index_t su,
+                   index_t cnt, T* scratch) {
+  bool ok = true;
+  for (index_t l = 0; l < cnt; ++l) {
+    const index_t o = off0 + l * su;
+    const T piv = b[o];
+    ok = ok && std::isfinite(piv) && piv != T(0);
+    const T m = T(1) / piv;
+    scratch[l] = n > 1 ? c[o] * m : T(0);
+    d[o] *= m;
+  }
+  for (index_t i = 1; i < n; ++i) {
+    T* cp = scratch + i * cnt;
+    const T* cprev = cp - cnt;
+    for (index_t l = 0; l < cnt; ++l) {
+      const index_t o = off0 + i * s + l * su;
+      const T piv = b[o] - a[o] * cprev[l];
+      ok = ok && std::isfinite(piv) && piv != T(0);
+      const T m = T(1) / piv;
+      cp[l] = i + 1 < n ? c[o] * m : T(0);
+      d[o] = (d[o] - a[o] * d[o - s]) * m;
+    }
+  }
+  for (index_t i = n - 2; i >= 0; --i) {
+    const T* cp = scratch + i * cnt;
+    for (index_t l = 0; l < cnt; ++l) {
+      const index_t o = off0 + i * s + l * su;
+      d[o] -= cp[l] * d[o + s];
+    }
+  }
+  return ok;
+}
+
+void check_layout(const Layout3& L, const char* what) { L.validate(what); }
+
+}  // namespace
+
+template <class T>
+void solve_constant_fused(Axis axis, const ThomasFactor<T>& f, T* d, T* acc, const Layout3& L) {
+  check_layout(L, "tridiagonal right-hand side");
+  if (f.size() != L.length(axis)) {
+    std::ostringstream s;
+    s << "tridiagonal factor has " << f.size() << " rows but lines along " << axis_name(axis) << " have "
+      << L.length(axis);
+    ADI_THROW(InvalidArgument, s.str());
+  }
+  ADI_REQUIRE(d != nullptr, "tridiagonal right-hand side is null");
+  const LineSweep w(axis, L);
+  const index_t total = w.nv * w.batches_u;
+#pragma omp parallel for schedule(static)
+  for (index_t t = 0; t < total; ++t) {
+    const index_t v = t / w.batches_u, ub = t % w.batches_u;
+    const index_t u0 = ub * w.batch;
+    const index_t cnt = std::min(w.batch, w.nu - u0);
+    const index_t off = v * w.sv + u0 * w.su;
+    T* accp = acc ? acc + off : nullptr;
+    if (w.su == 1)
+      constant_batch<T, true>(f, d + off, accp, w.n, w.s, w.su, cnt);
+    else
+      constant_batch<T, false>(f, d + off, accp, w.n, w.s, w.su, cnt);
+  }
+}
+
+template <class T>
+void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& L) {
+  solve_constant_fused<T>(axis, f, d, nullptr, L);
+}
+
+template <class T>
+void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& L) {
+  check_layout(L, "tridiagonal system");
+  ADI_REQUIRE(a && b && c && d, "tridiagonal coefficient or right-hand side array is null");
+  const LineSweep w(axis, L);
+  const index_t total = w.nv * w.batches_u;
+  std::atomic<bool> all_ok{true};
+#pragma omp parallel
+  {
+    std::vector<T> scratch(static_cast<std::size_t>(w.n * w.batch));
+#pragma omp for schedule(static)
+    for (index_t t = 0; t < total; ++t) {
+      const index_t v = t / w.batches_u, ub = t % w.batches_u;
+      const index_t u0 = ub * w.batch;
+      const index_t cnt = std::min(w.batch, w.nu - u0);
+      if (!general_batch(a, b, c, d, v * w.sv + u0 * w.su, w.n, w.s, w.su, cnt, scratch.data()))
+        all_ok.store(false, std::memory_order_relaxed);
+    }
+  }
+  if (!all_ok.load()) {
+    ADI_THROW(NumericalError, std::string("tridiagonal solve along ") + axis_name(axis) +
+                                  ": zero or non-finite pivot (matrix not diagonally dominant?)");
+  }
+}
+
+#define ADI_INSTANTIATE(T)                                                                            \
+  template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&);                \
+  template void solve_constant_fused<T>(Axis, const ThomasFactor<T>&, T*, T*, const Layout3&);      \
+  template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&);
+ADI_INSTANTIATE(float)
+ADI_INSTANTIATE(double)
+#undef ADI_INSTANTIATE
+
+}  // namespace adi::cpu

@@ -1,0 +1,110 @@
+#pragma once
+// The 3D heat equation u_t = div(alpha grad u) with constant anisotropic
+// diffusivity on a box, discretised on nx*ny*nz nodes that include the
+// boundary nodes, and the Douglas ADI scheme in delta form:
+//
+//     (I - theta dt Lx) D1 = dt (Lx + Ly + Lz) u^n
+//     (I - theta dt Ly) D2 = D1
+//     (I - theta dt Lz) D  = D2
+//     u^{n+1} = u^n + D
+//
+// theta = 1/2 is second order in time and unconditionally stable in 3D
+// (the amplification factor of every Fourier mode lies in [-1, 1]);
+// theta = 1 is Douglas-Rachford (first order, strongly damping). theta < 1/2
+// loses unconditional stability in 3D and is refused.
+//
+// Boundaries, per face: Dirichlet nodes keep their initial values (D = 0
+// there: their RHS is zero and their matrix row is the identity); zero-flux
+// Neumann uses a mirrored ghost node u[-1] = u[1], so the boundary row of the
+// second difference is 2 (u[1] - u[0]) / h^2. Both keep the sine and cosine
+// modes exact discrete eigenvectors, which is what the round-off check uses.
+
+#include <adi/common.hpp>
+#include <adi/error.hpp>
+#include <adi/grid.hpp>
+#include <adi/tridiag.hpp>
+
+#include <array>
+#include <string>
+
+namespace adi {
+
+enum class Boundary : int { Dirichlet = 0, Neumann = 1 };
+constexpr const char* boundary_name(Boundary b) { return b == Boundary::Dirichlet ? "dirichlet" : "neumann"; }
+
+struct HeatProblem {
+  std::array<index_t, 3> n{{3, 3, 3}};          ///< nodes per axis, boundary nodes included (>= 3)
+  std::array<double, 3> length{{1.0, 1.0, 1.0}};  ///< box edge lengths [m]
+  std::array<double, 3> alpha{{1.0, 1.0, 1.0}};   ///< diffusivity per axis [m^2/s]
+  std::array<Boundary, 3> lo{{Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet}};
+  std::array<Boundary, 3> hi{{Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet}};
+  double theta = 0.5;  ///< Douglas weight, in [1/2, 1]
+  double dt = 1e-3;    ///< time step [s]
+
+  double spacing(int axis) const { return length[axis] / static_cast<double>(n[axis] - 1); }
+  /// lambda_a = alpha_a dt / h_a^2, the mesh ratio per axis.
+  double mesh_ratio(int axis) const { return alpha[axis] * dt / (spacing(axis) * spacing(axis)); }
+  Layout3 layout() const { return Layout3::packed(n[0], n[1], n[2]); }
+  index_t points() const { return n[0] * n[1] * n[2]; }
+  /// Throws InvalidArgument naming the offending parameter.
+  void validate() const;
+};
+
+/// The line matrix (I - theta dt L_a) along axis a, boundary rows included.
+LineMatrix douglas_line_matrix(const HeatProblem& p, Axis a);
+
+/// Coefficients of the explicit right-hand side dt * (Lx + Ly + Lz) u,
+/// in the working precision, passed by value to CPU loops and CUDA kernels.
+template <class T>
+struct RhsCoefficients {
+  T c[3];           ///< dt * alpha_a / h_a^2
+  int lo_neumann[3];  ///< 1 if the low face of axis a is zero-flux
+  int hi_neumann[3];
+  int lo_fixed[3];    ///< 1 if the low face is Dirichlet (its nodes get D = 0)
+  int hi_fixed[3];
+};
+template <class T>
+RhsCoefficients<T> rhs_coefficients(const HeatProblem& p);
+
+/// One axis' contribution c * (u[-] - 2 u + u[+]) written as
+/// c * ((um - uc) + (up - uc)): differences first, so that the smooth part
+/// cancels exactly before it is scaled (matters in fp32).
+template <class T>
+ADI_HD ADI_FORCEINLINE T second_difference(T um, T uc, T up, T c) {
+  return c * ((um - uc) + (up - uc));
+}
+
+/// The Douglas right-hand side at one node given its six neighbours, where
+/// the caller has already mirrored neighbours across Neumann faces. The same
+/// function runs in the CPU loops and in the CUDA kernels, so both backends do
+/// the same arithmetic in the same order.
+template <class T>
+ADI_HD ADI_FORCEINLINE T douglas_rhs(T uc, T xm, T xp, T ym, T yp, T zm, T zp, const RhsCoefficients<T>& k) {
+  return second_difference(xm, uc, xp, k.c[0]) + second_difference(ym, uc, yp, k.c[1]) +
+         second_difference(zm, uc, zp, k.c[2]);
+}
+
+/// True when node index i on an axis of n nodes lies on a Dirichlet face.
+template <class T>
+ADI_HD ADI_FORCEINLINE bool on_fixed_face(const RhsCoefficients<T>& k, int axis, index_t i, index_t n) {
+  return (i == 0 && k.lo_fixed[axis]) || (i == n - 1 && k.hi_fixed[axis]);
+}
+
+/// Index of the lower/upper neighbour with Neumann mirroring (u[-1] = u[1],
+/// u[n] = u[n-2]). At a Dirichlet face the neighbour is never used.
+ADI_HD ADI_FORCEINLINE index_t lower_neighbour(index_t i) { return i == 0 ? 1 : i - 1; }
+ADI_HD ADI_FORCEINLINE index_t upper_neighbour(index_t i, index_t n) { return i == n - 1 ? n - 2 : i + 1; }
+
+/// Amplification factor of one Douglas step for a mode whose eigenvalues of
+/// dt*L_a are mu_a (<= 0): g = 1 + sum(mu) / prod(1 - theta mu_a).
+double douglas_amplification(const std::array<double, 3>& mu, double theta);
+
+}  // namespace adi
+
+namespace adi::cpu {
+/// w = dt (Lx + Ly + Lz) u with the problem's boundary rules (0 on Dirichlet
+/// faces, mirrored neighbours on Neumann faces); u and w share `layout`,
+/// whose extents must be the problem's.
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p);
+}  // namespace adi::cpu

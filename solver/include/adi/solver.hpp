@@ -1,0 +1,14 @@
+#pragma once
+// Public header of the solver module (adi::solver): batched tridiagonal
+// solves, the Douglas ADI scheme, backends and the analytic validation.
+// No CUDA, YAML or HDF5 headers are pulled in from here.
+
+#include <adi/analytic.hpp>
+#include <adi/common.hpp>
+#include <adi/error.hpp>
+#include <adi/grid.hpp>
+#include <adi/scheme.hpp>
+#include <adi/stepper.hpp>
+#include <adi/tridiag.hpp>
+#include <adi/validation.hpp>
+#include <adi/version.hpp>

@@ -1,0 +1,79 @@
+#pragma once
+// The backend-neutral time stepper: one Douglas step, declared once and
+// implemented per backend (CPU/OpenMP, CUDA). The CPU backend is the oracle.
+
+#include <adi/common.hpp>
+#include <adi/scheme.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adi {
+
+enum class Backend { Cpu, Cuda, Auto };
+const char* backend_name(Backend b);
+
+/// The phases of one step, in order. SolveZ also applies u += D (fused).
+enum class Phase { Rhs, SolveX, SolveY, SolveZ, Step };
+const char* phase_name(Phase p);
+
+struct FieldStats {
+  double max_abs = 0.0;
+  bool finite = true;  ///< false if any NaN or Inf was seen
+};
+
+template <class T>
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  virtual const HeatProblem& problem() const = 0;
+  virtual Backend backend() const = 0;
+  /// Human-readable description of where it runs ("CPU, 2 OpenMP threads", "NVIDIA H200").
+  virtual std::string device_name() const = 0;
+
+  /// Copy a packed x-fastest nx*ny*nz host array in / out.
+  virtual void set_field(const T* host) = 0;
+  virtual void get_field(T* host) = 0;
+
+  /// Advance one time step.
+  virtual void step() = 0;
+  /// Advance `count` steps (backends may batch launches).
+  virtual void advance(index_t count) {
+    for (index_t s = 0; s < count; ++s) step();
+  }
+  virtual FieldStats field_stats() = 0;
+
+  /// Run one phase by itself (benchmarking; the field is left meaningless
+  /// unless the phases run in order).
+  virtual void run_phase(Phase p) = 0;
+  /// Times `reps` runs of a phase after `warmup` untimed ones, in ms each,
+  /// with the backend's own clock (CUDA events on the GPU).
+  virtual std::vector<double> time_phase(Phase p, int warmup, int reps) = 0;
+  /// Bytes of memory the stepper holds (device memory for device backends).
+  virtual std::size_t bytes_allocated() const = 0;
+};
+
+/// Builds a stepper. Throws BackendUnavailable when the backend was not built
+/// or no device is present; Auto picks CUDA when a device is usable, else CPU.
+template <class T>
+std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b);
+
+/// What `auto` resolves to on this machine.
+Backend resolve_backend(Backend requested);
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::size_t global_memory = 0;
+  int multiprocessors = 0;
+  int cc_major = 0, cc_minor = 0;
+};
+/// Whether the backend was compiled into this build.
+bool backend_built(Backend b);
+/// CUDA devices visible now (empty without CUDA or without a device).
+std::vector<DeviceInfo> cuda_devices();
+/// Why no CUDA device is usable ("" if one is), for messages.
+std::string cuda_unavailable_reason();
+
+}  // namespace adi

@@ -1,0 +1,134 @@
+// YAML configs → RunConfig: values, defaults, overrides, and errors that name
+// file:line:column and the key.
+
+#include <adi/io/io.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+using namespace adi;
+using namespace adi::io;
+
+namespace {
+
+const char* kGood = R"(grid: {nx: 33, ny: 17, nz: 9}
+domain: {lx: 2.0, ly: 1.0, lz: 0.5}
+diffusivity: {x: 1.0, y: 0.5, z: 0.25}
+boundary: {x: neumann, y: {lo: dirichlet, hi: neumann}, z_hi: neumann}
+time: {dt: 0.001, steps: 40}
+scheme: {theta: 0.75}
+precision: float32
+backend: cpu
+)";
+
+// Expects parse_config(text) to throw a ConfigError whose message matches `re`.
+void expect_error(const std::string& text, const std::string& re, const std::vector<std::string>& sets = {}) {
+  try {
+    parse_config(text, "case.yaml", sets);
+    FAIL() << "expected a ConfigError matching " << re;
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex(re))) << "message: " << e.what() << "\nexpected: " << re;
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "message must be one line: " << e.what();
+  }
+}
+
+TEST(Config, ReadsEverySection) {
+  const RunConfig c = parse_config(kGood, "case.yaml");
+  EXPECT_EQ(c.problem.n[0], 33);
+  EXPECT_EQ(c.problem.n[2], 9);
+  EXPECT_DOUBLE_EQ(c.problem.length[0], 2.0);
+  EXPECT_DOUBLE_EQ(c.problem.alpha[2], 0.25);
+  EXPECT_EQ(c.problem.lo[0], Boundary::Neumann);
+  EXPECT_EQ(c.problem.hi[0], Boundary::Neumann);
+  EXPECT_EQ(c.problem.lo[1], Boundary::Dirichlet);
+  EXPECT_EQ(c.problem.hi[1], Boundary::Neumann);
+  EXPECT_EQ(c.problem.lo[2], Boundary::Dirichlet);
+  EXPECT_EQ(c.problem.hi[2], Boundary::Neumann);
+  EXPECT_EQ(c.steps, 40);
+  EXPECT_DOUBLE_EQ(c.problem.theta, 0.75);
+  EXPECT_EQ(c.precision, Precision::F32);
+  EXPECT_EQ(c.backend, Backend::Cpu);
+  EXPECT_NE(c.resolved_yaml.find("theta: 0.75"), std::string::npos) << c.resolved_yaml;
+}
+
+TEST(Config, TEndRoundsStepsUpAndShrinksDt) {
+  const RunConfig c = parse_config("grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.3, t_end: 1.0}\n", "c.yaml");
+  EXPECT_EQ(c.steps, 4);
+  EXPECT_DOUBLE_EQ(c.problem.dt, 0.25);
+  EXPECT_DOUBLE_EQ(c.t_end, 1.0);
+  // Defaults are filled in.
+  EXPECT_EQ(c.precision, Precision::F64);
+  EXPECT_EQ(c.backend, Backend::Auto);
+  EXPECT_DOUBLE_EQ(c.problem.theta, 0.5);
+}
+
+TEST(Config, OverridesAreMergedAndChecked) {
+  const RunConfig c = parse_config(kGood, "case.yaml", {"grid.nx=65", "scheme.theta=1", "boundary.z=dirichlet"});
+  EXPECT_EQ(c.problem.n[0], 65);
+  EXPECT_DOUBLE_EQ(c.problem.theta, 1.0);
+  EXPECT_EQ(c.problem.lo[2], Boundary::Dirichlet);
+  expect_error(kGood, R"(^--set grid\.nx=abc: grid\.nx: expected an integer, got 'abc')", {"grid.nx=abc"});
+  expect_error(kGood, R"(^--set grid\.nxx=3: grid\.nxx: unknown key 'nxx' \(did you mean 'nx'\?\))",
+               {"grid.nxx=3"});
+  expect_error(kGood, R"(^--set foo: expected key\.path=value)", {"foo"});
+}
+
+TEST(Config, UnknownKeyNamesLineColumnAndSuggestion) {
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nprecison: float32\n",
+               R"(^case\.yaml:3:1: precison: unknown key 'precison' \(did you mean 'precision'\?\))");
+}
+
+TEST(Config, NegativeSizeIsOutOfRange) {
+  expect_error("grid:\n  nx: -4\n  ny: 9\n  nz: 9\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:2:7: grid\.nx: expected an integer >= 3 .*got '-4')");
+}
+
+TEST(Config, WrongTypeNamesKey) {
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime:\n  dt: \"abc\"\n  steps: 2\n",
+               R"(^case\.yaml:3:7: time\.dt: expected a number, got 'abc')");
+  expect_error("grid: {nx: 9.5, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:1:12: grid\.nx: expected an integer, got '9\.5')");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: .nan, steps: 2}\n", R"(time\.dt: expected a (finite )?number)");
+  expect_error("grid: [1, 2, 3]\ntime: {dt: 0.1, steps: 2}\n", R"(^case\.yaml:1:7: grid: expected a mapping)");
+}
+
+TEST(Config, SyntaxErrorHasPosition) {
+  expect_error("grid: {nx: 9, ny: 9, nz: 9\ntime: {dt: 0.1}\n", R"(^case\.yaml:\d+:\d+: YAML syntax error)");
+}
+
+TEST(Config, MissingSectionsAndChoices) {
+  expect_error("time: {dt: 0.1, steps: 2}\n", R"(grid: missing section)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\n", R"(time: missing section)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1}\n", R"(time: missing time\.steps or time\.t_end)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nbackend: gpu\n",
+               R"(^case\.yaml:3:10: backend: expected one of cpu, cuda, auto, got 'gpu')");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nscheme: {theta: 0.3}\n",
+               R"(scheme\.theta: expected 0\.5 <= theta <= 1)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nboundary: {x: periodic}\n",
+               R"(boundary\.x: expected one of dirichlet, neumann, got 'periodic')");
+  expect_error("", R"(the config is empty)");
+  expect_error("- 1\n- 2\n", R"(expected a mapping of sections)");
+}
+
+TEST(Config, MissingFileIsAnError) {
+  try {
+    load_config("/nonexistent/dir/case.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/case.yaml: cannot open config file"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Config, ShippedConfigsParse) {
+  for (const char* f : {"configs/heat.yaml", "configs/neumann.yaml", "configs/anisotropic.yaml"}) {
+    const std::string path = std::string(ADI_SOURCE_DIR) + "/" + f;
+    EXPECT_NO_THROW(load_config(path)) << path;
+  }
+  EXPECT_NO_THROW(parse_config(default_config_text(), "<built-in>"));
+}
+
+}  // namespace

@@ -1,0 +1,200 @@
+// The Douglas scheme on the CPU backend against the analytic mode: round-off
+// agreement with g^n U(0), convergence order 2, boundary behaviour.
+
+#include "test_util.hpp"
+
+#include <cmath>
+
+using namespace adi;
+using namespace adi::test;
+
+namespace {
+
+HeatProblem anisotropic() {
+  HeatProblem p;
+  p.n = {37, 29, 23};
+  p.length = {1.0, 0.8, 0.6};
+  p.alpha = {1.0, 0.5, 0.25};
+  p.dt = 2e-3;
+  return p;
+}
+
+template <class T>
+double roundoff(const HeatProblem& p, index_t steps) {
+  return roundoff_check<T>(p, steps, Backend::Cpu).error.rel_max();
+}
+
+TEST(DouglasRoundoff, DirichletF64) { EXPECT_LE(roundoff<double>(anisotropic(), 25), 1e-12); }
+TEST(DouglasRoundoff, DirichletF32) { EXPECT_LE(roundoff<float>(anisotropic(), 25), 1e-5); }
+
+TEST(DouglasRoundoff, MixedNeumannF64) {
+  HeatProblem p = anisotropic();
+  p.lo = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Neumann};
+  p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Dirichlet};
+  EXPECT_LE(roundoff<double>(p, 25), 1e-12);
+}
+
+TEST(DouglasRoundoff, AllNeumannCosineF64) {
+  HeatProblem p = anisotropic();
+  p.lo.fill(Boundary::Neumann);
+  p.hi.fill(Boundary::Neumann);
+  EXPECT_LE(roundoff<double>(p, 25), 1e-12);
+}
+
+TEST(DouglasRoundoff, SmallestGridAndDouglasRachford) {
+  HeatProblem p = anisotropic();
+  p.n = {3, 4, 5};
+  p.theta = 1.0;
+  EXPECT_LE(roundoff<double>(p, 7), 1e-12);
+}
+
+// The check must be able to fail: a wrong amplification factor is caught.
+TEST(DouglasRoundoff, DetectsWrongAmplification) {
+  const HeatProblem p = anisotropic();
+  auto st = make_stepper<double>(p, Backend::Cpu);
+  std::vector<double> u;
+  fill_analytic(p, u);
+  st->set_field(u.data());
+  st->advance(10);
+  st->get_field(u.data());
+  const double g = analytic_mode(p).amplification;
+  EXPECT_LE(compare_with_mode(p, u, std::pow(g, 10)).rel_max(), 1e-12);
+  EXPECT_GT(compare_with_mode(p, u, std::pow(g * (1 + 1e-9), 10)).rel_max(), 1e-9);
+  EXPECT_GT(compare_with_mode(p, u, std::pow(g, 9)).rel_max(), 1e-4);
+}
+
+TEST(DouglasConvergence, SecondOrderF64) {
+  HeatProblem base;
+  ConvergenceOptions o;
+  o.intervals = {10, 20, 40, 80};
+  const auto rows = convergence_study(base, o, Precision::F64, Backend::Cpu);
+  ASSERT_EQ(rows.size(), 4u);
+  for (std::size_t q = 1; q < rows.size(); ++q) {
+    std::cout << "cells " << rows[q].intervals << " max err " << rows[q].error.max_abs << " order "
+              << rows[q].order_max << std::endl;
+    EXPECT_LT(rows[q].error.max_abs, rows[q - 1].error.max_abs);
+  }
+  EXPECT_GE(rows.back().order_max, 1.9);
+  EXPECT_LE(rows.back().order_max, 2.1);
+  EXPECT_GE(rows.back().order_rms, 1.9);
+  EXPECT_LE(rows.back().order_rms, 2.1);
+}
+
+// One step equals the public phases composed by hand, bit for bit.
+TEST(DouglasStep, EqualsComposedPhases) {
+  SeededRng rng;
+  HeatProblem p = anisotropic();
+  p.n = {19, 14, 11};
+  p.lo = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Dirichlet};
+  const Layout3 L = p.layout();
+  std::vector<double> u(L.span());
+  for (auto& v : u) v = rng.uniform(-1, 1);
+  auto st = make_stepper<double>(p, Backend::Cpu);
+  st->set_field(u.data());
+  st->step();
+  std::vector<double> got(u.size());
+  st->get_field(got.data());
+
+  std::vector<double> w(u.size());
+  cpu::douglas_rhs(u.data(), w.data(), L, p);
+  for (Axis a : {Axis::X, Axis::Y, Axis::Z})
+    cpu::solve_constant(a, ThomasFactor<double>::factor(douglas_line_matrix(p, a)), w.data(), L);
+  for (std::size_t q = 0; q < u.size(); ++q) ASSERT_EQ(got[q], u[q] + w[q]) << "at " << q;
+}
+
+// Dirichlet nodes keep their initial values exactly, whatever they are.
+TEST(DouglasBoundary, DirichletValuesHeldFixed) {
+  SeededRng rng;
+  HeatProblem p = anisotropic();
+  p.n = {17, 13, 9};
+  p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Dirichlet};
+  const Layout3 L = p.layout();
+  std::vector<double> u(L.span());
+  for (auto& v : u) v = rng.uniform(-1, 1);
+  auto st = make_stepper<double>(p, Backend::Cpu);
+  st->set_field(u.data());
+  st->advance(5);
+  std::vector<double> got(u.size());
+  st->get_field(got.data());
+  index_t fixed = 0, moved = 0;
+  for (index_t k = 0; k < p.n[2]; ++k)
+    for (index_t j = 0; j < p.n[1]; ++j)
+      for (index_t i = 0; i < p.n[0]; ++i) {
+        const index_t o = L.offset(i, j, k);
+        const bool on_d = i == 0 || i == p.n[0] - 1 || j == p.n[1] - 1 || k == 0 || k == p.n[2] - 1;
+        if (on_d) {
+          ASSERT_EQ(got[o], u[o]) << "Dirichlet node (" << i << "," << j << "," << k << ") moved";
+          ++fixed;
+        } else if (got[o] != u[o]) {
+          ++moved;
+        }
+      }
+  EXPECT_GT(fixed, 0);
+  EXPECT_GT(moved, 0);
+}
+
+// With zero-flux faces everywhere the trapezoid-weighted integral of u is an
+// invariant of the discrete scheme (each factor preserves it), to round-off.
+TEST(DouglasBoundary, AllNeumannConservesIntegral) {
+  SeededRng rng;
+  HeatProblem p = anisotropic();
+  p.n = {21, 18, 15};
+  p.lo.fill(Boundary::Neumann);
+  p.hi.fill(Boundary::Neumann);
+  p.dt = 5e-3;
+  const Layout3 L = p.layout();
+  std::vector<double> u(L.span());
+  for (auto& v : u) v = rng.uniform(0, 1);
+  auto integral = [&](const std::vector<double>& f) {
+    long double s = 0;
+    for (index_t k = 0; k < p.n[2]; ++k)
+      for (index_t j = 0; j < p.n[1]; ++j)
+        for (index_t i = 0; i < p.n[0]; ++i) {
+          const double w = (i == 0 || i == p.n[0] - 1 ? 0.5 : 1.0) * (j == 0 || j == p.n[1] - 1 ? 0.5 : 1.0) *
+                           (k == 0 || k == p.n[2] - 1 ? 0.5 : 1.0);
+          s += w * f[L.offset(i, j, k)];
+        }
+    return static_cast<double>(s);
+  };
+  const double before = integral(u);
+  auto st = make_stepper<double>(p, Backend::Cpu);
+  st->set_field(u.data());
+  st->advance(20);
+  std::vector<double> got(u.size());
+  st->get_field(got.data());
+  EXPECT_NEAR(integral(got), before, 1e-12 * std::fabs(before));
+  // ... and the field did change (smoothing), so the test is not vacuous.
+  double change = 0;
+  for (std::size_t q = 0; q < u.size(); ++q) change = std::max(change, std::fabs(got[q] - u[q]));
+  EXPECT_GT(change, 1e-2);
+}
+
+TEST(HeatProblemValidate, RefusesBadParameters) {
+  HeatProblem p;
+  p.theta = 0.4;
+  EXPECT_THROW(p.validate(), InvalidArgument);
+  p = HeatProblem{};
+  p.n[1] = 2;
+  EXPECT_THROW(p.validate(), InvalidArgument);
+  p = HeatProblem{};
+  p.dt = -1;
+  EXPECT_THROW(p.validate(), InvalidArgument);
+  p = HeatProblem{};
+  p.alpha[2] = std::nan("");
+  EXPECT_THROW(p.validate(), InvalidArgument);
+  EXPECT_NO_THROW(HeatProblem{}.validate());
+}
+
+TEST(Backends, MissingBackendIsAClearError) {
+  if (backend_built(Backend::Cuda) && cuda_unavailable_reason().empty()) GTEST_SKIP() << "a CUDA device is usable";
+  HeatProblem p;
+  try {
+    make_stepper<double>(p, Backend::Cuda);
+    FAIL() << "expected BackendUnavailable";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos);
+  }
+  EXPECT_EQ(resolve_backend(Backend::Auto), Backend::Cpu);
+}
+
+}  // namespace
