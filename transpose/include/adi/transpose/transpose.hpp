@@ -1,0 +1,5 @@
+#pragma once
+// Public header of the transpose module (adi::transpose): index maps usable
+// on host and device. The device primitives are in warp_transpose.cuh
+// (CUDA translation units only).
+#include <adi/transpose/maps.hpp>
