@@ -1,0 +1,67 @@
+#pragma once
+// The segmented ("partition") method for one constant-coefficient line
+// matrix, as the device backends run it.
+//
+// A line of n rows is padded with identity rows to S*I rows (S segments of I
+// rows; I >= 2, S a power of two <= 32). Each thread holds one segment in
+// registers and runs a modified Thomas sweep on it (Laszlo, Giles, Appleyard
+// 2016), after which every row j of the segment reads
+//     A_j x_first + x_j + C_j x_last = d_j          (1 <= j <= I-2)
+// and its first and last rows couple only to the neighbouring segments'
+// last and first unknowns. Those 2S rows form a tridiagonal "reduced" system
+// with unit diagonal, solved across the S threads of a line by two affine
+// scans (forward elimination y_r = B_r + A_r y_{r-1}, back substitution
+// z_r = y_r + C_r z_{r+1}), then each thread back-substitutes its interior.
+//
+// Because the coefficients are the same for every line, everything that does
+// not depend on the right-hand side (the modified coefficients, the reduced
+// system's factorisation) is computed here once, in double, and stored in T:
+// the device reads no coefficient arrays, only small broadcast tables.
+// Stability: for a diagonally dominant matrix the modified rows and the
+// reduced system stay diagonally dominant, and every multiplier is < 1 in
+// magnitude, so neither the sweeps nor the scans amplify rounding errors.
+
+#include <adi/common.hpp>
+#include <adi/tridiag.hpp>
+
+#include <vector>
+
+namespace adi {
+
+template <class T>
+struct SegmentedPlan {
+  index_t n = 0;  ///< rows of the real line
+  int seg_len = 0;   ///< I: rows per segment (>= 2)
+  int segments = 0;  ///< S: segments per line (power of two, <= 32)
+
+  // Per padded row r = s*I + j (S*I entries each).
+  std::vector<T> fw_mul;  ///< forward: d_j <- fw_mul_j d_j - fw_ms_j d_{j-1}
+  std::vector<T> fw_ms;   ///< (fw_ms = 0 for j < 2)
+  std::vector<T> bw_c;    ///< backward: d_j <- d_j - bw_c_j d_{j+1}  (1 <= j <= I-3),
+                          ///<           d_0 <- bw0_mul (d_0 - bw_c_0 d_1)  (I >= 3)
+  std::vector<T> fin_a;   ///< final: x_j = d_j - fin_a_j x_first - fin_c_j x_last
+  std::vector<T> fin_c;
+  std::vector<T> bw0_mul;  ///< per segment
+
+  // Reduced system, 2S rows (2s = first of segment s, 2s+1 = last).
+  std::vector<T> red_inv;  ///< y_r = red_inv_r d_r + red_a_r y_{r-1}
+  std::vector<T> red_a;
+  std::vector<T> red_c;    ///< z_r = y_r + red_c_r z_{r+1}
+
+  index_t padded() const { return static_cast<index_t>(seg_len) * segments; }
+
+  /// Plans the solve of `m` (n rows) with segments of `seg_len` rows; S is the
+  /// smallest power of two with S * seg_len >= n. Throws InvalidArgument if
+  /// that needs more than 32 segments or seg_len < 2, NumericalError on a
+  /// zero pivot.
+  static SegmentedPlan build(const LineMatrix& m, int seg_len);
+  /// The same with a given segment count (a power of two, S * seg_len >= n).
+  static SegmentedPlan build(const LineMatrix& m, int seg_len, int segments);
+};
+
+/// Host reference of exactly the device algorithm (sequential scans), in T,
+/// on one contiguous line of n values: the CPU oracle for the plan itself.
+template <class T>
+void segmented_solve_reference(const SegmentedPlan<T>& plan, T* line);
+
+}  // namespace adi
