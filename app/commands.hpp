@@ -26,4 +26,15 @@ int cmd_validate(const ValidateOptions& o);
 
 int cmd_info();
 
+struct BenchOptions {
+  std::vector<std::string> sizes{"256"};
+  std::string precision = "both";
+  std::string backend = "auto";
+  int reps = 20;
+  int warmup = 3;
+  std::string baseline;  ///< "" or "cusparse"
+  std::string json;
+};
+int cmd_bench(const BenchOptions& o);
+
 }  // namespace adi::app

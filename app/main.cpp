@@ -51,6 +51,16 @@ int main(int argc, char** argv) {
 
   auto* c_info = app.add_subcommand("info", "version, build options and visible devices");
 
+  BenchOptions bench;
+  auto* c_bench = app.add_subcommand("bench", "time the phases of a Douglas step against the measured copy bandwidth");
+  c_bench->add_option("--size", bench.sizes, "grid size N (N^3) or NXxNYxNZ (repeatable)")->capture_default_str();
+  c_bench->add_option("--precision", bench.precision, "float32 | float64 | both")->capture_default_str();
+  c_bench->add_option("--backend", bench.backend, "cpu | cuda | auto")->capture_default_str();
+  c_bench->add_option("--reps", bench.reps, "timed repetitions per phase (median reported)")->capture_default_str();
+  c_bench->add_option("--warmup", bench.warmup, "untimed repetitions first")->capture_default_str();
+  c_bench->add_option("--baseline", bench.baseline, "also run the step with cuSPARSE (cusparse)");
+  c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -63,6 +73,7 @@ int main(int argc, char** argv) {
     if (c_run->parsed()) return cmd_run(run);
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info();
+    if (c_bench->parsed()) return cmd_bench(bench);
   } catch (const io::ConfigError& e) {
     return report("error: ", e, kUsageError);
   } catch (const InvalidArgument& e) {

@@ -8,7 +8,13 @@
 #include "../cuda/cuda_backend.hpp"
 #endif
 
+#include <adi/cuda.hpp>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 namespace adi {
 
@@ -75,6 +81,29 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b) {
     case Backend::Auto: return cpu::make_cpu_stepper<T>(p);
   }
   ADI_THROW(BackendUnavailable, "unknown backend");
+}
+
+double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
+  if (resolve_backend(b) == Backend::Cuda) return cuda::device_copy_bandwidth(bytes, reps);
+  // A parallel copy of doubles, first-touched by the same threads that copy
+  // them (NUMA placement as in the stepper's own loops).
+  const std::size_t n = std::max<std::size_t>(bytes / sizeof(double), 1);
+  std::vector<double> src(n), dst(n);
+  const auto ni = static_cast<index_t>(n);
+#pragma omp parallel for schedule(static)
+  for (index_t i = 0; i < ni; ++i) src[i] = static_cast<double>(i), dst[i] = 0.0;
+  std::vector<double> secs;
+  for (int r = 0; r < std::max(reps, 1) + 1; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(static)
+    for (index_t i = 0; i < ni; ++i) dst[i] = src[i];
+    const auto t1 = std::chrono::steady_clock::now();
+    if (r > 0) secs.push_back(std::chrono::duration<double>(t1 - t0).count());  // first one warms up
+  }
+  std::sort(secs.begin(), secs.end());
+  volatile double sink = dst[n / 2];
+  (void)sink;
+  return 2.0 * static_cast<double>(n * sizeof(double)) / secs[secs.size() / 2];
 }
 
 template std::unique_ptr<Stepper<float>> make_stepper<float>(const HeatProblem&, Backend);

@@ -1,12 +1,213 @@
-// Placeholder until the CUDA kernels land (issue #4): asking for the CUDA
-// backend is a clear error, never a crash.
+// The CUDA backend of the Douglas step. Device memory: the field u and one
+// work array w (the RHS, then the increment D), both with rows padded to a
+// multiple of 32 elements so that every row starts on a 128-byte boundary.
+// A step is four launches: rhs (u -> w), x and y solves in place on w, and
+// the z solve that adds its solution into u (the fused update: w is read,
+// u read and written, the solution itself never stored).
+
 #include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "line_solver.hpp"
+#include "rhs_kernel.cuh"
+
+#include <adi/scheme.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
 
 namespace adi::cuda {
+
+namespace {
+
+constexpr int kStatsThreads = 256;
+
 template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem&) {
-  ADI_THROW(BackendUnavailable, "the CUDA stepper is not implemented yet in this build");
+__global__ void stats_kernel(const T* __restrict__ u, Layout3 L, double* block_max, int* nonfinite) {
+  __shared__ double smax[kStatsThreads];
+  const index_t nx = L.n[0], rows = L.n[1] * L.n[2];
+  double m = 0.0;
+  bool bad = false;
+  for (index_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const index_t k = row / L.n[1], j = row - k * L.n[1];
+    const T* r = u + j * L.stride[1] + k * L.stride[2];
+    for (index_t i = threadIdx.x; i < nx; i += blockDim.x) {
+      const double v = static_cast<double>(r[i * L.stride[0]]);
+      bad = bad || !isfinite(v);
+      m = fmax(m, fabs(v));
+    }
+  }
+  if (bad) atomicExch(nonfinite, 1);
+  smax[threadIdx.x] = m;
+  __syncthreads();
+  for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+    if (threadIdx.x < o) smax[threadIdx.x] = fmax(smax[threadIdx.x], smax[threadIdx.x + o]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) block_max[blockIdx.x] = smax[0];
 }
+
+int select_device() {
+  int n = 0;
+  ADI_CUDA_CHECK(cudaGetDeviceCount(&n));
+  int dev = 0;
+  if (const char* v = std::getenv("ADI_CUDA_DEVICE")) dev = std::atoi(v);
+  if (dev < 0 || dev >= n)
+    ADI_THROW(BackendUnavailable, "ADI_CUDA_DEVICE=" + std::to_string(dev) + " but " + std::to_string(n) +
+                                      " CUDA device(s) are visible");
+  ADI_CUDA_CHECK(cudaSetDevice(dev));
+  return dev;
+}
+
+}  // namespace
+
+template <class T>
+class CudaStepper final : public Stepper<T> {
+ public:
+  explicit CudaStepper(const HeatProblem& p)
+      : p_(p), device_(select_device()), layout_(pitched_layout(p)),
+        kc_(rhs_coefficients<T>(p)),
+        solver_{LineSolver<T>(douglas_line_matrix(p, Axis::X), Axis::X, layout_),
+                LineSolver<T>(douglas_line_matrix(p, Axis::Y), Axis::Y, layout_),
+                LineSolver<T>(douglas_line_matrix(p, Axis::Z), Axis::Z, layout_)} {
+    cudaDeviceProp prop{};
+    ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    const std::size_t n = static_cast<std::size_t>(layout_.span());
+    std::size_t free_b = 0, total_b = 0;
+    ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (2 * n * sizeof(T) > free_b) {
+      std::ostringstream s;
+      s << "the grid needs " << 2 * n * sizeof(T) / (1 << 20) << " MiB of device memory (u and one work array) but "
+        << name_ << " has " << free_b / (1 << 20) << " MiB free";
+      ADI_THROW(BackendUnavailable, s.str());
+    }
+    u_.resize(n);
+    w_.resize(n);
+    ADI_CUDA_CHECK(cudaMemset(u_.get(), 0, u_.bytes()));
+    ADI_CUDA_CHECK(cudaMemset(w_.get(), 0, w_.bytes()));
+    ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
+    ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
+    stats_max_.resize(kStatsBlocks);
+    stats_bad_.resize(1);
+  }
+  ~CudaStepper() override {
+    if (ev0_) cudaEventDestroy(ev0_);
+    if (ev1_) cudaEventDestroy(ev1_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  const HeatProblem& problem() const override { return p_; }
+  Backend backend() const override { return Backend::Cuda; }
+  std::string device_name() const override {
+    std::ostringstream s;
+    s << name_ << " (device " << device_ << "; " << solver_[0].describe() << "; " << solver_[1].describe() << "; "
+      << solver_[2].describe() << ")";
+    return s.str();
+  }
+
+  void set_field(const T* host) override {
+    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
+    ADI_CUDA_CHECK(cudaMemcpy2DAsync(u_.get(), sizeof(T) * layout_.stride[1], host, row, row,
+                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
+                                     stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void get_field(T* host) override {
+    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
+    ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, u_.get(), sizeof(T) * layout_.stride[1], row,
+                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyDeviceToHost,
+                                     stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void run_phase(Phase ph) override {
+    switch (ph) {
+      case Phase::Rhs: launch_rhs(u_.get(), w_.get(), layout_, kc_, stream_); break;
+      case Phase::SolveX: solver_[0].solve(w_.get(), nullptr, stream_); break;
+      case Phase::SolveY: solver_[1].solve(w_.get(), nullptr, stream_); break;
+      case Phase::SolveZ: solver_[2].solve(w_.get(), u_.get(), stream_); break;
+      case Phase::Step:
+        for (Phase q : {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ}) run_phase(q);
+        break;
+    }
+  }
+  void step() override {
+    run_phase(Phase::Step);
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void advance(index_t count) override {
+    for (index_t s = 0; s < count; ++s) run_phase(Phase::Step);
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  FieldStats field_stats() override {
+    ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
+    stats_kernel<T><<<kStatsBlocks, kStatsThreads, 0, stream_>>>(u_.get(), layout_, stats_max_.get(),
+                                                                  stats_bad_.get());
+    ADI_CUDA_CHECK_LAUNCH("stats_kernel");
+    std::vector<double> m(kStatsBlocks);
+    int bad = 0;
+    ADI_CUDA_CHECK(cudaMemcpyAsync(m.data(), stats_max_.get(), sizeof(double) * kStatsBlocks,
+                                   cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(&bad, stats_bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    FieldStats st;
+    st.finite = bad == 0;
+    for (double v : m) st.max_abs = std::max(st.max_abs, v);
+    return st;
+  }
+
+  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
+    for (int r = 0; r < warmup; ++r) run_phase(p);
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      ADI_CUDA_CHECK(cudaEventRecord(ev0_, stream_));
+      run_phase(p);
+      ADI_CUDA_CHECK(cudaEventRecord(ev1_, stream_));
+      ADI_CUDA_CHECK(cudaEventSynchronize(ev1_));
+      float t = 0;
+      ADI_CUDA_CHECK(cudaEventElapsedTime(&t, ev0_, ev1_));
+      ms.push_back(t);
+    }
+    return ms;
+  }
+
+  std::size_t bytes_allocated() const override { return u_.bytes() + w_.bytes(); }
+
+  const Layout3& layout() const { return layout_; }
+
+ private:
+  static constexpr int kStatsBlocks = 264;
+
+  static Layout3 pitched_layout(const HeatProblem& p) {
+    // Rows padded to 32 elements: 128-byte (fp32) or 256-byte (fp64) aligned rows.
+    const index_t pitch = (p.n[0] + 31) / 32 * 32;
+    return Layout3::padded(p.n[0], p.n[1], p.n[2], pitch, p.n[1]);
+  }
+
+  HeatProblem p_;
+  int device_;
+  Layout3 layout_;
+  RhsCoefficients<T> kc_;
+  LineSolver<T> solver_[3];
+  std::string name_;
+  DeviceBuffer<T> u_, w_;
+  DeviceBuffer<double> stats_max_;
+  DeviceBuffer<int> stats_bad_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
+};
+
+template <class T>
+std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p) {
+  return std::make_unique<CudaStepper<T>>(p);
+}
+
 template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&);
 template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&);
+
 }  // namespace adi::cuda

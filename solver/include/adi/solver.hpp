@@ -12,3 +12,5 @@
 #include <adi/tridiag.hpp>
 #include <adi/validation.hpp>
 #include <adi/version.hpp>
+#include <adi/cuda.hpp>
+#include <adi/segmented.hpp>

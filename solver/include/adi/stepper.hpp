@@ -71,6 +71,11 @@ struct DeviceInfo {
 };
 /// Whether the backend was compiled into this build.
 bool backend_built(Backend b);
+/// Measured copy bandwidth of the backend's memory, in bytes per second
+/// counting bytes read plus bytes written: a device-to-device cudaMemcpy of
+/// `bytes` on CUDA, a parallel array copy on the CPU. Median of `reps`.
+double copy_bandwidth(Backend b, std::size_t bytes, int reps);
+
 /// CUDA devices visible now (empty without CUDA or without a device).
 std::vector<DeviceInfo> cuda_devices();
 /// Why no CUDA device is usable ("" if one is), for messages.

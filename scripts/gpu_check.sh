@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Build, test and benchmark on a GPU machine in one go (see shared GPU.md):
+#   scripts/gpu_check.sh [OUT_DIR] [bench sizes...]
+# Writes full logs and JSON under OUT_DIR (default: gpu-out/) and prints a
+# short table last. Never changes GPU settings.
+set -uo pipefail
+OUT="${1:-${OUT:-gpu-out}}"
+shift || true
+SIZES=("$@")
+[ ${#SIZES[@]} -eq 0 ] && SIZES=(512)
+mkdir -p "$OUT"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="$ROOT/build-gpu"
+log() { echo "== $*"; }
+
+{
+  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv
+  nvcc --version | tail -2
+  cmake --version | head -1
+} >"$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+log "configure + build"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  >"$OUT/build.log" 2>&1 && cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
+rc=$?
+tail -3 "$OUT/build.log"
+[ $rc -ne 0 ] && { grep -E "error" "$OUT/build.log" | head -30; exit $rc; }
+
+log "gpu tests (ADI_REQUIRE_GPU=1)"
+ADI_REQUIRE_GPU=1 ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 >"$OUT/gpu_tests.log" 2>&1
+echo "gpu tests rc=$?"; grep -E "tests passed|tests failed" "$OUT/gpu_tests.log"
+grep -E "^\s+[0-9]+ - .*(Failed|Not Run|Exception)" "$OUT/gpu_tests.log" | head -20

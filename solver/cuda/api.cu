@@ -1,0 +1,141 @@
+// The public device API (adi/cuda.hpp).
+
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "line_solver.hpp"
+#include "rhs_kernel.cuh"
+
+#include <adi/cuda.hpp>
+
+#include <algorithm>
+
+namespace adi::cuda {
+
+template <class T>
+struct ConstantSolver<T>::Impl {
+  LineSolver<T> solver;
+};
+
+template <class T>
+ConstantSolver<T>::ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout)
+    : impl_(new Impl{LineSolver<T>(m, axis, layout)}) {}
+template <class T>
+ConstantSolver<T>::~ConstantSolver() = default;
+template <class T>
+ConstantSolver<T>::ConstantSolver(ConstantSolver&&) noexcept = default;
+template <class T>
+ConstantSolver<T>& ConstantSolver<T>::operator=(ConstantSolver&&) noexcept = default;
+
+template <class T>
+void ConstantSolver<T>::solve(T* d, void* stream) const {
+  impl_->solver.solve(d, nullptr, static_cast<cudaStream_t>(stream));
+}
+template <class T>
+void ConstantSolver<T>::solve_add(const T* d, T* acc, void* stream) const {
+  impl_->solver.solve(const_cast<T*>(d), acc, static_cast<cudaStream_t>(stream));
+}
+template <class T>
+std::string ConstantSolver<T>::describe() const {
+  return impl_->solver.describe();
+}
+
+template <class T>
+void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& layout, void* stream) {
+  const ConstantSolver<T> s(f.matrix(), axis, layout);
+  s.solve(d, stream);
+  // The plan's tables are freed when s goes out of scope: wait for the kernel.
+  ADI_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+}
+
+namespace {
+
+struct GeneralGeom {
+  index_t s_line, nu, su, nv, sv;
+  int n;
+};
+
+// One thread per line, Thomas with the modified upper diagonal in a workspace
+// laid out like d. Lanes walk the unit-stride axis when the line axis is not it.
+template <class T>
+__global__ void general_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                               T* __restrict__ d, T* __restrict__ work, GeneralGeom g, int* bad) {
+  const index_t lines = g.nu * g.nv;
+  for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
+       line += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const index_t v = line / g.nu, u = line - v * g.nu;
+    const index_t base = u * g.su + v * g.sv;
+    bool ok = true;
+    T piv = b[base];
+    ok = ok && isfinite(piv) && piv != T(0);
+    T m = T(1) / piv;
+    T cprev = g.n > 1 ? c[base] * m : T(0);
+    T dprev = d[base] * m;
+    work[base] = cprev;
+    d[base] = dprev;
+    for (int i = 1; i < g.n; ++i) {
+      const index_t o = base + i * g.s_line;
+      piv = b[o] - a[o] * cprev;
+      ok = ok && isfinite(piv) && piv != T(0);
+      m = T(1) / piv;
+      cprev = i + 1 < g.n ? c[o] * m : T(0);
+      dprev = (d[o] - a[o] * dprev) * m;
+      work[o] = cprev;
+      d[o] = dprev;
+    }
+    T next = dprev;
+    for (int i = g.n - 2; i >= 0; --i) {
+      const index_t o = base + i * g.s_line;
+      next = d[o] - work[o] * next;
+      d[o] = next;
+    }
+    if (!ok) atomicExch(bad, 1);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& L, void* stream) {
+  L.validate("device tridiagonal system");
+  ADI_REQUIRE(a && b && c && d, "device tridiagonal coefficient or right-hand side pointer is null");
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const int ax = axis_index(axis);
+  const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
+  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
+  ADI_REQUIRE(L.n[ax] < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
+  const GeneralGeom g{L.stride[ax], L.n[u], L.stride[u], L.n[v], L.stride[v], static_cast<int>(L.n[ax])};
+  DeviceBuffer<T> work(static_cast<std::size_t>(L.span()));
+  DeviceBuffer<int> bad(1);
+  ADI_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, sizeof(int), st));
+  const index_t lines = g.nu * g.nv;
+  const int threads = 128;
+  const unsigned blocks = static_cast<unsigned>(std::min<index_t>((lines + threads - 1) / threads, 1 << 20));
+  general_kernel<T><<<blocks, threads, 0, st>>>(a, b, c, d, work.get(), g, bad.get());
+  ADI_CUDA_CHECK_LAUNCH("general_kernel");
+  int h_bad = 0;
+  ADI_CUDA_CHECK(cudaMemcpyAsync(&h_bad, bad.get(), sizeof(int), cudaMemcpyDeviceToHost, st));
+  ADI_CUDA_CHECK(cudaStreamSynchronize(st));
+  if (h_bad)
+    ADI_THROW(NumericalError, std::string("device tridiagonal solve along ") + axis_name(axis) +
+                                  ": zero or non-finite pivot (matrix not diagonally dominant?)");
+}
+
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p, void* stream) {
+  L.validate("douglas_rhs field");
+  for (int a = 0; a < 3; ++a)
+    ADI_REQUIRE(L.n[a] == p.n[a], "douglas_rhs: field extents differ from the problem's grid");
+  launch_rhs(u, w, L, rhs_coefficients<T>(p), static_cast<cudaStream_t>(stream));
+}
+
+template class ConstantSolver<float>;
+template class ConstantSolver<double>;
+#define ADI_INSTANTIATE(T)                                                                                   \
+  template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);                 \
+  template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);            \
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);
+ADI_INSTANTIATE(float)
+ADI_INSTANTIATE(double)
+#undef ADI_INSTANTIATE
+
+}  // namespace adi::cuda

@@ -1,0 +1,258 @@
+// The cuSPARSE baseline for `adi3d bench --baseline cusparse`: the same
+// Douglas step with cuSPARSE's batched tridiagonal solvers, which cannot
+// exploit constant coefficients, so the three diagonals of every axis live in
+// device memory (9 full grids) and are read on every solve. Packed layout.
+//   x: gtsv2StridedBatch   (system (j,k) starts at (k ny + j) nx, stride 1)
+//   y: gtsvInterleavedBatch per z-plane (nx systems interleaved, m = ny)
+//   z: gtsvInterleavedBatch (nx ny systems interleaved, m = nz)
+// Our own RHS kernel and a plain u += w kernel complete the step. Some of the
+// cuSPARSE routines may overwrite their coefficient arrays, so the timed
+// repetitions restore them from pristine copies outside the timed interval.
+
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "rhs_kernel.cuh"
+
+#include <adi/analytic.hpp>
+#include <adi/cuda.hpp>
+#include <adi/scheme.hpp>
+
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace adi::cuda {
+
+namespace {
+
+#define ADI_CUSPARSE_CHECK(call)                                                                         \
+  do {                                                                                                   \
+    const cusparseStatus_t s_ = (call);                                                                  \
+    if (s_ != CUSPARSE_STATUS_SUCCESS)                                                                   \
+      ADI_THROW(BackendUnavailable, std::string("cuSPARSE error ") + cusparseGetErrorString(s_) + " in " + #call); \
+  } while (0)
+
+template <class T>
+__global__ void add_kernel(T* __restrict__ u, const T* __restrict__ w, index_t n) {
+  for (index_t i = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<index_t>(gridDim.x) * blockDim.x)
+    u[i] += w[i];
+}
+
+// Type dispatch for the cuSPARSE entry points.
+struct Sparse {
+  static cusparseStatus_t strided_size(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du,
+                                       const float* x, int b, int s, size_t* sz) {
+    return cusparseSgtsv2StridedBatch_bufferSizeExt(h, m, dl, d, du, x, b, s, sz);
+  }
+  static cusparseStatus_t strided_size(cusparseHandle_t h, int m, const double* dl, const double* d,
+                                       const double* du, const double* x, int b, int s, size_t* sz) {
+    return cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, dl, d, du, x, b, s, sz);
+  }
+  static cusparseStatus_t strided(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du,
+                                  float* x, int b, int s, void* buf) {
+    return cusparseSgtsv2StridedBatch(h, m, dl, d, du, x, b, s, buf);
+  }
+  static cusparseStatus_t strided(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du,
+                                  double* x, int b, int s, void* buf) {
+    return cusparseDgtsv2StridedBatch(h, m, dl, d, du, x, b, s, buf);
+  }
+  static cusparseStatus_t inter_size(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du,
+                                     const float* x, int b, size_t* sz) {
+    return cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, m, dl, d, du, x, b, sz);
+  }
+  static cusparseStatus_t inter_size(cusparseHandle_t h, int m, const double* dl, const double* d,
+                                     const double* du, const double* x, int b, size_t* sz) {
+    return cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, m, dl, d, du, x, b, sz);
+  }
+  static cusparseStatus_t inter(cusparseHandle_t h, int m, float* dl, float* d, float* du, float* x, int b,
+                                void* buf) {
+    return cusparseSgtsvInterleavedBatch(h, 0, m, dl, d, du, x, b, buf);
+  }
+  static cusparseStatus_t inter(cusparseHandle_t h, int m, double* dl, double* d, double* du, double* x, int b,
+                                void* buf) {
+    return cusparseDgtsvInterleavedBatch(h, 0, m, dl, d, du, x, b, buf);
+  }
+};
+
+// Expands the axis' line matrix to per-point diagonals in the packed layout.
+template <class T>
+void fill_diagonals(const HeatProblem& p, Axis axis, std::vector<T>& dl, std::vector<T>& dd, std::vector<T>& du) {
+  const LineMatrix m = douglas_line_matrix(p, axis);
+  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
+  const std::size_t N = static_cast<std::size_t>(p.points());
+  dl.resize(N);
+  dd.resize(N);
+  du.resize(N);
+  for (index_t k = 0; k < nz; ++k)
+    for (index_t j = 0; j < ny; ++j)
+      for (index_t i = 0; i < nx; ++i) {
+        const index_t r = axis == Axis::X ? i : axis == Axis::Y ? j : k;
+        const std::size_t o = static_cast<std::size_t>((k * ny + j) * nx + i);
+        dl[o] = static_cast<T>(m.a[r]);
+        dd[o] = static_cast<T>(m.b[r]);
+        du[o] = static_cast<T>(m.c[r]);
+      }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+double device_copy_bandwidth(std::size_t bytes, int reps) {
+  DeviceBuffer<char> a(bytes), b(bytes);
+  ADI_CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
+  ADI_CUDA_CHECK(cudaMemset(b.get(), 0, bytes));
+  cudaEvent_t e0, e1;
+  ADI_CUDA_CHECK(cudaEventCreate(&e0));
+  ADI_CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(reps, 1) + 2; ++r) {
+    ADI_CUDA_CHECK(cudaEventRecord(e0));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
+    ADI_CUDA_CHECK(cudaEventRecord(e1));
+    ADI_CUDA_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    ADI_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    if (r >= 2) ms.push_back(t);  // two warm-ups
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3);
+}
+
+template <class T>
+BaselineTimings cusparse_baseline(const HeatProblem& p, int warmup, int reps) {
+  p.validate();
+  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
+  const std::size_t N = static_cast<std::size_t>(p.points());
+  ADI_REQUIRE(p.points() < (index_t(1) << 31), "the cuSPARSE baseline needs fewer than 2^31 points");
+  const Layout3 L = Layout3::packed(nx, ny, nz);
+  BaselineTimings out;
+
+  // Fields and the nine diagonals (plus pristine copies restored between reps).
+  std::vector<T> h_u;
+  fill_analytic(p, h_u);
+  DeviceBuffer<T> u(N), w(N);
+  ADI_CUDA_CHECK(cudaMemcpy(u.get(), h_u.data(), N * sizeof(T), cudaMemcpyHostToDevice));
+  DeviceBuffer<T> diag[3][3], pristine[3][3];
+  for (int a = 0; a < 3; ++a) {
+    std::vector<T> dl, dd, du;
+    fill_diagonals(p, static_cast<Axis>(a), dl, dd, du);
+    diag[a][0].upload(dl);
+    diag[a][1].upload(dd);
+    diag[a][2].upload(du);
+    pristine[a][0].upload(dl);
+    pristine[a][1].upload(dd);
+    pristine[a][2].upload(du);
+  }
+  cusparseHandle_t h;
+  ADI_CUSPARSE_CHECK(cusparseCreate(&h));
+  cudaStream_t st;
+  ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  ADI_CUSPARSE_CHECK(cusparseSetStream(h, st));
+  std::size_t sx = 0, sy = 0, sz = 0;
+  ADI_CUSPARSE_CHECK(Sparse::strided_size(h, static_cast<int>(nx), diag[0][0].get(), diag[0][1].get(),
+                                          diag[0][2].get(), w.get(), static_cast<int>(ny * nz),
+                                          static_cast<int>(nx), &sx));
+  ADI_CUSPARSE_CHECK(Sparse::inter_size(h, static_cast<int>(ny), diag[1][0].get(), diag[1][1].get(),
+                                        diag[1][2].get(), w.get(), static_cast<int>(nx), &sy));
+  ADI_CUSPARSE_CHECK(Sparse::inter_size(h, static_cast<int>(nz), diag[2][0].get(), diag[2][1].get(),
+                                        diag[2][2].get(), w.get(), static_cast<int>(nx * ny), &sz));
+  DeviceBuffer<char> buf(std::max({sx, sy, sz, std::size_t(16)}));
+  const RhsCoefficients<T> kc = rhs_coefficients<T>(p);
+  const index_t plane = nx * ny;
+
+  auto restore = [&](int a) {
+    for (int q = 0; q < 3; ++q)
+      ADI_CUDA_CHECK(cudaMemcpyAsync(diag[a][q].get(), pristine[a][q].get(), N * sizeof(T),
+                                     cudaMemcpyDeviceToDevice, st));
+  };
+  auto phase = [&](int which) {
+    switch (which) {
+      case 0: launch_rhs(u.get(), w.get(), L, kc, st); break;
+      case 1:
+        ADI_CUSPARSE_CHECK(Sparse::strided(h, static_cast<int>(nx), diag[0][0].get(), diag[0][1].get(),
+                                           diag[0][2].get(), w.get(), static_cast<int>(ny * nz),
+                                           static_cast<int>(nx), buf.get()));
+        break;
+      case 2:
+        for (index_t k = 0; k < nz; ++k)
+          ADI_CUSPARSE_CHECK(Sparse::inter(h, static_cast<int>(ny), diag[1][0].get() + k * plane,
+                                           diag[1][1].get() + k * plane, diag[1][2].get() + k * plane,
+                                           w.get() + k * plane, static_cast<int>(nx), buf.get()));
+        break;
+      case 3:
+        ADI_CUSPARSE_CHECK(Sparse::inter(h, static_cast<int>(nz), diag[2][0].get(), diag[2][1].get(),
+                                         diag[2][2].get(), w.get(), static_cast<int>(plane), buf.get()));
+        break;
+      case 4: {
+        const unsigned blocks = static_cast<unsigned>(std::min<index_t>((p.points() + 255) / 256, 1 << 16));
+        add_kernel<T><<<blocks, 256, 0, st>>>(u.get(), w.get(), p.points());
+        ADI_CUDA_CHECK_LAUNCH("add_kernel");
+        break;
+      }
+    }
+  };
+
+  // Correctness of the baseline: one step against adi3d's CUDA stepper.
+  for (int q = 0; q < 5; ++q) phase(q);
+  ADI_CUDA_CHECK(cudaStreamSynchronize(st));
+  {
+    std::vector<T> base(N), ours(N);
+    ADI_CUDA_CHECK(cudaMemcpy(base.data(), u.get(), N * sizeof(T), cudaMemcpyDeviceToHost));
+    auto stepper = make_cuda_stepper<T>(p);
+    stepper->set_field(h_u.data());
+    stepper->step();
+    stepper->get_field(ours.data());
+    double worst = 0, scale = 1e-300;
+    for (std::size_t q = 0; q < N; ++q) {
+      worst = std::max(worst, std::fabs(static_cast<double>(base[q]) - static_cast<double>(ours[q])));
+      scale = std::max(scale, std::fabs(static_cast<double>(ours[q])));
+    }
+    out.max_rel_diff = worst / scale;
+  }
+
+  cudaEvent_t e0, e1, e2;
+  ADI_CUDA_CHECK(cudaEventCreate(&e0));
+  ADI_CUDA_CHECK(cudaEventCreate(&e1));
+  ADI_CUDA_CHECK(cudaEventCreate(&e2));
+  auto elapsed = [&](cudaEvent_t a, cudaEvent_t b) {
+    float t = 0;
+    ADI_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+    return static_cast<double>(t);
+  };
+  std::vector<double>* per_phase[5] = {&out.rhs, &out.x, &out.y, &out.z, &out.update};
+  for (int r = 0; r < warmup + reps; ++r) {
+    double step_ms = 0;
+    for (int q = 0; q < 5; ++q) {
+      if (q >= 1 && q <= 3) restore(q - 1);
+      ADI_CUDA_CHECK(cudaEventRecord(e0, st));
+      phase(q);
+      ADI_CUDA_CHECK(cudaEventRecord(e1, st));
+      ADI_CUDA_CHECK(cudaEventSynchronize(e1));
+      const double t = elapsed(e0, e1);
+      step_ms += t;
+      if (r >= warmup) per_phase[q]->push_back(t);
+    }
+    if (r >= warmup) out.step.push_back(step_ms);
+  }
+  out.bytes_allocated = (2 + 18) * N * sizeof(T) + buf.bytes();
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaEventDestroy(e2);
+  cusparseDestroy(h);
+  cudaStreamDestroy(st);
+  return out;
+}
+
+template BaselineTimings cusparse_baseline<float>(const HeatProblem&, int, int);
+template BaselineTimings cusparse_baseline<double>(const HeatProblem&, int, int);
+
+}  // namespace adi::cuda

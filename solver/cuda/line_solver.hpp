@@ -1,0 +1,57 @@
+#pragma once
+// Internal to the CUDA backend: one constant-coefficient line matrix planned
+// for one axis of one layout. Construction picks the kernel and uploads the
+// small tables; solve() launches it. The stepper keeps one per axis.
+//
+// Kernels (see line_kernels.cu):
+//   Warp    — x lines (unit stride): a warp owns 32/S lines, lane = segment;
+//             rows are loaded coalesced and handed to lanes through the
+//             padded shared-memory transposition (adi::transpose).
+//   Lanes   — y and z lines (and x lines of non-unit stride): lane = line
+//             (neighbours along the unit-stride axis, so loads are coalesced),
+//             warp = segment; the reduced systems are switched to
+//             segment-per-lane through the same padded map.
+//   Generic — thread-per-line Thomas through global memory (two passes):
+//             only for lines too long to keep in registers.
+
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "segmented.cuh"
+
+#include <adi/grid.hpp>
+#include <adi/tridiag.hpp>
+
+#include <string>
+
+namespace adi::cuda {
+
+template <class T>
+class LineSolver {
+ public:
+  enum class Kind { Warp, Lanes, Generic };
+
+  LineSolver(const LineMatrix& m, Axis axis, const Layout3& layout);
+  LineSolver(LineSolver&&) = default;
+
+  /// d <- A^{-1} d along the axis; with acc != nullptr the solution is added
+  /// into acc (same layout) instead of being written to d (fused update).
+  void solve(T* d, T* acc, cudaStream_t stream) const;
+
+  Kind kind() const { return kind_; }
+  int seg_len() const { return I_; }
+  int segments() const { return S_; }
+  std::string describe() const;
+
+ private:
+  Axis axis_;
+  Layout3 layout_;
+  Kind kind_ = Kind::Generic;
+  int I_ = 0, S_ = 0;
+  DeviceBuffer<T> tables_;
+  PlanView<T> view_{};
+  const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
+  const T* gen_cp_ = nullptr;
+  const T* gen_inv_ = nullptr;
+};
+
+}  // namespace adi::cuda

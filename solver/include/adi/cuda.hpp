@@ -1,0 +1,67 @@
+#pragma once
+// The CUDA backend's library API: the same operations as adi::cpu, on device
+// pointers. Declared without CUDA headers (streams are passed as void*, a
+// cudaStream_t; nullptr = the default stream). In a build without CUDA every
+// function throws BackendUnavailable.
+
+#include <adi/grid.hpp>
+#include <adi/scheme.hpp>
+#include <adi/tridiag.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adi::cuda {
+
+/// A constant-coefficient matrix planned once for one axis of one layout:
+/// picks the kernel and uploads its small tables; solve() may be called any
+/// number of times (the ADI stepper keeps one per axis).
+template <class T>
+class ConstantSolver {
+ public:
+  ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout);
+  ~ConstantSolver();
+  ConstantSolver(ConstantSolver&&) noexcept;
+  ConstantSolver& operator=(ConstantSolver&&) noexcept;
+  /// d <- A^{-1} d in place (device pointer, `layout`).
+  void solve(T* d, void* stream = nullptr) const;
+  /// acc += A^{-1} d, leaving d unread-after (it is not written): the fused update.
+  void solve_add(const T* d, T* acc, void* stream = nullptr) const;
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One-shot versions (plan, solve, free): convenient, slower for repeated use.
+template <class T>
+void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& layout, void* stream = nullptr);
+
+/// Per-point coefficients a, b, c (device pointers, same layout as d).
+/// Throws NumericalError after the solve if a zero or non-finite pivot was met.
+template <class T>
+void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout,
+                   void* stream = nullptr);
+
+/// w = dt (Lx + Ly + Lz) u, as adi::cpu::douglas_rhs, on device pointers.
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p, void* stream = nullptr);
+
+/// The same Douglas step with cuSPARSE's batched solvers and coefficient
+/// arrays in device memory (gtsv2StridedBatch for x lines,
+/// gtsvInterleavedBatch for y planes and z lines), timed phase by phase with
+/// CUDA events, for a side-by-side baseline in `adi3d bench`.
+struct BaselineTimings {
+  std::vector<double> rhs, x, y, z, update, step;  ///< ms per repetition
+  double max_rel_diff = 0.0;  ///< one baseline step vs one adi3d CUDA step, same initial field
+  std::size_t bytes_allocated = 0;
+};
+template <class T>
+BaselineTimings cusparse_baseline(const HeatProblem& p, int warmup, int reps);
+
+/// Device-to-device copy bandwidth (bytes read + written per second), median of reps.
+double device_copy_bandwidth(std::size_t bytes, int reps);
+
+}  // namespace adi::cuda

@@ -1,0 +1,301 @@
+// CUDA line solves and RHS against the CPU backend (the oracle), and the
+// general-coefficient path also against cuSPARSE gtsv2StridedBatch.
+// Awkward sizes, padded and transposed layouts, fp32 and fp64, fresh random
+// data (seed printed), poisoned padding.
+
+#include "gpu_support.hpp"
+#include "test_util.hpp"
+
+#include <adi/cuda.hpp>
+
+#include <cusparse.h>
+
+#include <cmath>
+#include <string>
+
+using namespace adi;
+using namespace adi::test;
+
+namespace {
+
+enum class Kind { Packed, Padded, ZFastest };
+const char* kind_name(Kind k) { return k == Kind::Packed ? "packed" : k == Kind::Padded ? "padded" : "zfastest"; }
+
+Layout3 make_layout(index_t nx, index_t ny, index_t nz, Kind k) {
+  switch (k) {
+    case Kind::Packed: return Layout3::packed(nx, ny, nz);
+    case Kind::Padded: return Layout3::padded(nx, ny, nz, nx + 5, ny + 2);
+    case Kind::ZFastest: return Layout3{{nx, ny, nz}, {ny * nz, nz, 1}};
+  }
+  return {};
+}
+
+struct Case {
+  Axis axis;
+  index_t n;
+  Kind kind;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(axis_name(info.param.axis)) + "_n" + std::to_string(info.param.n) + "_" +
+         kind_name(info.param.kind);
+}
+
+Layout3 layout_for(const Case& c) {
+  index_t n[3] = {45, 6, 5};
+  if (c.axis == Axis::Y) n[0] = 37, n[2] = 4;
+  if (c.axis == Axis::Z) n[0] = 37, n[1] = 5;
+  n[axis_index(c.axis)] = c.n;
+  return make_layout(n[0], n[1], n[2], c.kind);
+}
+
+// Random values at the points, NaN in the padding.
+template <class T>
+std::vector<T> random_field(SeededRng& rng, const Layout3& L) {
+  std::vector<T> d(static_cast<std::size_t>(L.span()), poison<T>());
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) d[L.offset(i, j, k)] = static_cast<T>(rng.uniform(-1, 1));
+  return d;
+}
+
+// max |got - want| / max |want| over the points; padding must still be NaN.
+template <class T>
+double compare_fields(const std::vector<T>& got, const std::vector<T>& want, const Layout3& L) {
+  std::vector<char> is_point(got.size(), 0);
+  double worst = 0, scale = 1e-300;
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) {
+        const index_t o = L.offset(i, j, k);
+        is_point[o] = 1;
+        const double g = got[o], w = want[o];
+        if (!std::isfinite(g)) return INFINITY;
+        worst = std::max(worst, std::fabs(g - w));
+        scale = std::max(scale, std::fabs(w));
+      }
+  for (std::size_t q = 0; q < got.size(); ++q)
+    if (!is_point[q] && !std::isnan(got[q])) return INFINITY;  // padding written
+  return worst / scale;
+}
+
+template <class T>
+double tol() {
+  return std::is_same<T, float>::value ? 2e-5 : 1e-12;
+}
+
+class CudaLines : public ::testing::TestWithParam<Case> {};
+
+template <class T>
+void constant_is_equivalent_to_ref(const Case& c) {
+  SeededRng rng;
+  const Layout3 L = layout_for(c);
+  const LineMatrix m = random_dominant(rng, c.n);
+  const auto f = ThomasFactor<T>::factor(m);
+  const auto d0 = random_field<T>(rng, L);
+  auto want = d0;
+  cpu::solve_constant(c.axis, f, want.data(), L);
+
+  const cuda::ConstantSolver<T> solver(m, c.axis, L);
+  std::cout << "[ kernel   ] " << solver.describe() << std::endl;
+  DeviceArray<T> dev(d0);
+  solver.solve(dev.get());
+  ADI_TEST_CUDA(cudaDeviceSynchronize());
+  EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>());
+
+  // Fused update: acc += A^{-1} d.
+  auto acc0 = random_field<T>(rng, L);
+  auto acc_want = acc0;
+  for (std::size_t q = 0; q < acc_want.size(); ++q)
+    if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
+  DeviceArray<T> dd(d0), da(acc0);
+  solver.solve_add(dd.get(), da.get());
+  ADI_TEST_CUDA(cudaDeviceSynchronize());
+  EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>());
+}
+
+TEST_P(CudaLines, ConstantIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  constant_is_equivalent_to_ref<double>(GetParam());
+}
+TEST_P(CudaLines, ConstantIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  constant_is_equivalent_to_ref<float>(GetParam());
+}
+
+template <class T>
+void general_is_equivalent_to_ref(const Case& c) {
+  SeededRng rng;
+  const Layout3 L = layout_for(c);
+  std::vector<T> a(L.span(), poison<T>()), b(L.span(), poison<T>()), cc(L.span(), poison<T>());
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) {
+        const index_t o = L.offset(i, j, k);
+        a[o] = static_cast<T>(rng.uniform(-1, 1));
+        cc[o] = static_cast<T>(rng.uniform(-1, 1));
+        b[o] = static_cast<T>(rng.sign() * (std::fabs(a[o]) + std::fabs(cc[o]) + 0.5 + rng.uniform(0, 1)));
+      }
+  const auto d0 = random_field<T>(rng, L);
+  auto want = d0;
+  cpu::solve_general(c.axis, a.data(), b.data(), cc.data(), want.data(), L);
+  DeviceArray<T> da(a), db(b), dc(cc), dd(d0);
+  cuda::solve_general(c.axis, da.get(), db.get(), dc.get(), dd.get(), L);
+  EXPECT_LE(compare_fields(dd.download(), want, L), tol<T>());
+}
+
+TEST_P(CudaLines, GeneralIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  general_is_equivalent_to_ref<double>(GetParam());
+}
+TEST_P(CudaLines, GeneralIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  general_is_equivalent_to_ref<float>(GetParam());
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cs;
+  for (Axis a : {Axis::X, Axis::Y, Axis::Z})
+    for (index_t n : {3, 31, 33, 97, 257, 1000, 2100})
+      for (Kind k : {Kind::Packed, Kind::Padded, Kind::ZFastest}) cs.push_back({a, n, k});
+  return cs;
+}
+INSTANTIATE_TEST_SUITE_P(Lines, CudaLines, ::testing::ValuesIn(all_cases()), case_name);
+
+// Every segment length the kernels are built for, forced through the
+// ADI_X_SEG / ADI_YZ_SEG overrides, on a ragged line length.
+TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
+  ADI_GPU_TEST_PRELUDE();
+  SeededRng rng;
+  for (Axis axis : {Axis::X, Axis::Y})
+    for (int I : {2, 4, 8, 16, 32, 64}) {
+      if (axis == Axis::Y && I == 2) continue;
+      const index_t n = axis == Axis::X ? 30 * I + 1 : 15 * I + 1;  // S = 32 (x) or 16 (y), last segment ragged
+      const Layout3 L = axis == Axis::X ? Layout3::padded(n, 7, 3, n + 3, 7) : Layout3::packed(41, n, 3);
+      const char* var = axis == Axis::X ? "ADI_X_SEG" : "ADI_YZ_SEG";
+      setenv(var, std::to_string(I).c_str(), 1);
+      for (bool dbl : {false, true}) {
+        const LineMatrix m = random_dominant(rng, n);
+        auto run = [&](auto tag) {
+          using T = decltype(tag);
+          const auto d0 = random_field<T>(rng, L);
+          auto want = d0;
+          cpu::solve_constant(axis, ThomasFactor<T>::factor(m), want.data(), L);
+          const cuda::ConstantSolver<T> solver(m, axis, L);
+          DeviceArray<T> dev(d0);
+          solver.solve(dev.get());
+          ADI_TEST_CUDA(cudaDeviceSynchronize());
+          EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << n;
+        };
+        if (dbl)
+          run(double{});
+        else
+          run(float{});
+      }
+      unsetenv(var);
+    }
+}
+
+// The general path against cuSPARSE's batched solver on contiguous x lines.
+template <class T>
+void general_matches_cusparse() {
+  SeededRng rng;
+  const index_t nx = 257, ny = 13, nz = 7;
+  const Layout3 L = Layout3::packed(nx, ny, nz);
+  const std::size_t N = static_cast<std::size_t>(L.span());
+  std::vector<T> a(N), b(N), c(N), d(N);
+  for (std::size_t q = 0; q < N; ++q) {
+    const index_t i = static_cast<index_t>(q % nx);
+    a[q] = i == 0 ? T(0) : static_cast<T>(rng.uniform(-1, 1));  // cuSPARSE wants dl[0] = du[m-1] = 0
+    c[q] = i == nx - 1 ? T(0) : static_cast<T>(rng.uniform(-1, 1));
+    b[q] = static_cast<T>(rng.sign() * (std::fabs(a[q]) + std::fabs(c[q]) + 0.5 + rng.uniform(0, 1)));
+    d[q] = static_cast<T>(rng.uniform(-1, 1));
+  }
+  DeviceArray<T> da(a), db(b), dc(c), dd(d), ds(d);
+  cuda::solve_general(Axis::X, da.get(), db.get(), dc.get(), dd.get(), L);
+
+  cusparseHandle_t h;
+  ASSERT_EQ(cusparseCreate(&h), CUSPARSE_STATUS_SUCCESS);
+  std::size_t bytes = 0;
+  const int m = static_cast<int>(nx), batch = static_cast<int>(ny * nz), stride = static_cast<int>(nx);
+  if constexpr (std::is_same<T, float>::value) {
+    ASSERT_EQ(cusparseSgtsv2StridedBatch_bufferSizeExt(h, m, da.get(), db.get(), dc.get(), ds.get(), batch, stride,
+                                                       &bytes),
+              CUSPARSE_STATUS_SUCCESS);
+  } else {
+    ASSERT_EQ(cusparseDgtsv2StridedBatch_bufferSizeExt(h, m, da.get(), db.get(), dc.get(), ds.get(), batch, stride,
+                                                       &bytes),
+              CUSPARSE_STATUS_SUCCESS);
+  }
+  void* buf = nullptr;
+  ADI_TEST_CUDA(cudaMalloc(&buf, bytes + 1));
+  if constexpr (std::is_same<T, float>::value) {
+    ASSERT_EQ(cusparseSgtsv2StridedBatch(h, m, da.get(), db.get(), dc.get(), ds.get(), batch, stride, buf),
+              CUSPARSE_STATUS_SUCCESS);
+  } else {
+    ASSERT_EQ(cusparseDgtsv2StridedBatch(h, m, da.get(), db.get(), dc.get(), ds.get(), batch, stride, buf),
+              CUSPARSE_STATUS_SUCCESS);
+  }
+  ADI_TEST_CUDA(cudaDeviceSynchronize());
+  cudaFree(buf);
+  cusparseDestroy(h);
+  const double tolerance = std::is_same<T, float>::value ? 1e-4 : 1e-11;
+  EXPECT_LE(compare_fields(dd.download(), ds.download(), L), tolerance);
+}
+
+TEST(CudaGeneral, MatchesCusparseGtsv2StridedBatchF64) {
+  ADI_GPU_TEST_PRELUDE();
+  general_matches_cusparse<double>();
+}
+TEST(CudaGeneral, MatchesCusparseGtsv2StridedBatchF32) {
+  ADI_GPU_TEST_PRELUDE();
+  general_matches_cusparse<float>();
+}
+
+TEST(CudaGeneral, ReportsZeroPivot) {
+  ADI_GPU_TEST_PRELUDE();
+  const Layout3 L = Layout3::packed(33, 5, 4);
+  std::vector<double> a(L.span(), 0.0), b(L.span(), 1.0), c(L.span(), 0.0), d(L.span(), 1.0);
+  b[L.offset(0, 3, 2)] = 0.0;
+  DeviceArray<double> da(a), db(b), dc(c), dd(d);
+  EXPECT_THROW(cuda::solve_general(Axis::Y, da.get(), db.get(), dc.get(), dd.get(), L), NumericalError);
+}
+
+// The RHS on every boundary combination, packed and padded.
+template <class T>
+void rhs_is_equivalent_to_ref(Kind kind) {
+  SeededRng rng;
+  for (int combo = 0; combo < 8; ++combo) {
+    HeatProblem p;
+    p.n = {37, 29, 23};
+    p.length = {1.0, 0.7, 0.5};
+    p.alpha = {1.0, 0.3, 2.0};
+    p.dt = 1e-3;
+    for (int a = 0; a < 3; ++a) {
+      p.lo[a] = (combo >> a) & 1 ? Boundary::Neumann : Boundary::Dirichlet;
+      p.hi[a] = (combo >> ((a + 1) % 3)) & 1 ? Boundary::Neumann : Boundary::Dirichlet;
+    }
+    const Layout3 L = make_layout(p.n[0], p.n[1], p.n[2], kind);
+    const auto u = random_field<T>(rng, L);
+    std::vector<T> want(u.size(), poison<T>());
+    cpu::douglas_rhs(u.data(), want.data(), L, p);
+    DeviceArray<T> du(u), dw(std::vector<T>(u.size(), poison<T>()));
+    cuda::douglas_rhs(du.get(), dw.get(), L, p);
+    ADI_TEST_CUDA(cudaDeviceSynchronize());
+    const double tolerance = std::is_same<T, float>::value ? 1e-6 : 1e-14;
+    EXPECT_LE(compare_fields(dw.download(), want, L), tolerance) << "boundary combination " << combo;
+  }
+}
+
+TEST(CudaRhs, IsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  rhs_is_equivalent_to_ref<double>(Kind::Packed);
+  rhs_is_equivalent_to_ref<double>(Kind::Padded);
+}
+TEST(CudaRhs, IsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  rhs_is_equivalent_to_ref<float>(Kind::Packed);
+  rhs_is_equivalent_to_ref<float>(Kind::Padded);
+}
+
+}  // namespace

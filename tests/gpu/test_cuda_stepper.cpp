@@ -1,0 +1,119 @@
+// The CUDA stepper against the CPU stepper (the oracle) and the analytic mode.
+
+#include "gpu_support.hpp"
+#include "test_util.hpp"
+
+#include <cmath>
+
+using namespace adi;
+using namespace adi::test;
+
+namespace {
+
+HeatProblem mixed_problem(index_t nx, index_t ny, index_t nz) {
+  HeatProblem p;
+  p.n = {nx, ny, nz};
+  p.length = {1.3, 1.0, 0.7};
+  p.alpha = {1.0, 0.6, 1.7};
+  p.lo = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Dirichlet};
+  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Dirichlet};
+  p.dt = 4e-4;
+  return p;
+}
+
+template <class T>
+double run_both(const HeatProblem& p, index_t steps) {
+  SeededRng rng;
+  std::vector<T> u0(static_cast<std::size_t>(p.points()));
+  for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+  std::vector<T> got(u0.size()), want(u0.size());
+  auto gpu = make_stepper<T>(p, Backend::Cuda);
+  auto cpu = make_stepper<T>(p, Backend::Cpu);
+  std::cout << "[ device   ] " << gpu->device_name() << std::endl;
+  gpu->set_field(u0.data());
+  cpu->set_field(u0.data());
+  gpu->advance(steps);
+  cpu->advance(steps);
+  gpu->get_field(got.data());
+  cpu->get_field(want.data());
+  double worst = 0, scale = 1e-300;
+  for (std::size_t q = 0; q < got.size(); ++q) {
+    if (!std::isfinite(static_cast<double>(got[q]))) return INFINITY;
+    worst = std::max(worst, std::fabs(static_cast<double>(got[q]) - want[q]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[q])));
+  }
+  return worst / scale;
+}
+
+TEST(CudaStepper, RunIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  EXPECT_LE(run_both<double>(mixed_problem(97, 33, 31), 20), 1e-12);
+  EXPECT_LE(run_both<double>(mixed_problem(3, 257, 5), 5), 1e-12);
+  EXPECT_LE(run_both<double>(mixed_problem(160, 130, 70), 6), 1e-12);
+}
+
+TEST(CudaStepper, RunIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  EXPECT_LE(run_both<float>(mixed_problem(97, 33, 31), 20), 2e-5);
+  EXPECT_LE(run_both<float>(mixed_problem(1000, 3, 31), 5), 2e-5);
+  EXPECT_LE(run_both<float>(mixed_problem(160, 130, 70), 6), 2e-5);
+}
+
+TEST(CudaStepper, AnalyticRoundoff) {
+  ADI_GPU_TEST_PRELUDE();
+  HeatProblem p;
+  p.n = {37, 29, 23};
+  p.length = {1.0, 0.8, 0.6};
+  p.alpha = {1.0, 0.5, 0.25};
+  p.dt = 2e-3;
+  EXPECT_LE(roundoff_check<double>(p, 25, Backend::Cuda).error.rel_max(), 1e-12);
+  EXPECT_LE(roundoff_check<float>(p, 25, Backend::Cuda).error.rel_max(), 1e-5);
+  p.lo = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Neumann};
+  p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Dirichlet};
+  EXPECT_LE(roundoff_check<double>(p, 25, Backend::Cuda).error.rel_max(), 1e-12);
+}
+
+TEST(CudaStepper, ConvergesAtSecondOrder) {
+  ADI_GPU_TEST_PRELUDE();
+  ConvergenceOptions o;
+  o.intervals = {20, 40, 80};
+  const auto rows = convergence_study(HeatProblem{}, o, Precision::F64, Backend::Cuda);
+  EXPECT_GE(rows.back().order_max, 1.9);
+  EXPECT_LE(rows.back().order_max, 2.1);
+}
+
+TEST(CudaStepper, FieldStatsSeeNaNAndMax) {
+  ADI_GPU_TEST_PRELUDE();
+  const HeatProblem p = mixed_problem(45, 20, 9);
+  std::vector<double> u(static_cast<std::size_t>(p.points()), 0.25);
+  u[1234] = -3.5;
+  auto st = make_stepper<double>(p, Backend::Cuda);
+  st->set_field(u.data());
+  FieldStats s = st->field_stats();
+  EXPECT_TRUE(s.finite);
+  EXPECT_DOUBLE_EQ(s.max_abs, 3.5);
+  u[4321] = std::nan("");
+  st->set_field(u.data());
+  EXPECT_FALSE(st->field_stats().finite);
+}
+
+TEST(CudaStepper, PhasesComposeToAStep) {
+  ADI_GPU_TEST_PRELUDE();
+  SeededRng rng;
+  const HeatProblem p = mixed_problem(50, 41, 19);
+  std::vector<double> u0(static_cast<std::size_t>(p.points()));
+  for (auto& v : u0) v = rng.uniform(-1, 1);
+  auto a = make_stepper<double>(p, Backend::Cuda);
+  auto b = make_stepper<double>(p, Backend::Cuda);
+  a->set_field(u0.data());
+  b->set_field(u0.data());
+  a->step();
+  for (Phase ph : {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ}) b->run_phase(ph);
+  std::vector<double> ua(u0.size()), ub(u0.size());
+  a->get_field(ua.data());
+  b->get_field(ub.data());
+  EXPECT_EQ(ua, ub);
+  EXPECT_NE(ua, u0);
+}
+
+}  // namespace
