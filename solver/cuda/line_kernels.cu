@@ -7,6 +7,8 @@
 
 #include "line_solver.hpp"
 
+#include "async_copy.cuh"
+
 #include <adi/transpose/warp_transpose.cuh>
 
 #include <cstddef>
@@ -27,7 +29,8 @@ constexpr int kLanesMaxSegments = 16;  // Lanes kernel: at most 16 warps (512 th
 // memory allow for the transposition storage of one warp each.
 template <class T, int I>
 constexpr int warp_kernel_warps() {
-  constexpr std::size_t per_warp = sizeof(typename transpose::WarpTranspose<T, I>::TempStorage);
+  // two tiles per warp: one being solved, one in flight
+  constexpr std::size_t per_warp = 2 * sizeof(typename transpose::WarpTranspose<T, I>::TempStorage);
   return per_warp * 4 <= 48 * 1024 ? 4 : per_warp * 2 <= 48 * 1024 ? 2 : 1;
 }
 
@@ -52,60 +55,215 @@ constexpr int exchange_slots() {
 }
 
 // ---------------------------------------------------------------------------
-// Lanes kernel: block = 32 lines x S segments (blockDim = (32, S)).
+// Lanes kernel: block = 32 lines x S segments (blockDim = (32, S)), persistent
+// over tiles of 32 lines. Thread (lane, s) owns rows s*I .. s*I+I-1 of line
+// lane. Tiles are staged through shared memory with cp.async: while one tile
+// is solved from registers, the next is already on its way, so the SM keeps
+// a whole tile (64-128 KB) of loads in flight instead of stalling on them.
+// Each thread copies and later reads exactly its own slots [r][lane]
+// (consecutive lanes, consecutive words: conflict-free), so the staging
+// needs no cross-thread barrier; the reduced-system exchange does.
+//
+// Buffers (`stages` tiles of dynamic shared memory):
+//   plain solve, 2 stages: tile t+1 lands while t is solved (double buffer)
+//   plain solve, 1 stage : tile t+1 is issued as soon as t is in registers
+//   fused update, 2 stages: buffer 0 holds D, buffer 1 the accumulator u
+//   fused update, 1 stage : the buffer takes u of tile t while t is solved,
+//                           then D of tile t+1 while u is written back
 // ---------------------------------------------------------------------------
-template <class T, int I, bool Acc>
-__global__ void __launch_bounds__(32 * kLanesMaxSegments)
-    lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LinesGeom g) {
-  __shared__ T red_first[exchange_slots<T>()];
-  __shared__ T red_last[exchange_slots<T>()];
-  const int lane = threadIdx.x, s = threadIdx.y, S = p.S;
-  const index_t u = static_cast<index_t>(blockIdx.x) * 32 + lane;
-  const bool active = u < g.nu;
-  const index_t v = static_cast<index_t>(blockIdx.z) * gridDim.y + blockIdx.y;
-  if (v >= g.nv) return;  // uniform per block: no barrier is skipped by part of it
-  {
-    const index_t base = (active ? u : 0) * g.su + v * g.sv;
-    T x[I];
+struct LanesGeom {
+  index_t s_line;   // stride along the line
+  index_t nu, su;   // lanes axis (32 consecutive lines per tile)
+  index_t nv, sv;   // outer axis
+  index_t tiles_u;  // tiles along u
+  index_t tiles;    // total tiles
+};
+
+template <class T>
+constexpr int lanes_exchange_slots() {
+  return transpose::map_size(MapKind::Giles, kLanesMaxSegments, transpose::wavefront_elems(sizeof(T)));
+}
+
+template <class T, int I>
+struct LanesTile {
+  const LanesGeom& g;
+  int n, s, lane;
+  index_t base = 0;
+  bool active = false;
+  __device__ LanesTile(const LanesGeom& geom, int rows, int seg, int ln) : g(geom), n(rows), s(seg), lane(ln) {}
+  __device__ __forceinline__ void select(index_t tile) {
+    s = opaque(s);
+    lane = opaque(lane);
+    const index_t v = tile / g.tiles_u;
+    const index_t u = (tile - v * g.tiles_u) * 32 + lane;
+    active = u < g.nu;
+    base = (active ? u : 0) * g.su + v * g.sv;
+  }
+  // Stage this thread's rows of `src` (laid out like d) into buf[r][lane].
+  __device__ __forceinline__ void issue(const T* src, T* buf) const {
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       const int r = s * I + j;
-      x[j] = (active && r < p.n) ? d[base + r * g.s_line] : T(0);
-    }
-    local_sweeps(x, p, s);
-    const int mine = exchange_slot<T>(s, lane, S);
-    red_first[mine] = x[0];
-    red_last[mine] = x[I - 1];
-    __syncthreads();
-    {
-      const int t = s * 32 + lane;  // row phase: line t / S, segment t % S
-      const int seg = t % S;
-      const int slot = exchange_slot<T>(seg, t / S, S);
-      T f = red_first[slot], l = red_last[slot];
-      reduced_solve(f, l, p, seg);
-      red_first[slot] = f;
-      red_last[slot] = l;
-    }
-    __syncthreads();
-    finish_segment(x, p, s, red_first[mine], red_last[mine]);
-#pragma unroll
-    for (int j = 0; j < I; ++j) {
-      const int r = s * I + j;
-      if (active && r < p.n) {
-        const index_t o = base + r * g.s_line;
-        if (Acc)
-          acc[o] += x[j];
-        else
-          d[o] = x[j];
-      }
+      const bool valid = active && r < n;
+      cp_async(buf + r * 32 + lane, valid ? src + base + r * g.s_line : src, valid);
     }
   }
+  __device__ __forceinline__ void read(const T* buf, T (&x)[I]) const {
+#pragma unroll
+    for (int j = 0; j < I; ++j) x[j] = buf[(s * I + j) * 32 + lane];
+  }
+  __device__ __forceinline__ void store(T* dst, const T (&x)[I]) const {
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      const int r = s * I + j;
+      if (active && r < n) dst[base + r * g.s_line] = x[j];
+    }
+  }
+  // acc = staged acc + x
+  __device__ __forceinline__ void store_sum(T* dst, const T* buf, const T (&x)[I]) const {
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      const int r = s * I + j;
+      if (active && r < n) dst[base + r * g.s_line] = buf[r * 32 + lane] + x[j];
+    }
+  }
+};
+
+// The per-tile solve once the tile is in registers: sweeps, reduced system
+// through the padded exchange (column phase -> row phase), back substitution.
+template <class T, int I>
+__device__ __forceinline__ void lanes_solve(T (&x)[I], const PlanView<T>& p, int s, int lane, T* red_first,
+                                            T* red_last) {
+  const int S = p.S;
+  local_sweeps(x, p, s);
+  const int mine = exchange_slot<T>(s, lane, S);
+  red_first[mine] = x[0];
+  red_last[mine] = x[I - 1];
+  __syncthreads();
+  {
+    const int t = s * 32 + lane;  // row phase: line t / S, segment t % S
+    const int seg = t % S;
+    const int slot = exchange_slot<T>(seg, t / S, S);
+    T f = red_first[slot], l = red_last[slot];
+    reduced_solve(f, l, p, seg);
+    red_first[slot] = f;
+    red_last[slot] = l;
+  }
+  __syncthreads();
+  finish_segment(x, p, s, red_first[mine], red_last[mine]);
+  __syncthreads();  // the exchange is reused by the next tile
+}
+
+template <class T, int I, bool Acc>
+__global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
+    lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages) {
+  extern __shared__ __align__(16) unsigned char lanes_smem[];
+  T* red_first = reinterpret_cast<T*>(lanes_smem);
+  T* red_last = red_first + lanes_exchange_slots<T>();
+  T* buf0 = red_last + lanes_exchange_slots<T>();
+  T* buf1 = buf0 + p.S * I * 32;
+  const int lane = threadIdx.x, s = threadIdx.y;
+  const index_t stride = gridDim.x;
+  index_t t = blockIdx.x;
+  if (t >= g.tiles) return;  // uniform per block
+  LanesTile<T, I> cur(g, p.n, s, lane), nxt(g, p.n, s, lane);
+  T x[I];
+
+  if (!Acc && stages == 2) {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    if (t + stride < g.tiles) {
+      nxt.select(t + stride);
+      nxt.issue(d, buf1);
+    }
+    cp_async_commit();
+    for (int it = 0; t < g.tiles; ++it, t += stride) {
+      T* b = (it & 1) ? buf1 : buf0;
+      cur.select(t);
+      cp_async_wait<1>();
+      cur.read(b, x);
+      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);  // ends with a barrier: b is free
+      cur.store(d, x);
+      if (t + 2 * stride < g.tiles) {
+        nxt.select(t + 2 * stride);
+        nxt.issue(d, b);
+      }
+      cp_async_commit();
+    }
+  } else if (!Acc) {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    for (; t < g.tiles; t += stride) {
+      cur.select(t);
+      cp_async_wait<0>();
+      cur.read(buf0, x);
+      __syncthreads();  // reads done before the slots are refilled
+      if (t + stride < g.tiles) {
+        nxt.select(t + stride);
+        nxt.issue(d, buf0);
+      }
+      cp_async_commit();
+      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);
+      cur.store(d, x);
+    }
+  } else if (stages == 2) {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    cur.issue(acc, buf1);
+    cp_async_commit();
+    for (; t < g.tiles; t += stride) {
+      cur.select(t);
+      cp_async_wait<1>();  // D of tile t (its u may still be coming)
+      cur.read(buf0, x);
+      __syncthreads();
+      const bool more = t + stride < g.tiles;
+      if (more) {
+        nxt.select(t + stride);
+        nxt.issue(d, buf0);
+      }
+      cp_async_commit();
+      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);
+      cp_async_wait<1>();  // u of tile t
+      cur.store_sum(acc, buf1, x);
+      __syncthreads();
+      if (more) nxt.issue(acc, buf1);
+      cp_async_commit();
+    }
+  } else {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    for (; t < g.tiles; t += stride) {
+      cur.select(t);
+      cp_async_wait<0>();
+      cur.read(buf0, x);
+      __syncthreads();
+      cur.issue(acc, buf0);  // u of this tile arrives while it is solved
+      cp_async_commit();
+      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);
+      cp_async_wait<0>();
+      cur.store_sum(acc, buf0, x);
+      __syncthreads();
+      if (t + stride < g.tiles) {
+        nxt.select(t + stride);
+        nxt.issue(d, buf0);
+      }
+      cp_async_commit();
+    }
+  }
+  cp_async_wait<0>();
 }
 
 // ---------------------------------------------------------------------------
 // Warp kernel: x lines with unit stride. A warp owns a tile of 32/S lines
 // (consecutive j at one k); row r of the 32 x I tile is segment r % S of line
 // r / S, i.e. I consecutive elements starting at line_base + (r % S) I.
+// Tiles are copied with cp.async straight into the padded transposition
+// layout (the copy engine does the row-wise phase, coalesced), two per warp
+// in flight; the column read hands each lane its segment.
 // ---------------------------------------------------------------------------
 struct WarpGeom {
   index_t nj, sj;  // lines along y
@@ -131,42 +289,80 @@ struct TileRows {
   }
 };
 
-template <class T, int I, bool Acc, int kWarpKernelWarps = warp_kernel_warps<T, I>()>
-__global__ void __launch_bounds__(32 * kWarpKernelWarps)
-    warp_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, WarpGeom g) {
-  using Exchange = WarpTranspose<T, I, MapKind::Giles>;
-  __shared__ typename Exchange::TempStorage storage[kWarpKernelWarps];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  Exchange ex(storage[warp]);
-  const int S = p.S;
-  const int log2S = __ffs(S) - 1;
-  const int s = lane & (S - 1);
-  const index_t tile = static_cast<index_t>(blockIdx.x) * kWarpKernelWarps + warp;
-  if (tile < g.tiles) {  // uniform per warp; the kernel has no block barrier
-    const index_t k = tile / g.tiles_j;
-    const index_t j0 = (tile - k * g.tiles_j) * g.lines_per_tile;
-    const int valid = static_cast<int>(min(static_cast<index_t>(g.lines_per_tile), g.nj - j0));
-    TileRows<T, I> rows{d + k * g.sk + j0 * g.sj, g.sj, p.n, S, log2S, valid};
-    T x[I];
-    ex.load(rows, x, T(0));
-    local_sweeps(x, p, s);
-    reduced_solve(x[0], x[I - 1], p, s);
-    finish_segment(x, p, s, x[0], x[I - 1]);
-    if (!Acc) {
-      ex.store(rows, x);
-    } else {
-      TileRows<T, I> arows = rows;
-      arows.base = acc + (rows.base - d);
-      T row[I];
-      ex.columns_to_rows(x, row);
+template <class T, int I>
+__device__ __forceinline__ TileRows<T, I> tile_rows(T* d, const WarpGeom& g, const PlanView<T>& p, index_t tile) {
+  const index_t k = tile / g.tiles_j;
+  const index_t j0 = (tile - k * g.tiles_j) * g.lines_per_tile;
+  const int valid = static_cast<int>(min(static_cast<index_t>(g.lines_per_tile), g.nj - j0));
+  return TileRows<T, I>{d + k * g.sk + j0 * g.sj, g.sj, p.n, p.S, __ffs(p.S) - 1, valid};
+}
+
+template <class T, int I, class Storage>
+__device__ __forceinline__ void issue_tile(const TileRows<T, I>& rows, Storage& st, const T* fallback) {
+  const int lane = opaque(static_cast<int>(threadIdx.x & 31));
 #pragma unroll
-      for (int q = 0; q < I; ++q) {
-        const int e = q * 32 + lane;
-        const int r = e / I, i = e % I;
-        if (i < arows.len(r)) arows.ptr(r)[i] += row[q];
+  for (int q = 0; q < I; ++q) {
+    const int e = q * 32 + lane;
+    const int r = e / I, i = e % I;
+    const bool valid = i < rows.len(r);
+    cp_async(&st.slot[WarpTranspose<T, I>::index(i, r)], valid ? rows.ptr(r) + i : fallback, valid);
+  }
+}
+
+template <class T, int I, bool Acc, int kWarps = warp_kernel_warps<T, I>()>
+__global__ void __launch_bounds__(32 * kWarps)
+    warp_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, WarpGeom g) {
+  // The transposition's index map and storage type (adi::transpose); the
+  // row phase is done by cp.async (issue_tile), the column phase here.
+  using Exchange = WarpTranspose<T, I, MapKind::Giles>;
+  __shared__ typename Exchange::TempStorage storage[kWarps][2];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int s = lane & (p.S - 1);
+  const index_t stride = static_cast<index_t>(gridDim.x) * kWarps;
+  index_t t = static_cast<index_t>(blockIdx.x) * kWarps + warp;
+  if (t >= g.tiles) return;  // uniform per warp; no block barrier below
+  issue_tile(tile_rows<T, I>(d, g, p, t), storage[warp][0], d);
+  cp_async_commit();
+  if (t + stride < g.tiles) issue_tile(tile_rows<T, I>(d, g, p, t + stride), storage[warp][1], d);
+  cp_async_commit();
+  for (int it = 0; t < g.tiles; ++it, t += stride) {
+    auto& buf = storage[warp][it & 1];
+    const int ln = opaque(lane), seg = opaque(s);
+    const TileRows<T, I> rows = tile_rows<T, I>(d, g, p, t);
+    cp_async_wait<1>();
+    __syncwarp();  // every lane's copies of this tile have landed
+    T x[I];
+#pragma unroll
+    for (int i = 0; i < I; ++i) x[i] = buf.slot[Exchange::index(i, ln)];  // column phase
+    __syncwarp();
+    local_sweeps(x, p, seg);
+    reduced_solve(x[0], x[I - 1], p, seg);
+    finish_segment(x, p, seg, x[0], x[I - 1]);
+    // Back to rows through the same buffer (column write, row read), then
+    // coalesced stores (or the fused accumulate).
+#pragma unroll
+    for (int i = 0; i < I; ++i) buf.slot[Exchange::index(i, ln)] = x[i];
+    __syncwarp();
+    T* out = Acc ? acc : d;
+    TileRows<T, I> orows = rows;
+    orows.base = out + (rows.base - d);
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int e = q * 32 + ln;
+      const int r = e / I, i = e % I;
+      if (i < orows.len(r)) {
+        const T v = buf.slot[Exchange::index(i, r)];
+        if (Acc)
+          orows.ptr(r)[i] += v;
+        else
+          orows.ptr(r)[i] = v;
       }
     }
+    __syncwarp();  // the buffer is free
+    if (t + 2 * stride < g.tiles) issue_tile(tile_rows<T, I>(d, g, p, t + 2 * stride), buf, d);
+    cp_async_commit();
   }
+  cp_async_wait<0>();
 }
 
 // ---------------------------------------------------------------------------
@@ -211,30 +407,73 @@ int next_pow2(index_t v) {
   return p;
 }
 
-template <class T, int I>
-void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, cudaStream_t st) {
-  const dim3 block(32, p.S);
-  const index_t gy = std::min<index_t>(g.nv, 65535);
-  const dim3 grid(static_cast<unsigned>((g.nu + 31) / 32), static_cast<unsigned>(gy),
-                  static_cast<unsigned>((g.nv + gy - 1) / gy));
-  if (acc)
-    lanes_kernel<T, I, true><<<grid, block, 0, st>>>(d, acc, p, g);
-  else
-    lanes_kernel<T, I, false><<<grid, block, 0, st>>>(d, acc, p, g);
+int sm_count() {
+  int dev = 0, sms = 0;
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+// Dynamic shared memory of the lanes kernel: the exchange plus `stages`
+// tiles of S*I rows x 32 lines. Two stages when they fit in 200 KB.
+template <class T>
+std::size_t lanes_smem(int rows, int stages) {
+  return sizeof(T) * (2 * static_cast<std::size_t>(lanes_exchange_slots<T>()) +
+                      static_cast<std::size_t>(stages) * rows * 32);
+}
+template <class T>
+int lanes_stages(int rows) {
+  return lanes_smem<T>(rows, 2) <= 200 * 1024 ? 2 : 1;
+}
+
+template <class T, int I, bool Acc>
+void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, cudaStream_t st) {
+  const int rows = p.S * I;
+  const int stages = lanes_stages<T>(rows);
+  const std::size_t smem = lanes_smem<T>(rows, stages);
+  static bool configured = false;  // raising the limit once per instantiation is enough
+  if (!configured) {
+    ADI_CUDA_CHECK(cudaFuncSetAttribute(lanes_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(lanes_smem<T>(kLanesMaxSegments * I, 1))));
+    configured = true;
+  }
+  const int threads = 32 * p.S;
+  int per_sm = 0;
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes_kernel<T, I, Acc>, threads, smem));
+  if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
+  LanesGeom g{lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0};
+  g.tiles = g.tiles_u * g.nv;
+  const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
+  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages);
   ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
 }
 
 template <class T, int I>
-void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
-  constexpr int kWarpKernelWarps = warp_kernel_warps<T, I>();
-  const index_t blocks_needed = (g.tiles + kWarpKernelWarps - 1) / kWarpKernelWarps;
-  ADI_REQUIRE(blocks_needed < (index_t(1) << 31), "too many x lines for one launch");
-  const unsigned blocks = static_cast<unsigned>(blocks_needed);
+void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, cudaStream_t st) {
   if (acc)
-    warp_kernel<T, I, true><<<blocks, 32 * kWarpKernelWarps, 0, st>>>(d, acc, p, g);
+    launch_lanes_impl<T, I, true>(d, acc, p, g, st);
   else
-    warp_kernel<T, I, false><<<blocks, 32 * kWarpKernelWarps, 0, st>>>(d, acc, p, g);
+    launch_lanes_impl<T, I, false>(d, acc, p, g, st);
+}
+
+template <class T, int I, bool Acc>
+void launch_warp_impl(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
+  constexpr int kWarps = warp_kernel_warps<T, I>();
+  int per_sm = 0;
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_kernel<T, I, Acc>, 32 * kWarps, 0));
+  if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
+  const index_t blocks =
+      std::min<index_t>((g.tiles + kWarps - 1) / kWarps, static_cast<index_t>(per_sm) * sm_count());
+  warp_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), 32 * kWarps, 0, st>>>(d, acc, p, g);
   ADI_CUDA_CHECK_LAUNCH("warp_kernel");
+}
+
+template <class T, int I>
+void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
+  if (acc)
+    launch_warp_impl<T, I, true>(d, acc, p, g, st);
+  else
+    launch_warp_impl<T, I, false>(d, acc, p, g, st);
 }
 
 template <class T>

@@ -30,9 +30,19 @@ struct PlanView {
   int S;  // segments per line
 };
 
-template <class T>
-__device__ __forceinline__ T ro(const T* p) {
-  return __ldg(p);
+// Table reads. The tables are tiny and every read hits L1, but they are
+// loop-invariant in the persistent kernels, and left to itself the compiler
+// hoists all 5*I of them out of the tile loop into registers, which then
+// crowd out the data (and spill). A volatile load is re-issued per tile.
+__device__ __forceinline__ float ro(const float* p) {
+  float v;
+  asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ double ro(const double* p) {
+  double v;
+  asm volatile("ld.global.nc.f64 %0, [%1];" : "=d"(v) : "l"(p));
+  return v;
 }
 
 /// Forward and backward modified-Thomas sweeps over one segment. After it,
