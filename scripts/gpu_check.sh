@@ -31,3 +31,16 @@ log "gpu tests (ADI_REQUIRE_GPU=1)"
 ADI_REQUIRE_GPU=1 ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 >"$OUT/gpu_tests.log" 2>&1
 echo "gpu tests rc=$?"; grep -E "tests passed|tests failed" "$OUT/gpu_tests.log"
 grep -E "^\s+[0-9]+ - .*(Failed|Not Run|Exception)" "$OUT/gpu_tests.log" | head -20
+
+B="$BUILD/app/adi3d"
+"$B" info | tee "$OUT/info.txt"
+for s in "${SIZES[@]}"; do
+  tag=$(echo "$s" | tr -c 'a-zA-Z0-9' '_')
+  "$B" bench --size "$s" --precision "${BENCH_PRECISION:-both}" ${BENCH_ARGS:-} --json "$OUT/bench_$tag.json" \
+    >"$OUT/bench_$tag.txt" 2>&1
+  echo "bench $s rc=$?"
+done
+echo "== summary (median ms, % of copy bandwidth)"
+for f in "$OUT"/bench_*.txt; do
+  grep -E "^case|^  (rhs|x|y|z\+update|step) |floor|cuSPARSE" "$f" | sed -E 's/ +/ /g'
+done

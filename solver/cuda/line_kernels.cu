@@ -431,12 +431,9 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   const int rows = p.S * I;
   const int stages = lanes_stages<T>(rows);
   const std::size_t smem = lanes_smem<T>(rows, stages);
-  static bool configured = false;  // raising the limit once per instantiation is enough
-  if (!configured) {
-    ADI_CUDA_CHECK(cudaFuncSetAttribute(lanes_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(lanes_smem<T>(kLanesMaxSegments * I, 1))));
-    configured = true;
-  }
+  // Above 48 KB a kernel must opt in to its dynamic shared memory.
+  ADI_CUDA_CHECK(cudaFuncSetAttribute(lanes_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(smem)));
   const int threads = 32 * p.S;
   int per_sm = 0;
   ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes_kernel<T, I, Acc>, threads, smem));
