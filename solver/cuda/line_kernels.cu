@@ -24,21 +24,12 @@ namespace {
 using transpose::MapKind;
 using transpose::WarpTranspose;
 
-constexpr int kLanesMaxSegments = 16;  // Lanes kernel: at most 16 warps (512 threads) per block
-// Warp kernel: warps per block, as many (up to 4) as 48 KB of static shared
-// memory allow for the transposition storage of one warp each.
-template <class T, int I>
-constexpr int warp_kernel_warps() {
-  // two tiles per warp: one being solved, one in flight
-  constexpr std::size_t per_warp = 2 * sizeof(typename transpose::WarpTranspose<T, I>::TempStorage);
-  return per_warp * 4 <= 48 * 1024 ? 4 : per_warp * 2 <= 48 * 1024 ? 2 : 1;
-}
+constexpr int kWarpKernelMaxWarps = 8;
 
-struct LinesGeom {
-  index_t s_line;  // stride along the line
-  index_t nu, su;  // lanes axis (32 consecutive lines per block)
-  index_t nv, sv;  // outer axis
-};
+/// Most segments (warps per block) the lanes kernel runs with segment length
+/// I: 1024 threads while a thread's I values fit in the 64 registers that
+/// leaves, 512 threads (128 registers) for longer segments.
+constexpr int lanes_max_segments(int I) { return I <= 16 ? 32 : 16; }
 
 // Slot of (segment s, line l) in the reduced-system exchange of the Lanes
 // kernel: a 32-row (line) by S-column (segment) tile. Phase 1 has lane l of
@@ -51,7 +42,9 @@ __device__ __forceinline__ int exchange_slot(int s, int l, int S) {
 }
 template <class T>
 constexpr int exchange_slots() {
-  return transpose::map_size(MapKind::Giles, 32, transpose::wavefront_elems(sizeof(T)));
+  // for any S <= 32, rounded up to 16 bytes
+  constexpr int n = transpose::map_size(MapKind::Giles, 32, transpose::wavefront_elems(sizeof(T)));
+  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
 }
 
 // ---------------------------------------------------------------------------
@@ -71,6 +64,12 @@ constexpr int exchange_slots() {
 //   fused update, 1 stage : the buffer takes u of tile t while t is solved,
 //                           then D of tile t+1 while u is written back
 // ---------------------------------------------------------------------------
+struct LinesGeom {
+  index_t s_line;  // stride along the line
+  index_t nu, su;  // lanes axis (32 consecutive lines per block)
+  index_t nv, sv;  // outer axis
+};
+
 struct LanesGeom {
   index_t s_line;   // stride along the line
   index_t nu, su;   // lanes axis (32 consecutive lines per tile)
@@ -78,11 +77,6 @@ struct LanesGeom {
   index_t tiles_u;  // tiles along u
   index_t tiles;    // total tiles
 };
-
-template <class T>
-constexpr int lanes_exchange_slots() {
-  return transpose::map_size(MapKind::Giles, kLanesMaxSegments, transpose::wavefront_elems(sizeof(T)));
-}
 
 template <class T, int I>
 struct LanesTile {
@@ -92,39 +86,45 @@ struct LanesTile {
   bool active = false;
   __device__ LanesTile(const LanesGeom& geom, int rows, int seg, int ln) : g(geom), n(rows), s(seg), lane(ln) {}
   __device__ __forceinline__ void select(index_t tile) {
-    s = opaque(s);
+    s = opaque(s);  // keep the per-row address arithmetic in the loop (see opaque)
     lane = opaque(lane);
     const index_t v = tile / g.tiles_u;
     const index_t u = (tile - v * g.tiles_u) * 32 + lane;
     active = u < g.nu;
-    base = (active ? u : 0) * g.su + v * g.sv;
+    base = (active ? u : 0) * g.su + v * g.sv + static_cast<index_t>(s) * I * g.s_line;
   }
   // Stage this thread's rows of `src` (laid out like d) into buf[r][lane].
   __device__ __forceinline__ void issue(const T* src, T* buf) const {
+    const T* q = src + base;
+    T* b = buf + s * I * 32 + lane;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      const int r = s * I + j;
-      const bool valid = active && r < n;
-      cp_async(buf + r * 32 + lane, valid ? src + base + r * g.s_line : src, valid);
+      const bool valid = active && s * I + j < n;
+      cp_async(b + j * 32, valid ? q : src, valid);
+      q += g.s_line;
     }
   }
   __device__ __forceinline__ void read(const T* buf, T (&x)[I]) const {
+    const T* b = buf + s * I * 32 + lane;
 #pragma unroll
-    for (int j = 0; j < I; ++j) x[j] = buf[(s * I + j) * 32 + lane];
+    for (int j = 0; j < I; ++j) x[j] = b[j * 32];
   }
   __device__ __forceinline__ void store(T* dst, const T (&x)[I]) const {
+    T* q = dst + base;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      const int r = s * I + j;
-      if (active && r < n) dst[base + r * g.s_line] = x[j];
+      if (active && s * I + j < n) *q = x[j];
+      q += g.s_line;
     }
   }
   // acc = staged acc + x
   __device__ __forceinline__ void store_sum(T* dst, const T* buf, const T (&x)[I]) const {
+    T* q = dst + base;
+    const T* b = buf + s * I * 32 + lane;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      const int r = s * I + j;
-      if (active && r < n) dst[base + r * g.s_line] = buf[r * 32 + lane] + x[j];
+      if (active && s * I + j < n) *q = b[j * 32] + x[j];
+      q += g.s_line;
     }
   }
 };
@@ -132,41 +132,45 @@ struct LanesTile {
 // The per-tile solve once the tile is in registers: sweeps, reduced system
 // through the padded exchange (column phase -> row phase), back substitution.
 template <class T, int I>
-__device__ __forceinline__ void lanes_solve(T (&x)[I], const PlanView<T>& p, int s, int lane, T* red_first,
-                                            T* red_last) {
-  const int S = p.S;
-  local_sweeps(x, p, s);
+__device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L, int s, int lane,
+                                            T* red_first, T* red_last) {
+  const int S = L.S;
+  const SegmentView<T> v = segment_view(tab, L, s);
+  local_sweeps(x, v);
   const int mine = exchange_slot<T>(s, lane, S);
   red_first[mine] = x[0];
   red_last[mine] = x[I - 1];
   __syncthreads();
   {
     const int t = s * 32 + lane;  // row phase: line t / S, segment t % S
-    const int seg = t % S;
+    const int seg = t & (S - 1);
     const int slot = exchange_slot<T>(seg, t / S, S);
     T f = red_first[slot], l = red_last[slot];
-    reduced_solve(f, l, p, seg);
+    reduced_solve(f, l, segment_view(tab, L, seg), seg, S);
     red_first[slot] = f;
     red_last[slot] = l;
   }
   __syncthreads();
-  finish_segment(x, p, s, red_first[mine], red_last[mine]);
+  finish_segment(x, v, red_first[mine], red_last[mine]);
   __syncthreads();  // the exchange is reused by the next tile
 }
 
 template <class T, int I, bool Acc>
-__global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
+__global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages) {
   extern __shared__ __align__(16) unsigned char lanes_smem[];
-  T* red_first = reinterpret_cast<T*>(lanes_smem);
-  T* red_last = red_first + lanes_exchange_slots<T>();
-  T* buf0 = red_last + lanes_exchange_slots<T>();
+  const TableLayout L = p.layout();
+  T* tab = reinterpret_cast<T*>(lanes_smem);
+  T* red_first = tab + L.total(sizeof(T));
+  T* red_last = red_first + exchange_slots<T>();
+  T* buf0 = red_last + exchange_slots<T>();
   T* buf1 = buf0 + p.S * I * 32;
-  const int lane = threadIdx.x, s = threadIdx.y;
   const index_t stride = gridDim.x;
   index_t t = blockIdx.x;
   if (t >= g.tiles) return;  // uniform per block
-  LanesTile<T, I> cur(g, p.n, s, lane), nxt(g, p.n, s, lane);
+  stage_tables(p, tab);
+  __syncthreads();
+  LanesTile<T, I> cur(g, p.n, threadIdx.y, threadIdx.x), nxt(g, p.n, threadIdx.y, threadIdx.x);
   T x[I];
 
   if (!Acc && stages == 2) {
@@ -183,7 +187,7 @@ __global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
       cur.select(t);
       cp_async_wait<1>();
       cur.read(b, x);
-      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);  // ends with a barrier: b is free
+      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);  // ends with a barrier: b is free
       cur.store(d, x);
       if (t + 2 * stride < g.tiles) {
         nxt.select(t + 2 * stride);
@@ -205,7 +209,7 @@ __global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);
+      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);
       cur.store(d, x);
     }
   } else if (stages == 2) {
@@ -225,7 +229,7 @@ __global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);
+      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);
       cp_async_wait<1>();  // u of tile t
       cur.store_sum(acc, buf1, x);
       __syncthreads();
@@ -243,7 +247,7 @@ __global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
       __syncthreads();
       cur.issue(acc, buf0);  // u of this tile arrives while it is solved
       cp_async_commit();
-      lanes_solve(x, p, cur.s, cur.lane, red_first, red_last);
+      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);
       cp_async_wait<0>();
       cur.store_sum(acc, buf0, x);
       __syncthreads();
@@ -260,7 +264,9 @@ __global__ void __launch_bounds__(32 * kLanesMaxSegments, 1)
 // ---------------------------------------------------------------------------
 // Warp kernel: x lines with unit stride. A warp owns a tile of 32/S lines
 // (consecutive j at one k); row r of the 32 x I tile is segment r % S of line
-// r / S, i.e. I consecutive elements starting at line_base + (r % S) I.
+// r / S, i.e. I consecutive elements starting at line_base + (r % S) I. With
+// S = 32 the tile is one whole line and row r simply starts at r I, so
+// element e of the tile is element e of the line (the common, fast case).
 // Tiles are copied with cp.async straight into the padded transposition
 // layout (the copy engine does the row-wise phase, coalesced), two per warp
 // in flight; the column read hands each lane its segment.
@@ -273,96 +279,122 @@ struct WarpGeom {
   int lines_per_tile;
 };
 
+// Element e = 32 q + lane of a tile, as (global pointer or nullptr).
 template <class T, int I>
-struct TileRows {
+struct TileAddr {
   T* base;       // start of the tile's first line
   index_t sj;    // line stride
   int n;         // line length
   int S;         // segments per line (power of two)
   int log2S;
   int valid_lines;
-  __device__ __forceinline__ T* ptr(int r) const { return base + (r >> log2S) * sj + (r & (S - 1)) * I; }
-  __device__ __forceinline__ int len(int r) const {
-    if ((r >> log2S) >= valid_lines) return 0;
-    const int rem = n - (r & (S - 1)) * I;
-    return rem < 0 ? 0 : (rem > I ? I : rem);
+  // One line per tile (S = 32): element e is line element e.
+  __device__ __forceinline__ T* at_single(int e) const { return e < n ? base + e : nullptr; }
+  // Several lines per tile: row r = e / I is segment r % S of line r / S.
+  __device__ __forceinline__ T* at_multi(int e) const {
+    const int r = e / I, i = e % I, line = r >> log2S, pos = (r & (S - 1)) * I + i;
+    return (line < valid_lines && pos < n) ? base + line * sj + pos : nullptr;
   }
 };
 
 template <class T, int I>
-__device__ __forceinline__ TileRows<T, I> tile_rows(T* d, const WarpGeom& g, const PlanView<T>& p, index_t tile) {
+__device__ __forceinline__ TileAddr<T, I> tile_addr(T* d, const WarpGeom& g, const PlanView<T>& p, index_t tile) {
   const index_t k = tile / g.tiles_j;
   const index_t j0 = (tile - k * g.tiles_j) * g.lines_per_tile;
   const int valid = static_cast<int>(min(static_cast<index_t>(g.lines_per_tile), g.nj - j0));
-  return TileRows<T, I>{d + k * g.sk + j0 * g.sj, g.sj, p.n, p.S, __ffs(p.S) - 1, valid};
+  return TileAddr<T, I>{d + k * g.sk + j0 * g.sj, g.sj, p.n, p.S, __ffs(p.S) - 1, valid};
 }
 
-template <class T, int I, class Storage>
-__device__ __forceinline__ void issue_tile(const TileRows<T, I>& rows, Storage& st, const T* fallback) {
-  const int lane = opaque(static_cast<int>(threadIdx.x & 31));
+template <class T, int I, bool Single>
+__device__ __forceinline__ void issue_tile(const TileAddr<T, I>& a, T* slots, const T* fallback, int lane) {
+  using Ex = WarpTranspose<T, I, MapKind::Giles>;
 #pragma unroll
   for (int q = 0; q < I; ++q) {
     const int e = q * 32 + lane;
-    const int r = e / I, i = e % I;
-    const bool valid = i < rows.len(r);
-    cp_async(&st.slot[WarpTranspose<T, I>::index(i, r)], valid ? rows.ptr(r) + i : fallback, valid);
+    const T* src = Single ? a.at_single(e) : a.at_multi(e);
+    cp_async(slots + Ex::index(e % I, e / I), src ? src : fallback, src != nullptr);
   }
 }
 
-template <class T, int I, bool Acc, int kWarps = warp_kernel_warps<T, I>()>
-__global__ void __launch_bounds__(32 * kWarps)
-    warp_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, WarpGeom g) {
-  // The transposition's index map and storage type (adi::transpose); the
-  // row phase is done by cp.async (issue_tile), the column phase here.
-  using Exchange = WarpTranspose<T, I, MapKind::Giles>;
-  __shared__ typename Exchange::TempStorage storage[kWarps][2];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int s = lane & (p.S - 1);
-  const index_t stride = static_cast<index_t>(gridDim.x) * kWarps;
-  index_t t = static_cast<index_t>(blockIdx.x) * kWarps + warp;
-  if (t >= g.tiles) return;  // uniform per warp; no block barrier below
-  issue_tile(tile_rows<T, I>(d, g, p, t), storage[warp][0], d);
+template <class T, int I, bool Acc, bool Single>
+__device__ __forceinline__ void warp_tiles(T* __restrict__ d, T* __restrict__ acc, const PlanView<T>& p,
+                                           const WarpGeom& g, const T* tab, T* slots0, T* slots1, index_t t,
+                                           index_t stride) {
+  using Ex = WarpTranspose<T, I, MapKind::Giles>;
+  const TableLayout L = p.layout();
+  const int lane0 = threadIdx.x & 31;
+  issue_tile<T, I, Single>(tile_addr<T, I>(d, g, p, t), slots0, d, lane0);
   cp_async_commit();
-  if (t + stride < g.tiles) issue_tile(tile_rows<T, I>(d, g, p, t + stride), storage[warp][1], d);
+  if (t + stride < g.tiles) issue_tile<T, I, Single>(tile_addr<T, I>(d, g, p, t + stride), slots1, d, lane0);
   cp_async_commit();
   for (int it = 0; t < g.tiles; ++it, t += stride) {
-    auto& buf = storage[warp][it & 1];
-    const int ln = opaque(lane), seg = opaque(s);
-    const TileRows<T, I> rows = tile_rows<T, I>(d, g, p, t);
+    T* slots = (it & 1) ? slots1 : slots0;
+    const int lane = opaque(lane0);
+    const int s = lane & (p.S - 1);
+    const TileAddr<T, I> a = tile_addr<T, I>(d, g, p, t);
+    // A row of the padded map is contiguous (pads fall between rows), so lane
+    // j's column is col[0 .. I) with immediate offsets.
+    T* col = slots + Ex::index(0, lane);
     cp_async_wait<1>();
     __syncwarp();  // every lane's copies of this tile have landed
     T x[I];
 #pragma unroll
-    for (int i = 0; i < I; ++i) x[i] = buf.slot[Exchange::index(i, ln)];  // column phase
-    __syncwarp();
-    local_sweeps(x, p, seg);
-    reduced_solve(x[0], x[I - 1], p, seg);
-    finish_segment(x, p, seg, x[0], x[I - 1]);
+    for (int i = 0; i < I; ++i) x[i] = col[i];
+    const SegmentView<T> v = segment_view(tab, L, s);
+    local_sweeps(x, v);
+    reduced_solve(x[0], x[I - 1], v, s, p.S);
+    finish_segment(x, v, x[0], x[I - 1]);
     // Back to rows through the same buffer (column write, row read), then
     // coalesced stores (or the fused accumulate).
 #pragma unroll
-    for (int i = 0; i < I; ++i) buf.slot[Exchange::index(i, ln)] = x[i];
+    for (int i = 0; i < I; ++i) col[i] = x[i];
     __syncwarp();
     T* out = Acc ? acc : d;
-    TileRows<T, I> orows = rows;
-    orows.base = out + (rows.base - d);
+    const index_t shift = out - d;
 #pragma unroll
     for (int q = 0; q < I; ++q) {
-      const int e = q * 32 + ln;
-      const int r = e / I, i = e % I;
-      if (i < orows.len(r)) {
-        const T v = buf.slot[Exchange::index(i, r)];
+      const int e = q * 32 + lane;
+      T* dst = Single ? a.at_single(e) : a.at_multi(e);
+      if (dst) {
+        const T val = slots[Ex::index(e % I, e / I)];
         if (Acc)
-          orows.ptr(r)[i] += v;
+          dst[shift] += val;
         else
-          orows.ptr(r)[i] = v;
+          *dst = val;
       }
     }
     __syncwarp();  // the buffer is free
-    if (t + 2 * stride < g.tiles) issue_tile(tile_rows<T, I>(d, g, p, t + 2 * stride), buf, d);
+    if (t + 2 * stride < g.tiles) issue_tile<T, I, Single>(tile_addr<T, I>(d, g, p, t + 2 * stride), slots, d, lane);
     cp_async_commit();
   }
   cp_async_wait<0>();
+}
+
+template <class T, int I>
+constexpr int warp_slots() {
+  // per buffer, rounded up to 16 bytes
+  constexpr int n = WarpTranspose<T, I, MapKind::Giles>::kSlots;
+  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
+}
+
+template <class T, int I, bool Acc>
+__global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? 3 : 1)
+    warp_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, WarpGeom g) {
+  extern __shared__ __align__(16) unsigned char warp_smem[];
+  const TableLayout L = p.layout();
+  T* tab = reinterpret_cast<T*>(warp_smem);
+  const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  T* slots0 = tab + L.total(sizeof(T)) + 2 * warp * warp_slots<T, I>();
+  T* slots1 = slots0 + warp_slots<T, I>();
+  stage_tables(p, tab);
+  __syncthreads();
+  const index_t stride = static_cast<index_t>(gridDim.x) * warps;
+  const index_t t = static_cast<index_t>(blockIdx.x) * warps + warp;
+  if (t >= g.tiles) return;  // uniform per warp; no block barrier below
+  if (p.S == 32)
+    warp_tiles<T, I, Acc, true>(d, acc, p, g, tab, slots0, slots1, t, stride);
+  else
+    warp_tiles<T, I, Acc, false>(d, acc, p, g, tab, slots0, slots1, t, stride);
 }
 
 // ---------------------------------------------------------------------------
@@ -414,23 +446,18 @@ int sm_count() {
   return sms;
 }
 
-// Dynamic shared memory of the lanes kernel: the exchange plus `stages`
-// tiles of S*I rows x 32 lines. Two stages when they fit in 200 KB.
+// Dynamic shared memory of the lanes kernel: the tables, the exchange, and
+// `stages` tiles of S*I rows x 32 lines. Two stages when they fit in 200 KB.
 template <class T>
-std::size_t lanes_smem(int rows, int stages) {
-  return sizeof(T) * (2 * static_cast<std::size_t>(lanes_exchange_slots<T>()) +
-                      static_cast<std::size_t>(stages) * rows * 32);
-}
-template <class T>
-int lanes_stages(int rows) {
-  return lanes_smem<T>(rows, 2) <= 200 * 1024 ? 2 : 1;
+std::size_t lanes_smem(const PlanView<T>& p, int stages) {
+  return sizeof(T) * (static_cast<std::size_t>(p.layout().total(sizeof(T))) + 2 * exchange_slots<T>() +
+                      static_cast<std::size_t>(stages) * p.S * p.I * 32);
 }
 
 template <class T, int I, bool Acc>
 void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, cudaStream_t st) {
-  const int rows = p.S * I;
-  const int stages = lanes_stages<T>(rows);
-  const std::size_t smem = lanes_smem<T>(rows, stages);
+  const int stages = lanes_smem(p, 2) <= 200 * 1024 ? 2 : 1;
+  const std::size_t smem = lanes_smem(p, stages);
   // Above 48 KB a kernel must opt in to its dynamic shared memory.
   ADI_CUDA_CHECK(cudaFuncSetAttribute(lanes_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(smem)));
@@ -455,13 +482,19 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, cudaSt
 
 template <class T, int I, bool Acc>
 void launch_warp_impl(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
-  constexpr int kWarps = warp_kernel_warps<T, I>();
+  // As many warps (up to 8) as keep the block's shared memory under ~100 KB.
+  const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
+  const std::size_t per_warp = sizeof(T) * 2 * static_cast<std::size_t>(warp_slots<T, I>());
+  int warps = kWarpKernelMaxWarps;
+  while (warps > 1 && tables + warps * per_warp > 100 * 1024) warps /= 2;
+  const std::size_t smem = tables + warps * per_warp;
+  ADI_CUDA_CHECK(cudaFuncSetAttribute(warp_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(smem)));
   int per_sm = 0;
-  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_kernel<T, I, Acc>, 32 * kWarps, 0));
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_kernel<T, I, Acc>, 32 * warps, smem));
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
-  const index_t blocks =
-      std::min<index_t>((g.tiles + kWarps - 1) / kWarps, static_cast<index_t>(per_sm) * sm_count());
-  warp_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), 32 * kWarps, 0, st>>>(d, acc, p, g);
+  const index_t blocks = std::min<index_t>((g.tiles + warps - 1) / warps, static_cast<index_t>(per_sm) * sm_count());
+  warp_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(d, acc, p, g);
   ADI_CUDA_CHECK_LAUNCH("warp_kernel");
 }
 
@@ -473,9 +506,11 @@ void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStre
     launch_warp_impl<T, I, false>(d, acc, p, g, st);
 }
 
+/// Segment lengths the lanes kernel is built for, per precision: I values
+/// of T per thread must fit next to the rest in the registers a thread gets.
 template <class T>
 constexpr int lanes_max_I() {
-  return sizeof(T) == 4 ? 64 : 32;  // registers: I values of T per thread at 512 threads
+  return sizeof(T) == 4 ? 64 : 32;
 }
 constexpr int kWarpMaxI = 64;
 
@@ -489,18 +524,12 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
   ADI_REQUIRE(m.size() == n, "line matrix length differs from the line length");
   ADI_REQUIRE(n < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
 
-  std::vector<T> host;  // all tables in one allocation
-  auto append = [&](const std::vector<T>& v) {
-    const std::size_t off = host.size();
-    host.insert(host.end(), v.begin(), v.end());
-    return off;
-  };
-
   // Pick the kernel and the segment length I (segments S follow from n).
   const bool unit_x = axis == Axis::X && L.stride[0] == 1;
-  int I = 0;
+  int I = 0, maxS = 0;
   if (unit_x && n <= 32 * kWarpMaxI) {
     kind_ = Kind::Warp;
+    maxS = 32;
     I = env_int("ADI_X_SEG", 0);
     if (I == 0)
       for (int c : {2, 4, 8, 16, 32, 64})
@@ -508,40 +537,28 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
           I = c;
           break;
         }
-  } else if (n <= kLanesMaxSegments * lanes_max_I<T>()) {
+  } else {
     kind_ = Kind::Lanes;
     I = env_int("ADI_YZ_SEG", 0);
     if (I == 0)
       for (int c : {4, 8, 16, 32, 64})
-        if (c <= lanes_max_I<T>() && kLanesMaxSegments * c >= n) {
+        if (c <= lanes_max_I<T>() && lanes_max_segments(c) * c >= n) {
           I = c;
           break;
         }
+    maxS = I > 0 ? lanes_max_segments(I) : 0;
+    if (I == 0 || I > lanes_max_I<T>()) kind_ = Kind::Generic;
   }
   if (kind_ != Kind::Generic) {
-    const int S = next_pow2((n + I - 1) / I);
-    const int maxS = kind_ == Kind::Warp ? 32 : kLanesMaxSegments;
+    const int S = I >= 2 ? next_pow2((n + I - 1) / I) : 0;
     if (S > maxS || I < 2) {
       kind_ = Kind::Generic;  // an override that does not fit: fall back
     } else {
       const SegmentedPlan<T> plan = SegmentedPlan<T>::build(m, I, S);
       I_ = I;
       S_ = S;
-      // Segment-minor copies of the per-row tables: [j * S + s].
-      auto minor = [&](const std::vector<T>& v) {
-        std::vector<T> o(v.size());
-        for (int s = 0; s < S; ++s)
-          for (int j = 0; j < I; ++j) o[static_cast<std::size_t>(j) * S + s] = v[static_cast<std::size_t>(s) * I + j];
-        return o;
-      };
-      const std::size_t o_fm = append(minor(plan.fw_mul)), o_fs = append(minor(plan.fw_ms)),
-                        o_bc = append(minor(plan.bw_c)), o_fa = append(minor(plan.fin_a)),
-                        o_fc = append(minor(plan.fin_c)), o_b0 = append(plan.bw0_mul),
-                        o_ri = append(plan.red_inv), o_ra = append(plan.red_a), o_rc = append(plan.red_c);
-      tables_.upload(host);
-      const T* b = tables_.get();
-      view_ = PlanView<T>{b + o_fm, b + o_fs, b + o_bc, b + o_fa, b + o_fc, b + o_b0, b + o_ri, b + o_ra, b + o_rc,
-                          static_cast<int>(n), I, S};
+      tables_.upload(plan_tables(plan));
+      view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I, S};
       return;
     }
   }
@@ -549,6 +566,12 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
   const ThomasFactor<T> f = ThomasFactor<T>::factor(m);
   const std::vector<T> fa(f.lower(), f.lower() + n), fcp(f.upper_over_pivot(), f.upper_over_pivot() + n),
       finv(f.inv_pivot(), f.inv_pivot() + n);
+  std::vector<T> host;
+  auto append = [&](const std::vector<T>& v) {
+    const std::size_t off = host.size();
+    host.insert(host.end(), v.begin(), v.end());
+    return off;
+  };
   const std::size_t oa = append(fa), oc = append(fcp), oi = append(finv);
   tables_.upload(host);
   gen_a_ = tables_.get() + oa;

@@ -104,21 +104,26 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   Vec<T> prev = k0 > 0 ? plane(k0 - 1) : next;
   Vec<T> ym = load_vec(u + col + k0 * sz + oym, i0c, nx);
   Vec<T> yp = load_vec(u + col + k0 * sz + oyp, i0c, nx);
+  // x neighbours of the warp's end lanes come from memory (the other lanes'
+  // from shuffles); they are fetched a plane ahead like everything else.
+  const bool has_left = lane == 0 && live && i0 > 0, has_right = lane == kTileX - 1 && live && i0 + V < nx;
+  auto edge = [&](index_t k, bool want, index_t off) { return want ? u[col + k * sz + off] : T(0); };
+  T left_mem = edge(k0, has_left, -1), right_mem = edge(k0, has_right, V);
   for (index_t k = k0; k < k1; ++k) {
     Vec<T> ahead = next, ym_n = ym, yp_n = yp;
+    T left_n = left_mem, right_n = right_mem;
     if (k + 2 < nz) ahead = plane(k + 2);
     if (k + 1 < k1) {
       ym_n = load_vec(u + col + (k + 1) * sz + oym, i0c, nx);
       yp_n = load_vec(u + col + (k + 1) * sz + oyp, i0c, nx);
+      left_n = edge(k + 1, has_left, -1);
+      right_n = edge(k + 1, has_right, V);
     }
     const Vec<T>& zp = k + 1 < nz ? next : prev;  // mirrored at the top face
-    // x neighbours of the vector's ends: the neighbouring lanes' elements,
-    // or memory at the warp's edges.
     T left = __shfl_up_sync(full, cur.v[V - 1], 1);
     T right = __shfl_down_sync(full, cur.v[0], 1);
-    const T* row = u + col + k * sz;
-    if (lane == 0) left = i0 > 0 && live ? row[-1] : T(0);
-    if (lane == kTileX - 1) right = live && i0 + V < nx ? row[V] : T(0);
+    if (lane == 0) left = left_mem;
+    if (lane == kTileX - 1) right = right_mem;
     Vec<T> out;
     const bool fixed_plane = fixed_y || on_fixed_face(kc, 2, k, nz);
 #pragma unroll
@@ -150,6 +155,8 @@ __global__ void __launch_bounds__(kTileX* kTileY)
     next = ahead;
     ym = ym_n;
     yp = yp_n;
+    left_mem = left_n;
+    right_mem = right_n;
   }
 }
 

@@ -3,62 +3,124 @@
 // modified Thomas sweeps over a segment held in registers, and the reduced
 // system solved by two affine scans across the S threads that own a line's
 // segments (shuffles of width S: several lines can share a warp).
+//
+// The plan's tables are copied once per block into shared memory, in the
+// layout they are read in (see plan_tables): the five per-row tables
+// segment-major with a row pitch of I + 1 words, so a thread's reads are
+// base + j with j a compile-time immediate (one LDS each, no address
+// arithmetic), and lanes that own different segments read words I + 1 apart
+// (I even, so I + 1 odd: 32 distinct banks for 4-byte, 16 distinct bank
+// pairs per half-warp for 8-byte words); lanes that own the same segment
+// read one broadcast word.
 
 #include <adi/segmented.hpp>
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 namespace adi::cuda {
 
-/// The plan's tables on the device, segment-minor: the entry of segment s,
-/// local row j is at [j * S + s], so the 32 lanes of a warp that own
-/// different segments read consecutive words, and lanes that own the same
-/// segment read one broadcast word.
+/// Offsets (in elements) of the tables in the flat layout shared by device
+/// memory and the per-block shared-memory copy.
+struct TableLayout {
+  int S = 0, I = 0;
+  __host__ __device__ int pitch() const { return I + 1; }
+  __host__ __device__ int fw_mul() const { return 0; }
+  __host__ __device__ int fw_ms() const { return S * pitch(); }
+  __host__ __device__ int bw_c() const { return 2 * S * pitch(); }
+  __host__ __device__ int fin_a() const { return 3 * S * pitch(); }
+  __host__ __device__ int fin_c() const { return 4 * S * pitch(); }
+  __host__ __device__ int bw0() const { return 5 * S * pitch(); }
+  __host__ __device__ int red_inv() const { return bw0() + S; }
+  __host__ __device__ int red_a() const { return red_inv() + 2 * S; }
+  __host__ __device__ int red_c() const { return red_a() + 2 * S; }
+  /// Total, rounded up to 16 bytes for the block copy.
+  __host__ __device__ int total(int elem_bytes) const {
+    const int n = red_c() + 2 * S, per = 16 / elem_bytes;
+    return (n + per - 1) / per * per;
+  }
+};
+
+/// Flattens a plan into the TableLayout order.
+template <class T>
+std::vector<T> plan_tables(const SegmentedPlan<T>& plan) {
+  TableLayout L{plan.segments, plan.seg_len};
+  std::vector<T> t(static_cast<std::size_t>(L.total(sizeof(T))), T(0));
+  for (int s = 0; s < L.S; ++s)
+    for (int j = 0; j < L.I; ++j) {
+      const std::size_t src = static_cast<std::size_t>(s) * L.I + j, dst = static_cast<std::size_t>(s) * L.pitch() + j;
+      t[L.fw_mul() + dst] = plan.fw_mul[src];
+      t[L.fw_ms() + dst] = plan.fw_ms[src];
+      t[L.bw_c() + dst] = plan.bw_c[src];
+      t[L.fin_a() + dst] = plan.fin_a[src];
+      t[L.fin_c() + dst] = plan.fin_c[src];
+    }
+  for (int s = 0; s < L.S; ++s) t[L.bw0() + s] = plan.bw0_mul[s];
+  for (int r = 0; r < 2 * L.S; ++r) {
+    t[L.red_inv() + r] = plan.red_inv[r];
+    t[L.red_a() + r] = plan.red_a[r];
+    t[L.red_c() + r] = plan.red_c[r];
+  }
+  return t;
+}
+
+/// What a kernel gets: the tables in device memory and the line geometry.
 template <class T>
 struct PlanView {
-  const T* fw_mul;
-  const T* fw_ms;
-  const T* bw_c;
-  const T* fin_a;
-  const T* fin_c;
-  const T* bw0_mul;  // [s]
-  const T* red_inv;  // [r], r = 2s (first) or 2s+1 (last)
-  const T* red_a;
-  const T* red_c;
+  const T* tables;
   int n;  // rows of the real line
   int I;  // rows per segment (the kernel's compile-time I must equal it)
   int S;  // segments per line
+  __host__ __device__ TableLayout layout() const { return TableLayout{S, I}; }
 };
 
-// Table reads. The tables are tiny and every read hits L1, but they are
-// loop-invariant in the persistent kernels, and left to itself the compiler
-// hoists all 5*I of them out of the tile loop into registers, which then
-// crowd out the data (and spill). A volatile load is re-issued per tile.
-__device__ __forceinline__ float ro(const float* p) {
-  float v;
-  asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
-  return v;
+/// Block-cooperative copy of the tables into shared memory (16-byte steps);
+/// the caller synchronises before use.
+template <class T>
+__device__ __forceinline__ void stage_tables(const PlanView<T>& p, T* smem) {
+  const int n16 = p.layout().total(sizeof(T)) * static_cast<int>(sizeof(T)) / 16;
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const int nthreads = blockDim.x * blockDim.y * blockDim.z;
+  const float4* src = reinterpret_cast<const float4*>(p.tables);
+  float4* dst = reinterpret_cast<float4*>(smem);
+  for (int q = tid; q < n16; q += nthreads) dst[q] = src[q];
 }
-__device__ __forceinline__ double ro(const double* p) {
-  double v;
-  asm volatile("ld.global.nc.f64 %0, [%1];" : "=d"(v) : "l"(p));
-  return v;
+
+/// This thread's segment's row tables (shared-memory pointers).
+template <class T>
+struct SegmentView {
+  const T* fm;
+  const T* fs;
+  const T* bc;
+  const T* fa;
+  const T* fc;
+  T bw0;
+  const T* red_inv;
+  const T* red_a;
+  const T* red_c;
+};
+
+template <class T>
+__device__ __forceinline__ SegmentView<T> segment_view(const T* tab, const TableLayout& L, int s) {
+  const T* b = tab + s * L.pitch();
+  return SegmentView<T>{b + L.fw_mul(), b + L.fw_ms(), b + L.bw_c(), b + L.fin_a(), b + L.fin_c(),
+                        tab[L.bw0() + s],  tab + L.red_inv(), tab + L.red_a(), tab + L.red_c()};
 }
 
 /// Forward and backward modified-Thomas sweeps over one segment. After it,
 /// d[0] and d[I-1] are the right-hand sides of the segment's two reduced rows.
-/// Only the forward chain is serial (one FMA per row: fw_mul * d_j is off it).
+/// Only the forward chain is serial (one FMA per row: fm_j * d_j is off it).
 template <class T, int I>
-__device__ __forceinline__ void local_sweeps(T (&d)[I], const PlanView<T>& p, int s) {
+__device__ __forceinline__ void local_sweeps(T (&d)[I], const SegmentView<T>& v) {
   static_assert(I >= 2, "segments need at least two rows");
-  const int S = p.S;
-  d[0] *= ro(p.fw_mul + s);
-  d[1] *= ro(p.fw_mul + S + s);
+  d[0] *= v.fm[0];
+  d[1] *= v.fm[1];
 #pragma unroll
-  for (int j = 2; j < I; ++j) d[j] = ro(p.fw_mul + j * S + s) * d[j] - ro(p.fw_ms + j * S + s) * d[j - 1];
+  for (int j = 2; j < I; ++j) d[j] = v.fm[j] * d[j] - v.fs[j] * d[j - 1];
 #pragma unroll
-  for (int j = I - 3; j >= 1; --j) d[j] -= ro(p.bw_c + j * S + s) * d[j + 1];
-  if (I >= 3) d[0] = ro(p.bw0_mul + s) * (d[0] - ro(p.bw_c + s) * d[1]);
+  for (int j = I - 3; j >= 1; --j) d[j] -= v.bc[j] * d[j + 1];
+  if (I >= 3) d[0] = v.bw0 * (d[0] - v.bc[0] * d[1]);
 }
 
 /// Solves the reduced system of the line whose segment s (= this lane's
@@ -67,13 +129,14 @@ __device__ __forceinline__ void local_sweeps(T (&d)[I], const PlanView<T>& p, in
 /// Forward: y_r = red_inv_r d_r + red_a_r y_{r-1}. A lane composes its two rows
 /// into one affine map and an inclusive Hillis-Steele scan composes the maps
 /// across the group (log2 S shuffle steps). Backward likewise with a suffix scan.
+/// Every multiplier is below 1 in magnitude for a diagonally dominant matrix,
+/// so the re-associated sums are as accurate as the sequential recurrence.
 template <class T>
-__device__ __forceinline__ void reduced_solve(T& first, T& last, const PlanView<T>& p, int s) {
+__device__ __forceinline__ void reduced_solve(T& first, T& last, const SegmentView<T>& v, int s, int S) {
   const unsigned full = 0xffffffffu;
-  const int S = p.S;
   const int r0 = 2 * s, r1 = 2 * s + 1;
-  const T A0 = ro(p.red_a + r0), A1 = ro(p.red_a + r1);
-  const T B0 = ro(p.red_inv + r0) * first, B1 = ro(p.red_inv + r1) * last;
+  const T A0 = v.red_a[r0], A1 = v.red_a[r1];
+  const T B0 = v.red_inv[r0] * first, B1 = v.red_inv[r1] * last;
   T alpha = A1 * A0, beta = A1 * B0 + B1;  // y_{r1} = alpha * y_{r0-1} + beta
   for (int o = 1; o < S; o <<= 1) {
     const T a_up = __shfl_up_sync(full, alpha, o, S);
@@ -86,7 +149,7 @@ __device__ __forceinline__ void reduced_solve(T& first, T& last, const PlanView<
   T y_prev = __shfl_up_sync(full, beta, 1, S);
   if (s == 0) y_prev = T(0);
   const T y0 = A0 * y_prev + B0, y1 = beta;
-  const T C0 = ro(p.red_c + r0), C1 = ro(p.red_c + r1);
+  const T C0 = v.red_c[r0], C1 = v.red_c[r1];
   T gamma = C0 * C1, delta = y0 + C0 * y1;  // z_{r0} = gamma * z_{r0 of s+1} + delta
   for (int o = 1; o < S; o <<= 1) {
     const T g_dn = __shfl_down_sync(full, gamma, o, S);
@@ -104,10 +167,9 @@ __device__ __forceinline__ void reduced_solve(T& first, T& last, const PlanView<
 
 /// Back substitution of the segment's interior from its solved first/last unknowns.
 template <class T, int I>
-__device__ __forceinline__ void finish_segment(T (&d)[I], const PlanView<T>& p, int s, T zf, T zl) {
-  const int S = p.S;
+__device__ __forceinline__ void finish_segment(T (&d)[I], const SegmentView<T>& v, T zf, T zl) {
 #pragma unroll
-  for (int j = 1; j <= I - 2; ++j) d[j] = d[j] - ro(p.fin_a + j * S + s) * zf - ro(p.fin_c + j * S + s) * zl;
+  for (int j = 1; j <= I - 2; ++j) d[j] = d[j] - v.fa[j] * zf - v.fc[j] * zl;
   d[0] = zf;
   d[I - 1] = zl;
 }
