@@ -26,4 +26,12 @@ int cmd_validate(const ValidateOptions& o);
 
 int cmd_info();
 
+struct LayoutOptions {
+  std::string width;         ///< I, elements per thread (checked: 1..256)
+  std::string dtype = "f32"; ///< f32 | f64
+  std::string map = "giles"; ///< giles | pitch | xor | none
+  bool vector16 = false;     ///< draw the 16-byte variant of the map
+};
+int cmd_layout(const LayoutOptions& o);
+
 }  // namespace adi::app
