@@ -4,7 +4,10 @@
 // records what the bank model predicts for that very launch.
 //
 //   transpose_bench [--filter S]... [--elements N] [--reps R] [--runs N]
-//                   [--once [--tiles N]] [--json FILE] [--list]
+//                   [--once [--tiles N]] [--model] [--json FILE] [--list]
+//
+// --model prints (and writes to --json) what the bank model predicts for the
+// --once launches, without a GPU.
 //
 // Exit codes: 0 all kernels round-tripped exactly, 1 a mismatch or a CUDA
 // error, 2 bad usage, 77 no CUDA device (ctest: skipped; ADI_REQUIRE_GPU=1
@@ -60,6 +63,7 @@ struct Options {
   int reps = -1;                   // extra shared-memory round trips (default: 32 timing, 1 --once)
   int runs = 5;
   bool once = false;
+  bool model_only = false;         // --model: the --once predictions, no GPU
   int tiles = 1024;                // --once
   std::string json;
   bool list = false;
@@ -69,12 +73,13 @@ struct Options {
   std::fprintf(stderr,
                "transpose_bench: %s\n"
                "usage: transpose_bench [--filter S]... [--elements N] [--reps R] [--runs N] [--once [--tiles N]]\n"
-               "                       [--json FILE] [--list]\n"
+               "                       [--model] [--json FILE] [--list]\n"
                "  --filter S    only kernels whose name contains S (repeat: all must match), e.g. giles, f64, _i32_\n"
                "  --elements N  elements per array when timing (default 2^25)\n"
                "  --reps R      extra shared-memory round trips per tile (default 32; 1 with --once)\n"
                "  --runs N      timed launches per measurement, the median is reported (default 5)\n"
                "  --once        launch every kernel exactly once (for ncu), --tiles tiles each (default 1024)\n"
+               "  --model       only print the bank model's prediction for the --once launches (no GPU needed)\n"
                "  --json FILE   also write the results as JSON\n"
                "  --list        list the kernel names and exit\n",
                why);
@@ -103,6 +108,7 @@ Options parse(int argc, char** argv) {
     else if (s == "--reps") o.reps = static_cast<int>(number(0, 100000));
     else if (s == "--runs") o.runs = static_cast<int>(number(1, 1000));
     else if (s == "--once") o.once = true;
+    else if (s == "--model") o.once = o.model_only = true;
     else if (s == "--tiles") o.tiles = static_cast<int>(number(1, 1 << 22));
     else if (s == "--json") o.json = value();
     else if (s == "--list") o.list = true;
@@ -118,14 +124,46 @@ Options parse(int argc, char** argv) {
 /// both; so stores and loads each see (reps + 1) passes of either kind.
 struct Model {
   long long st_wavefronts = 0, st_conflicts = 0, ld_wavefronts = 0, ld_conflicts = 0;
+  int fused_width = 0;  ///< > 0: the column pass as nvcc fuses it (see fused_columns)
 };
-Model model(const Entry& e, long long tiles, int reps) {
+
+/// The unpadded map's column pass as nvcc compiles it: lane j's I slots are
+/// contiguous from byte j I s, and the compiler proves that alignment, so it
+/// fuses them into the widest 8- or 16-byte accesses that divide the row
+/// (ld/st.shared.v2 / .v4 in the PTX; the ncu script shows the SASS widths).
+/// Returns 0 when it cannot fuse (odd rows, or doubles in 8-byte rows).
+int fused_width(const Entry& e) {
+  if (e.map != MapKind::None || e.path != Path::Scalar) return 0;
+  const int row_bytes = e.I * e.elem_bytes;
+  for (int w : {16, 8})
+    if (w > e.elem_bytes && row_bytes % w == 0) return w;
+  return 0;
+}
+PassCost fused_columns(const Entry& e, int w) {
+  const int row_bytes = e.I * e.elem_bytes;
+  PassCost c;
+  for (int m = 0; m < row_bytes / w; ++m) {
+    WarpAddresses a;
+    for (int j = 0; j < kWarpSize; ++j) a[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(j) * row_bytes + m * w;
+    const WarpCost wc = warp_cost(a, w);
+    ++c.instructions;
+    c.wavefronts += wc.wavefronts;
+    c.ideal += wc.ideal;
+    c.worst_phase = std::max(c.worst_phase, wc.worst_phase);
+  }
+  return c;
+}
+
+/// as_fused: model the unpadded map's column pass as compiled (fused_width).
+Model model(const Entry& e, long long tiles, int reps, bool as_fused = false) {
   const PassCost row = pass_cost(e.map, e.I, e.elem_bytes, e.path, Pass::RowWise);
-  const PassCost col = pass_cost(e.map, e.I, e.elem_bytes, e.path, Pass::ColumnWise);
+  const int w = as_fused ? fused_width(e) : 0;
+  const PassCost col = w ? fused_columns(e, w) : pass_cost(e.map, e.I, e.elem_bytes, e.path, Pass::ColumnWise);
   const long long n = tiles * (reps + 1LL);
   Model m;
   m.st_wavefronts = m.ld_wavefronts = n * (row.wavefronts + col.wavefronts);
   m.st_conflicts = m.ld_conflicts = n * (row.conflicts() + col.conflicts());
+  m.fused_width = w;
   return m;
 }
 
@@ -134,7 +172,7 @@ struct Result {
   long long tiles = 0;
   int reps = 0;
   double ms_roundtrip = 0, ms_reps = 0;
-  Model m;
+  Model m, fused;
   long long mismatches = 0;
 };
 
@@ -199,9 +237,10 @@ double time_ms(const Entry& e, const Buffers& b, long long tiles, int reps, int 
   return ms[ms.size() / 2];
 }
 
-std::string json_of(const std::vector<Result>& rs, const Options& o, const cudaDeviceProp& prop) {
+std::string json_of(const std::vector<Result>& rs, const Options& o, const std::string& device) {
   std::ostringstream js;
-  js << "{\n  \"device\": \"" << prop.name << "\",\n  \"mode\": \"" << (o.once ? "once" : "timing")
+  js << "{\n  \"device\": \"" << device << "\",\n  \"mode\": \""
+     << (o.model_only ? "model" : o.once ? "once" : "timing")
      << "\",\n  \"kernels\": [";
   for (std::size_t k = 0; k < rs.size(); ++k) {
     const Result& r = rs[k];
@@ -212,6 +251,10 @@ std::string json_of(const std::vector<Result>& rs, const Options& o, const cudaD
        << ", \"warps_per_block\": " << e.warps_per_block << ", \"tiles\": " << r.tiles << ", \"reps\": " << r.reps
        << ", \"model\": {\"st_wavefronts\": " << r.m.st_wavefronts << ", \"st_conflicts\": " << r.m.st_conflicts
        << ", \"ld_wavefronts\": " << r.m.ld_wavefronts << ", \"ld_conflicts\": " << r.m.ld_conflicts << "}";
+    if (r.fused.fused_width)
+      js << ", \"model_as_fused\": {\"width\": " << r.fused.fused_width << ", \"st_wavefronts\": "
+         << r.fused.st_wavefronts << ", \"st_conflicts\": " << r.fused.st_conflicts << ", \"ld_wavefronts\": "
+         << r.fused.ld_wavefronts << ", \"ld_conflicts\": " << r.fused.ld_conflicts << "}";
     if (!o.once) js << ", \"ms_roundtrip\": " << r.ms_roundtrip << ", \"ms_with_reps\": " << r.ms_reps;
     js << ", \"mismatches\": " << r.mismatches << "}";
   }
@@ -239,6 +282,41 @@ int run(const Options& o) {
   }
   if (entries.empty()) usage("no kernel matches the filters (see --list)");
 
+  auto tiles_of = [&](const Entry& e) {
+    return o.once ? static_cast<long long>(o.tiles) : std::max(1LL, o.elements / (kWarpSize * e.I));
+  };
+  const char* once_header = "  %-32s %6s %6s %5s | %14s %12s %14s %12s | %s\n";
+  const char* once_line = "  %-32s %6d %6lld %5d | %14lld %12lld %14lld %12lld | %s\n";
+  std::vector<Result> rs;
+  if (o.model_only) {
+    std::printf("transpose_bench --model: the bank model's prediction for --once --tiles %d --reps %d\n", o.tiles,
+                o.reps);
+    std::printf(once_header, "kernel", "smem/w", "tiles", "reps", "model st wavef", "st conflicts", "model ld wavef",
+                "ld conflicts", "fused");
+    for (const Entry& e : entries) {
+      Result r;
+      r.e = &e;
+      r.tiles = tiles_of(e);
+      r.reps = o.reps;
+      r.m = model(e, r.tiles, r.reps);
+      r.fused = model(e, r.tiles, r.reps, true);
+      const std::string fused = r.fused.fused_width ? std::to_string(r.fused.fused_width) + "B: " +
+                                                          std::to_string(r.fused.st_conflicts) + "/" +
+                                                          std::to_string(r.fused.ld_conflicts)
+                                                    : "-";
+      std::printf(once_line, e.name.c_str(), e.storage_bytes, r.tiles, r.reps, r.m.st_wavefronts, r.m.st_conflicts,
+                  r.m.ld_wavefronts, r.m.ld_conflicts, fused.c_str());
+      rs.push_back(r);
+    }
+    std::printf("fused: the unpadded map's column pass as nvcc fuses it (access width: st/ld conflicts)\n");
+    if (!o.json.empty()) {
+      std::ofstream f(o.json);
+      f << json_of(rs, o, "none (model only)");
+      if (!f) throw std::runtime_error("cannot write " + o.json);
+    }
+    return 0;
+  }
+
   // Without a device: 77 (ctest's "skipped"), or a failure when ADI_REQUIRE_GPU=1.
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -256,9 +334,6 @@ int run(const Options& o) {
 
   // One pair of buffers for the largest case.
   long long max_elems = 0;
-  auto tiles_of = [&](const Entry& e) {
-    return o.once ? static_cast<long long>(o.tiles) : std::max(1LL, o.elements / (kWarpSize * e.I));
-  };
   for (const Entry& e : entries) max_elems = std::max(max_elems, tiles_of(e) * kWarpSize * e.I);
   Buffers b;
   b.bytes = static_cast<std::size_t>(max_elems) * 8;
@@ -268,11 +343,10 @@ int run(const Options& o) {
   b.hd = make_data<double>(max_elems);
   int uploaded = 0;
 
-  std::vector<Result> rs;
   long long total_bad = 0;
   if (o.once)
-    std::printf("  %-32s %6s %6s %5s | %14s %12s %14s %12s | %s\n", "kernel", "smem/w", "tiles", "reps",
-                "model st wavef", "st conflicts", "model ld wavef", "ld conflicts", "check");
+    std::printf(once_header, "kernel", "smem/w", "tiles", "reps", "model st wavef", "st conflicts", "model ld wavef",
+                "ld conflicts", "check");
   else
     std::printf("  %-32s %6s %8s | %10s %9s | %10s %12s | %12s | %s\n", "kernel", "smem/w", "tiles", "round trip",
                 "GB/s", "+reps (ms)", "smem Gelem/s", "model confl.", "check");
@@ -296,9 +370,9 @@ int run(const Options& o) {
       BENCH_CUDA(cudaDeviceSynchronize());
       r.mismatches = check(e, b, n);
       r.m = model(e, r.tiles, r.reps);
-      std::printf("  %-32s %6d %6lld %5d | %14lld %12lld %14lld %12lld | %s\n", e.name.c_str(), e.storage_bytes,
-                  r.tiles, r.reps, r.m.st_wavefronts, r.m.st_conflicts, r.m.ld_wavefronts, r.m.ld_conflicts,
-                  r.mismatches ? "FAILED" : "ok");
+      r.fused = model(e, r.tiles, r.reps, true);
+      std::printf(once_line, e.name.c_str(), e.storage_bytes, r.tiles, r.reps, r.m.st_wavefronts, r.m.st_conflicts,
+                  r.m.ld_wavefronts, r.m.ld_conflicts, r.mismatches ? "FAILED" : "ok");
     } else {
       // Round trip (reps = 0), checked, then timed; then the same with reps.
       e.launch(b.in, b.out, static_cast<int>(r.tiles), 0);
@@ -309,6 +383,7 @@ int run(const Options& o) {
       r.ms_reps = time_ms(e, b, r.tiles, r.reps, o.runs);
       r.mismatches += check(e, b, n);
       r.m = model(e, r.tiles, r.reps);
+      r.fused = model(e, r.tiles, r.reps, true);
       const double bytes = 2.0 * static_cast<double>(n) * e.elem_bytes;
       const double extra = r.ms_reps - r.ms_roundtrip;
       const double gelem = 2.0 * r.reps * static_cast<double>(n);  // two transpositions per rep
@@ -329,7 +404,7 @@ int run(const Options& o) {
                 o.reps);
   if (!o.json.empty()) {
     std::ofstream f(o.json);
-    f << json_of(rs, o, prop);
+    f << json_of(rs, o, prop.name);
     if (!f) throw std::runtime_error("cannot write " + o.json);
   }
   if (total_bad) {
