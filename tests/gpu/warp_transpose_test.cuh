@@ -26,6 +26,15 @@ struct Case {
   static constexpr MapKind kMap = M;
 };
 
+// Storage: the 16-byte path may need more (its padding comes in whole
+// vectors); Vector16 = false gives exactly the scalar map's slots.
+static_assert(sizeof(WarpTranspose<float, 8, MapKind::Giles, false>::TempStorage) == 4 * (256 + 7),
+              "scalar-only storage: 32 x 8 floats + 7 pads");
+static_assert(sizeof(WarpTranspose<float, 8>::TempStorage) == 16 * (64 + 7),
+              "16-byte path: 64 vectors + 7 vector pads");
+static_assert(alignof(WarpTranspose<double, 6>::TempStorage) == 16, "16-byte path: aligned storage");
+static_assert(!WarpTranspose<float, 6>::kHasVector16 && WarpTranspose<double, 6>::kHasVector16, "v = 4 / 2");
+
 /// Warps per block: up to 4, within 40 KB of static shared memory. Several
 /// warps per block so that a map that overruns its storage corrupts a
 /// neighbour and fails.

@@ -61,7 +61,11 @@ struct Vector16<double> {
 
 }  // namespace detail
 
-template <class T, int I, MapKind Map = MapKind::Giles>
+/// T: float or double; I: elements per thread (1..256); Map: the shared-memory
+/// index map (maps.hpp); Vector16: allow the 16-byte path (load/store pick it
+/// for aligned rows). With Vector16 = false the storage is exactly the scalar
+/// map's, for callers that only use the scalar path or index().
+template <class T, int I, MapKind Map = MapKind::Giles, bool Vector16 = true>
 class WarpTranspose {
   static_assert(I >= 1 && I <= 256, "WarpTranspose: I (elements per thread) must be in 1..256");
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "WarpTranspose: 4- or 8-byte elements");
@@ -74,8 +78,8 @@ class WarpTranspose {
   static constexpr int kW = wavefront_elems(static_cast<int>(sizeof(T)));
   /// Elements per 16-byte vector: 4 (float) or 2 (double).
   static constexpr int kVec = vector_elems(static_cast<int>(sizeof(T)));
-  /// Whether the 16-byte path exists: rows must be whole vectors.
-  static constexpr bool kHasVector16 = I % kVec == 0;
+  /// Whether the 16-byte path exists: allowed, and rows are whole vectors.
+  static constexpr bool kHasVector16 = Vector16 && I % kVec == 0;
   static constexpr int kVecPerRow = I / kVec;
   /// Slots each path needs (the padding is decided by the map; see maps.hpp
   /// for the bank arithmetic behind it).
@@ -83,8 +87,8 @@ class WarpTranspose {
   static constexpr int kVector16Slots = kHasVector16 ? map_size16(Map, I, static_cast<int>(sizeof(T))) : 0;
   static constexpr int kSlots = kScalarSlots > kVector16Slots ? kScalarSlots : kVector16Slots;
 
-  /// One warp's shared memory. 16-byte aligned for the 16-byte path.
-  struct alignas(16) TempStorage {
+  /// One warp's shared memory, 16-byte aligned when the 16-byte path exists.
+  struct alignas(kHasVector16 ? kVectorBytes : alignof(T)) TempStorage {
     T slot[kSlots];
   };
 
@@ -133,7 +137,7 @@ class WarpTranspose {
   /// col[i] = element i + lane I. Shared memory is written and read in
   /// 16-byte accesses only.
   __device__ __forceinline__ void rows16_to_columns(const T (&row)[I], T (&col)[I]) {
-    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs I to be a multiple of 16 / sizeof(T)");
+    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs Vector16 and I a multiple of 16 / sizeof(T)");
     const int lane = detail::lane_id();
     Vec* sv = reinterpret_cast<Vec*>(s_.slot);
 #pragma unroll
@@ -149,7 +153,7 @@ class WarpTranspose {
 
   /// The inverse of rows16_to_columns.
   __device__ __forceinline__ void columns_to_rows16(const T (&col)[I], T (&row)[I]) {
-    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs I to be a multiple of 16 / sizeof(T)");
+    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs Vector16 and I a multiple of 16 / sizeof(T)");
     const int lane = detail::lane_id();
     Vec* sv = reinterpret_cast<Vec*>(s_.slot);
 #pragma unroll
@@ -243,7 +247,7 @@ class WarpTranspose {
   /// element by element (predicated) when the row ends inside it.
   template <class Rows>
   __device__ __forceinline__ void load_vector16(const Rows& rows, T (&col)[I], T fill) {
-    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs I to be a multiple of 16 / sizeof(T)");
+    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs Vector16 and I a multiple of 16 / sizeof(T)");
     const int lane = detail::lane_id();
     T row[I];
 #pragma unroll
@@ -263,7 +267,7 @@ class WarpTranspose {
 
   template <class Rows>
   __device__ __forceinline__ void store_vector16(const Rows& rows, const T (&col)[I]) {
-    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs I to be a multiple of 16 / sizeof(T)");
+    static_assert(kHasVector16, "WarpTranspose: the 16-byte path needs Vector16 and I a multiple of 16 / sizeof(T)");
     const int lane = detail::lane_id();
     T row[I];
     columns_to_rows16(col, row);
