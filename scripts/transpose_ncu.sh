@@ -120,14 +120,11 @@ order = {"giles": 0, "xor": 1, "pitch": 2, "none": 3}
 for name in sorted(model, key=lambda n: (model[n]["dtype"], model[n]["I"], model[n]["path"], order[model[n]["map"]])):
     k = model[name]
     meas = measured.get(name, {})
-    # The unpadded map's column pass is fused by nvcc into 8/16-byte accesses
-    # where it can prove the alignment; the bench models that too (marked *).
-    md = k.get("model_as_fused", k["model"])
-    mark = "*" if "model_as_fused" in k else " "
+    md = k["model"]
     st_c, ld_c = metric(meas, "st", "conflicts"), metric(meas, "ld", "conflicts")
     st_w, ld_w = metric(meas, "st", "wavefronts"), metric(meas, "ld", "wavefronts")
     ops = " ".join(f"{op}:{n}" for op, n in sorted(sass.get(name, {}).items())) or "-"
-    print(f"{k['map']:6} {k['dtype']:5} {k['I']:>3} {k['path']:6}{mark}| {fmt(st_c, md['st_conflicts'])} | "
+    print(f"{k['map']:6} {k['dtype']:5} {k['I']:>3} {k['path']:6} | {fmt(st_c, md['st_conflicts'])} | "
           f"{fmt(ld_c, md['ld_conflicts'])} | {fmt(st_w, md['st_wavefronts'])} | {fmt(ld_w, md['ld_wavefronts'])} | {ops}")
     if not meas:
         problems.append(f"{name}: not in the ncu report")
@@ -135,18 +132,17 @@ for name in sorted(model, key=lambda n: (model[n]["dtype"], model[n]["I"], model
     total = sum(float(x) for x in (st_c, ld_c) if x != "-")
     if k["map"] in ("giles", "xor") and total != 0:
         problems.append(f"{name}: {total:.0f} conflicts measured, the model says 0")
-    plain = k["model"]
-    if k["map"] == "none" and plain["st_conflicts"] + plain["ld_conflicts"] > 0 and total == 0:
-        none_zero.append(name + ("*" if mark == "*" else ""))
+    if k["map"] == "none" and md["st_conflicts"] + md["ld_conflicts"] > 0 and total == 0:
+        none_zero.append(name)
     if (st_c, ld_c) != (str(md["st_conflicts"]), str(md["ld_conflicts"])):
         mismatches.append(name)
 
 print(f"\n{len(model)} kernels; model = bank_model.hpp for the same launch ({next(iter(model.values()))['tiles']} tiles, "
       f"reps {next(iter(model.values()))['reps']}).")
 print("conflict-free maps (giles, xor) with measured conflicts: " + (", ".join(problems) if problems else "none"))
-print("*: model of the unpadded map's column pass as nvcc fuses it (8/16-byte accesses, see the SASS column).")
-print("unpadded (none) kernels that conflict as written but measured 0: " +
-      (", ".join(none_zero) if none_zero else "none") + ("  (* = fused by the compiler)" if none_zero else ""))
+print("unpadded (none) kernels the model expects to conflict but that measured 0: " +
+      (", ".join(none_zero) if none_zero else "none") +
+      ("  (did the compiler fuse their accesses? see the SASS column)" if none_zero else ""))
 print(f"kernels whose measured conflicts differ from the model: {len(mismatches)}"
       + (" (" + ", ".join(mismatches) + ")" if mismatches else ""))
 sys.exit(1 if problems else 0)

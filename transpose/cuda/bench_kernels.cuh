@@ -25,9 +25,14 @@ constexpr int warps_per_block() {
   return w;
 }
 
+/// Scalar kernels use the scalar-only storage (exactly the map's slots), the
+/// 16-byte kernels the 16-byte one.
+template <class T, int I, MapKind M, Path P>
+using BenchTranspose = WarpTranspose<T, I, M, P == Path::Vector16>;
+
 template <class T, int I, MapKind M, Path P>
 __device__ __forceinline__ void bench_body(const T* in, T* out, int tiles, int reps) {
-  using WT = WarpTranspose<T, I, M>;
+  using WT = BenchTranspose<T, I, M, P>;
   constexpr int kWarps = warps_per_block<WT>();
   __shared__ typename WT::TempStorage storage[kWarps];
   const int w = static_cast<int>(threadIdx.x) / kWarpSize;
@@ -73,7 +78,7 @@ bool register_kernel(Entry e);
 
 template <class T, int I, MapKind M, Path P>
 void launch(void (*kernel)(const T*, T*, int, int), const void* in, void* out, int tiles, int reps) {
-  using WT = WarpTranspose<T, I, M>;
+  using WT = BenchTranspose<T, I, M, P>;
   constexpr int kWarps = warps_per_block<WT>();
   kernel<<<(tiles + kWarps - 1) / kWarps, kWarps * kWarpSize>>>(static_cast<const T*>(in), static_cast<T*>(out),
                                                                 tiles, reps);
@@ -90,8 +95,10 @@ void launch(void (*kernel)(const T*, T*, int, int), const void* in, void* out, i
   [[maybe_unused]] static const bool adi_bench_registered_##map##_##dt##_##I##_##path = ::adi::transpose::bench::register_kernel({ \
       "transpose_" #map "_" #dt "_i" #I "_" #path, ::adi::transpose::MapKind::Map, static_cast<int>(sizeof(T)), I,  \
       ::adi::transpose::Path::Path_,                                                                               \
-      ::adi::transpose::bench::warps_per_block<::adi::transpose::WarpTranspose<T, I, ::adi::transpose::MapKind::Map>>(), \
-      static_cast<int>(sizeof(typename ::adi::transpose::WarpTranspose<T, I, ::adi::transpose::MapKind::Map>::TempStorage)), \
+      ::adi::transpose::bench::warps_per_block<::adi::transpose::bench::BenchTranspose<                              \
+          T, I, ::adi::transpose::MapKind::Map, ::adi::transpose::Path::Path_>>(),                                  \
+      static_cast<int>(sizeof(typename ::adi::transpose::bench::BenchTranspose<                                     \
+                              T, I, ::adi::transpose::MapKind::Map, ::adi::transpose::Path::Path_>::TempStorage)),  \
       [](const void* in, void* out, int tiles, int reps) {                                                         \
         ::adi::transpose::bench::launch<T, I, ::adi::transpose::MapKind::Map, ::adi::transpose::Path::Path_>(      \
             transpose_##map##_##dt##_i##I##_##path, in, out, tiles, reps);                                         \

@@ -124,46 +124,14 @@ Options parse(int argc, char** argv) {
 /// both; so stores and loads each see (reps + 1) passes of either kind.
 struct Model {
   long long st_wavefronts = 0, st_conflicts = 0, ld_wavefronts = 0, ld_conflicts = 0;
-  int fused_width = 0;  ///< > 0: the column pass as nvcc fuses it (see fused_columns)
 };
-
-/// The unpadded map's column pass as nvcc compiles it: lane j's I slots are
-/// contiguous from byte j I s, and the compiler proves that alignment, so it
-/// fuses them into the widest 8- or 16-byte accesses that divide the row
-/// (ld/st.shared.v2 / .v4 in the PTX; the ncu script shows the SASS widths).
-/// Returns 0 when it cannot fuse (odd rows, or doubles in 8-byte rows).
-int fused_width(const Entry& e) {
-  if (e.map != MapKind::None || e.path != Path::Scalar) return 0;
-  const int row_bytes = e.I * e.elem_bytes;
-  for (int w : {16, 8})
-    if (w > e.elem_bytes && row_bytes % w == 0) return w;
-  return 0;
-}
-PassCost fused_columns(const Entry& e, int w) {
-  const int row_bytes = e.I * e.elem_bytes;
-  PassCost c;
-  for (int m = 0; m < row_bytes / w; ++m) {
-    WarpAddresses a;
-    for (int j = 0; j < kWarpSize; ++j) a[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(j) * row_bytes + m * w;
-    const WarpCost wc = warp_cost(a, w);
-    ++c.instructions;
-    c.wavefronts += wc.wavefronts;
-    c.ideal += wc.ideal;
-    c.worst_phase = std::max(c.worst_phase, wc.worst_phase);
-  }
-  return c;
-}
-
-/// as_fused: model the unpadded map's column pass as compiled (fused_width).
-Model model(const Entry& e, long long tiles, int reps, bool as_fused = false) {
+Model model(const Entry& e, long long tiles, int reps) {
   const PassCost row = pass_cost(e.map, e.I, e.elem_bytes, e.path, Pass::RowWise);
-  const int w = as_fused ? fused_width(e) : 0;
-  const PassCost col = w ? fused_columns(e, w) : pass_cost(e.map, e.I, e.elem_bytes, e.path, Pass::ColumnWise);
+  const PassCost col = pass_cost(e.map, e.I, e.elem_bytes, e.path, Pass::ColumnWise);
   const long long n = tiles * (reps + 1LL);
   Model m;
   m.st_wavefronts = m.ld_wavefronts = n * (row.wavefronts + col.wavefronts);
   m.st_conflicts = m.ld_conflicts = n * (row.conflicts() + col.conflicts());
-  m.fused_width = w;
   return m;
 }
 
@@ -172,7 +140,7 @@ struct Result {
   long long tiles = 0;
   int reps = 0;
   double ms_roundtrip = 0, ms_reps = 0;
-  Model m, fused;
+  Model m;
   long long mismatches = 0;
 };
 
@@ -251,10 +219,6 @@ std::string json_of(const std::vector<Result>& rs, const Options& o, const std::
        << ", \"warps_per_block\": " << e.warps_per_block << ", \"tiles\": " << r.tiles << ", \"reps\": " << r.reps
        << ", \"model\": {\"st_wavefronts\": " << r.m.st_wavefronts << ", \"st_conflicts\": " << r.m.st_conflicts
        << ", \"ld_wavefronts\": " << r.m.ld_wavefronts << ", \"ld_conflicts\": " << r.m.ld_conflicts << "}";
-    if (r.fused.fused_width)
-      js << ", \"model_as_fused\": {\"width\": " << r.fused.fused_width << ", \"st_wavefronts\": "
-         << r.fused.st_wavefronts << ", \"st_conflicts\": " << r.fused.st_conflicts << ", \"ld_wavefronts\": "
-         << r.fused.ld_wavefronts << ", \"ld_conflicts\": " << r.fused.ld_conflicts << "}";
     if (!o.once) js << ", \"ms_roundtrip\": " << r.ms_roundtrip << ", \"ms_with_reps\": " << r.ms_reps;
     js << ", \"mismatches\": " << r.mismatches << "}";
   }
@@ -292,23 +256,17 @@ int run(const Options& o) {
     std::printf("transpose_bench --model: the bank model's prediction for --once --tiles %d --reps %d\n", o.tiles,
                 o.reps);
     std::printf(once_header, "kernel", "smem/w", "tiles", "reps", "model st wavef", "st conflicts", "model ld wavef",
-                "ld conflicts", "fused");
+                "ld conflicts", "check");
     for (const Entry& e : entries) {
       Result r;
       r.e = &e;
       r.tiles = tiles_of(e);
       r.reps = o.reps;
       r.m = model(e, r.tiles, r.reps);
-      r.fused = model(e, r.tiles, r.reps, true);
-      const std::string fused = r.fused.fused_width ? std::to_string(r.fused.fused_width) + "B: " +
-                                                          std::to_string(r.fused.st_conflicts) + "/" +
-                                                          std::to_string(r.fused.ld_conflicts)
-                                                    : "-";
       std::printf(once_line, e.name.c_str(), e.storage_bytes, r.tiles, r.reps, r.m.st_wavefronts, r.m.st_conflicts,
-                  r.m.ld_wavefronts, r.m.ld_conflicts, fused.c_str());
+                  r.m.ld_wavefronts, r.m.ld_conflicts, "-");
       rs.push_back(r);
     }
-    std::printf("fused: the unpadded map's column pass as nvcc fuses it (access width: st/ld conflicts)\n");
     if (!o.json.empty()) {
       std::ofstream f(o.json);
       f << json_of(rs, o, "none (model only)");
@@ -370,7 +328,6 @@ int run(const Options& o) {
       BENCH_CUDA(cudaDeviceSynchronize());
       r.mismatches = check(e, b, n);
       r.m = model(e, r.tiles, r.reps);
-      r.fused = model(e, r.tiles, r.reps, true);
       std::printf(once_line, e.name.c_str(), e.storage_bytes, r.tiles, r.reps, r.m.st_wavefronts, r.m.st_conflicts,
                   r.m.ld_wavefronts, r.m.ld_conflicts, r.mismatches ? "FAILED" : "ok");
     } else {
@@ -383,7 +340,6 @@ int run(const Options& o) {
       r.ms_reps = time_ms(e, b, r.tiles, r.reps, o.runs);
       r.mismatches += check(e, b, n);
       r.m = model(e, r.tiles, r.reps);
-      r.fused = model(e, r.tiles, r.reps, true);
       const double bytes = 2.0 * static_cast<double>(n) * e.elem_bytes;
       const double extra = r.ms_reps - r.ms_roundtrip;
       const double gelem = 2.0 * r.reps * static_cast<double>(n);  // two transpositions per rep
