@@ -6,6 +6,14 @@
 
 namespace adi::app {
 
+struct LayoutOptions {
+  std::string width;          ///< I, elements per thread (checked: 1..256)
+  std::string dtype = "f32";  ///< f32 | f64
+  std::string map = "giles";  ///< giles | pitch | xor | none
+  bool vector16 = false;      ///< draw the 16-byte variant of the map
+};
+int cmd_layout(const LayoutOptions& o);
+
 struct RunOptions {
   std::string config;              ///< "" = the embedded default case
   std::vector<std::string> sets;   ///< --set key.path=value

@@ -49,6 +49,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c_val->add_option("--json", val.json, "also write the results as JSON to this file ('-' = stdout)");
 
+  LayoutOptions lay;
+  auto* c_layout = app.add_subcommand("layout", "draw a shared-memory transposition map and its bank conflicts");
+  c_layout->add_option("--width,-I", lay.width, "elements per thread, 1..256")->required();
+  c_layout->add_option("--dtype", lay.dtype, "f32 | f64")->capture_default_str();
+  c_layout->add_option("--map", lay.map, "giles | pitch | xor | none")->capture_default_str();
+  c_layout->add_flag("--vector16", lay.vector16, "draw the 16-byte (float4/double2) variant of the map");
+
   auto* c_info = app.add_subcommand("info", "version, build options and visible devices");
 
   BenchOptions bench;
@@ -70,6 +77,7 @@ int main(int argc, char** argv) {
   setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
 
   try {
+    if (c_layout->parsed()) return cmd_layout(lay);
     if (c_run->parsed()) return cmd_run(run);
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info();

@@ -1,0 +1,119 @@
+#pragma once
+// GPU test helpers: skip without a device (fail instead when
+// ADI_REQUIRE_GPU=1), a throwing CUDA check, and a device buffer that is
+// poisoned before every kernel. For .cu test sources only.
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace adi::test {
+
+/// ADI_REQUIRE_GPU=1: a missing device is a failure, not a skip.
+inline bool gpu_required() {
+  const char* s = std::getenv("ADI_REQUIRE_GPU");
+  return s && std::strcmp(s, "1") == 0;
+}
+
+/// "" when a CUDA device is usable, else why not (asked once per process).
+inline const std::string& gpu_unavailable_reason() {
+  static const std::string reason = [] {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
+    }
+    if (n == 0) return std::string("no CUDA device");
+    const cudaError_t f = cudaFree(nullptr);  // creates the context: a broken driver shows here
+    if (f != cudaSuccess) return std::string("CUDA context creation failed: ") + cudaGetErrorString(f);
+    return std::string();
+  }();
+  return reason;
+}
+
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+                           cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+/// A device array of n T; poison() fills every byte with 0xFF, which is a
+/// NaN for float and double, so an element a kernel did not write cannot
+/// compare equal to anything.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t n);
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  void poison();
+  void upload(const std::vector<T>& h);
+  std::vector<T> download() const;
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+}  // namespace adi::test
+
+/// Every CUDA runtime call in tests: throws (gtest reports the exception as a
+/// failure with file, line and the call).
+#define ADI_TEST_CUDA(call)                                                              \
+  do {                                                                                   \
+    const cudaError_t adi_test_err_ = (call);                                            \
+    if (adi_test_err_ != cudaSuccess) ::adi::test::throw_cuda(adi_test_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+/// After every launch: the launch error, then the kernel's own error.
+#define ADI_TEST_CUDA_LAUNCH()                  \
+  do {                                          \
+    ADI_TEST_CUDA(cudaGetLastError());          \
+    ADI_TEST_CUDA(cudaDeviceSynchronize());     \
+  } while (0)
+
+/// First statement of every GPU test: skip without a device, or fail when
+/// ADI_REQUIRE_GPU=1.
+#define ADI_GPU_TEST_PRELUDE()                                                       \
+  do {                                                                               \
+    const std::string& adi_why_ = ::adi::test::gpu_unavailable_reason();             \
+    if (!adi_why_.empty()) {                                                         \
+      if (::adi::test::gpu_required()) {                                             \
+        FAIL() << "ADI_REQUIRE_GPU=1 but " << adi_why_;                              \
+      } else {                                                                       \
+        GTEST_SKIP() << adi_why_ << " (set ADI_REQUIRE_GPU=1 to make this a failure)"; \
+      }                                                                              \
+    }                                                                                \
+  } while (0)
+
+namespace adi::test {
+
+template <class T>
+DeviceBuffer<T>::DeviceBuffer(std::size_t n) : n_(n) {
+  ADI_TEST_CUDA(cudaMalloc(&p_, n * sizeof(T) + 16));
+}
+template <class T>
+void DeviceBuffer<T>::poison() {
+  ADI_TEST_CUDA(cudaMemset(p_, 0xFF, n_ * sizeof(T)));
+}
+template <class T>
+void DeviceBuffer<T>::upload(const std::vector<T>& h) {
+  if (h.size() != n_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
+  ADI_TEST_CUDA(cudaMemcpy(p_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+}
+template <class T>
+std::vector<T> DeviceBuffer<T>::download() const {
+  std::vector<T> h(n_);
+  ADI_TEST_CUDA(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+}  // namespace adi::test
