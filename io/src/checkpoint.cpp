@@ -18,7 +18,7 @@ constexpr long long kFormatVersion = 1;
 
 template <class T>
 void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov) {
-  detail::quiet_hdf5();
+  detail::init_hdf5();
   ADI_REQUIRE(precision_of<T>() == s.precision, "write_checkpoint: precision differs from the state's");
   const std::string tmp = path + ".tmp";
   const std::string what = "checkpoint '" + path + "'";
@@ -56,7 +56,7 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
              H5Dclose);
       ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, field), what,
                    "cannot write /u");
-      d.reset();
+      ADI_H5_CHECK(d.close(), what, "cannot write /u");  // closing writes the last chunk
       ADI_H5_CHECK(file.close(), what, "cannot close " + tmp);
     }
     detail::fsync_path(tmp);
@@ -73,7 +73,7 @@ template void write_checkpoint<double>(const std::string&, const CheckpointState
 
 namespace {
 H5Id open_checkpoint(const std::string& path) {
-  detail::quiet_hdf5();
+  detail::init_hdf5();
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;

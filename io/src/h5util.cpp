@@ -13,8 +13,14 @@
 
 namespace adi::io::detail {
 
-void quiet_hdf5() {
+void init_hdf5() {
   static const bool done = [] {
+    // No H5_term_library at exit: after a write that failed (disk full,
+    // file too large) HDF5 1.10 cannot close that file, and its exit handler
+    // then crashes closing it again. Every file is closed explicitly (RAII),
+    // so the handler has nothing left to do. Only effective before the
+    // library's first use, which is why every io entry point calls this first.
+    H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     return true;
   }();
@@ -37,6 +43,17 @@ std::string hdf5_error_text() {
   // HDF5 messages sometimes end with a newline or carry one inside.
   std::replace(text.begin(), text.end(), '\n', ' ');
   while (!text.empty() && text.back() == ' ') text.pop_back();
+  // System-call failures come as "file write failed: time = ..., filename =
+  // ..., errno = 27, error message = 'File too large', buf = ..."; keep what
+  // a user can act on: "file write failed: File too large (errno 27)".
+  const auto m = text.find("error message = '");
+  if (m != std::string::npos) {
+    const auto m0 = m + 17, m1 = text.find('\'', m0);
+    std::string short_text = text.substr(0, text.find(':')) + ": " + text.substr(m0, m1 - m0);
+    const auto e = text.find("errno = ");
+    if (e != std::string::npos) short_text += " (errno " + text.substr(e + 8, text.find(',', e) - e - 8) + ")";
+    return short_text;
+  }
   return text;
 }
 

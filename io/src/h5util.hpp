@@ -54,9 +54,10 @@ class H5Id {
   Closer close_ = nullptr;
 };
 
-/// Turns off HDF5's automatic printing of its error stack (we report one
-/// line ourselves). Cheap; called at every entry point.
-void quiet_hdf5();
+/// Once per process, before HDF5's first use: no exit handler (see the .cpp)
+/// and no automatic printing of HDF5's error stack (we report one line
+/// ourselves). Cheap; called at every io entry point.
+void init_hdf5();
 
 /// The innermost message of HDF5's current error stack (the one that says
 /// what actually went wrong, e.g. "truncated file: eof = ...", or the errno

@@ -38,7 +38,7 @@ std::string shape_text(const std::array<index_t, 3>& n) {  // dataset order
 
 /// Opens an existing file read-only with messages for the usual mistakes.
 H5Id open_existing(const std::string& file, const std::string& what) {
-  detail::quiet_hdf5();
+  detail::init_hdf5();
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) {
     const int err = errno;

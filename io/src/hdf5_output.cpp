@@ -68,7 +68,9 @@ struct GridFile::Impl {
     }
   }
 
-  void flush() { ADI_H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), what(), "cannot flush"); }
+  void flush(const std::string& context) {
+    ADI_H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), context, "cannot flush");
+  }
 
   void rewrite_xdmf() {
     if (o.xdmf) write_xdmf(xmf, detail::base_name(o.path), o.geometry, o.precision, steps);
@@ -87,7 +89,7 @@ GridFile::~GridFile() {
 }
 
 GridFile GridFile::create(const Options& o) {
-  detail::quiet_hdf5();
+  detail::init_hdf5();
   auto im = std::make_unique<Impl>();
   im->o = o;
   im->tmp = o.path + ".tmp";
@@ -107,13 +109,13 @@ GridFile GridFile::create(const Options& o) {
     detail::write_grid_group(f, o.geometry, im->what());
     detail::write_provenance(f, "provenance", o.provenance, im->what());
     detail::create_group(f, "steps", im->what());
-    im->flush();
+    im->flush(im->what());
   });
   return GridFile(std::move(im));
 }
 
 GridFile GridFile::reopen(const Options& o, index_t restart_step) {
-  detail::quiet_hdf5();
+  detail::init_hdf5();
   auto im = std::make_unique<Impl>();
   im->o = o;
   im->tmp = o.path + ".tmp";
@@ -193,7 +195,7 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
     detail::write_provenance(pg.get(), rname, p, ctx);
     detail::write_attr(f, "status", std::string("running"), ctx);
     im->provenance_group = std::string("/provenance/") + rname;
-    im->flush();
+    im->flush(im->what());
     im->rewrite_xdmf();
   } catch (const IoError&) {
     im->closed = true;  // leave the file as it was found (modulo dropped steps)
@@ -238,9 +240,9 @@ void GridFile::write_step(index_t step, double time, const T* values) {
                  "cannot write " + ds);
     detail::write_attr(d.get(), "time", time, ctx);
     detail::write_attr(d.get(), "step", static_cast<long long>(step), ctx);
-    d.reset();
-    g.reset();
-    im.flush();
+    ADI_H5_CHECK(d.close(), ctx, "cannot write " + ds);  // closing writes the last chunk
+    ADI_H5_CHECK(g.close(), ctx, "cannot close group " + grp);
+    im.flush(ctx);
     if (!im.live) {
       // The first complete step: from now on the file is worth keeping.
       detail::fsync_path(im.tmp);
@@ -271,7 +273,7 @@ void GridFile::set_status(const std::string& status) {
     H5Id pg = detail::open_group(im.file.get(), im.provenance_group, im.what());
     detail::write_attr(pg.get(), "end_time", status == "running" ? std::string() : utc_now_iso8601(), im.what());
     pg.reset();
-    im.flush();
+    im.flush(im.what());
   });
 }
 

@@ -40,6 +40,7 @@ std::string shell_join(const std::vector<std::string>& argv) {
 }
 
 std::string hdf5_library_version() {
+  detail::init_hdf5();
   unsigned maj = 0, min = 0, rel = 0;
   H5get_libversion(&maj, &min, &rel);
   return std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(rel);
