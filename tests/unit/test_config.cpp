@@ -124,7 +124,8 @@ TEST(Config, MissingFileIsAnError) {
 }
 
 TEST(Config, ShippedConfigsParse) {
-  for (const char* f : {"configs/heat.yaml", "configs/neumann.yaml", "configs/anisotropic.yaml"}) {
+  for (const char* f : {"configs/heat.yaml", "configs/neumann.yaml", "configs/anisotropic.yaml",
+                        "examples/initial_from_file.yaml"}) {
     const std::string path = std::string(ADI_SOURCE_DIR) + "/" + f;
     EXPECT_NO_THROW(load_config(path)) << path;
   }
