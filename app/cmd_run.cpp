@@ -28,6 +28,7 @@ int cmd_run(const RunOptions& o) {
   check_memory(plan.memory);
   check_paths(plan, o.overwrite);
 
+  spdlog::debug("resolved config:\n{}", c.resolved_yaml);
   spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
                p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
   const RunReport r = execute_run(plan, o);

@@ -288,7 +288,9 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     progress_shown = false;
   };
   const auto t0 = Clock::now();
-  auto last_log = t0, last_ckpt = t0;
+  // On a terminal the progress line shows up after the first chunk.
+  auto last_log = tty ? t0 - std::chrono::seconds(1) : t0;
+  auto last_ckpt = t0;
 
   try {
     if (output_due(s) && !out->has_step(s)) {
