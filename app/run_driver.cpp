@@ -142,7 +142,7 @@ void check_paths(const RunPlan& plan, bool overwrite) {
       throw io::ConfigError(c.source, "output.file", "is the checkpoint given to --restart", __FILE__, __LINE__);
     const std::string xmf = io::xdmf_path_for(plan.output);
     if (plan.restart.empty() && !overwrite) {
-      for (const std::string& f : {plan.output, xmf})
+      for (const std::string& f : {plan.output, c.output.xdmf ? xmf : plan.output})
         if (fs::exists(fs::symlink_status(f)))
           throw io::IoError("output file '" + f +
                                 "' exists; pass --overwrite to replace it, or --restart CHECKPOINT to continue "

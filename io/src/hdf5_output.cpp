@@ -163,7 +163,6 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
                    ctx, "cannot list /steps");
       names.emplace_back(name);
     }
-    index_t dropped = 0;
     for (const auto& name : names) {
       const std::string ds = "/steps/" + name + "/u";
       if (!detail::path_exists(f, ds)) {  // a group without data: a write that never completed
@@ -176,12 +175,10 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
       d.reset();
       if (step > restart_step) {
         ADI_H5_CHECK(H5Ldelete(sg.get(), name.c_str(), H5P_DEFAULT), ctx, "cannot delete " + ds);
-        ++dropped;
       } else {
         im->steps.push_back({step, time, ds});
       }
     }
-    (void)dropped;
     std::sort(im->steps.begin(), im->steps.end(),
               [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
     H5Id pg = detail::open_group(f, "/provenance", ctx);

@@ -32,6 +32,22 @@ def sh(cmd, cwd, env=None, rc=0):
     return p
 
 
+def children(pid):
+    """Process ids whose parent is pid (from /proc, no procps needed)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    stat_line = f.read()
+            except OSError:
+                continue
+            # "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
+            if int(stat_line.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(d)
+    return out
+
+
 def check_png(path, min_bytes=5000):
     T.check(os.path.exists(path), "%s was not written" % path)
     with open(path, "rb") as f:
@@ -89,7 +105,7 @@ log: {every: 50}
                          text=True)
     T.wait_for_line(p, r"\] step [0-9]+/2000")
     # What Slurm's --signal=USR1@... does: signal the job step (adi3d).
-    kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+    kids = children(p.pid)
     T.check(len(kids) == 1, "expected one adi3d child of the job script, got %s" % kids)
     os.kill(int(kids[0]), signal.SIGUSR1)
     rc, out = T.finish(p)
