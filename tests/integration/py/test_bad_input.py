@@ -182,6 +182,20 @@ def truncated_checkpoint(a):
             args=("run", "case.yaml", "--restart", "nothere.h5"))
 
 
+def restart_mismatch(a):
+    good_grid(a)
+    setup(a, extra="checkpoint: {file: ck.h5, every: 5}\n")
+    T.run(a, ["run", "case.yaml", "--quiet"], cwd=a.work)
+    out = os.path.join(a.work, "out.h5")
+    before = open(out, "rb").read()
+    run_bad(a, 2, [r"adi3d: error: ck\.h5: cannot continue this run from the checkpoint: time step differs: "
+                   r"checkpoint dt = 0\.001 s, config dt = 0\.002 s"],
+            args=("run", "case.yaml", "--restart", "ck.h5", "--set", "time.dt=0.002"))
+    run_bad(a, 2, [r"ck\.h5: cannot continue this run from the checkpoint: precision differs"],
+            args=("run", "case.yaml", "--restart", "ck.h5", "--precision", "float32"))
+    T.check(open(out, "rb").read() == before, "the output was modified by a refused restart")
+
+
 def too_big(a):
     T.write(os.path.join(a.work, "case.yaml"), """grid: {nx: 200000, ny: 200000, nz: 100000}
 time: {dt: 1.0e-3, steps: 10}
@@ -201,7 +215,7 @@ output: {file: out.h5, every: 5}
 
 CASES = {f.__name__: f for f in (missing_file, not_hdf5, dataset_missing, wrong_rank, wrong_shape, integer_dtype,
                                  nan_inf, unwritable_output, disk_full_first_step, disk_full_later_step,
-                                 existing_output, truncated_checkpoint, too_big)}
+                                 existing_output, truncated_checkpoint, restart_mismatch, too_big)}
 
 
 def body():

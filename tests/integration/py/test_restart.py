@@ -58,6 +58,17 @@ def check_xmf_matches_file(folder):
     T.check(listed == present, "the .xmf lists %s, the file holds %s" % (listed, present))
 
 
+def check_xmf_readable(folder):
+    """After a kill: every step the .xmf lists is in the .h5 and reads back
+    (the file may hold one more step, flushed just before the kill)."""
+    listed = xmf_datasets(os.path.join(folder, "out.xmf"))
+    with h5py.File(os.path.join(folder, "out.h5"), "r") as f:
+        for ds in listed:
+            T.check(ds in f, "the .xmf lists %s, which is not in the file" % ds)
+            f[ds][()]
+    print("after the kill the .xmf lists %d steps, all readable" % len(listed))
+
+
 def planned(a):
     ref = case(a.work, "planned_ref", prec="float32", ck=40)
     T.run(a, ["run", "case.yaml"], cwd=ref)
@@ -107,6 +118,7 @@ def killed(a):
     with h5py.File(os.path.join(d, "out.h5"), "r") as f:
         out_steps = [int(k) for k in f["steps"]]
     print("killed; the checkpoint is at step %d, the output holds steps %s" % (ck_step, out_steps))
+    check_xmf_readable(d)
     if max(out_steps) <= ck_step:
         print("note: no output step after the checkpoint this time (a race with the next checkpoint)")
     T.run(a, ["run", "case.yaml", "--restart", "ck.h5", "--quiet"], cwd=d, timeout=300)
