@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) run.argv.emplace_back(argv[i]);
   auto* c_run = app.add_subcommand("run", "run a case described by a YAML config");
   c_run->add_option("config", run.config, "config file (default: the built-in configs/heat.yaml)");
-  c_run->add_option("--set", run.sets, "override a config value, e.g. --set grid.nx=129 (repeatable)");
+  c_run->add_option("--set", run.sets, "override a config value, e.g. --set grid.nx=129 (repeatable)")
+      ->allow_extra_args(false);  // one value per --set: a config file after it stays the positional
   c_run->add_option("--backend", run.backend, "cpu | cuda | auto (same as --set backend=...)");
   c_run->add_option("--precision", run.precision, "float32 | float64 (same as --set precision=...)");
   c_run->add_flag("--dry-run", run.dry_run,
