@@ -14,11 +14,15 @@ Uses Debian's python3-h5py, python3-numpy and python3-matplotlib.
 import argparse
 import json
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+
+def pyplot():
+    """matplotlib with the Agg backend, imported only when something is drawn."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
 
 
 def slices(a):
@@ -39,6 +43,7 @@ def slices(a):
     lo = origin
     hi = origin + spacing * (np.array([nx, ny, nz]) - 1)
     vmin, vmax = float(u.min()), float(u.max())
+    plt = pyplot()
     fig, ax = plt.subplots(1, 3, figsize=(15, 4.5), constrained_layout=True)
     views = [
         (u[nz // 2, :, :], (lo[0], hi[0], lo[1], hi[1]), "x [m]", "y [m]", "z = %.4g m" % (lo[2] + spacing[2] * (nz // 2))),
@@ -65,6 +70,7 @@ def convergence(a):
     h = np.array([r["h"] for r in rows])
     emax = np.array([r["max_error"] for r in rows])
     erms = np.array([r["rms_error"] for r in rows])
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.5), constrained_layout=True)
     ax.loglog(h, emax, "o-", label="max error")
     ax.loglog(h, erms, "s-", label="rms error")

@@ -86,7 +86,7 @@ def slurm(a):
     w = a.work
     job = os.path.join(a.source, "examples", "slurm_job.sh")
     T.write(os.path.join(w, "case.yaml"), """grid: {nx: 45, ny: 37, nz: 29}
-time: {dt: 1.0e-4, steps: 2000}
+time: {dt: 1.0e-4, steps: 1200}
 backend: cpu
 output: {file: out.h5, every: 250}
 log: {every: 50}
@@ -103,7 +103,7 @@ log: {every: 50}
     print("$ slurm_job.sh case.yaml &", flush=True)
     p = subprocess.Popen(["bash", job, "case.yaml"], cwd=w, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
-    T.wait_for_line(p, r"\] step [0-9]+/2000")
+    T.wait_for_line(p, r"\] step [0-9]+/1200")
     # What Slurm's --signal=USR1@... does: signal the job step (adi3d).
     kids = children(p.pid)
     T.check(len(kids) == 1, "expected one adi3d child of the job script, got %s" % kids)

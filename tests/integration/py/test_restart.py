@@ -83,7 +83,7 @@ def planned(a):
 
 def slow_case(a, name, **kw):
     # About 1 ms per step on one core: long enough to be stopped mid-run.
-    p = dict(n="{nx: 45, ny: 37, nz: 29}", dt=1e-4, steps=3000, every=500, log=50)
+    p = dict(n="{nx: 45, ny: 37, nz: 29}", dt=1e-4, steps=1500, every=250, log=50)
     p.update(kw)
     return case(a.work, name, **p)
 
@@ -129,7 +129,7 @@ def killed(a):
 def stop_with(a, name, signals, expect_rc):
     d = slow_case(a, name)
     p = T.start(a, ["run", "case.yaml"], cwd=d)
-    T.wait_for_line(p, r"\] step [0-9]+/3000")
+    T.wait_for_line(p, r"\] step [0-9]+/1500")
     for s in signals:
         os.kill(p.pid, s)
     rc, out = T.finish(p)
@@ -143,7 +143,7 @@ def sigterm(a):
     T.check("SIGTERM received" in out and "--restart" in out, "no stop message:\n" + out)
     with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
         step = int(f.attrs["step"])
-    T.check(0 < step < 3000, "checkpoint at step %d" % step)
+    T.check(0 < step < 1500, "checkpoint at step %d" % step)
     with h5py.File(os.path.join(d, "out.h5"), "r") as f:
         T.check(f.attrs["status"] == "interrupted", "output status %r" % f.attrs["status"])
         T.check(f["provenance"].attrs["end_time"] != "", "end_time not set")
@@ -163,7 +163,7 @@ def other_signals(a):
         d, out = stop_with(a, name, [s], 75)
         T.check("%s received" % signal.Signals(s).name in out, "%s: no stop message" % name)
         with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
-            T.check(0 < int(f.attrs["step"]) < 3000, "%s: checkpoint step" % name)
+            T.check(0 < int(f.attrs["step"]) < 1500, "%s: checkpoint step" % name)
 
 
 def second_signal(a):
