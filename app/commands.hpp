@@ -22,6 +22,7 @@ struct RunOptions {
   bool overwrite = false;
   std::string restart;             ///< checkpoint to continue from
   std::vector<std::string> argv;   ///< the whole command line (provenance)
+  bool quiet = false;              ///< no progress line, no periodic log lines
 };
 int cmd_run(const RunOptions& o);
 

@@ -4,12 +4,14 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
+#include "memory.hpp"
 
 #include <adi/io/io.hpp>
 #include <adi/solver.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -28,6 +30,7 @@ int report(const char* kind, const std::exception& e, int code) {
 int main(int argc, char** argv) {
   CLI::App app{"adi3d: the 3D heat equation by ADI (Douglas) on GPUs and CPUs"};
   app.require_subcommand(1);
+  app.fallthrough();  // -q / -v also after the subcommand
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
   app.add_flag("-v,--verbose", verbose, "debug messages on stderr");
@@ -37,10 +40,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) run.argv.emplace_back(argv[i]);
   auto* c_run = app.add_subcommand("run", "run a case described by a YAML config");
   c_run->add_option("config", run.config, "config file (default: the built-in configs/heat.yaml)");
-  c_run->add_option("--set", run.sets, "override a config value, e.g. --set grid.nx=129 (repeatable)");
+  c_run->add_option("--set", run.sets, "override a config value, e.g. --set grid.nx=129 (repeatable)")
+      ->allow_extra_args(false);  // one value per --set: a config file after it stays the positional
   c_run->add_option("--backend", run.backend, "cpu | cuda | auto (same as --set backend=...)");
   c_run->add_option("--precision", run.precision, "float32 | float64 (same as --set precision=...)");
-  c_run->add_flag("--dry-run", run.dry_run, "print the resolved config and stop");
+  c_run->add_flag("--dry-run", run.dry_run,
+                  "print the resolved config and the memory the run needs, and stop (exit 7 if it does not fit)");
+  c_run->add_flag("--overwrite", run.overwrite, "replace an existing output file");
+  c_run->add_option("--restart", run.restart,
+                    "continue from this checkpoint (the config defaults to the one stored in it)");
 
   ValidateOptions val;
   auto* c_val = app.add_subcommand("validate", "round-off check and convergence study against the analytic solution");
@@ -75,6 +83,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? kOk : kUsageError;
   }
   setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+  run.quiet = quiet;
+  // A full file-size limit (ulimit -f) must fail the write with EFBIG, which
+  // is reported and cleaned up, rather than kill the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
 
   try {
     if (c_layout->parsed()) return cmd_layout(lay);
@@ -84,6 +96,10 @@ int main(int argc, char** argv) {
     if (c_bench->parsed()) return cmd_bench(bench);
   } catch (const io::ConfigError& e) {
     return report("error: ", e, kUsageError);
+  } catch (const io::IoError& e) {
+    return report("error: ", e, kIoError);
+  } catch (const InsufficientMemory& e) {
+    return report("not enough memory: ", e, kOutOfMemory);
   } catch (const InvalidArgument& e) {
     return report("error: ", e, kUsageError);
   } catch (const BackendUnavailable& e) {
@@ -91,7 +107,7 @@ int main(int argc, char** argv) {
   } catch (const NumericalError& e) {
     return report("numerical error: ", e, kNumericalError);
   } catch (const std::bad_alloc& e) {
-    return report("out of memory: ", e, kInternalError);
+    return report("out of memory: ", e, kOutOfMemory);
   } catch (const std::exception& e) {
     return report("error: ", e, kInternalError);
   }

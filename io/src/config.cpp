@@ -232,6 +232,31 @@ void read_boundary(const Reader& r, const YAML::Node& b, HeatProblem& p) {
   }
 }
 
+void read_initial(const Reader& r, const YAML::Node& n, InitialConfig& ic) {
+  if (!n.IsDefined() || n.IsNull()) return;
+  if (n.IsScalar()) {
+    const std::string s = r.text(n, "initial");
+    if (s != "analytic") r.fail(n, "initial", "expected 'analytic' or {file: ..., dataset: ...}, got " + describe(n));
+    return;
+  }
+  r.only_keys(n, "initial", {"type", "file", "dataset", "boundary_from_file"});
+  std::string type = n["file"] ? "file" : "analytic";
+  if (n["type"]) {
+    type = r.text(n["type"], "initial.type");
+    if (type != "analytic" && type != "file") r.fail(n["type"], "initial.type", "expected analytic or file");
+  }
+  if (type == "file") {
+    ic.kind = InitialConfig::Kind::File;
+    if (!n["file"]) r.fail(n, "initial.file", "missing; expected the HDF5 file of the initial field");
+    ic.file = r.text(n["file"], "initial.file");
+    if (ic.file.empty()) r.fail(n["file"], "initial.file", "expected a file name, got an empty string");
+    if (n["dataset"]) ic.dataset = r.text(n["dataset"], "initial.dataset");
+    if (ic.dataset.empty()) r.fail(n["dataset"], "initial.dataset", "expected a dataset path such as /u");
+    if (n["boundary_from_file"])
+      ic.boundary_from_file = r.boolean(n["boundary_from_file"], "initial.boundary_from_file");
+  }
+}
+
 RunConfig build(const YAML::Node& root, const Reader& r) {
   RunConfig c;
   c.source = r.name();
@@ -240,11 +265,18 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
                "output", "checkpoint", "log"});
   HeatProblem& p = c.problem;
 
+  // The initial section first: with an initial HDF5 file the grid may come
+  // from the file's dataset shape instead of the config.
+  read_initial(r, root["initial"], c.initial);
+  const bool from_file = c.initial.kind == InitialConfig::Kind::File;
+
   const YAML::Node grid = root["grid"];
-  if (!grid) r.fail(root, "grid", "missing section 'grid' (nx, ny, nz: nodes per axis, boundary nodes included)");
+  if (!grid && !from_file)
+    r.fail(root, "grid", "missing section 'grid' (nx, ny, nz: nodes per axis, boundary nodes included)");
   r.only_keys(grid, "grid", {"nx", "ny", "nz"});
   const char* nn[3] = {"nx", "ny", "nz"};
-  for (int a = 0; a < 3; ++a) {
+  c.given.grid = grid.IsDefined() && !grid.IsNull();
+  for (int a = 0; a < 3 && c.given.grid; ++a) {
     const std::string key = std::string("grid.") + nn[a];
     const YAML::Node n = grid[nn[a]];
     if (!n) r.fail(grid, key, std::string("missing; expected an integer >= 3"));
@@ -254,14 +286,23 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   }
 
   if (const YAML::Node d = root["domain"]) {
-    r.only_keys(d, "domain", {"lx", "ly", "lz"});
+    r.only_keys(d, "domain", {"lx", "ly", "lz", "origin"});
     const char* ln[3] = {"lx", "ly", "lz"};
     for (int a = 0; a < 3; ++a)
       if (const YAML::Node n = d[ln[a]]) {
         const std::string key = std::string("domain.") + ln[a];
         p.length[a] = r.real(n, key);
         require(r, n, key, p.length[a] > 0, "a length > 0 [m]");
+        c.given.length[a] = true;
       }
+    if (const YAML::Node o = d["origin"]) {
+      if (!o.IsSequence() || o.size() != 3)
+        r.fail(o, "domain.origin",
+               "expected [x0, y0, z0] (three coordinates [m]), got " +
+                   (o.IsSequence() ? std::to_string(o.size()) + " values" : describe(o)));
+      for (int a = 0; a < 3; ++a) c.origin[a] = r.real(o[a], "domain.origin");
+      c.given.origin = true;
+    }
   }
 
   if (const YAML::Node d = root["diffusivity"]) {
@@ -322,28 +363,6 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   if (const YAML::Node n = root["backend"])
     c.backend = r.choice<Backend>(n, "backend", {{"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}, {"auto", Backend::Auto}});
 
-  if (const YAML::Node n = root["initial"]) {
-    if (n.IsScalar()) {
-      const std::string s = r.text(n, "initial");
-      if (s != "analytic") r.fail(n, "initial", "expected 'analytic' or {file: ..., dataset: ...}, got " + describe(n));
-    } else {
-      r.only_keys(n, "initial", {"type", "file", "dataset", "boundary_from_file"});
-      std::string type = n["file"] ? "file" : "analytic";
-      if (n["type"]) {
-        type = r.text(n["type"], "initial.type");
-        if (type != "analytic" && type != "file") r.fail(n["type"], "initial.type", "expected analytic or file");
-      }
-      if (type == "file") {
-        c.initial.kind = InitialConfig::Kind::File;
-        if (!n["file"]) r.fail(n, "initial.file", "missing; expected the HDF5 file of the initial field");
-        c.initial.file = r.text(n["file"], "initial.file");
-        if (n["dataset"]) c.initial.dataset = r.text(n["dataset"], "initial.dataset");
-        if (n["boundary_from_file"])
-          c.initial.boundary_from_file = r.boolean(n["boundary_from_file"], "initial.boundary_from_file");
-      }
-    }
-  }
-
   if (const YAML::Node o = root["output"]) {
     r.only_keys(o, "output", {"file", "every", "every_time", "initial", "final", "compression", "xdmf"});
     if (o["file"]) c.output.file = r.text(o["file"], "output.file");
@@ -395,7 +414,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   return c;
 }
 
-std::string emit_resolved(const RunConfig& c) {
+std::string emit_resolved_impl(const RunConfig& c) {
   const HeatProblem& p = c.problem;
   YAML::Emitter e;
   e.SetDoublePrecision(17);
@@ -405,7 +424,8 @@ std::string emit_resolved(const RunConfig& c) {
     << YAML::EndMap;
   e << YAML::Key << "domain" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "lx" << YAML::Value
     << p.length[0] << YAML::Key << "ly" << YAML::Value << p.length[1] << YAML::Key << "lz" << YAML::Value
-    << p.length[2] << YAML::EndMap;
+    << p.length[2] << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.origin[0]
+    << c.origin[1] << c.origin[2] << YAML::EndSeq << YAML::EndMap;
   e << YAML::Key << "diffusivity" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
     << YAML::Value << p.alpha[0] << YAML::Key << "y" << YAML::Value << p.alpha[1] << YAML::Key << "z"
     << YAML::Value << p.alpha[2] << YAML::EndMap;
@@ -455,7 +475,7 @@ RunConfig parse_config(const std::string& text, const std::string& name, const s
   const auto ov = apply_overrides(root, overrides);
   const Reader r(name, ov);
   RunConfig c = build(root, r);
-  c.resolved_yaml = emit_resolved(c);
+  c.resolved_yaml = emit_resolved_impl(c);
   return c;
 }
 
@@ -471,6 +491,8 @@ RunConfig load_config(const std::string& path, const std::vector<std::string>& o
   c.base_dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
   return c;
 }
+
+std::string to_yaml(const RunConfig& c) { return emit_resolved_impl(c); }
 
 const std::string& default_config_text() {
   static const std::string text(kEmbeddedDefaultConfig);

@@ -124,11 +124,67 @@ TEST(Config, MissingFileIsAnError) {
 }
 
 TEST(Config, ShippedConfigsParse) {
-  for (const char* f : {"configs/heat.yaml", "configs/neumann.yaml", "configs/anisotropic.yaml"}) {
+  for (const char* f : {"configs/heat.yaml", "configs/neumann.yaml", "configs/anisotropic.yaml",
+                        "examples/initial_from_file.yaml"}) {
     const std::string path = std::string(ADI_SOURCE_DIR) + "/" + f;
     EXPECT_NO_THROW(load_config(path)) << path;
   }
   EXPECT_NO_THROW(parse_config(default_config_text(), "<built-in>"));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Config, OriginAndGivenGeometry) {
+  const RunConfig c = parse_config(
+      "grid: {nx: 5, ny: 6, nz: 7}\ndomain: {lx: 2.0, origin: [-1.0, 0.5, 3]}\ntime: {dt: 0.1, steps: 2}\n", "c.yaml");
+  EXPECT_TRUE(c.given.grid);
+  EXPECT_TRUE(c.given.length[0]);
+  EXPECT_FALSE(c.given.length[1]);
+  EXPECT_TRUE(c.given.origin);
+  EXPECT_DOUBLE_EQ(c.origin[0], -1.0);
+  EXPECT_DOUBLE_EQ(c.origin[2], 3.0);
+  // The resolved YAML reads back to the same config (round trip).
+  const RunConfig r = parse_config(c.resolved_yaml, "resolved.yaml");
+  EXPECT_EQ(r.origin, c.origin);
+  EXPECT_EQ(r.problem.length, c.problem.length);
+  EXPECT_EQ(r.problem.dt, c.problem.dt);
+  EXPECT_EQ(to_yaml(r), c.resolved_yaml);
+  expect_error("grid: {nx: 5, ny: 6, nz: 7}\ndomain: {origin: [1, 2]}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:2:18: domain\.origin: expected \[x0, y0, z0\] .*got 2 values)");
+}
+
+TEST(Config, GridMayComeFromTheInitialFile) {
+  const RunConfig c =
+      parse_config("initial: {file: grid.h5, dataset: /field}\ntime: {dt: 0.1, steps: 2}\n", "c.yaml");
+  EXPECT_FALSE(c.given.grid);
+  EXPECT_EQ(c.initial.kind, InitialConfig::Kind::File);
+  EXPECT_EQ(c.initial.file, "grid.h5");
+  EXPECT_EQ(c.initial.dataset, "/field");
+  EXPECT_TRUE(c.initial.boundary_from_file);
+  // Without a file the grid stays required.
+  expect_error("time: {dt: 0.1, steps: 2}\n", R"(grid: missing section)");
+  expect_error("initial: {file: ''}\ntime: {dt: 0.1, steps: 2}\n", R"(initial\.file: expected a file name)");
+}
+
+TEST(Config, OutputAndCheckpointKeys) {
+  const RunConfig c = parse_config(
+      "grid: {nx: 5, ny: 6, nz: 7}\ntime: {dt: 0.1, steps: 20}\n"
+      "output: {file: out.h5, every: 5, every_time: 0.5, initial: false, final: true, compression: 4, xdmf: false}\n"
+      "checkpoint: {file: ck.h5, every: 10, every_seconds: 60}\n",
+      "c.yaml");
+  EXPECT_EQ(c.output.file, "out.h5");
+  EXPECT_EQ(c.output.every_steps, 5);
+  EXPECT_DOUBLE_EQ(c.output.every_time, 0.5);
+  EXPECT_FALSE(c.output.write_initial);
+  EXPECT_EQ(c.output.compression, 4);
+  EXPECT_FALSE(c.output.xdmf);
+  EXPECT_EQ(c.checkpoint.file, "ck.h5");
+  EXPECT_EQ(c.checkpoint.every_steps, 10);
+  EXPECT_DOUBLE_EQ(c.checkpoint.every_seconds, 60.0);
+  expect_error("grid: {nx: 5, ny: 6, nz: 7}\ntime: {dt: 0.1, steps: 2}\noutput: {compression: 10}\n",
+               R"(output\.compression: expected a gzip level 0\.\.9)");
 }
 
 }  // namespace

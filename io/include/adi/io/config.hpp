@@ -8,6 +8,7 @@
 #include <adi/scheme.hpp>
 #include <adi/stepper.hpp>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -28,13 +29,13 @@ class ConfigError : public Error {
 
 struct InitialConfig {
   enum class Kind { Analytic, File } kind = Kind::Analytic;
-  std::string file;             ///< HDF5 file (Kind::File), relative to the config's folder
+  std::string file;             ///< HDF5 file (Kind::File), relative to the config's folder (base_dir)
   std::string dataset = "/u";   ///< dataset path inside it
-  bool boundary_from_file = true;  ///< Dirichlet faces keep the file's boundary values
+  bool boundary_from_file = true;  ///< Dirichlet faces keep the file's boundary values (false: zero)
 };
 
 struct OutputConfig {
-  std::string file;              ///< HDF5 output ("" = no output)
+  std::string file;              ///< HDF5 output ("" = no output), relative to the working directory
   index_t every_steps = 0;       ///< write every N steps (0 = off)
   double every_time = 0.0;       ///< or every T simulated seconds (0 = off)
   bool write_initial = true;     ///< write step 0
@@ -44,15 +45,25 @@ struct OutputConfig {
 };
 
 struct CheckpointConfig {
-  std::string file;              ///< checkpoint file ("" = derived from output or config name)
+  std::string file;              ///< checkpoint file ("" = derived from output or config name), relative to the working directory
   index_t every_steps = 0;       ///< 0 = off
   double every_seconds = 0.0;    ///< wall-clock seconds, 0 = off
 };
 
+/// Which geometry values the config set explicitly (the rest are defaults
+/// that an initial HDF5 file may fill in; explicit values must agree with it).
+struct GivenGeometry {
+  bool grid = false;                    ///< grid.nx/ny/nz were given
+  std::array<bool, 3> length{};         ///< domain.lx/ly/lz were given
+  bool origin = false;                  ///< domain.origin was given
+};
+
 struct RunConfig {
   std::string source = "<defaults>";  ///< file the config came from
-  std::string base_dir = ".";         ///< folder relative paths are resolved against
+  std::string base_dir = ".";         ///< folder input paths (initial.file) are resolved against
   HeatProblem problem;
+  std::array<double, 3> origin{{0.0, 0.0, 0.0}};  ///< coordinates of node (0, 0, 0) [m]
+  GivenGeometry given;
   index_t steps = 0;       ///< number of steps (resolved from time.steps or time.t_end)
   double t_end = 0.0;      ///< steps * dt
   Precision precision = Precision::F64;
@@ -61,8 +72,12 @@ struct RunConfig {
   OutputConfig output;
   CheckpointConfig checkpoint;
   index_t log_every = 0;   ///< log a line every N steps (0 = about every 2 s of wall time)
-  std::string resolved_yaml;  ///< the config with defaults filled in, as YAML
+  std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };
+
+/// The config with every default filled in, as YAML that parse_config reads
+/// back to the same RunConfig (numbers with 17 significant digits).
+std::string to_yaml(const RunConfig& c);
 
 /// Loads and validates a config file; `overrides` are "key.path=value" pairs
 /// (value parsed as YAML) merged before validation, so they get the same checks.

@@ -1,3 +1,7 @@
 #pragma once
 // Public header of the io module (adi::io): configs and files.
+#include <adi/io/checkpoint.hpp>
 #include <adi/io/config.hpp>
+#include <adi/io/hdf5.hpp>
+#include <adi/io/provenance.hpp>
+#include <adi/io/xdmf.hpp>

@@ -1,0 +1,41 @@
+#pragma once
+// What a run will allocate, estimated from the config before anything is
+// allocated, and whether it fits (adi3d run and run --dry-run).
+
+#include <adi/error.hpp>
+#include <adi/io/config.hpp>
+#include <adi/stepper.hpp>
+
+#include <string>
+
+namespace adi::app {
+
+/// The run does not fit in host or device memory (exit code kOutOfMemory).
+class InsufficientMemory : public Error {
+  using Error::Error;
+};
+
+struct MemoryEstimate {
+  Backend backend = Backend::Cpu;   ///< resolved
+  double field_bytes = 0;           ///< one nx*ny*nz field in the run's precision
+  double host_bytes = 0;            ///< host memory the run needs
+  double device_bytes = 0;          ///< device memory (CUDA), 0 on the CPU
+  double host_available = -1;       ///< MemAvailable, capped by the cgroup limit (-1: unknown)
+  std::string host_limit_source;    ///< "/proc/meminfo" or the cgroup file that capped it
+  double device_total = -1;         ///< total memory of CUDA device 0 (-1: unknown / none)
+  std::string device_name;
+};
+
+/// Host: the run's own copy of the field (initial data, outputs,
+/// checkpoints), plus for the CPU backend the stepper's two fields (u and the
+/// increment), plus 32 MiB for libraries and I/O buffers. Device (CUDA): two
+/// fields. The grid size is computed in double, so absurd grids do not overflow.
+MemoryEstimate estimate_memory(const io::RunConfig& c);
+
+/// Throws InsufficientMemory naming what is needed and what is there.
+void check_memory(const MemoryEstimate& m);
+
+/// Lines for --dry-run ("# memory: ...").
+std::string describe_memory(const MemoryEstimate& m);
+
+}  // namespace adi::app

@@ -1,0 +1,408 @@
+// adi3d run: planning and the time loop (see run_driver.hpp).
+//
+// Time is always t = step * dt, never a running sum, so a run restarted from
+// a checkpoint (which stores the step) sees exactly the same times, output
+// steps and checkpoint steps as an uninterrupted one.
+
+#include "run_driver.hpp"
+
+#include "log.hpp"
+#include "signals.hpp"
+#include "util.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace adi::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string strip_suffix(const std::string& s, std::initializer_list<const char*> suffixes) {
+  for (const char* x : suffixes) {
+    const std::string e(x);
+    if (s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0) return s.substr(0, s.size() - e.size());
+  }
+  return s;
+}
+
+/// Input paths in a config are relative to the config's folder.
+std::string resolve_input(const io::RunConfig& c, const std::string& p) {
+  if (p.empty() || p[0] == '/' || c.base_dir.empty() || c.base_dir == ".") return p;
+  return c.base_dir + "/" + p;
+}
+
+/// checkpoint.file, else the restart file itself, else next to the output
+/// ("run.h5" -> "run.ckpt.h5"), else after the config ("heat.yaml" -> "heat.ckpt.h5").
+std::string checkpoint_path(const io::RunConfig& c, const std::string& restart) {
+  if (!c.checkpoint.file.empty()) return c.checkpoint.file;
+  if (!restart.empty()) return restart;
+  if (!c.output.file.empty()) return strip_suffix(c.output.file, {".h5", ".hdf5", ".hdf"}) + ".ckpt.h5";
+  std::string stem = c.source;
+  if (stem.empty() || stem[0] == '<') return "heat.ckpt.h5";
+  stem = stem.substr(stem.find_last_of('/') == std::string::npos ? 0 : stem.find_last_of('/') + 1);
+  return strip_suffix(stem, {".yaml", ".yml"}) + ".ckpt.h5";
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code e1, e2;
+  const fs::path pa = fs::weakly_canonical(a, e1), pb = fs::weakly_canonical(b, e2);
+  return !e1 && !e2 ? pa == pb : a == b;
+}
+
+/// Creates and removes `path` to learn early (before any allocation or
+/// stepping) whether files can be created there.
+void probe_create(const std::string& path, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == EEXIST) return;  // a stale temporary: it will be replaced
+    throw io::IoError(what + ": cannot create " + path + " (" + std::strerror(err) + ")", __FILE__, __LINE__);
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+}
+
+template <class T>
+void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
+  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
+  auto fixed = [&](int a, index_t i, index_t n) {
+    return (i == 0 && p.lo[a] == Boundary::Dirichlet) || (i == n - 1 && p.hi[a] == Boundary::Dirichlet);
+  };
+  for (index_t k = 0; k < nz; ++k)
+    for (index_t j = 0; j < ny; ++j)
+      for (index_t i = 0; i < nx; ++i)
+        if (fixed(0, i, nx) || fixed(1, j, ny) || fixed(2, k, nz)) u[i + nx * (j + ny * k)] = T(0);
+}
+
+}  // namespace
+
+RunPlan plan_run(const RunOptions& o) {
+  std::vector<std::string> sets = o.sets;
+  if (!o.backend.empty()) sets.push_back("backend=" + o.backend);
+  if (!o.precision.empty()) sets.push_back("precision=" + o.precision);
+  RunPlan plan;
+  io::RunConfig& c = plan.config;
+  if (!o.restart.empty()) {
+    plan.restart = o.restart;
+    plan.restart_state = io::read_checkpoint_state(o.restart);
+    const io::RunConfig stored =
+        io::parse_config(plan.restart_state.config_yaml, o.restart + ":/provenance/config");
+    if (o.config.empty()) {
+      c = io::parse_config(plan.restart_state.config_yaml, o.restart + ":/provenance/config", sets);
+      const auto slash = o.restart.find_last_of('/');
+      c.base_dir = slash == std::string::npos ? "." : o.restart.substr(0, slash == 0 ? 1 : slash);
+    } else {
+      c = io::load_config(o.config, sets);
+    }
+    if (c.initial.kind == io::InitialConfig::Kind::File) {
+      // The initial file is not read again: what the config left to it comes
+      // from the checkpointed run's resolved config, exactly.
+      if (!c.given.grid) c.problem.n = stored.problem.n;
+      for (int a = 0; a < 3; ++a)
+        if (!c.given.length[a]) c.problem.length[a] = stored.problem.length[a];
+      if (!c.given.origin) c.origin = stored.origin;
+      c.problem.validate();
+      c.resolved_yaml = io::to_yaml(c);
+    }
+    io::check_restart_compatible(o.restart, plan.restart_state, c);
+  } else {
+    c = o.config.empty() ? io::parse_config(io::default_config_text(), "<built-in heat.yaml>", sets)
+                         : io::load_config(o.config, sets);
+    if (c.initial.kind == io::InitialConfig::Kind::File) {
+      plan.initial = io::inspect_field(resolve_input(c, c.initial.file), c.initial.dataset);
+      io::apply_field_geometry(c, *plan.initial);
+    }
+  }
+  plan.output = c.output.file;
+  plan.checkpoint = checkpoint_path(c, o.restart);
+  plan.memory = estimate_memory(c);
+  return plan;
+}
+
+void check_paths(const RunPlan& plan, bool overwrite) {
+  const io::RunConfig& c = plan.config;
+  if (!plan.output.empty()) {
+    if (same_file(plan.output, plan.checkpoint))
+      throw io::ConfigError(c.source, "checkpoint.file",
+                            "the checkpoint '" + plan.checkpoint + "' would be the output file; choose another name",
+                            __FILE__, __LINE__);
+    if (!plan.restart.empty() && same_file(plan.output, plan.restart))
+      throw io::ConfigError(c.source, "output.file", "is the checkpoint given to --restart", __FILE__, __LINE__);
+    const std::string xmf = io::xdmf_path_for(plan.output);
+    if (plan.restart.empty() && !overwrite) {
+      for (const std::string& f : {plan.output, c.output.xdmf ? xmf : plan.output})
+        if (fs::exists(fs::symlink_status(f)))
+          throw io::IoError("output file '" + f +
+                                "' exists; pass --overwrite to replace it, or --restart CHECKPOINT to continue "
+                                "the run that wrote it",
+                            __FILE__, __LINE__);
+    }
+    probe_create(plan.output + ".tmp", "output file '" + plan.output + "'");
+  }
+  const bool checkpoints_configured =
+      !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
+  if (checkpoints_configured) {
+    probe_create(plan.checkpoint + ".tmp", "checkpoint '" + plan.checkpoint + "'");
+  } else {
+    try {
+      probe_create(plan.checkpoint + ".tmp", "checkpoint '" + plan.checkpoint + "'");
+    } catch (const io::IoError& e) {
+      spdlog::warn("{}; a signal will stop the run without a checkpoint", e.what());
+    }
+  }
+}
+
+template <class T>
+RunReport drive(const RunPlan& plan, const RunOptions& o) {
+  const io::RunConfig& c = plan.config;
+  const HeatProblem& p = c.problem;
+  RunReport rep;
+
+  // ---- initial state (everything is checked before any output exists) ----
+  std::vector<T> u;
+  index_t s0 = 0;
+  if (!plan.restart.empty()) {
+    u = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
+    s0 = plan.restart_state.step;
+    spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, s0, c.steps,
+                 static_cast<double>(s0) * p.dt);
+  } else if (plan.initial) {
+    io::FieldData<T> fd = io::read_field<T>(*plan.initial);
+    if (fd.rounded > 0)
+      spdlog::warn("{}:{}: {} of {} values lost precision converting {} to {} (largest relative change {:.2e})",
+                   plan.initial->file, plan.initial->dataset, fd.rounded, fd.values.size(),
+                   precision_name(plan.initial->dtype), precision_name(c.precision), fd.max_rel_rounding);
+    u = std::move(fd.values);
+    if (!c.initial.boundary_from_file) zero_dirichlet_faces(p, u);
+    spdlog::info("initial field from {}:{} ({}{})", plan.initial->file, plan.initial->dataset,
+                 precision_name(plan.initial->dtype),
+                 c.initial.boundary_from_file ? ", Dirichlet faces keep its boundary values"
+                                              : ", Dirichlet faces set to 0");
+  } else {
+    fill_analytic(p, u);
+  }
+  rep.start_step = s0;
+
+  auto stepper = make_stepper<T>(p, c.backend);
+  rep.backend = backend_name(stepper->backend());
+  rep.device = stepper->device_name();
+  spdlog::info("backend {} ({}), {}, {} of {} memory", rep.backend, rep.device, precision_name(c.precision),
+               human_bytes(static_cast<double>(stepper->bytes_allocated())),
+               stepper->backend() == Backend::Cpu ? "host" : "device");
+  stepper->set_field(u.data());
+
+  const io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml);
+  SignalGuard guard;
+
+  std::optional<io::GridFile> out;
+  bool reopened = false;
+  if (!plan.output.empty()) {
+    io::GridFile::Options oo;
+    oo.path = plan.output;
+    oo.xdmf = c.output.xdmf;
+    oo.geometry = io::geometry_of(c);
+    oo.precision = c.precision;
+    oo.compression = c.output.compression;
+    oo.provenance = prov;
+    if (!plan.restart.empty() && fs::exists(plan.output)) {
+      out.emplace(io::GridFile::reopen(oo, s0));
+      reopened = true;
+      spdlog::info("continuing {} ({} steps kept)", plan.output, out->steps().size());
+    } else {
+      out.emplace(io::GridFile::create(oo));
+    }
+  }
+
+  const double dt = p.dt;
+  auto time_of = [&](index_t s) { return static_cast<double>(s) * dt; };
+  // Output every `every_time` seconds: step s is an output step when it is
+  // the first whose time reaches the next multiple (stateless, so restarts agree).
+  auto time_index = [&](index_t s) {
+    return static_cast<long long>(std::floor(time_of(s) / c.output.every_time + 1e-9));
+  };
+  auto output_due = [&](index_t s) {
+    if (!out) return false;
+    if (s == 0) return c.output.write_initial;
+    if (c.output.every_steps > 0 && s % c.output.every_steps == 0) return true;
+    if (c.output.every_time > 0 && time_index(s) > time_index(s - 1)) return true;
+    return s == c.steps && c.output.write_final;
+  };
+  index_t max_chunk = 1;
+  auto next_stop = [&](index_t s) {
+    index_t e = c.steps;
+    for (index_t every : {c.output.every_steps, c.checkpoint.every_steps, c.log_every})
+      if (every > 0) e = std::min(e, (s / every + 1) * every);
+    if (out && c.output.every_time > 0) {
+      const double k = static_cast<double>(time_index(s) + 1);
+      const double guess = std::floor(k * c.output.every_time / dt) - 1.0;
+      index_t cand = guess >= static_cast<double>(e) ? e : std::max<index_t>(s + 1, static_cast<index_t>(guess));
+      while (cand < e && time_index(cand) <= time_index(s)) ++cand;
+      e = std::min(e, cand);
+    }
+    return std::min(e, s + max_chunk);
+  };
+
+  index_t s = s0;
+  FieldStats stats;
+  auto fetch = [&] {  // u <- the stepper's field at step s, checked
+    stats = stepper->field_stats();
+    if (!stats.finite)
+      ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
+                                    std::to_string(time_of(s)) + " s)");
+    stepper->get_field(u.data());
+  };
+  auto write_output = [&] {
+    CriticalWrite cw;  // a second signal waits for this step and its flush
+    out->write_step(s, time_of(s), u.data());
+    ++rep.outputs_written;
+  };
+  auto write_checkpoint = [&] {
+    io::CheckpointState st;
+    st.step = s;
+    st.time = time_of(s);
+    st.steps_total = c.steps;
+    st.precision = c.precision;
+    st.geometry = io::geometry_of(c);
+    st.config_yaml = c.resolved_yaml;
+    io::write_checkpoint(plan.checkpoint, st, u.data(), prov);
+    rep.checkpoint_written = plan.checkpoint;
+    spdlog::debug("checkpoint at step {} written to {}", s, plan.checkpoint);
+  };
+
+  const bool tty = !o.quiet && isatty(STDERR_FILENO);
+  bool progress_shown = false;
+  auto clear_progress = [&] {
+    if (progress_shown) std::fprintf(stderr, "\r%100s\r", "");
+    progress_shown = false;
+  };
+  const auto t0 = Clock::now();
+  // On a terminal the progress line shows up after the first chunk.
+  auto last_log = tty ? t0 - std::chrono::seconds(1) : t0;
+  auto last_ckpt = t0;
+
+  try {
+    if (output_due(s) && !out->has_step(s)) {
+      fetch();
+      write_output();
+    }
+    spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", s, c.steps, dt,
+                 out ? ", output to " + plan.output : std::string());
+    while (s < c.steps) {
+      SignalGuard::abort_if_requested();
+      if (SignalGuard::stop_requested()) break;
+      const index_t target = next_stop(s);
+      const auto c0 = Clock::now();
+      stepper->advance(target - s);
+      const double took = seconds(Clock::now() - c0);
+      // Chunks of about 0.1 s: logging costs nothing per step, and a signal
+      // is answered within a chunk.
+      const double per_step = took / static_cast<double>(target - s);
+      max_chunk = std::clamp<index_t>(static_cast<index_t>(0.1 / std::max(per_step, 1e-9)), 1, index_t(1) << 20);
+      s = target;
+
+      bool fetched = false;
+      const auto now = Clock::now();
+      if (output_due(s)) {
+        fetch();
+        fetched = true;
+        write_output();
+      }
+      const bool ck = (c.checkpoint.every_steps > 0 && s % c.checkpoint.every_steps == 0) ||
+                      (c.checkpoint.every_seconds > 0 && seconds(now - last_ckpt) >= c.checkpoint.every_seconds);
+      if (ck) {
+        if (!fetched) fetch();
+        fetched = true;
+        write_checkpoint();
+        last_ckpt = Clock::now();
+      }
+      const bool log_due = c.log_every > 0 ? (s % c.log_every == 0 || s == c.steps)
+                                           : (seconds(now - last_log) >= (tty ? 0.25 : 2.0) || s == c.steps);
+      if (log_due) {
+        if (!fetched) {
+          stats = stepper->field_stats();
+          if (!stats.finite)
+            ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
+                                          std::to_string(time_of(s)) + " s)");
+        }
+        const double el = seconds(now - t0);
+        const double rate = static_cast<double>(s - s0) / std::max(el, 1e-9);
+        const double eta = static_cast<double>(c.steps - s) / std::max(rate, 1e-9);
+        if (tty && c.log_every == 0 && s != c.steps) {
+          std::fprintf(stderr, "\r  step %lld/%lld  t = %.4g s  %.1f steps/s  ETA %s  max|u| = %.4g   ",
+                       static_cast<long long>(s), static_cast<long long>(c.steps), time_of(s), rate,
+                       human_seconds(eta).c_str(), stats.max_abs);
+          std::fflush(stderr);
+          progress_shown = true;
+        } else if (!o.quiet) {
+          clear_progress();
+          spdlog::info("step {}/{}  t = {:.6g} s  {:.1f} steps/s  ETA {}  max|u| = {:.6g}", s, c.steps, time_of(s),
+                       rate, human_seconds(eta), stats.max_abs);
+        }
+        last_log = now;
+      }
+    }
+    clear_progress();
+    rep.end_step = s;
+    rep.wall = seconds(Clock::now() - t0);
+
+    if (s < c.steps) {  // stopped by a signal: checkpoint, close the output, ask to be requeued
+      rep.interrupted = true;
+      rep.signal = SignalGuard::stop_requested();
+      spdlog::warn("{} received: stopping after step {} of {} (t = {:.6g} s)", signal_name(rep.signal), s, c.steps,
+                   time_of(s));
+      fetch();
+      write_checkpoint();
+      if (out) {
+        CriticalWrite cw;
+        out->finish("interrupted");
+      }
+      spdlog::warn("checkpoint written to {}; continue with: adi3d run ... --restart {}", plan.checkpoint,
+                   plan.checkpoint);
+      return rep;
+    }
+    if (out) {
+      CriticalWrite cw;
+      out->finish("complete");
+    }
+  } catch (const std::exception& e) {
+    clear_progress();
+    if (out && (reopened || !out->steps().empty())) {
+      try {
+        out->finish(std::string("failed: ") + e.what());
+      } catch (...) {
+        // the original error is what the user needs to see
+      }
+    }
+    throw;
+  }
+
+  stats = stepper->field_stats();
+  if (!stats.finite) ADI_THROW(NumericalError, "the field holds NaN or Inf at the end of the run");
+  rep.stats = stats;
+  stepper->get_field(u.data());
+  if (c.initial.kind == io::InitialConfig::Kind::Analytic) {
+    const AnalyticMode m = analytic_mode(p);
+    rep.have_error = true;
+    rep.exact = compare_with_mode(p, u, std::exp(-m.decay_rate * c.t_end));
+    rep.discrete = compare_with_mode(p, u, std::pow(m.amplification, static_cast<double>(c.steps)));
+  }
+  return rep;
+}
+
+RunReport execute_run(const RunPlan& plan, const RunOptions& o) {
+  return dispatch_precision(plan.config.precision, [&](auto tag) { return drive<decltype(tag)>(plan, o); });
+}
+
+}  // namespace adi::app

@@ -1,0 +1,53 @@
+#pragma once
+// adi3d run, the engine: planning (config, restart, initial file, memory;
+// nothing allocated, nothing written) and the time loop with outputs,
+// checkpoints, signals and progress. Written against adi::Stepper<T> only,
+// so every backend runs through the same loop.
+
+#include "commands.hpp"
+#include "memory.hpp"
+
+#include <adi/io/io.hpp>
+#include <adi/solver.hpp>
+
+#include <optional>
+#include <string>
+
+namespace adi::app {
+
+struct RunPlan {
+  io::RunConfig config;
+  std::string restart;                    ///< checkpoint to continue from ("" = fresh start)
+  io::CheckpointState restart_state;      ///< its header
+  std::optional<io::FieldInfo> initial;   ///< the initial field file (fresh start from a file)
+  std::string output;                     ///< output file ("" = none)
+  std::string checkpoint;                 ///< where checkpoints go
+  MemoryEstimate memory;
+};
+
+/// Reads the config (or the checkpoint's), checks a restart's compatibility,
+/// inspects the initial file's header and takes its grid; estimates memory.
+RunPlan plan_run(const RunOptions& o);
+
+/// Refuses to replace an existing output without --overwrite (IoError), and
+/// output/checkpoint/input paths that coincide (ConfigError).
+void check_paths(const RunPlan& plan, bool overwrite);
+
+struct RunReport {
+  index_t start_step = 0;  ///< 0, or the restart step
+  index_t end_step = 0;    ///< last step completed
+  bool interrupted = false;
+  int signal = 0;
+  std::string checkpoint_written;  ///< last checkpoint written ("" none)
+  index_t outputs_written = 0;
+  double wall = 0.0;
+  FieldStats stats;
+  std::string backend, device;
+  bool have_error = false;  ///< analytic initial data, run completed
+  ErrorNorms exact, discrete;
+};
+
+/// Runs the plan; throws on errors (after marking the output failed).
+RunReport execute_run(const RunPlan& plan, const RunOptions& o);
+
+}  // namespace adi::app

@@ -1,0 +1,88 @@
+#include "signals.hpp"
+
+#include "exit_codes.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <unistd.h>
+
+namespace adi::app {
+
+namespace {
+
+// Lock-free atomics are async-signal-safe; the handler may run on any
+// thread (OpenMP workers included).
+std::atomic<int> g_first{0};       // first signal number
+std::atomic<int> g_count{0};       // signals received
+std::atomic<int> g_critical{0};    // > 0 while a final-name file is written
+std::atomic<int> g_abort_wanted{0};
+static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need lock-free atomics");
+
+constexpr int kSignals[] = {SIGTERM, SIGUSR1, SIGINT};
+struct sigaction g_old[3];
+
+void say(const char* msg) {
+  // write(2) is async-signal-safe; the result is irrelevant here.
+  ssize_t r = ::write(STDERR_FILENO, msg, std::strlen(msg));
+  (void)r;
+}
+
+[[noreturn]] void abort_now() {
+  say("\nadi3d: second signal: aborting now (no file under its final name is mid-write)\n");
+  ::_exit(kAborted);
+}
+
+extern "C" void on_signal(int sig) {
+  const int n = g_count.fetch_add(1) + 1;
+  if (n == 1) {
+    g_first.store(sig);
+    say("\nadi3d: signal received: finishing the step, then writing a checkpoint (send it again to abort)\n");
+    return;
+  }
+  if (g_critical.load() > 0) {
+    g_abort_wanted.store(1);  // CriticalWrite's destructor aborts
+    return;
+  }
+  abort_now();
+}
+
+}  // namespace
+
+SignalGuard::SignalGuard() {
+  g_first = 0;
+  g_count = 0;
+  g_abort_wanted = 0;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;  // file I/O in progress is not interrupted with EINTR
+  for (int q = 0; q < 3; ++q) sigaction(kSignals[q], &sa, &g_old[q]);
+}
+
+SignalGuard::~SignalGuard() {
+  for (int q = 0; q < 3; ++q) sigaction(kSignals[q], &g_old[q], nullptr);
+}
+
+int SignalGuard::stop_requested() { return g_first.load(); }
+
+void SignalGuard::abort_if_requested() {
+  if (g_count.load() >= 2 && g_critical.load() == 0) abort_now();
+}
+
+CriticalWrite::CriticalWrite() { g_critical.fetch_add(1); }
+
+CriticalWrite::~CriticalWrite() {
+  if (g_critical.fetch_sub(1) == 1 && (g_abort_wanted.load() || g_count.load() >= 2)) abort_now();
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGINT: return "SIGINT";
+    default: return "a signal";
+  }
+}
+
+}  // namespace adi::app

@@ -1,0 +1,142 @@
+#pragma once
+// HDF5 grids in and out (plain HDF5 C API behind RAII handles, in io/src).
+//
+// Layout of every field adi3d reads or writes: a 3-D dataset of shape
+// (nz, ny, nx) in C order, so x is the fastest index: element (k, j, i) is
+// node (i, j, k) at x = origin_x + i h_x, y = origin_y + j h_y,
+// z = origin_z + k h_z. Geometry attributes are listed in x, y, z order
+// (origin = [x0, y0, z0], spacing = [hx, hy, hz]); shapes in dataset order
+// (nz, ny, nx). docs/IO.md has the whole output layout.
+//
+// Every failure is an IoError whose one-line message names the file, the
+// dataset or attribute, and what was expected.
+
+#include <adi/common.hpp>
+#include <adi/error.hpp>
+#include <adi/io/config.hpp>
+#include <adi/io/provenance.hpp>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace adi::io {
+
+/// A file that cannot be read or written, or that holds something other than
+/// what adi3d expects (adi3d exits with code 3).
+class IoError : public Error {
+  using Error::Error;
+};
+
+/// Node grid geometry, everything in x, y, z order.
+struct GridGeometry {
+  std::array<index_t, 3> n{{0, 0, 0}};      ///< nodes per axis, boundary nodes included
+  std::array<double, 3> origin{{0, 0, 0}};  ///< coordinates of node (0, 0, 0) [m]
+  std::array<double, 3> spacing{{1, 1, 1}}; ///< node spacing h [m]
+};
+/// The geometry a config describes (spacing = length / (n - 1)).
+GridGeometry geometry_of(const RunConfig& c);
+
+// ---- input -------------------------------------------------------------------
+
+/// What an input dataset holds, found without reading its data.
+struct FieldInfo {
+  std::string file, dataset;
+  std::array<index_t, 3> n{{0, 0, 0}};      ///< nx, ny, nz (the dataset shape reversed)
+  Precision dtype = Precision::F64;          ///< float32 or float64 in the file
+  std::optional<std::array<double, 3>> origin, spacing;  ///< from attributes, when present
+  std::string geometry_source;               ///< where origin/spacing came from, for messages
+};
+
+/// Opens `file` and checks that `dataset` exists and is a 3-D float32 or
+/// float64 dataset. Geometry attributes `origin` and `spacing` (3 numbers each,
+/// x, y, z) are taken from the dataset itself, else from the file's /grid
+/// group (so an adi3d output or checkpoint works as an input), else absent.
+FieldInfo inspect_field(const std::string& file, const std::string& dataset);
+
+template <class T>
+struct FieldData {
+  std::vector<T> values;       ///< packed, x fastest (nx * ny * nz)
+  index_t rounded = 0;         ///< values that changed when converted to T
+  double max_rel_rounding = 0; ///< largest |T(v) - v| / |v| among them
+};
+
+/// Reads the dataset `info` describes (plane by plane, as double, converted
+/// to T). Throws IoError naming the first node holding NaN or Inf.
+template <class T>
+FieldData<T> read_field(const FieldInfo& info);
+
+/// Takes the grid from an initial field: the dataset shape gives nx, ny, nz
+/// and its attributes the origin and spacing, unless the config set them; a
+/// value the config set explicitly must agree with the file (relative
+/// tolerance 1e-9), else ConfigError. Re-validates and refreshes c.resolved_yaml.
+void apply_field_geometry(RunConfig& c, const FieldInfo& f);
+
+// ---- output ------------------------------------------------------------------
+
+struct OutputStep {
+  index_t step = 0;
+  double time = 0.0;
+  std::string dataset;  ///< "/steps/000010/u"
+};
+
+/// Name of the dataset of step s: "/steps/" + six or more digits + "/u".
+std::string step_dataset(index_t step);
+/// The XDMF sidecar of an output file: "run.h5" -> "run.xmf".
+std::string xdmf_path_for(const std::string& h5_path);
+
+/// One run's output file. Design (docs/IO.md): the file is created as
+/// "<name>.tmp" and renamed to its final name once its first step is
+/// written and flushed, so the final name never holds a file without data;
+/// every later step is written and then flushed (H5Fflush), and the XDMF
+/// sidecar, rewritten atomically after each step, lists only flushed steps.
+/// The root attribute `status` says running / complete / interrupted /
+/// failed. A write that fails (disk full, file too large) moves the file to
+/// "<name>.failed" and removes the sidecar, so nothing under the final name
+/// is half-written; the error is an IoError.
+class GridFile {
+ public:
+  struct Options {
+    std::string path;              ///< final name, e.g. "run.h5"
+    bool xdmf = true;              ///< maintain "run.xmf"
+    GridGeometry geometry;
+    Precision precision = Precision::F64;
+    int compression = 0;           ///< gzip level 0..9 with shuffle (0 = off)
+    Provenance provenance;
+  };
+  /// Starts a new file (as "<path>.tmp"; the caller has checked that
+  /// replacing an existing "<path>" is wanted).
+  static GridFile create(const Options& o);
+  /// Continues an existing output after a restart from `restart_step`: checks
+  /// that its grid and precision match, deletes the steps after
+  /// `restart_step` (the restarted run writes them again, bit for bit) and
+  /// records the restart's provenance under /provenance/restart_NNN.
+  static GridFile reopen(const Options& o, index_t restart_step);
+
+  GridFile(GridFile&&) noexcept;
+  GridFile& operator=(GridFile&&) noexcept;
+  ~GridFile();  ///< closes; a file that never got a step is removed
+
+  /// Writes /steps/NNNNNN/u with attributes time and step, flushes, then
+  /// rewrites the sidecar. `values` is packed x fastest in the run's precision.
+  template <class T>
+  void write_step(index_t step, double time, const T* values);
+  bool has_step(index_t step) const;
+  const std::vector<OutputStep>& steps() const;
+  const std::string& path() const;
+
+  /// Sets the root `status` attribute and /provenance end_time, flushes.
+  void set_status(const std::string& status);
+  /// set_status(status), closes, and puts the file under its final name if it
+  /// was still a temporary.
+  void finish(const std::string& status);
+
+ private:
+  struct Impl;
+  explicit GridFile(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace adi::io

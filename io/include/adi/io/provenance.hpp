@@ -1,0 +1,39 @@
+#pragma once
+// Provenance stored in every output and checkpoint: what ran, where, when,
+// built how, and with which resolved config.
+
+#include <string>
+#include <vector>
+
+namespace adi::io {
+
+struct Provenance {
+  std::string version;        ///< adi3d version (ADI_VERSION)
+  std::string git_hash;       ///< git hash at build time, "-dirty" when the tree had changes
+  std::string build_type;     ///< CMake build type
+  std::string cxx_compiler;   ///< "GNU 12.2.0"
+  std::string cuda_compiler;  ///< "NVIDIA 12.4.131", or "not built"
+  std::string hdf5_version;   ///< of the library linked at run time (H5get_libversion)
+  std::string backend;        ///< cpu | cuda
+  std::string device;         ///< Stepper::device_name()
+  std::string host;           ///< gethostname
+  std::string command_line;   ///< the whole argv, shell-quoted
+  std::string slurm_job_id;   ///< SLURM_JOB_ID (with SLURM_ARRAY_TASK_ID, SLURM_RESTART_COUNT), "" outside Slurm
+  std::string start_time;     ///< ISO 8601 UTC
+  std::string end_time;       ///< ISO 8601 UTC; "" while the run is going
+  std::string config_yaml;    ///< the resolved config (every default filled in)
+};
+
+/// Fills in everything this process can know; `backend`, `device` and
+/// `config_yaml` come from the caller. start_time is now.
+Provenance collect_provenance(const std::vector<std::string>& argv, const std::string& backend,
+                              const std::string& device, const std::string& config_yaml);
+
+/// Now as "2024-05-01T12:34:56Z".
+std::string utc_now_iso8601();
+/// Joins argv with POSIX shell quoting where needed.
+std::string shell_join(const std::vector<std::string>& argv);
+/// "1.10.8" (the HDF5 library linked at run time).
+std::string hdf5_library_version();
+
+}  // namespace adi::io

@@ -1,0 +1,378 @@
+// HDF5 and file-system helpers of the io module (see h5util.hpp).
+
+#include "h5util.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace adi::io::detail {
+
+void init_hdf5() {
+  static const bool done = [] {
+    // No H5_term_library at exit: after a write that failed (disk full,
+    // file too large) HDF5 1.10 cannot close that file, and its exit handler
+    // then crashes closing it again. Every file is closed explicitly (RAII),
+    // so the handler has nothing left to do. Only effective before the
+    // library's first use, which is why every io entry point calls this first.
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
+namespace {
+herr_t walk_innermost(unsigned n, const H5E_error2_t* e, void* data) {
+  auto* out = static_cast<std::string*>(data);
+  // Walking upward, n == 0 is the innermost entry: the root cause.
+  if (n == 0 && e && e->desc) *out = e->desc;
+  return 0;
+}
+}  // namespace
+
+std::string hdf5_error_text() {
+  std::string text;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, &text);
+  H5Eclear2(H5E_DEFAULT);
+  // HDF5 messages sometimes end with a newline or carry one inside.
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  // System-call failures come as "file write failed: time = ..., filename =
+  // ..., errno = 27, error message = 'File too large', buf = ..."; keep what
+  // a user can act on: "file write failed: File too large (errno 27)".
+  const auto m = text.find("error message = '");
+  if (m != std::string::npos) {
+    const auto m0 = m + 17, m1 = text.find('\'', m0);
+    std::string short_text = text.substr(0, text.find(':')) + ": " + text.substr(m0, m1 - m0);
+    const auto e = text.find("errno = ");
+    if (e != std::string::npos) short_text += " (errno " + text.substr(e + 8, text.find(',', e) - e - 8) + ")";
+    return short_text;
+  }
+  return text;
+}
+
+void throw_hdf5(const std::string& context, const std::string& what, const char* file, int line) {
+  const std::string h5 = hdf5_error_text();
+  throw IoError(context + ": " + what + (h5.empty() ? "" : " (HDF5: " + h5 + ")"), file, line);
+}
+
+H5Id open_group(hid_t loc, const std::string& name, const std::string& context) {
+  return H5Id(ADI_H5_CHECK(H5Gopen2(loc, name.c_str(), H5P_DEFAULT), context, "cannot open group " + name),
+              H5Gclose);
+}
+
+H5Id create_group(hid_t loc, const std::string& name, const std::string& context) {
+  return H5Id(ADI_H5_CHECK(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), context,
+                           "cannot create group " + name),
+              H5Gclose);
+}
+
+bool path_exists(hid_t file, const std::string& path) {
+  if (path.empty()) return false;
+  if (path == "/") return true;
+  std::string prefix;
+  std::size_t pos = path[0] == '/' ? 1 : 0;
+  if (path[0] == '/') prefix = "/";
+  while (pos <= path.size()) {
+    const std::size_t next = path.find('/', pos);
+    const std::string part = path.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+    if (!part.empty()) {
+      prefix += (prefix.empty() || prefix.back() == '/' ? "" : "/") + part;
+      const htri_t e = H5Lexists(file, prefix.c_str(), H5P_DEFAULT);
+      if (e <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+      }
+    }
+    if (next == std::string::npos) break;
+    pos = next + 1;
+  }
+  return true;
+}
+
+namespace {
+void collect_datasets(hid_t group, const std::string& prefix, std::vector<std::string>& out, std::size_t limit,
+                      int depth) {
+  H5G_info_t info;
+  if (depth > 8 || H5Gget_info(group, &info) < 0) return;
+  for (hsize_t q = 0; q < info.nlinks && out.size() < limit; ++q) {
+    char name[512];
+    if (H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT) < 0) continue;
+    const hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
+    if (obj < 0) continue;
+    const H5I_type_t t = H5Iget_type(obj);
+    const std::string path = prefix + "/" + name;
+    if (t == H5I_DATASET) out.push_back(path);
+    if (t == H5I_GROUP) collect_datasets(obj, path, out, limit, depth + 1);
+    H5Oclose(obj);
+  }
+}
+}  // namespace
+
+std::vector<std::string> list_datasets(hid_t file, std::size_t limit) {
+  std::vector<std::string> out;
+  collect_datasets(file, "", out, limit, 0);
+  H5Eclear2(H5E_DEFAULT);
+  return out;
+}
+
+// ---- attributes ----------------------------------------------------------------
+
+namespace {
+H5Id string_type() {
+  H5Id t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t.get(), H5T_VARIABLE);
+  H5Tset_cset(t.get(), H5T_CSET_UTF8);
+  return t;
+}
+
+void write_attr_raw(hid_t obj, const char* name, hid_t ftype, hid_t mtype, hsize_t n, const void* data,
+                    const std::string& context) {
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  H5Id space = n == 0 ? H5Id(H5Screate(H5S_SCALAR), H5Sclose) : H5Id(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  H5Id a(ADI_H5_CHECK(H5Acreate2(obj, name, ftype, space.get(), H5P_DEFAULT, H5P_DEFAULT), context,
+                      std::string("cannot create attribute ") + name),
+         H5Aclose);
+  ADI_H5_CHECK(H5Awrite(a.get(), mtype, data), context, std::string("cannot write attribute ") + name);
+}
+
+H5Id open_attr(hid_t obj, const char* name, const std::string& context) {
+  if (H5Aexists(obj, name) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(context + ": attribute '" + name + "' is missing", __FILE__, __LINE__);
+  }
+  return H5Id(ADI_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT), context, std::string("cannot open attribute ") + name),
+              H5Aclose);
+}
+
+hssize_t attr_points(hid_t attr) {
+  H5Id space(H5Aget_space(attr), H5Sclose);
+  return H5Sget_simple_extent_npoints(space.get());
+}
+}  // namespace
+
+void write_attr(hid_t obj, const char* name, const std::string& value, const std::string& context) {
+  const H5Id t = string_type();
+  const char* p = value.c_str();
+  write_attr_raw(obj, name, t.get(), t.get(), 0, &p, context);
+}
+
+void write_attr(hid_t obj, const char* name, double value, const std::string& context) {
+  write_attr_raw(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &value, context);
+}
+
+void write_attr(hid_t obj, const char* name, long long value, const std::string& context) {
+  write_attr_raw(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, 0, &value, context);
+}
+
+void write_attr(hid_t obj, const char* name, const std::array<double, 3>& value, const std::string& context) {
+  write_attr_raw(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, value.data(), context);
+}
+
+void write_attr(hid_t obj, const char* name, const std::array<long long, 3>& value, const std::string& context) {
+  write_attr_raw(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, 3, value.data(), context);
+}
+
+bool has_attr(hid_t obj, const char* name) {
+  const htri_t e = H5Aexists(obj, name);
+  if (e < 0) H5Eclear2(H5E_DEFAULT);
+  return e > 0;
+}
+
+std::string read_string_attr(hid_t obj, const char* name, const std::string& context) {
+  H5Id a = open_attr(obj, name, context);
+  H5Id ftype(H5Aget_type(a.get()), H5Tclose);
+  if (H5Tget_class(ftype.get()) != H5T_STRING || attr_points(a.get()) != 1)
+    throw IoError(context + ": attribute '" + std::string(name) + "' is not a string", __FILE__, __LINE__);
+  if (H5Tis_variable_str(ftype.get()) > 0) {
+    // Same character set as stored (HDF5 converts neither way between ASCII and UTF-8).
+    const H5Id t(H5Tcopy(ftype.get()), H5Tclose);
+    char* p = nullptr;
+    ADI_H5_CHECK(H5Aread(a.get(), t.get(), &p), context, std::string("cannot read attribute ") + name);
+    std::string s = p ? p : "";
+    H5free_memory(p);
+    return s;
+  }
+  const std::size_t size = H5Tget_size(ftype.get());
+  std::string s(size, '\0');
+  H5Id t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t.get(), size);
+  ADI_H5_CHECK(H5Aread(a.get(), t.get(), s.data()), context, std::string("cannot read attribute ") + name);
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+std::vector<double> read_doubles_attr(hid_t obj, const char* name, std::size_t n, const std::string& context) {
+  H5Id a = open_attr(obj, name, context);
+  H5Id ftype(H5Aget_type(a.get()), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(ftype.get());
+  const hssize_t count = attr_points(a.get());
+  if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || count != static_cast<hssize_t>(n))
+    throw IoError(context + ": attribute '" + std::string(name) + "': expected " + std::to_string(n) +
+                      (n == 1 ? " number" : " numbers (x, y, z)") + ", got " + std::to_string(count) +
+                      (cls == H5T_FLOAT || cls == H5T_INTEGER ? " numbers" : " non-numeric values"),
+                  __FILE__, __LINE__);
+  std::vector<double> v(n);
+  ADI_H5_CHECK(H5Aread(a.get(), H5T_NATIVE_DOUBLE, v.data()), context, std::string("cannot read attribute ") + name);
+  return v;
+}
+
+double read_double_attr(hid_t obj, const char* name, const std::string& context) {
+  return read_doubles_attr(obj, name, 1, context)[0];
+}
+
+long long read_int_attr(hid_t obj, const char* name, const std::string& context) {
+  H5Id a = open_attr(obj, name, context);
+  H5Id ftype(H5Aget_type(a.get()), H5Tclose);
+  if (H5Tget_class(ftype.get()) != H5T_INTEGER || attr_points(a.get()) != 1)
+    throw IoError(context + ": attribute '" + std::string(name) + "': expected one integer", __FILE__, __LINE__);
+  long long v = 0;
+  ADI_H5_CHECK(H5Aread(a.get(), H5T_NATIVE_LLONG, &v), context, std::string("cannot read attribute ") + name);
+  return v;
+}
+
+void write_string_dataset(hid_t loc, const char* name, const std::string& value, const std::string& context) {
+  const H5Id t = string_type();
+  H5Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  H5Id d(ADI_H5_CHECK(H5Dcreate2(loc, name, t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), context,
+                      std::string("cannot create dataset ") + name),
+         H5Dclose);
+  const char* p = value.c_str();
+  ADI_H5_CHECK(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), context,
+               std::string("cannot write dataset ") + name);
+}
+
+std::string read_string_dataset(hid_t loc, const char* name, const std::string& context) {
+  if (!path_exists(loc, name))
+    throw IoError(context + ": dataset '" + std::string(name) + "' is missing", __FILE__, __LINE__);
+  H5Id d(ADI_H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT), context, std::string("cannot open dataset ") + name),
+         H5Dclose);
+  H5Id ftype(H5Dget_type(d.get()), H5Tclose);
+  if (H5Tget_class(ftype.get()) != H5T_STRING || H5Tis_variable_str(ftype.get()) <= 0)
+    throw IoError(context + ": dataset '" + std::string(name) + "' is not a variable-length string", __FILE__,
+                  __LINE__);
+  const H5Id t(H5Tcopy(ftype.get()), H5Tclose);
+  char* p = nullptr;
+  ADI_H5_CHECK(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), context,
+               std::string("cannot read dataset ") + name);
+  std::string s = p ? p : "";
+  H5free_memory(p);
+  return s;
+}
+
+hid_t file_type(Precision p) { return p == Precision::F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE; }
+hid_t mem_type(Precision p) { return p == Precision::F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
+
+std::array<hsize_t, 3> chunk_shape(const std::array<index_t, 3>& n, std::size_t elem_bytes,
+                                   std::size_t target_bytes) {
+  // Dataset order (z, y, x). Whole rows always; as many rows, then planes, as
+  // fit in the target, so a chunk is one contiguous slab of the field.
+  const hsize_t nx = static_cast<hsize_t>(n[0]), ny = static_cast<hsize_t>(n[1]), nz = static_cast<hsize_t>(n[2]);
+  const hsize_t row = std::max<hsize_t>(1, nx * elem_bytes);
+  const hsize_t rows = std::clamp<hsize_t>(target_bytes / row, 1, ny);
+  if (rows < ny) return {1, rows, nx};
+  const hsize_t planes = std::clamp<hsize_t>(target_bytes / (row * ny), 1, nz);
+  return {planes, ny, nx};
+}
+
+void write_grid_group(hid_t file, const GridGeometry& g, const std::string& context) {
+  H5Id grp = create_group(file, "grid", context);
+  write_attr(grp.get(), "origin", g.origin, context);
+  write_attr(grp.get(), "spacing", g.spacing, context);
+  write_attr(grp.get(), "shape", std::array<long long, 3>{g.n[2], g.n[1], g.n[0]}, context);
+  write_attr(grp.get(), "nodes", std::array<long long, 3>{g.n[0], g.n[1], g.n[2]}, context);
+  write_attr(grp.get(), "axes",
+             std::string("origin, spacing, nodes: x, y, z; shape and field datasets: (z, y, x), x fastest"),
+             context);
+  write_attr(grp.get(), "units", std::string("m"), context);
+  const char* names[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    std::vector<double> c(static_cast<std::size_t>(g.n[a]));
+    for (index_t i = 0; i < g.n[a]; ++i) c[i] = g.origin[a] + static_cast<double>(i) * g.spacing[a];
+    const hsize_t len = c.size();
+    H5Id space(H5Screate_simple(1, &len, nullptr), H5Sclose);
+    H5Id d(ADI_H5_CHECK(H5Dcreate2(grp.get(), names[a], H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        context, std::string("cannot create /grid/") + names[a]),
+           H5Dclose);
+    ADI_H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c.data()), context,
+                 std::string("cannot write /grid/") + names[a]);
+  }
+}
+
+GridGeometry read_grid_group(hid_t file, const std::string& context) {
+  if (!path_exists(file, "/grid")) throw IoError(context + ": group /grid is missing", __FILE__, __LINE__);
+  H5Id grp = open_group(file, "/grid", context);
+  GridGeometry g;
+  const auto o = read_doubles_attr(grp.get(), "origin", 3, context + ":/grid");
+  const auto h = read_doubles_attr(grp.get(), "spacing", 3, context + ":/grid");
+  const auto s = read_doubles_attr(grp.get(), "shape", 3, context + ":/grid");
+  for (int a = 0; a < 3; ++a) {
+    g.origin[a] = o[a];
+    g.spacing[a] = h[a];
+    g.n[a] = static_cast<index_t>(s[2 - a]);
+  }
+  return g;
+}
+
+// ---- file system -------------------------------------------------------------------
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void probe_creatable(const std::string& path, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    throw IoError(what + ": cannot create " + path + " (" + errno_text(err) + ")", __FILE__, __LINE__);
+  }
+  ::close(fd);
+}
+
+void fsync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+std::string parent_dir(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void fsync_parent_dir(const std::string& path) {
+  const int fd = ::open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+void rename_file(const std::string& from, const std::string& to, const std::string& what) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    const int err = errno;
+    throw IoError(what + " '" + to + "': cannot rename " + from + " to it (" + errno_text(err) + ")", __FILE__,
+                  __LINE__);
+  }
+  fsync_parent_dir(to);
+}
+
+void remove_quietly(const std::string& path) { (void)std::remove(path.c_str()); }
+
+}  // namespace adi::io::detail

@@ -1,0 +1,135 @@
+#pragma once
+// Internal to the io module: RAII handles over the plain HDF5 C API, the
+// error text of HDF5's error stack, attribute helpers, and the file-system
+// primitives behind atomic writes (temporary file + fsync + rename).
+//
+// Only the calls of the HDF5 1.10 API are used (Debian 12 ships 1.10.8); in
+// particular no H5Literate/H5Oget_info, whose signatures changed in 1.12.
+
+#include <adi/common.hpp>
+#include <adi/io/hdf5.hpp>
+#include <adi/io/provenance.hpp>
+
+#include <hdf5.h>
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace adi::io::detail {
+
+/// Owns one HDF5 identifier and closes it with the matching H5*close.
+class H5Id {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  H5Id() = default;
+  H5Id(hid_t id, Closer closer) : id_(id), close_(closer) {}
+  H5Id(const H5Id&) = delete;
+  H5Id& operator=(const H5Id&) = delete;
+  H5Id(H5Id&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
+  H5Id& operator=(H5Id&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+      close_ = o.close_;
+    }
+    return *this;
+  }
+  ~H5Id() { reset(); }
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  /// Closes now; returns the HDF5 status (negative on failure).
+  herr_t close() {
+    herr_t r = 0;
+    if (id_ >= 0 && close_) r = close_(id_);
+    id_ = H5I_INVALID_HID;
+    return r;
+  }
+  void reset() { (void)close(); }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer close_ = nullptr;
+};
+
+/// Once per process, before HDF5's first use: no exit handler (see the .cpp)
+/// and no automatic printing of HDF5's error stack (we report one line
+/// ourselves). Cheap; called at every io entry point.
+void init_hdf5();
+
+/// The innermost message of HDF5's current error stack (the one that says
+/// what actually went wrong, e.g. "truncated file: eof = ...", or the errno
+/// text of a failed write), then clears the stack. "" if the stack is empty.
+std::string hdf5_error_text();
+
+/// Throws IoError "<context>: <what> (HDF5: <stack text>)".
+[[noreturn]] void throw_hdf5(const std::string& context, const std::string& what, const char* file, int line);
+
+/// Checks an HDF5 return value (negative = failure).
+#define ADI_H5_CHECK(expr, context, what)                                                   \
+  ([&]() {                                                                                  \
+    auto adi_h5_r_ = (expr);                                                                \
+    if (adi_h5_r_ < 0) ::adi::io::detail::throw_hdf5((context), (what), __FILE__, __LINE__); \
+    return adi_h5_r_;                                                                       \
+  }())
+
+H5Id open_group(hid_t loc, const std::string& name, const std::string& context);
+H5Id create_group(hid_t loc, const std::string& name, const std::string& context);
+/// True when every component of `path` exists as a link (so H5Oopen will not fail on a missing parent).
+bool path_exists(hid_t file, const std::string& path);
+/// Paths of every dataset in the file (depth first, at most `limit`), for error messages.
+std::vector<std::string> list_datasets(hid_t file, std::size_t limit = 12);
+
+// Attributes. Strings are variable-length UTF-8; numbers are native.
+void write_attr(hid_t obj, const char* name, const std::string& value, const std::string& context);
+void write_attr(hid_t obj, const char* name, double value, const std::string& context);
+void write_attr(hid_t obj, const char* name, long long value, const std::string& context);
+void write_attr(hid_t obj, const char* name, const std::array<double, 3>& value, const std::string& context);
+void write_attr(hid_t obj, const char* name, const std::array<long long, 3>& value, const std::string& context);
+bool has_attr(hid_t obj, const char* name);
+std::string read_string_attr(hid_t obj, const char* name, const std::string& context);
+double read_double_attr(hid_t obj, const char* name, const std::string& context);
+long long read_int_attr(hid_t obj, const char* name, const std::string& context);
+/// Reads a numeric attribute of exactly `n` elements (any integer or float type) as doubles.
+std::vector<double> read_doubles_attr(hid_t obj, const char* name, std::size_t n, const std::string& context);
+/// A variable-length string dataset (the resolved config).
+void write_string_dataset(hid_t loc, const char* name, const std::string& value, const std::string& context);
+std::string read_string_dataset(hid_t loc, const char* name, const std::string& context);
+
+/// The file type of a run's field and its native memory type.
+hid_t file_type(Precision p);
+hid_t mem_type(Precision p);
+
+/// The chunk shape (nz, ny, nx order) for a field: whole x rows, whole
+/// planes where they fit, about `target_bytes` per chunk.
+std::array<hsize_t, 3> chunk_shape(const std::array<index_t, 3>& n, std::size_t elem_bytes,
+                                   std::size_t target_bytes = std::size_t(1) << 20);
+
+/// Writes /grid: attributes origin and spacing (x, y, z), shape (nz, ny, nx)
+/// and nodes (nx, ny, nz), and 1-D coordinate datasets x, y, z.
+void write_grid_group(hid_t file, const GridGeometry& g, const std::string& context);
+/// Reads /grid back (throws IoError naming `context` when absent or malformed).
+GridGeometry read_grid_group(hid_t file, const std::string& context);
+
+/// Writes a provenance group `name` under `loc`: one string attribute per
+/// field and the resolved config as the string dataset `config`.
+void write_provenance(hid_t loc, const std::string& name, const Provenance& p, const std::string& context);
+
+// ---- file system -----------------------------------------------------------
+bool file_exists(const std::string& path);
+/// Creates (truncating) `path` with open(2) to learn why it cannot be
+/// created (errno text) before HDF5 tries; throws IoError "<what>: cannot create <path> (<errno text>)".
+void probe_creatable(const std::string& path, const std::string& what);
+/// fsync(2) of a file and of the folder holding it (so a rename is durable).
+void fsync_path(const std::string& path);
+void fsync_parent_dir(const std::string& path);
+/// rename(2) + fsync of the folder; throws IoError.
+void rename_file(const std::string& from, const std::string& to, const std::string& what);
+void remove_quietly(const std::string& path);
+std::string parent_dir(const std::string& path);
+std::string base_name(const std::string& path);
+std::string errno_text(int err);
+
+}  // namespace adi::io::detail

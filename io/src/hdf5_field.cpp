@@ -1,0 +1,255 @@
+// Reading initial fields from HDF5, and taking the grid geometry from them.
+
+#include "h5util.hpp"
+
+#include <adi/io/hdf5.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace adi::io {
+
+using detail::H5Id;
+
+GridGeometry geometry_of(const RunConfig& c) {
+  GridGeometry g;
+  for (int a = 0; a < 3; ++a) {
+    g.n[a] = c.problem.n[a];
+    g.origin[a] = c.origin[a];
+    g.spacing[a] = c.problem.spacing(a);
+  }
+  return g;
+}
+
+namespace {
+
+std::string fmt3(const std::array<double, 3>& v) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "(%.10g, %.10g, %.10g)", v[0], v[1], v[2]);
+  return buf;
+}
+
+std::string shape_text(const std::array<index_t, 3>& n) {  // dataset order
+  return "(" + std::to_string(n[2]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[0]) + ")";
+}
+
+/// Opens an existing file read-only with messages for the usual mistakes.
+H5Id open_existing(const std::string& file, const std::string& what) {
+  detail::init_hdf5();
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    const int err = errno;
+    throw IoError(file + ": cannot open " + what + " (" + detail::errno_text(err) + ")", __FILE__, __LINE__);
+  }
+  if (S_ISDIR(st.st_mode)) throw IoError(file + ": is a directory, expected an HDF5 file", __FILE__, __LINE__);
+  const htri_t is = H5Fis_hdf5(file.c_str());
+  if (is == 0) throw IoError(file + ": not an HDF5 file (no HDF5 signature)", __FILE__, __LINE__);
+  if (is < 0) detail::throw_hdf5(file, "cannot read " + what, __FILE__, __LINE__);
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) {
+    const std::string h5 = detail::hdf5_error_text();
+    throw IoError(file + ": cannot open " + what + ": the file is truncated or damaged" +
+                      (h5.empty() ? "" : " (HDF5: " + h5 + ")"),
+                  __FILE__, __LINE__);
+  }
+  return H5Id(f, H5Fclose);
+}
+
+std::optional<std::array<double, 3>> geometry_attr(hid_t obj, const char* name, const std::string& context) {
+  if (!detail::has_attr(obj, name)) return std::nullopt;
+  const auto v = detail::read_doubles_attr(obj, name, 3, context);
+  std::array<double, 3> r{{v[0], v[1], v[2]}};
+  for (double x : r)
+    if (!std::isfinite(x))
+      throw IoError(context + ": attribute '" + std::string(name) + "' holds NaN or Inf: " + fmt3(r), __FILE__,
+                    __LINE__);
+  return r;
+}
+
+bool close_to(double a, double b, double scale) { return std::fabs(a - b) <= 1e-9 * scale; }
+
+}  // namespace
+
+FieldInfo inspect_field(const std::string& file, const std::string& dataset) {
+  H5Id f = open_existing(file, "the initial field");
+  const std::string ctx = file + ":" + dataset;
+  if (!detail::path_exists(f.get(), dataset)) {
+    const auto have = detail::list_datasets(f.get());
+    std::string list;
+    for (const auto& d : have) list += (list.empty() ? "" : ", ") + d;
+    throw IoError(file + ": dataset '" + dataset + "' not found" +
+                      (have.empty() ? " (the file holds no datasets)" : " (datasets in the file: " + list + ")"),
+                  __FILE__, __LINE__);
+  }
+  H5Id obj(ADI_H5_CHECK(H5Oopen(f.get(), dataset.c_str(), H5P_DEFAULT), ctx, "cannot open"), H5Oclose);
+  if (H5Iget_type(obj.get()) != H5I_DATASET)
+    throw IoError(ctx + ": is a group, expected a dataset of shape (nz, ny, nx)", __FILE__, __LINE__);
+  obj.reset();
+  H5Id d(ADI_H5_CHECK(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT), ctx, "cannot open dataset"), H5Dclose);
+
+  FieldInfo info;
+  info.file = file;
+  info.dataset = dataset;
+  H5Id type(H5Dget_type(d.get()), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(type.get());
+  const std::size_t size = H5Tget_size(type.get());
+  if (cls == H5T_INTEGER) {
+    const bool is_signed = H5Tget_sign(type.get()) == H5T_SGN_2;
+    throw IoError(ctx + ": expected float32 or float64 values, got " + std::string(is_signed ? "" : "unsigned ") +
+                      std::to_string(8 * size) + "-bit integers (convert them, e.g. with numpy .astype('f8'))",
+                  __FILE__, __LINE__);
+  }
+  if (cls != H5T_FLOAT || (size != 4 && size != 8))
+    throw IoError(ctx + ": expected float32 or float64 values, got " +
+                      (cls == H5T_FLOAT ? std::to_string(8 * size) + "-bit floats"
+                       : cls == H5T_STRING ? std::string("strings")
+                       : cls == H5T_COMPOUND ? std::string("a compound type")
+                                            : std::string("a non-numeric type")),
+                  __FILE__, __LINE__);
+  info.dtype = size == 4 ? Precision::F32 : Precision::F64;
+
+  H5Id space(H5Dget_space(d.get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  hsize_t dims[H5S_MAX_RANK];
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (rank != 3) {
+    std::string shape;
+    for (int q = 0; q < rank; ++q) shape += (q ? ", " : "") + std::to_string(dims[q]);
+    throw IoError(ctx + ": expected a 3-D dataset of shape (nz, ny, nx), got rank " + std::to_string(rank) +
+                      " (shape (" + shape + "))",
+                  __FILE__, __LINE__);
+  }
+  for (int a = 0; a < 3; ++a) info.n[a] = static_cast<index_t>(dims[2 - a]);
+  for (int a = 0; a < 3; ++a)
+    if (info.n[a] < 3)
+      throw IoError(ctx + ": shape (nz, ny, nx) = " + shape_text(info.n) +
+                        ": every axis needs at least 3 nodes (two boundary nodes and one interior node)",
+                    __FILE__, __LINE__);
+
+  // Geometry: on the dataset, else on /grid (adi3d's own outputs and checkpoints).
+  info.origin = geometry_attr(d.get(), "origin", ctx);
+  info.spacing = geometry_attr(d.get(), "spacing", ctx);
+  info.geometry_source = ctx;
+  if (!info.origin && !info.spacing && detail::path_exists(f.get(), "/grid")) {
+    H5Id g = detail::open_group(f.get(), "/grid", file);
+    info.origin = geometry_attr(g.get(), "origin", file + ":/grid");
+    info.spacing = geometry_attr(g.get(), "spacing", file + ":/grid");
+    info.geometry_source = file + ":/grid";
+  }
+  if (info.spacing)
+    for (int a = 0; a < 3; ++a)
+      if (!((*info.spacing)[a] > 0))
+        throw IoError(info.geometry_source + ": attribute 'spacing' must be > 0 on every axis, got " +
+                          fmt3(*info.spacing),
+                      __FILE__, __LINE__);
+  return info;
+}
+
+template <class T>
+FieldData<T> read_field(const FieldInfo& info) {
+  H5Id f = open_existing(info.file, "the initial field");
+  const std::string ctx = info.file + ":" + info.dataset;
+  H5Id d(ADI_H5_CHECK(H5Dopen2(f.get(), info.dataset.c_str(), H5P_DEFAULT), ctx, "cannot open dataset"), H5Dclose);
+  H5Id fspace(H5Dget_space(d.get()), H5Sclose);
+  const index_t nx = info.n[0], ny = info.n[1], nz = info.n[2];
+  FieldData<T> out;
+  out.values.resize(static_cast<std::size_t>(nx * ny * nz));
+  // Plane by plane as double: exact for both file types, and it lets us see
+  // both NaN/Inf and what the conversion to T rounds away.
+  std::vector<double> plane(static_cast<std::size_t>(nx * ny));
+  const hsize_t count[3] = {1, static_cast<hsize_t>(ny), static_cast<hsize_t>(nx)};
+  const hsize_t mcount = static_cast<hsize_t>(nx * ny);
+  H5Id mspace(H5Screate_simple(1, &mcount, nullptr), H5Sclose);
+  for (index_t k = 0; k < nz; ++k) {
+    const hsize_t start[3] = {static_cast<hsize_t>(k), 0, 0};
+    ADI_H5_CHECK(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), ctx,
+                 "cannot select a plane");
+    ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, plane.data()), ctx,
+                 "cannot read plane k = " + std::to_string(k) + " (the file may be truncated or damaged)");
+    T* dst = out.values.data() + k * nx * ny;
+    for (index_t q = 0; q < nx * ny; ++q) {
+      const double v = plane[q];
+      if (!std::isfinite(v)) {
+        std::ostringstream s;
+        s << ctx << ": holds " << (std::isnan(v) ? "NaN" : "Inf") << " at node (i, j, k) = (" << q % nx << ", "
+          << q / nx << ", " << k << ") (dataset index [" << k << ", " << q / nx << ", " << q % nx
+          << "]); the initial field must be finite";
+        throw IoError(s.str(), __FILE__, __LINE__);
+      }
+      const T t = static_cast<T>(v);
+      if (static_cast<double>(t) != v) {
+        ++out.rounded;
+        if (v != 0) out.max_rel_rounding = std::max(out.max_rel_rounding, std::fabs(static_cast<double>(t) - v) / std::fabs(v));
+      }
+      if (!std::isfinite(static_cast<double>(t)))
+        throw IoError(ctx + ": value " + std::to_string(v) + " overflows " + precision_name(precision_of<T>()),
+                      __FILE__, __LINE__);
+      dst[q] = t;
+    }
+  }
+  return out;
+}
+
+template FieldData<float> read_field<float>(const FieldInfo&);
+template FieldData<double> read_field<double>(const FieldInfo&);
+
+void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
+  const std::string ctx = f.file + ":" + f.dataset;
+  HeatProblem& p = c.problem;
+  const char* nn[3] = {"nx", "ny", "nz"};
+  const char* ln[3] = {"lx", "ly", "lz"};
+  if (c.given.grid) {
+    if (p.n[0] != f.n[0] || p.n[1] != f.n[1] || p.n[2] != f.n[2])
+      throw ConfigError(c.source, "grid",
+                        "the config says nx, ny, nz = " + std::to_string(p.n[0]) + ", " + std::to_string(p.n[1]) +
+                            ", " + std::to_string(p.n[2]) + " but " + ctx + " has shape (nz, ny, nx) = " +
+                            shape_text(f.n) + "; drop the grid section to take the file's",
+                        __FILE__, __LINE__);
+  } else {
+    p.n = f.n;
+  }
+  if (f.spacing) {
+    for (int a = 0; a < 3; ++a) {
+      const double h_file = (*f.spacing)[a];
+      if (c.given.length[a]) {
+        const double h_cfg = p.spacing(a);
+        if (!close_to(h_cfg, h_file, std::max(h_cfg, h_file)))
+          throw ConfigError(c.source, std::string("domain.") + ln[a],
+                            "the config gives h_" + std::string(1, "xyz"[a]) + " = " + ln[a] + " / (" + nn[a] +
+                                " - 1) = " + std::to_string(h_cfg) + " m but " + f.geometry_source +
+                                " says spacing " + fmt3(*f.spacing) + " (x, y, z)",
+                            __FILE__, __LINE__);
+      } else {
+        p.length[a] = h_file * static_cast<double>(p.n[a] - 1);
+      }
+    }
+  }
+  if (f.origin) {
+    if (c.given.origin) {
+      for (int a = 0; a < 3; ++a) {
+        const double scale = std::max({std::fabs(c.origin[a]), std::fabs((*f.origin)[a]), p.spacing(a)});
+        if (!close_to(c.origin[a], (*f.origin)[a], scale))
+          throw ConfigError(c.source, "domain.origin",
+                            "the config gives origin " + fmt3(c.origin) + " but " + f.geometry_source +
+                                " says " + fmt3(*f.origin) + " (x, y, z)",
+                            __FILE__, __LINE__);
+      }
+    } else {
+      c.origin = *f.origin;
+    }
+  }
+  try {
+    p.validate();
+  } catch (const Error& e) {
+    throw ConfigError(c.source, "", std::string("with the grid of ") + ctx + ": " + e.what(), __FILE__, __LINE__);
+  }
+  c.given.grid = true;  // the resolved config now states the file's grid
+  c.given.length = {true, true, true};
+  c.given.origin = true;
+  c.resolved_yaml = to_yaml(c);
+}
+
+}  // namespace adi::io

@@ -1,0 +1,103 @@
+// XDMF 2 sidecar: a temporal collection of 3DCoRectMesh grids.
+
+#include "h5util.hpp"
+
+#include <adi/io/xdmf.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace adi::io {
+
+namespace {
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+}  // namespace
+
+std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precision p,
+                      const std::vector<OutputStep>& steps) {
+  // Slowest index first everywhere: z y x.
+  const std::string dims =
+      std::to_string(g.n[2]) + " " + std::to_string(g.n[1]) + " " + std::to_string(g.n[0]);
+  const std::string origin = num(g.origin[2]) + " " + num(g.origin[1]) + " " + num(g.origin[0]);
+  const std::string spacing = num(g.spacing[2]) + " " + num(g.spacing[1]) + " " + num(g.spacing[0]);
+  const char* prec = p == Precision::F32 ? "4" : "8";
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" ?>\n"
+    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    << "<!-- Written by adi3d; lists only steps already flushed to " << xml_escape(h5_name) << ".\n"
+    << "     XDMF order is slowest first: Dimensions nz ny nx, Origin z0 y0 x0, Spacing hz hy hx. -->\n"
+    << "<Xdmf Version=\"2.0\">\n"
+    << "  <Domain>\n"
+    << "    <Grid Name=\"u\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (const auto& s : steps) {
+    x << "      <Grid Name=\"step " << s.step << "\" GridType=\"Uniform\">\n"
+      << "        <Time Value=\"" << num(s.time) << "\"/>\n"
+      << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
+      << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << "          <DataItem Name=\"Origin\" Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
+      << origin << "</DataItem>\n"
+      << "          <DataItem Name=\"Spacing\" Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
+      << spacing << "</DataItem>\n"
+      << "        </Geometry>\n"
+      << "        <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+      << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << prec << "\" Dimensions=\"" << dims
+      << "\">" << xml_escape(h5_name) << ":" << s.dataset << "</DataItem>\n"
+      << "        </Attribute>\n"
+      << "      </Grid>\n";
+  }
+  x << "    </Grid>\n"
+    << "  </Domain>\n"
+    << "</Xdmf>\n";
+  return x.str();
+}
+
+void write_xdmf(const std::string& path, const std::string& h5_name, const GridGeometry& g, Precision p,
+                const std::vector<OutputStep>& steps) {
+  const std::string tmp = path + ".tmp";
+  const std::string text = xdmf_text(h5_name, g, p, steps);
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) {
+      const int err = errno;
+      throw IoError("XDMF file '" + path + "': cannot create " + tmp + " (" + detail::errno_text(err) + ")",
+                    __FILE__, __LINE__);
+    }
+    f << text;
+    f.flush();
+    if (!f) {
+      const int err = errno;
+      detail::remove_quietly(tmp);
+      throw IoError("XDMF file '" + path + "': cannot write " + tmp + " (" + detail::errno_text(err) + ")",
+                    __FILE__, __LINE__);
+    }
+  }
+  detail::fsync_path(tmp);
+  try {
+    detail::rename_file(tmp, path, "XDMF file");
+  } catch (...) {
+    detail::remove_quietly(tmp);
+    throw;
+  }
+}
+
+}  // namespace adi::io

@@ -1,0 +1,138 @@
+"""The scripts in examples/, run as a user would:
+
+  grid_and_plot   make_initial_grid.py -> adi3d run examples/initial_from_file.yaml
+                  -> plot.py slices (a PNG)
+  convergence     adi3d validate --json -> plot.py convergence (a PNG)
+  slurm           slurm_job.sh with a stand-in scontrol: SIGUSR1 to adi3d ->
+                  exit 75 -> "scontrol requeue <job id>"; the requeued script
+                  continues with --restart to the end; the output equals an
+                  uninterrupted run's bit for bit
+"""
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import time
+
+import h5py
+import numpy as np
+
+import adi_testlib as T
+
+PY = "/usr/bin/python3"
+
+
+def sh(cmd, cwd, env=None, rc=0):
+    print("$ (cd %s && %s)" % (cwd, " ".join(cmd)), flush=True)
+    p = subprocess.run(cmd, cwd=cwd, env=env or T.env(), capture_output=True, text=True, timeout=300)
+    print(p.stdout + p.stderr, flush=True)
+    T.check(p.returncode == rc, "%s: exit %d, expected %d" % (cmd[0], p.returncode, rc))
+    return p
+
+
+def children(pid):
+    """Process ids whose parent is pid (from /proc, no procps needed)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    stat_line = f.read()
+            except OSError:
+                continue
+            # "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
+            if int(stat_line.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(d)
+    return out
+
+
+def check_png(path, min_bytes=5000):
+    T.check(os.path.exists(path), "%s was not written" % path)
+    with open(path, "rb") as f:
+        head = f.read(8)
+    T.check(head == b"\x89PNG\r\n\x1a\n", "%s is not a PNG" % path)
+    T.check(os.path.getsize(path) > min_bytes, "%s is suspiciously small" % path)
+
+
+def grid_and_plot(a):
+    w = a.work
+    ex = os.path.join(a.source, "examples")
+    shutil.copy(os.path.join(ex, "initial_from_file.yaml"), w)
+    sh([PY, os.path.join(ex, "make_initial_grid.py"), os.path.join(w, "grid.h5"), "--shape", "33", "25", "17"], w)
+    with h5py.File(os.path.join(w, "grid.h5"), "r") as f:
+        T.check(f["u"].shape == (17, 25, 33), "make_initial_grid.py wrote shape %s" % (f["u"].shape,))
+    T.run(a, ["run", "initial_from_file.yaml", "--backend", "cpu", "--set", "time.t_end=1.0", "--quiet"], cwd=w,
+          match=[r"grid +33 x 25 x 17 nodes, h = \(0\.0625, 0\.0625, 0\.0625\) m"])
+    with h5py.File(os.path.join(w, "from_file.h5"), "r") as f:
+        steps = sorted(f["steps"])
+        T.check(steps == ["000000", "000010", "000020"], "output steps %s (every_time 0.5 s, dt 0.05 s)" % steps)
+        u0, u1 = f["steps/000000/u"][()], f["steps/000020/u"][()]
+        T.check(u1.max() < u0.max() and abs(u1[0, 0, 0] - 1.0) == 0, "the hot spot should decay, faces stay 1")
+    sh([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "-o", "slices.png"], w)
+    check_png(os.path.join(w, "slices.png"))
+    sh([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "--step", "3"], w, rc=1)
+
+
+def convergence(a):
+    w = a.work
+    T.run(a, ["validate", "--backend", "cpu", "--levels", "8,16,32", "--json", "v.json"], cwd=w)
+    sh([PY, os.path.join(a.source, "examples", "plot.py"), "convergence", "v.json", "-o", "conv.png"], w)
+    check_png(os.path.join(w, "conv.png"))
+
+
+def slurm(a):
+    w = a.work
+    job = os.path.join(a.source, "examples", "slurm_job.sh")
+    T.write(os.path.join(w, "case.yaml"), """grid: {nx: 45, ny: 37, nz: 29}
+time: {dt: 1.0e-4, steps: 1200}
+backend: cpu
+output: {file: out.h5, every: 250}
+log: {every: 50}
+""")
+    # A stand-in for scontrol that records how it was called.
+    bindir = os.path.join(w, "bin")
+    os.makedirs(bindir)
+    fake = os.path.join(bindir, "scontrol")
+    T.write(fake, '#!/bin/sh\necho "$@" >> "%s"\n' % os.path.join(w, "scontrol.log"))
+    os.chmod(fake, stat.S_IRWXU)
+    env = T.env()
+    env.update(PATH=bindir + os.pathsep + env["PATH"], ADI3D=a.adi3d, SRUN="", SLURM_JOB_ID="4242",
+               SLURM_SUBMIT_DIR=w, CKPT="job.ckpt.h5", SLURM_CPUS_PER_TASK="1")
+    print("$ slurm_job.sh case.yaml &", flush=True)
+    p = subprocess.Popen(["bash", job, "case.yaml"], cwd=w, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    T.wait_for_line(p, r"\] step [0-9]+/1200")
+    # What Slurm's --signal=USR1@... does: signal the job step (adi3d).
+    kids = children(p.pid)
+    T.check(len(kids) == 1, "expected one adi3d child of the job script, got %s" % kids)
+    os.kill(int(kids[0]), signal.SIGUSR1)
+    rc, out = T.finish(p)
+    T.check(rc == 0, "the job script should exit 0 after requeueing, got %d" % rc)
+    T.check("checkpointed to job.ckpt.h5, requeueing" in out, "no requeue message")
+    T.check(open(os.path.join(w, "scontrol.log")).read().strip() == "requeue 4242", "scontrol was not asked to requeue")
+    T.check(os.path.exists(os.path.join(w, "job.ckpt.h5")), "no checkpoint")
+    # The requeued job: same script, same arguments.
+    env["SLURM_RESTART_COUNT"] = "1"
+    p = sh(["bash", job, "case.yaml"], w, env=env)
+    T.check("continuing from job.ckpt.h5 (restart 1)" in p.stdout and "finished" in p.stdout, "no restart")
+    with h5py.File(os.path.join(w, "out.h5"), "r") as f:
+        T.check(f.attrs["status"] == "complete", "status %r" % f.attrs["status"])
+        T.check(f["provenance"].attrs["slurm_job_id"] == "4242", "slurm job id %r" % f["provenance"].attrs["slurm_job_id"])
+        T.check(f["provenance/restart_001"].attrs["slurm_job_id"] == "4242 restart 1", "restart provenance")
+    ref = os.path.join(w, "ref")
+    os.makedirs(ref)
+    T.run(a, ["run", "../case.yaml", "--quiet"], cwd=ref, timeout=300)
+    T.assert_same_fields(os.path.join(w, "out.h5"), os.path.join(ref, "out.h5"), "requeued job")
+
+
+PARTS = {"grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
+
+
+def body():
+    a = T.parse_args(lambda p: p.add_argument("--part", required=True, choices=sorted(PARTS)))
+    PARTS[a.part](a)
+
+
+T.main(body)
