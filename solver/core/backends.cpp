@@ -34,6 +34,7 @@ const char* phase_name(Phase p) {
     case Phase::SolveY: return "y";
     case Phase::SolveZ: return "z+update";
     case Phase::Step: return "step";
+    case Phase::RhsSolveX: return "rhs+x";
   }
   return "?";
 }

@@ -84,6 +84,10 @@ void CpuStepper<T>::run_phase(Phase ph) {
     case Phase::SolveY: solve_constant(Axis::Y, factor_[1], w_.data(), layout_); break;
     case Phase::SolveZ: solve_constant_fused(Axis::Z, factor_[2], w_.data(), u_.data(), layout_); break;
     case Phase::Step: step(); break;
+    case Phase::RhsSolveX:
+      run_phase(Phase::Rhs);
+      run_phase(Phase::SolveX);
+      break;
   }
 }
 

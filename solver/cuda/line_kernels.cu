@@ -12,6 +12,7 @@
 #include <adi/transpose/warp_transpose.cuh>
 
 #include <cstddef>
+#include <cstdint>
 
 #include <algorithm>
 #include <cstdlib>
@@ -316,22 +317,102 @@ __device__ __forceinline__ void issue_tile(const TileAddr<T, I>& a, T* slots, co
   }
 }
 
-template <class T, int I, bool Acc, bool Single>
-__device__ __forceinline__ void warp_tiles(T* __restrict__ d, T* __restrict__ acc, const PlanView<T>& p,
-                                           const WarpGeom& g, const T* tab, T* slots0, T* slots1, index_t t,
-                                           index_t stride) {
+// The RHS fused into the x solve: the tile of u is one x line (j, k); lane
+// s holds u at i = s I .. s I + I - 1 (from the transposition), its x
+// neighbours are in the same registers or the neighbouring lanes', and the y
+// and z neighbour lines are read segment by segment (16-byte loads of I
+// contiguous elements; they are L2 hits: neighbouring tiles are in flight
+// at the same time). The arithmetic is adi::douglas_rhs, term by term in the
+// same order as the CPU backend. Replaces x[] (u) with the RHS.
+template <class T>
+struct FusedRhs {
+  const T* u;
+  RhsCoefficients<T> kc;
+  index_t nj, sj, nk, sk;
+  int n;
+  bool vec;  // 16-byte aligned segments
+};
+
+template <class T, int I>
+__device__ __forceinline__ void load_segment(T (&v)[I], const T* p, int i0, int n, bool vec) {
+  constexpr int V = 16 / sizeof(T);
+  if (vec && i0 + I <= n && I % V == 0) {
+#pragma unroll
+    for (int q = 0; q < I / (I % V == 0 ? V : 1); ++q) {
+      if constexpr (I % V == 0) {
+        if constexpr (sizeof(T) == 4) {
+          const float4 f = *reinterpret_cast<const float4*>(p + q * V);
+          v[q * V] = f.x, v[q * V + 1] = f.y, v[q * V + 2] = f.z, v[q * V + 3] = f.w;
+        } else {
+          const double2 f = *reinterpret_cast<const double2*>(p + q * V);
+          v[q * V] = f.x, v[q * V + 1] = f.y;
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < I; ++e) v[e] = i0 + e < n ? p[e] : T(0);
+  }
+}
+
+template <class T, int I>
+__device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index_t j, index_t k, int lane) {
+  const RhsCoefficients<T>& kc = f.kc;
+  const int i0 = lane * I;
+  const T left = __shfl_up_sync(0xffffffffu, x[I - 1], 1);
+  const T right = __shfl_down_sync(0xffffffffu, x[0], 1);
+  if (on_fixed_face(kc, 1, j, f.nj) || on_fixed_face(kc, 2, k, f.nk)) {
+#pragma unroll
+    for (int e = 0; e < I; ++e) x[e] = T(0);
+    return;
+  }
+  T r[I];
+#pragma unroll
+  for (int e = 0; e < I; ++e) {
+    const int i = i0 + e;
+    const T below = e > 0 ? x[e > 0 ? e - 1 : 0] : left;
+    const T above = e + 1 < I ? x[e + 1 < I ? e + 1 : 0] : right;
+    const T xm = i == 0 ? above : below;  // Neumann mirrors u[-1] = u[1], u[n] = u[n-2]
+    const T xp = i == f.n - 1 ? below : above;
+    r[e] = second_difference(xm, x[e], xp, kc.c[0]);
+  }
+  T m[I], pl[I];
+  const T* row = f.u + k * f.sk + i0;
+  load_segment(m, row + lower_neighbour(j) * f.sj, i0, f.n, f.vec);
+  load_segment(pl, row + upper_neighbour(j, f.nj) * f.sj, i0, f.n, f.vec);
+#pragma unroll
+  for (int e = 0; e < I; ++e) r[e] = r[e] + second_difference(m[e], x[e], pl[e], kc.c[1]);
+  const T* rowz = f.u + j * f.sj + i0;
+  load_segment(m, rowz + lower_neighbour(k) * f.sk, i0, f.n, f.vec);
+  load_segment(pl, rowz + upper_neighbour(k, f.nk) * f.sk, i0, f.n, f.vec);
+#pragma unroll
+  for (int e = 0; e < I; ++e) {
+    const int i = i0 + e;
+    const T v = r[e] + second_difference(m[e], x[e], pl[e], kc.c[2]);
+    x[e] = (i >= f.n || on_fixed_face(kc, 0, i, f.n)) ? T(0) : v;  // padding rows solve to 0
+  }
+}
+
+// Tiles of one warp: src is read (u when fused, else D), dst written (or
+// accumulated into when Acc).
+template <class T, int I, bool Acc, bool Single, bool Fused>
+__device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restrict__ dst, const PlanView<T>& p,
+                                           const WarpGeom& g, const FusedRhs<T>& fr, const T* tab, T* slots0,
+                                           T* slots1, index_t t, index_t stride) {
   using Ex = WarpTranspose<T, I, MapKind::Giles>;
   const TableLayout L = p.layout();
   const int lane0 = threadIdx.x & 31;
-  issue_tile<T, I, Single>(tile_addr<T, I>(d, g, p, t), slots0, d, lane0);
+  T* const srcm = const_cast<T*>(src);  // tile addressing is shared by loads and stores
+  const index_t shift = dst - src;
+  issue_tile<T, I, Single>(tile_addr<T, I>(srcm, g, p, t), slots0, src, lane0);
   cp_async_commit();
-  if (t + stride < g.tiles) issue_tile<T, I, Single>(tile_addr<T, I>(d, g, p, t + stride), slots1, d, lane0);
+  if (t + stride < g.tiles) issue_tile<T, I, Single>(tile_addr<T, I>(srcm, g, p, t + stride), slots1, src, lane0);
   cp_async_commit();
   for (int it = 0; t < g.tiles; ++it, t += stride) {
     T* slots = (it & 1) ? slots1 : slots0;
     const int lane = opaque(lane0);
     const int s = lane & (p.S - 1);
-    const TileAddr<T, I> a = tile_addr<T, I>(d, g, p, t);
+    const TileAddr<T, I> a = tile_addr<T, I>(srcm, g, p, t);
     // A row of the padded map is contiguous (pads fall between rows), so lane
     // j's column is col[0 .. I) with immediate offsets.
     T* col = slots + Ex::index(0, lane);
@@ -340,6 +421,10 @@ __device__ __forceinline__ void warp_tiles(T* __restrict__ d, T* __restrict__ ac
     T x[I];
 #pragma unroll
     for (int i = 0; i < I; ++i) x[i] = col[i];
+    if (Fused) {
+      const index_t k = t / g.tiles_j;
+      fused_rhs(x, fr, t - k * g.tiles_j, k, lane);
+    }
     const SegmentView<T> v = segment_view(tab, L, s);
     local_sweeps(x, v);
     reduced_solve(x[0], x[I - 1], v, s, p.S);
@@ -349,22 +434,21 @@ __device__ __forceinline__ void warp_tiles(T* __restrict__ d, T* __restrict__ ac
 #pragma unroll
     for (int i = 0; i < I; ++i) col[i] = x[i];
     __syncwarp();
-    T* out = Acc ? acc : d;
-    const index_t shift = out - d;
 #pragma unroll
     for (int q = 0; q < I; ++q) {
       const int e = q * 32 + lane;
-      T* dst = Single ? a.at_single(e) : a.at_multi(e);
-      if (dst) {
+      T* at = Single ? a.at_single(e) : a.at_multi(e);
+      if (at) {
         const T val = slots[Ex::index(e % I, e / I)];
         if (Acc)
-          dst[shift] += val;
+          at[shift] += val;
         else
-          *dst = val;
+          at[shift] = val;
       }
     }
     __syncwarp();  // the buffer is free
-    if (t + 2 * stride < g.tiles) issue_tile<T, I, Single>(tile_addr<T, I>(d, g, p, t + 2 * stride), slots, d, lane);
+    if (t + 2 * stride < g.tiles)
+      issue_tile<T, I, Single>(tile_addr<T, I>(srcm, g, p, t + 2 * stride), slots, src, lane);
     cp_async_commit();
   }
   cp_async_wait<0>();
@@ -377,9 +461,9 @@ constexpr int warp_slots() {
   return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
 }
 
-template <class T, int I, bool Acc>
-__global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? 3 : 1)
-    warp_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, WarpGeom g) {
+template <class T, int I, bool Acc, bool Fused = false>
+__global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? (Fused ? 2 : 3) : 1)
+    warp_kernel(const T* __restrict__ src, T* __restrict__ dst, PlanView<T> p, WarpGeom g, FusedRhs<T> fr) {
   extern __shared__ __align__(16) unsigned char warp_smem[];
   const TableLayout L = p.layout();
   T* tab = reinterpret_cast<T*>(warp_smem);
@@ -391,10 +475,10 @@ __global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? 3 : 1)
   const index_t stride = static_cast<index_t>(gridDim.x) * warps;
   const index_t t = static_cast<index_t>(blockIdx.x) * warps + warp;
   if (t >= g.tiles) return;  // uniform per warp; no block barrier below
-  if (p.S == 32)
-    warp_tiles<T, I, Acc, true>(d, acc, p, g, tab, slots0, slots1, t, stride);
+  if (Fused || p.S == 32)
+    warp_tiles<T, I, Acc, true, Fused>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
   else
-    warp_tiles<T, I, Acc, false>(d, acc, p, g, tab, slots0, slots1, t, stride);
+    warp_tiles<T, I, Acc, false, false>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
 }
 
 // ---------------------------------------------------------------------------
@@ -480,30 +564,38 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, cudaSt
     launch_lanes_impl<T, I, false>(d, acc, p, g, st);
 }
 
-template <class T, int I, bool Acc>
-void launch_warp_impl(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
+template <class T, int I, bool Acc, bool Fused>
+void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
+                      cudaStream_t st) {
   // As many warps (up to 8) as keep the block's shared memory under ~100 KB.
   const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
   const std::size_t per_warp = sizeof(T) * 2 * static_cast<std::size_t>(warp_slots<T, I>());
   int warps = kWarpKernelMaxWarps;
   while (warps > 1 && tables + warps * per_warp > 100 * 1024) warps /= 2;
   const std::size_t smem = tables + warps * per_warp;
-  ADI_CUDA_CHECK(cudaFuncSetAttribute(warp_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(smem)));
+  auto kernel = warp_kernel<T, I, Acc, Fused>;
+  ADI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
-  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_kernel<T, I, Acc>, 32 * warps, smem));
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, smem));
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
   const index_t blocks = std::min<index_t>((g.tiles + warps - 1) / warps, static_cast<index_t>(per_sm) * sm_count());
-  warp_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(d, acc, p, g);
+  kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(src, dst, p, g, fr);
   ADI_CUDA_CHECK_LAUNCH("warp_kernel");
 }
 
 template <class T, int I>
 void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
+  const FusedRhs<T> none{};
   if (acc)
-    launch_warp_impl<T, I, true>(d, acc, p, g, st);
+    launch_warp_impl<T, I, true, false>(d, acc, p, g, none, st);
   else
-    launch_warp_impl<T, I, false>(d, acc, p, g, st);
+    launch_warp_impl<T, I, false, false>(d, d, p, g, none, st);
+}
+
+template <class T, int I>
+void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
+                       cudaStream_t st) {
+  launch_warp_impl<T, I, false, true>(u, w, p, g, fr, st);
 }
 
 /// Segment lengths the lanes kernel is built for, per precision: I values
@@ -637,6 +729,38 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   else
     generic_kernel<T, false><<<blocks, threads, 0, st>>>(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g);
   ADI_CUDA_CHECK_LAUNCH("generic_kernel");
+}
+
+template <class T>
+bool LineSolver<T>::can_fuse_rhs() const {
+  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X;
+}
+
+template <class T>
+void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t st) const {
+  ADI_REQUIRE(can_fuse_rhs(), "the RHS can be fused only into a single-line-tile x solve");
+  const Layout3& L = layout_;
+  WarpGeom g{};
+  g.nj = L.n[1];
+  g.sj = L.stride[1];
+  g.nk = L.n[2];
+  g.sk = L.stride[2];
+  g.lines_per_tile = 1;
+  g.tiles_j = g.nj;
+  g.tiles = g.nj * g.nk;
+  constexpr int V = 16 / sizeof(T);
+  const bool vec = (I_ * sizeof(T)) % 16 == 0 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
+                   (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
+  const FusedRhs<T> fr{u, kc, L.n[1], L.stride[1], L.n[2], L.stride[2], static_cast<int>(L.n[0]), vec};
+  switch (I_) {
+    case 2: launch_warp_fused<T, 2>(u, w, view_, g, fr, st); break;
+    case 4: launch_warp_fused<T, 4>(u, w, view_, g, fr, st); break;
+    case 8: launch_warp_fused<T, 8>(u, w, view_, g, fr, st); break;
+    case 16: launch_warp_fused<T, 16>(u, w, view_, g, fr, st); break;
+    case 32: launch_warp_fused<T, 32>(u, w, view_, g, fr, st); break;
+    case 64: launch_warp_fused<T, 64>(u, w, view_, g, fr, st); break;
+    default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
+  }
 }
 
 template <class T>

@@ -19,6 +19,7 @@
 #include "segmented.cuh"
 
 #include <adi/grid.hpp>
+#include <adi/scheme.hpp>
 #include <adi/tridiag.hpp>
 
 #include <string>
@@ -36,6 +37,11 @@ class LineSolver {
   /// d <- A^{-1} d along the axis; with acc != nullptr the solution is added
   /// into acc (same layout) instead of being written to d (fused update).
   void solve(T* d, T* acc, cudaStream_t stream) const;
+
+  /// Whether the Douglas RHS can be computed inside this x solve (single-line
+  /// tiles of the warp kernel), and that fused solve: w = A^{-1} rhs(u).
+  bool can_fuse_rhs() const;
+  void solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t stream) const;
 
   Kind kind() const { return kind_; }
   int seg_len() const { return I_; }

@@ -1,9 +1,11 @@
 // The CUDA backend of the Douglas step. Device memory: the field u and one
 // work array w (the RHS, then the increment D), both with rows padded to a
 // multiple of 32 elements so that every row starts on a 128-byte boundary.
-// A step is four launches: rhs (u -> w), x and y solves in place on w, and
-// the z solve that adds its solution into u (the fused update: w is read,
-// u read and written, the solution itself never stored).
+// A step is three launches: the x solve with the RHS computed inside it
+// (reads u, writes w), the y solve in place on w, and the z solve that adds
+// its solution into u (the fused update: w is read, u read and written, the
+// solution itself never stored). Where the x tiles are not single lines
+// (x lines shorter than 33 or longer than 2048) the RHS is a launch of its own.
 
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
@@ -130,10 +132,25 @@ class CudaStepper final : public Stepper<T> {
       case Phase::SolveX: solver_[0].solve(w_.get(), nullptr, stream_); break;
       case Phase::SolveY: solver_[1].solve(w_.get(), nullptr, stream_); break;
       case Phase::SolveZ: solver_[2].solve(w_.get(), u_.get(), stream_); break;
+      case Phase::RhsSolveX:
+        if (solver_[0].can_fuse_rhs()) {
+          solver_[0].solve_rhs_fused(u_.get(), w_.get(), kc_, stream_);
+        } else {
+          run_phase(Phase::Rhs);
+          run_phase(Phase::SolveX);
+        }
+        break;
       case Phase::Step:
-        for (Phase q : {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ}) run_phase(q);
+        for (Phase q : phases()) run_phase(q);
         break;
     }
+  }
+  /// With single-line x tiles the RHS is computed inside the x solve: u is
+  /// read once and D written once for both (7 words per point per step
+  /// instead of 9).
+  std::vector<Phase> phases() const override {
+    if (solver_[0].can_fuse_rhs()) return {Phase::RhsSolveX, Phase::SolveY, Phase::SolveZ};
+    return {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ};
   }
   void step() override {
     run_phase(Phase::Step);

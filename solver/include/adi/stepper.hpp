@@ -14,8 +14,10 @@ namespace adi {
 enum class Backend { Cpu, Cuda, Auto };
 const char* backend_name(Backend b);
 
-/// The phases of one step, in order. SolveZ also applies u += D (fused).
-enum class Phase { Rhs, SolveX, SolveY, SolveZ, Step };
+/// The phases of one step. SolveZ also applies u += D (fused). RhsSolveX is
+/// the RHS computed inside the x solve (one pass instead of two), which the
+/// CUDA backend uses when it can; Step is the whole step.
+enum class Phase { Rhs, SolveX, SolveY, SolveZ, Step, RhsSolveX };
 const char* phase_name(Phase p);
 
 struct FieldStats {
@@ -47,6 +49,8 @@ class Stepper {
   /// Run one phase by itself (benchmarking; the field is left meaningless
   /// unless the phases run in order).
   virtual void run_phase(Phase p) = 0;
+  /// The phases a step runs, in order (for benchmarks).
+  virtual std::vector<Phase> phases() const { return {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ}; }
   /// Times `reps` runs of a phase after `warmup` untimed ones, in ms each,
   /// with the backend's own clock (CUDA events on the GPU).
   virtual std::vector<double> time_phase(Phase p, int warmup, int reps) = 0;
