@@ -356,16 +356,13 @@ __device__ __forceinline__ void load_segment(T (&v)[I], const T* p, int i0, int 
 }
 
 template <class T, int I>
-__device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index_t j, index_t k, int lane) {
+__device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index_t j, index_t k, int lane,
+                                          const T* ym, const T* yp, const T* zm, const T* zp) {
   const RhsCoefficients<T>& kc = f.kc;
   const int i0 = lane * I;
   const T left = __shfl_up_sync(0xffffffffu, x[I - 1], 1);
   const T right = __shfl_down_sync(0xffffffffu, x[0], 1);
-  if (on_fixed_face(kc, 1, j, f.nj) || on_fixed_face(kc, 2, k, f.nk)) {
-#pragma unroll
-    for (int e = 0; e < I; ++e) x[e] = T(0);
-    return;
-  }
+  const bool fixed_line = on_fixed_face(kc, 1, j, f.nj) || on_fixed_face(kc, 2, k, f.nk);
   T r[I];
 #pragma unroll
   for (int e = 0; e < I; ++e) {
@@ -374,23 +371,20 @@ __device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index
     const T above = e + 1 < I ? x[e + 1 < I ? e + 1 : 0] : right;
     const T xm = i == 0 ? above : below;  // Neumann mirrors u[-1] = u[1], u[n] = u[n-2]
     const T xp = i == f.n - 1 ? below : above;
-    r[e] = second_difference(xm, x[e], xp, kc.c[0]);
+    r[e] = douglas_rhs(x[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
   }
-  T m[I], pl[I];
-  const T* row = f.u + k * f.sk + i0;
-  load_segment(m, row + lower_neighbour(j) * f.sj, i0, f.n, f.vec);
-  load_segment(pl, row + upper_neighbour(j, f.nj) * f.sj, i0, f.n, f.vec);
-#pragma unroll
-  for (int e = 0; e < I; ++e) r[e] = r[e] + second_difference(m[e], x[e], pl[e], kc.c[1]);
-  const T* rowz = f.u + j * f.sj + i0;
-  load_segment(m, rowz + lower_neighbour(k) * f.sk, i0, f.n, f.vec);
-  load_segment(pl, rowz + upper_neighbour(k, f.nk) * f.sk, i0, f.n, f.vec);
 #pragma unroll
   for (int e = 0; e < I; ++e) {
     const int i = i0 + e;
-    const T v = r[e] + second_difference(m[e], x[e], pl[e], kc.c[2]);
-    x[e] = (i >= f.n || on_fixed_face(kc, 0, i, f.n)) ? T(0) : v;  // padding rows solve to 0
+    x[e] = (fixed_line || i >= f.n || on_fixed_face(kc, 0, i, f.n)) ? T(0) : r[e];  // padding rows solve to 0
   }
+}
+
+template <class T, int I>
+constexpr int warp_slots() {
+  // per buffer, rounded up to 16 bytes
+  constexpr int n = WarpTranspose<T, I, MapKind::Giles>::kSlots;
+  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
 }
 
 // Tiles of one warp: src is read (u when fused, else D), dst written (or
@@ -404,9 +398,32 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
   const int lane0 = threadIdx.x & 31;
   T* const srcm = const_cast<T*>(src);  // tile addressing is shared by loads and stores
   const index_t shift = dst - src;
-  issue_tile<T, I, Single>(tile_addr<T, I>(srcm, g, p, t), slots0, src, lane0);
+  // Fused: a stage holds the tile's line and its four y/z neighbour lines
+  // (five buffers of the same padded map), all in flight together.
+  constexpr int ws = warp_slots<T, I>();
+  auto issue = [&](index_t tile, T* stage, int ln) {
+    const TileAddr<T, I> a = tile_addr<T, I>(srcm, g, p, tile);
+    if (!Fused) {
+      issue_tile<T, I, Single>(a, stage, src, ln);
+      return;
+    }
+    // Single-line tiles: element e sits at the same slot and has the same
+    // validity in all five lines; only the line base differs.
+    const index_t k = tile / g.tiles_j, j = tile - k * g.tiles_j;
+    const T* base[5] = {a.base, a.base + (lower_neighbour(j) - j) * g.sj, a.base + (upper_neighbour(j, g.nj) - j) * g.sj,
+                        a.base + (lower_neighbour(k) - k) * g.sk, a.base + (upper_neighbour(k, g.nk) - k) * g.sk};
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int e = q * 32 + ln;
+      const bool valid = e < a.n;
+      T* slot = stage + Ex::index(e % I, e / I);
+#pragma unroll
+      for (int b = 0; b < 5; ++b) cp_async(slot + b * ws, valid ? base[b] + e : src, valid);
+    }
+  };
+  issue(t, slots0, lane0);
   cp_async_commit();
-  if (t + stride < g.tiles) issue_tile<T, I, Single>(tile_addr<T, I>(srcm, g, p, t + stride), slots1, src, lane0);
+  if (t + stride < g.tiles) issue(t + stride, slots1, lane0);
   cp_async_commit();
   for (int it = 0; t < g.tiles; ++it, t += stride) {
     T* slots = (it & 1) ? slots1 : slots0;
@@ -423,7 +440,7 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
     for (int i = 0; i < I; ++i) x[i] = col[i];
     if (Fused) {
       const index_t k = t / g.tiles_j;
-      fused_rhs(x, fr, t - k * g.tiles_j, k, lane);
+      fused_rhs(x, fr, t - k * g.tiles_j, k, lane, col + ws, col + 2 * ws, col + 3 * ws, col + 4 * ws);
     }
     const SegmentView<T> v = segment_view(tab, L, s);
     local_sweeps(x, v);
@@ -447,18 +464,10 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
       }
     }
     __syncwarp();  // the buffer is free
-    if (t + 2 * stride < g.tiles)
-      issue_tile<T, I, Single>(tile_addr<T, I>(srcm, g, p, t + 2 * stride), slots, src, lane);
+    if (t + 2 * stride < g.tiles) issue(t + 2 * stride, slots, lane);
     cp_async_commit();
   }
   cp_async_wait<0>();
-}
-
-template <class T, int I>
-constexpr int warp_slots() {
-  // per buffer, rounded up to 16 bytes
-  constexpr int n = WarpTranspose<T, I, MapKind::Giles>::kSlots;
-  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
 }
 
 template <class T, int I, bool Acc, bool Fused = false>
@@ -468,8 +477,9 @@ __global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? (Fused ? 2
   const TableLayout L = p.layout();
   T* tab = reinterpret_cast<T*>(warp_smem);
   const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  T* slots0 = tab + L.total(sizeof(T)) + 2 * warp * warp_slots<T, I>();
-  T* slots1 = slots0 + warp_slots<T, I>();
+  constexpr int kLines = Fused ? 5 : 1;  // lines per stage (see warp_tiles)
+  T* slots0 = tab + L.total(sizeof(T)) + 2 * kLines * warp * warp_slots<T, I>();
+  T* slots1 = slots0 + kLines * warp_slots<T, I>();
   stage_tables(p, tab);
   __syncthreads();
   const index_t stride = static_cast<index_t>(gridDim.x) * warps;
@@ -569,9 +579,9 @@ void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom
                       cudaStream_t st) {
   // As many warps (up to 8) as keep the block's shared memory under ~100 KB.
   const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
-  const std::size_t per_warp = sizeof(T) * 2 * static_cast<std::size_t>(warp_slots<T, I>());
+  const std::size_t per_warp = sizeof(T) * 2 * (Fused ? 5 : 1) * static_cast<std::size_t>(warp_slots<T, I>());
   int warps = kWarpKernelMaxWarps;
-  while (warps > 1 && tables + warps * per_warp > 100 * 1024) warps /= 2;
+  while (warps > 1 && tables + warps * per_warp > (Fused ? 200 : 100) * 1024) warps /= 2;
   const std::size_t smem = tables + warps * per_warp;
   auto kernel = warp_kernel<T, I, Acc, Fused>;
   ADI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));

@@ -94,6 +94,8 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
     stats_max_.resize(kStatsBlocks);
+    const char* fuse = std::getenv("ADI_FUSE_RHS");
+    fuse_rhs_ = solver_[0].can_fuse_rhs() && !(fuse && std::string(fuse) == "0");
     stats_bad_.resize(1);
   }
   ~CudaStepper() override {
@@ -133,7 +135,7 @@ class CudaStepper final : public Stepper<T> {
       case Phase::SolveY: solver_[1].solve(w_.get(), nullptr, stream_); break;
       case Phase::SolveZ: solver_[2].solve(w_.get(), u_.get(), stream_); break;
       case Phase::RhsSolveX:
-        if (solver_[0].can_fuse_rhs()) {
+        if (fuse_rhs_) {
           solver_[0].solve_rhs_fused(u_.get(), w_.get(), kc_, stream_);
         } else {
           run_phase(Phase::Rhs);
@@ -149,7 +151,7 @@ class CudaStepper final : public Stepper<T> {
   /// read once and D written once for both (7 words per point per step
   /// instead of 9).
   std::vector<Phase> phases() const override {
-    if (solver_[0].can_fuse_rhs()) return {Phase::RhsSolveX, Phase::SolveY, Phase::SolveZ};
+    if (fuse_rhs_) return {Phase::RhsSolveX, Phase::SolveY, Phase::SolveZ};
     return {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ};
   }
   void step() override {
@@ -208,6 +210,8 @@ class CudaStepper final : public Stepper<T> {
 
   HeatProblem p_;
   int device_;
+  // ADI_FUSE_RHS=0 keeps the RHS a launch of its own (for comparisons).
+  bool fuse_rhs_ = false;
   Layout3 layout_;
   RhsCoefficients<T> kc_;
   LineSolver<T> solver_[3];
