@@ -17,6 +17,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+
+#ifndef RHS_DEFAULT_F64_VEC
+#define RHS_DEFAULT_F64_VEC 4
+#endif
 
 namespace adi::cuda {
 
@@ -52,35 +57,39 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   }
 }
 
-template <class T>
-struct Vec;
-template <>
-struct alignas(16) Vec<float> {
-  static constexpr int kN = 4;
-  float v[4];
+// N consecutive points of a row, loaded and stored as 16-byte vectors
+// (N * sizeof(T) is 16 or 32 bytes: one or two vector accesses).
+template <class T, int N>
+struct alignas(16) VecN {
+  static constexpr int kN = N;
+  T v[N];
 };
-template <>
-struct alignas(16) Vec<double> {
-  static constexpr int kN = 2;
-  double v[2];
-};
+template <class T, int N>
+__device__ __forceinline__ void vec_copy(T* dst, const T* src) {
+#pragma unroll
+  for (int q = 0; q < N * static_cast<int>(sizeof(T)) / 16; ++q)
+    reinterpret_cast<float4*>(dst)[q] = reinterpret_cast<const float4*>(src)[q];
+}
 
 // Loads the V points at p (row offset i0); full vectors in one 16-byte
 // access, the ragged tail element by element (never past the row's end).
-template <class T>
-__device__ __forceinline__ Vec<T> load_vec(const T* __restrict__ p, index_t i0, index_t nx) {
-  constexpr int V = Vec<T>::kN;
-  if (i0 + V <= nx) return *reinterpret_cast<const Vec<T>*>(p);
-  Vec<T> r;
+template <class Vec, class T>
+__device__ __forceinline__ Vec load_vec(const T* __restrict__ p, index_t i0, index_t nx) {
+  constexpr int V = Vec::kN;
+  Vec r;
+  if (i0 + V <= nx) {
+    vec_copy<T, V>(r.v, p);
+    return r;
+  }
 #pragma unroll
   for (int e = 0; e < V; ++e) r.v[e] = i0 + e < nx ? p[e] : T(0);
   return r;
 }
 
-template <class T>
+template <class T, int V>
 __global__ void __launch_bounds__(kTileX* kTileY)
     rhs_vector_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc) {
-  constexpr int V = Vec<T>::kN;
+  using Vec = VecN<T, V>;
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
   const int lane = threadIdx.x;
   const index_t i0 = (static_cast<index_t>(blockIdx.x) * kTileX + lane) * V;
@@ -98,33 +107,33 @@ __global__ void __launch_bounds__(kTileX* kTileY)
 
   // Register queue along z: prev = u(k-1) (mirrored at k = 0), cur = u(k),
   // next = u(k+1), ahead = u(k+2) in flight; ym/yp of the next plane too.
-  auto plane = [&](index_t k) { return load_vec(u + col + k * sz, i0c, nx); };
-  Vec<T> cur = plane(k0);
-  Vec<T> next = k0 + 1 < nz ? plane(k0 + 1) : cur;
-  Vec<T> prev = k0 > 0 ? plane(k0 - 1) : next;
-  Vec<T> ym = load_vec(u + col + k0 * sz + oym, i0c, nx);
-  Vec<T> yp = load_vec(u + col + k0 * sz + oyp, i0c, nx);
+  auto plane = [&](index_t k) { return load_vec<Vec>(u + col + k * sz, i0c, nx); };
+  Vec cur = plane(k0);
+  Vec next = k0 + 1 < nz ? plane(k0 + 1) : cur;
+  Vec prev = k0 > 0 ? plane(k0 - 1) : next;
+  Vec ym = load_vec<Vec>(u + col + k0 * sz + oym, i0c, nx);
+  Vec yp = load_vec<Vec>(u + col + k0 * sz + oyp, i0c, nx);
   // x neighbours of the warp's end lanes come from memory (the other lanes'
   // from shuffles); they are fetched a plane ahead like everything else.
   const bool has_left = lane == 0 && live && i0 > 0, has_right = lane == kTileX - 1 && live && i0 + V < nx;
   auto edge = [&](index_t k, bool want, index_t off) { return want ? u[col + k * sz + off] : T(0); };
   T left_mem = edge(k0, has_left, -1), right_mem = edge(k0, has_right, V);
   for (index_t k = k0; k < k1; ++k) {
-    Vec<T> ahead = next, ym_n = ym, yp_n = yp;
+    Vec ahead = next, ym_n = ym, yp_n = yp;
     T left_n = left_mem, right_n = right_mem;
     if (k + 2 < nz) ahead = plane(k + 2);
     if (k + 1 < k1) {
-      ym_n = load_vec(u + col + (k + 1) * sz + oym, i0c, nx);
-      yp_n = load_vec(u + col + (k + 1) * sz + oyp, i0c, nx);
+      ym_n = load_vec<Vec>(u + col + (k + 1) * sz + oym, i0c, nx);
+      yp_n = load_vec<Vec>(u + col + (k + 1) * sz + oyp, i0c, nx);
       left_n = edge(k + 1, has_left, -1);
       right_n = edge(k + 1, has_right, V);
     }
-    const Vec<T>& zp = k + 1 < nz ? next : prev;  // mirrored at the top face
+    const Vec& zp = k + 1 < nz ? next : prev;  // mirrored at the top face
     T left = __shfl_up_sync(full, cur.v[V - 1], 1);
     T right = __shfl_down_sync(full, cur.v[0], 1);
     if (lane == 0) left = left_mem;
     if (lane == kTileX - 1) right = right_mem;
-    Vec<T> out;
+    Vec out;
     const bool fixed_plane = fixed_y || on_fixed_face(kc, 2, k, nz);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
@@ -143,7 +152,7 @@ __global__ void __launch_bounds__(kTileX* kTileY)
     if (live) {
       T* dst = w + col + k * sz;
       if (i0 + V <= nx) {
-        *reinterpret_cast<Vec<T>*>(dst) = out;
+        vec_copy<T, V>(dst, out.v);
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e)
@@ -164,20 +173,36 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 
 }  // namespace
 
+// Points per thread of the vector kernel (0: the scalar kernel). Measured on
+// an H200 at 512^3 (docs/PERFORMANCE.md): see the defaults below.
+// ADI_RHS_VEC overrides (0, 2 or 4; 2 only for double).
+template <class T>
+int rhs_points_per_thread() {
+  static const int v = [] {
+    const char* e = std::getenv("ADI_RHS_VEC");
+    return e && *e ? std::atoi(e) : (sizeof(T) == 4 ? 4 : RHS_DEFAULT_F64_VEC);
+  }();
+  return v;
+}
+
 template <class T>
 void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st) {
-  constexpr int V = Vec<T>::kN;
-  const bool vec = L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 && aligned16(u) && aligned16(w);
+  int V = rhs_points_per_thread<T>();
+  if (V != 0 && V != 4 && !(V == 2 && sizeof(T) == 8)) V = 4;
+  const bool vec = V > 0 && L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
+                   aligned16(u) && aligned16(w);
   const index_t per_block_x = vec ? kTileX * V : kTileX;
   const dim3 block(kTileX, kTileY);
   const dim3 grid(static_cast<unsigned>((L.n[0] + per_block_x - 1) / per_block_x),
                   static_cast<unsigned>((L.n[1] + kTileY - 1) / kTileY),
                   static_cast<unsigned>((L.n[2] + kChunkZ - 1) / kChunkZ));
   ADI_REQUIRE(grid.y <= 65535 && grid.z <= 65535, "grid too large for the RHS kernel");
-  if (vec)
-    rhs_vector_kernel<T><<<grid, block, 0, st>>>(u, w, L, kc);
-  else
+  if (!vec)
     rhs_scalar_kernel<T><<<grid, block, 0, st>>>(u, w, L, kc);
+  else if (V == 4)
+    rhs_vector_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc);
+  else if constexpr (sizeof(T) == 8)
+    rhs_vector_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc);
   ADI_CUDA_CHECK_LAUNCH("rhs_kernel");
 }
 

@@ -1,11 +1,11 @@
 // The CUDA backend of the Douglas step. Device memory: the field u and one
 // work array w (the RHS, then the increment D), both with rows padded to a
 // multiple of 32 elements so that every row starts on a 128-byte boundary.
-// A step is three launches: the x solve with the RHS computed inside it
-// (reads u, writes w), the y solve in place on w, and the z solve that adds
-// its solution into u (the fused update: w is read, u read and written, the
-// solution itself never stored). Where the x tiles are not single lines
-// (x lines shorter than 33 or longer than 2048) the RHS is a launch of its own.
+// A step is four launches: the RHS (u -> w), the x and y solves in place on
+// w, and the z solve that adds its solution into u (the fused update: w is
+// read, u read and written, the solution itself never stored). Optionally
+// (ADI_FUSE_RHS=1, single-line x tiles) the RHS is computed inside the x
+// solve: one pass fewer, but measured no faster so far.
 
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
@@ -95,7 +95,7 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
     stats_max_.resize(kStatsBlocks);
     const char* fuse = std::getenv("ADI_FUSE_RHS");
-    fuse_rhs_ = solver_[0].can_fuse_rhs() && !(fuse && std::string(fuse) == "0");
+    fuse_rhs_ = solver_[0].can_fuse_rhs() && fuse && std::string(fuse) == "1";
     stats_bad_.resize(1);
   }
   ~CudaStepper() override {
@@ -210,7 +210,8 @@ class CudaStepper final : public Stepper<T> {
 
   HeatProblem p_;
   int device_;
-  // ADI_FUSE_RHS=0 keeps the RHS a launch of its own (for comparisons).
+  // ADI_FUSE_RHS=1 computes the RHS inside the x solve. Off by default: on an
+  // H200 it measured no faster than the two launches (docs/PERFORMANCE.md).
   bool fuse_rhs_ = false;
   Layout3 layout_;
   RhsCoefficients<T> kc_;
