@@ -31,7 +31,7 @@ struct LineSweep {
     su = L.stride[u];
     nv = L.n[v];
     sv = L.stride[v];
-    batch = su == 1 ? std::min<index_t>(nu, 256) : std::min<index_t>(nu, 8);
+    batch = su == 1 ? std::min<index_t>(nu, 256) : std::min<index_t>(nu, 32);
     batches_u = (nu + batch - 1) / batch;
   }
 };
