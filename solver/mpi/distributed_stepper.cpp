@@ -1,0 +1,361 @@
+// The distributed Douglas step (adi/mpi.hpp): one rank per sub-box, a local
+// backend (CPU or CUDA, local_backend.hpp) for the arithmetic, MPI for the
+// ghost planes and the reduced systems. docs/MPI.md has the design.
+
+#include <adi/mpi.hpp>
+
+#include <adi/cuda.hpp>
+
+#include "local_backend.hpp"
+#include "mpi_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+namespace adi::mpi {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using detail::datatype;
+using detail::LocalBackend;
+using detail::LocalProblem;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Host buffer slots of the local backend.
+enum Slot : int {
+  kSendLo = 0,  // + 4 * axis
+  kSendHi = 1,
+  kRecvLo = 2,
+  kRecvHi = 3,
+  kEnds = 16,      // + axis
+  kGathered = 20,  // + axis
+  kBox = 24,
+};
+
+// Large messages go in pieces whose counts fit an int.
+constexpr index_t kChunk = index_t(1) << 28;
+
+template <class T>
+void send_all(const T* p, index_t n, int dest, int tag, MPI_Comm comm) {
+  for (index_t o = 0; o < n; o += kChunk)
+    ADI_MPI_CHECK(MPI_Send(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), dest, tag, comm));
+}
+template <class T>
+void recv_all(T* p, index_t n, int src, int tag, MPI_Comm comm) {
+  for (index_t o = 0; o < n; o += kChunk)
+    ADI_MPI_CHECK(MPI_Recv(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), src, tag, comm,
+                           MPI_STATUS_IGNORE));
+}
+
+template <class T>
+class MpiStepper final : public DistributedStepper<T> {
+ public:
+  MpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<LocalBackend<T>> local, MPI_Comm comm,
+             const LocalProblem& lp)
+      : p_(p), dec_(d), lp_(lp), local_(std::move(local)), comm_(comm) {
+    ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+    for (int a = 0; a < 3; ++a) {
+      line_comm_[a] = MPI_COMM_NULL;
+      if (!dec_.is_split(a)) continue;
+      // The ranks sharing this rank's lines along a: same coordinates on the
+      // other axes; ordered by the coordinate along a.
+      std::array<int, 3> c = lp_.part.coords;
+      c[a] = 0;
+      ADI_MPI_CHECK(MPI_Comm_split(comm_, dec_.rank_of(c), lp_.part.coords[a], &line_comm_[a]));
+    }
+  }
+  ~MpiStepper() override {
+    for (MPI_Comm& c : line_comm_)
+      if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    MPI_Comm_free(&comm_);
+  }
+
+  const HeatProblem& problem() const override { return p_; }
+  Backend backend() const override { return local_->kind(); }
+  std::string device_name() const override {
+    return local_->device_name() + "; " + dec_.describe() + ", reduced-system line solves";
+  }
+  const Decomposition& decomposition() const override { return dec_; }
+  const LocalPart& part() const override { return lp_.part; }
+
+  void set_field(const T* host) override { local_->set_field(host); }
+  void get_field(T* host) override {
+    local_->synchronize();
+    local_->get_field(host);
+  }
+
+  void scatter_field(const T* root_host) override {
+    // Rank 0's box is the largest (the first ranks of a split get the extra
+    // nodes), so its buffer holds any rank's box.
+    const index_t n = lp_.part.box.points();
+    T* mine = local_->host_buffer(kBox, static_cast<std::size_t>(n));
+    if (rank_ == 0) {
+      ADI_REQUIRE(root_host != nullptr, "scatter_field: rank 0 must pass the global field");
+      for (int r = dec_.ranks() - 1; r >= 0; --r) {  // rank 0's own box last: it stays in `mine`
+        const Box b = dec_.part(r).box;
+        copy_box(root_host, mine, b, true);
+        if (r != 0) send_all(mine, b.points(), r, 100, comm_);
+      }
+    } else {
+      recv_all(mine, n, 0, 100, comm_);
+    }
+    local_->set_field(mine);
+  }
+
+  void gather_field(T* root_host) override {
+    local_->synchronize();
+    const index_t n = lp_.part.box.points();
+    T* mine = local_->host_buffer(kBox, static_cast<std::size_t>(n));
+    if (rank_ == 0) {
+      ADI_REQUIRE(root_host != nullptr, "gather_field: rank 0 must pass room for the global field");
+      std::vector<T> theirs;
+      for (int r = 0; r < dec_.ranks(); ++r) {
+        const Box b = dec_.part(r).box;
+        T* buf = mine;
+        if (r == 0) {
+          local_->get_field(mine);
+        } else {
+          theirs.resize(static_cast<std::size_t>(b.points()));
+          buf = theirs.data();
+          recv_all(buf, b.points(), r, 101, comm_);
+        }
+        copy_box(root_host, buf, b, false);
+      }
+    } else {
+      local_->get_field(mine);
+      send_all(mine, n, 0, 101, comm_);
+    }
+  }
+
+  void step() override {
+    const auto t0 = Clock::now();
+    run_phase(Phase::Rhs);
+    run_phase(Phase::SolveX);
+    run_phase(Phase::SolveY);
+    run_phase(Phase::SolveZ);
+    local_->synchronize();
+    times_.step += since(t0);
+    ++times_.steps;
+  }
+
+  FieldStats field_stats() override {
+    local_->synchronize();
+    const FieldStats mine = local_->field_stats();
+    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0};
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm_));
+    return FieldStats{v[0], v[1] == 0.0};
+  }
+
+  void run_phase(Phase ph) override {
+    switch (ph) {
+      case Phase::Rhs:
+        exchange_halos();
+        local_->rhs();
+        break;
+      case Phase::SolveX: local_->solve_local(0); break;
+      case Phase::SolveY:
+        local_->solve_local(1);
+        if (dec_.is_split(1)) reduce_and_correct(1, false);
+        break;
+      case Phase::SolveZ:
+        if (dec_.is_split(2)) {
+          local_->solve_local(2);
+          reduce_and_correct(2, true);
+        } else {
+          local_->solve_local_fused_z();
+        }
+        break;
+      case Phase::Step: step(); break;
+    }
+  }
+
+  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
+    for (int r = 0; r < warmup; ++r) run_phase(p);
+    local_->synchronize();
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      ADI_MPI_CHECK(MPI_Barrier(comm_));
+      const auto t0 = Clock::now();
+      run_phase(p);
+      local_->synchronize();
+      ms.push_back(since(t0) * 1e3);
+    }
+    // The slowest rank sets the pace of a step.
+    if (!ms.empty())
+      ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, ms.data(), static_cast<int>(ms.size()), MPI_DOUBLE, MPI_MAX, comm_));
+    return ms;
+  }
+
+  void solve_lines(Axis axis, T* box) override {
+    const int a = axis_index(axis);
+    local_->set_work(box);
+    local_->solve_local(a);
+    if (dec_.is_split(a)) reduce_and_correct(a, false);
+    local_->synchronize();
+    local_->get_work(box);
+  }
+
+  std::size_t bytes_allocated() const override { return local_->bytes_allocated(); }
+  CommTimes comm_times() const override { return times_; }
+  void reset_comm_times() override { times_ = CommTimes{}; }
+
+ private:
+  // The box b of a packed global array <-> a packed box.
+  void copy_box(const T* global, T* box, const Box& b, bool extract) const {
+    const index_t nx = p_.n[0], ny = p_.n[1];
+    for (index_t k = 0; k < b.size[2]; ++k)
+      for (index_t j = 0; j < b.size[1]; ++j) {
+        const index_t g = b.begin[0] + nx * ((b.begin[1] + j) + ny * (b.begin[2] + k));
+        T* row = box + b.size[0] * (j + b.size[1] * k);
+        if (extract)
+          std::memcpy(row, global + g, sizeof(T) * b.size[0]);
+        else
+          std::memcpy(const_cast<T*>(global) + g, row, sizeof(T) * b.size[0]);
+      }
+  }
+
+  // One ghost plane from each neighbour along every split axis. A plane
+  // sent down (to the lower neighbour, which keeps it as its upper ghost)
+  // travels with tag 2a, one sent up with tag 2a + 1.
+  void exchange_halos() {
+    if (!dec_.is_split(1) && !dec_.is_split(2)) return;
+    local_->synchronize();  // u is final: what follows is communication
+    const auto t0 = Clock::now();
+    MPI_Request req[8];
+    int nreq = 0;
+    struct Recv {
+      int axis, side;
+      T* buf;
+    } recvs[4];
+    int nrecv = 0;
+    for (int a = 1; a < 3; ++a) {
+      if (!dec_.is_split(a)) continue;
+      const index_t L = lp_.lines(a);
+      for (int side = 0; side < 2; ++side) {
+        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
+        if (nb < 0) continue;
+        T* rb = local_->host_buffer(4 * a + (side ? kRecvHi : kRecvLo), static_cast<std::size_t>(L));
+        // From the lower neighbour comes a plane travelling up, and vice versa.
+        ADI_MPI_CHECK(MPI_Irecv(rb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
+                                &req[nreq++]));
+        recvs[nrecv++] = Recv{a, side, rb};
+      }
+    }
+    for (int a = 1; a < 3; ++a) {
+      if (!dec_.is_split(a)) continue;
+      const index_t L = lp_.lines(a);
+      for (int side = 0; side < 2; ++side) {
+        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
+        if (nb < 0) continue;
+        T* sb = local_->host_buffer(4 * a + (side ? kSendHi : kSendLo), static_cast<std::size_t>(L));
+        local_->pack_face(a, side, sb);
+        ADI_MPI_CHECK(MPI_Isend(sb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
+                                &req[nreq++]));
+      }
+    }
+    ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    for (int q = 0; q < nrecv; ++q) local_->unpack_ghost(recvs[q].axis, recvs[q].side, recvs[q].buf);
+    local_->synchronize();
+    times_.halo += since(t0);
+  }
+
+  // The reduced systems of every line along `axis`: two values per line
+  // from every rank of the axis, in one all-gather, then the correction
+  // (into w, or added into u: the split z solve with the Douglas update).
+  void reduce_and_correct(int axis, bool add_to_u) {
+    local_->synchronize();  // the local solve is done
+    const auto t0 = Clock::now();
+    const index_t L = lp_.lines(axis);
+    const int P = dec_.grid()[axis];
+    ADI_REQUIRE(2 * L * P < std::numeric_limits<int>::max(),
+                "distributed line solve: too many lines per rank for one all-gather");
+    T* ends = local_->host_buffer(kEnds + axis, static_cast<std::size_t>(2 * L));
+    T* all = local_->host_buffer(kGathered + axis, static_cast<std::size_t>(2 * L * P));
+    local_->pack_ends(axis, ends);
+    ADI_MPI_CHECK(MPI_Allgather(ends, static_cast<int>(2 * L), datatype<T>(), all, static_cast<int>(2 * L),
+                                datatype<T>(), line_comm_[axis]));
+    local_->upload_gathered(axis, all);
+    times_.reduced += since(t0);
+    local_->correct(axis, add_to_u);
+  }
+
+  HeatProblem p_;
+  Decomposition dec_;
+  LocalProblem lp_;
+  std::unique_ptr<LocalBackend<T>> local_;
+  MPI_Comm comm_;
+  MPI_Comm line_comm_[3];
+  int rank_ = 0;
+  CommTimes times_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProblem& p, Backend b,
+                                                                const std::array<int, 3>& grid) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  ADI_REQUIRE(initialized, "make_distributed_stepper: MPI is not initialised (no adi::mpi::Session)");
+  p.validate();
+  MPI_Comm comm;
+  ADI_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  try {
+    // The same on every rank (a deterministic function of the arguments):
+    // when it throws, every rank throws the same error.
+    ADI_REQUIRE(grid[0] == 0 || grid[0] == 1,
+                "process grid: the x axis is never split (x lines stay on one rank); expected [1, Py, Pz]");
+    const Decomposition d = Decomposition::plan(p.n, size, grid);
+    const LocalProblem lp = LocalProblem::make(p, d, rank);
+
+    // Auto: CUDA when every rank has a device.
+    Backend resolved = b;
+    if (b == Backend::Auto) {
+      int usable = cuda_unavailable_reason().empty() ? 1 : 0;
+      ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm));
+      resolved = usable ? Backend::Cuda : Backend::Cpu;
+    }
+    // Collective: a rank that cannot set up its backend makes all of them throw.
+    std::unique_ptr<LocalBackend<T>> local;
+    std::exception_ptr failure;
+    try {
+      if (resolved == Backend::Cuda) {
+        const std::string why = cuda_unavailable_reason();
+        if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+        const auto devs = cuda_devices();
+        local = detail::make_cuda_local<T>(lp, local_rank() % static_cast<int>(devs.size()));
+      } else {
+        local = detail::make_cpu_local<T>(lp);
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    int first_failed = failure ? rank : size;
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+    if (failure) std::rethrow_exception(failure);
+    if (first_failed < size)
+      ADI_THROW(BackendUnavailable, "rank " + std::to_string(first_failed) + " could not set up its " +
+                                        backend_name(resolved) + " backend (see its message)");
+    return std::make_unique<MpiStepper<T>>(p, d, std::move(local), comm, lp);
+  } catch (...) {
+    MPI_Comm_free(&comm);
+    throw;
+  }
+}
+
+template std::unique_ptr<DistributedStepper<float>> make_distributed_stepper<float>(const HeatProblem&, Backend,
+                                                                                    const std::array<int, 3>&);
+template std::unique_ptr<DistributedStepper<double>> make_distributed_stepper<double>(const HeatProblem&, Backend,
+                                                                                      const std::array<int, 3>&);
+
+}  // namespace adi::mpi
