@@ -344,7 +344,7 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm));
     if (failure) std::rethrow_exception(failure);
     if (first_failed < size)
-      ADI_THROW(BackendUnavailable, "rank " + std::to_string(first_failed) + " could not set up its " +
+      ADI_THROW(PeerError, "rank " + std::to_string(first_failed) + " could not set up its " +
                                         backend_name(resolved) + " backend (see its message)");
     return std::make_unique<MpiStepper<T>>(p, d, std::move(local), comm, lp);
   } catch (...) {

@@ -3,6 +3,7 @@
 
 #include <adi/mpi.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -16,6 +17,14 @@ bool launched() {
                            "MV2_COMM_WORLD_SIZE", "HYDRA_CONTROL_FD"})
     if (const char* v = std::getenv(name); v && *v) return true;
   return false;
+}
+
+int launched_size() {
+  // Open MPI, PMI (MPICH/Hydra, srun --mpi=pmi2), MVAPICH, and srun itself
+  // (every task of a job step sees the step's task count).
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* v = std::getenv(name); v && *v) return std::max(1, std::atoi(v));
+  return 1;
 }
 
 Session::Session(int*, char***) {}

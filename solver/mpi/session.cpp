@@ -4,6 +4,7 @@
 
 #include "mpi_check.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -31,6 +32,14 @@ bool launched() {
                            "MV2_COMM_WORLD_SIZE", "HYDRA_CONTROL_FD"})
     if (env_set(name)) return true;
   return false;
+}
+
+int launched_size() {
+  // Open MPI, PMI (MPICH/Hydra, srun --mpi=pmi2), MVAPICH, and srun itself
+  // (every task of a job step sees the step's task count).
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* v = std::getenv(name); v && *v) return std::max(1, std::atoi(v));
+  return 1;
 }
 
 Session::Session(int* argc, char*** argv) {

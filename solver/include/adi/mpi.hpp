@@ -27,12 +27,21 @@
 
 namespace adi::mpi {
 
+/// Raised on the ranks of a collective operation that did not fail
+/// themselves when another rank did (its own exception says why).
+class PeerError : public BackendUnavailable {
+  using BackendUnavailable::BackendUnavailable;
+};
+
 /// Whether this build has the MPI backend.
 bool built();
 /// Whether this process was started by an MPI launcher (mpirun, mpiexec,
 /// srun): an Open MPI, MPICH/Hydra, PMI or PMIx rank variable is set.
 /// ADI_MPI=0 / ADI_MPI=1 in the environment overrides the guess.
 bool launched();
+/// The job size the launcher announces in the environment (1 if none): how
+/// a build without MPI notices that it was started as one of many ranks.
+int launched_size();
 
 /// MPI for the lifetime of the object: MPI_Init_thread (funneled: OpenMP
 /// threads never call MPI) when the build has MPI and the process was
@@ -96,7 +105,7 @@ class DistributedStepper : public Stepper<T> {
 /// rank per GPU: device = local rank modulo the visible devices); Auto is
 /// CUDA when every rank has a usable device. Collective: every rank either
 /// gets a stepper or throws (the rank that failed with the reason, the
-/// others with BackendUnavailable naming that rank).
+/// others with PeerError naming that rank).
 template <class T>
 std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProblem& p, Backend b,
                                                                 const std::array<int, 3>& grid = {{0, 0, 0}});
