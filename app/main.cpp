@@ -74,6 +74,8 @@ int main(int argc, char** argv) {
   c_bench->add_option("--warmup", bench.warmup, "untimed repetitions first")->capture_default_str();
   c_bench->add_option("--baseline", bench.baseline, "also run the step with cuSPARSE (cusparse)");
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
+  c_bench->add_option("--grid", bench.grid,
+                      "under mpirun: the process grid 1xPYxPZ (default: chosen from the ranks and the size)");
 
   try {
     app.parse(argc, argv);
