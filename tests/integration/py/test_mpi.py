@@ -11,15 +11,19 @@ run of the same case (h5py):
   signal    SIGTERM to one rank only: all ranks stop at the same step, exit
             75 with a checkpoint; a restart on another rank count finishes;
   errors    a process grid that does not match the rank count (exit 2) and
-            an existing output (exit 3): one message, every rank ends cleanly.
+            an existing output (exit 3): one message, every rank ends cleanly;
+  slurm     examples/slurm_mpi_job.sh outside Slurm (LAUNCHER=mpirun, a fake
+            scontrol): SIGUSR1 to the job script (what --signal=B:USR1 does)
+            reaches every rank, the job asks to be requeued, the requeued
+            job finishes, and the result is the serial run's.
 """
 
 import os
 import re
 import shlex
 import signal
+import stat
 import subprocess
-import time
 
 import h5py
 import numpy as np
@@ -201,7 +205,39 @@ def errors(a):
     T.check(out.count("adi3d: error:") == 1, "the error is printed %d times" % out.count("adi3d: error:"))
 
 
-PARTS = {"outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors}
+def slurm(a):
+    d = case(a, "slurm", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
+    job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
+    bindir = os.path.join(d, "bin")
+    os.makedirs(bindir)
+    fake = os.path.join(bindir, "scontrol")  # records how it was called
+    T.write(fake, '#!/bin/sh\necho "$@" >> "%s"\n' % os.path.join(d, "scontrol.log"))
+    os.chmod(fake, stat.S_IRWXU)
+    env = mpi_env()
+    env.update(PATH=bindir + os.pathsep + env["PATH"], ADI3D=a.adi3d, LAUNCHER=a.mpiexec,
+               MPIRUN_FLAGS="%s %d %s" % (a.npflag, a.np, a.mpiflags), SLURM_JOB_ID="4343", SLURM_SUBMIT_DIR=d,
+               CKPT="job.ckpt.h5", SLURM_CPUS_PER_TASK="1")
+    print("$ slurm_mpi_job.sh case.yaml &", flush=True)
+    p = subprocess.Popen(["bash", job, "case.yaml"], cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    T.wait_for_line(p, r"\] step [0-9]+/3000", timeout=120)
+    os.kill(p.pid, signal.SIGUSR1)  # --signal=B:USR1 signals the batch script
+    rc, out = T.finish(p)
+    T.check(rc == 0, "the job script should exit 0 after requeueing, got %d" % rc)
+    T.check("checkpointed to job.ckpt.h5, requeueing" in out, "no requeue message")
+    T.check("SIGUSR1 received: stopping after step" in out, "the ranks did not stop on SIGUSR1")
+    T.check(open(os.path.join(d, "scontrol.log")).read().strip() == "requeue 4343", "scontrol was not asked")
+    env["SLURM_RESTART_COUNT"] = "1"
+    p = subprocess.run(["bash", job, "case.yaml"], cwd=d, env=env, capture_output=True, text=True, timeout=300)
+    print(p.stdout + p.stderr, flush=True)
+    T.check(p.returncode == 0 and "continuing from job.ckpt.h5 (restart 1)" in p.stdout and "finished" in p.stdout,
+            "the requeued job did not finish")
+    ref = case(a, "slurm_ref", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
+    serial(a, ["run", "case.yaml", "-q"], cwd=ref, timeout=300)
+    assert_close(os.path.join(ref, "out.h5"), os.path.join(d, "out.h5"), "requeued MPI job vs serial")
+
+
+PARTS = {"outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm}
 
 
 def body():
