@@ -5,9 +5,10 @@
 //
 // Under mpirun with several ranks it times the distributed stepper (one
 // sub-box per rank; a phase's time is the slowest rank's) and reports how
-// much of a step is communication: the halo exchange and the reduced-system
-// exchanges, each from the moment its data is ready on the device until the
-// received data is back there (staging copies, MPI, waiting for partners).
+// much of a step is communication: the host's time in the halo exchange and
+// the reduced-system exchanges (staging copies, MPI, waiting for partners;
+// with overlap, the default, part of it is hidden behind device work:
+// ADI_MPI_OVERLAP=0 shows the plain cost, docs/MPI.md).
 // Bandwidths are then per rank (a rank's share of the points), compared with
 // the copy bandwidth rank 0 measures on its own device.
 

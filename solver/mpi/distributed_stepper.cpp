@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -33,10 +34,11 @@ enum Slot : int {
   kSendHi = 1,
   kRecvLo = 2,
   kRecvHi = 3,
-  kEnds = 16,      // + axis
-  kGathered = 20,  // + axis
-  kBox = 24,
+  kBox = 15,
+  kEnds = 16,      // + 8 * axis + batch
+  kGathered = 48,  // + 8 * axis + batch
 };
+constexpr int kMaxBatches = 8;
 
 // Large messages go in pieces whose counts fit an int.
 constexpr index_t kChunk = index_t(1) << 28;
@@ -57,8 +59,8 @@ template <class T>
 class MpiStepper final : public DistributedStepper<T> {
  public:
   MpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<LocalBackend<T>> local, MPI_Comm comm,
-             const LocalProblem& lp)
-      : p_(p), dec_(d), lp_(lp), local_(std::move(local)), comm_(comm) {
+             const LocalProblem& lp, bool overlap, int batches)
+      : p_(p), dec_(d), lp_(lp), local_(std::move(local)), comm_(comm), overlap_(overlap), batches_(batches) {
     ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     for (int a = 0; a < 3; ++a) {
       line_comm_[a] = MPI_COMM_NULL;
@@ -79,7 +81,11 @@ class MpiStepper final : public DistributedStepper<T> {
   const HeatProblem& problem() const override { return p_; }
   Backend backend() const override { return local_->kind(); }
   std::string device_name() const override {
-    return local_->device_name() + "; " + dec_.describe() + ", reduced-system line solves";
+    std::string how = ", reduced-system line solves";
+    if (dec_.is_split(1) || dec_.is_split(2))
+      how += overlap_ ? ", communication overlapped (" + std::to_string(batches_) + " batches of lines)"
+                      : ", no overlap";
+    return local_->device_name() + "; " + dec_.describe() + how;
   }
   const Decomposition& decomposition() const override { return dec_; }
   const LocalPart& part() const override { return lp_.part; }
@@ -154,22 +160,15 @@ class MpiStepper final : public DistributedStepper<T> {
 
   void run_phase(Phase ph) override {
     switch (ph) {
-      case Phase::Rhs:
-        exchange_halos();
-        local_->rhs();
-        break;
-      case Phase::SolveX: local_->solve_local(0); break;
+      case Phase::Rhs: halo_and_rhs(); break;
+      case Phase::SolveX: local_->solve_local(0, 0, n_o2(0)); break;
       case Phase::SolveY:
-        local_->solve_local(1);
-        if (dec_.is_split(1)) reduce_and_correct(1, false);
+        if (dec_.is_split(1)) solve_split(1, false);
+        else local_->solve_local(1, 0, n_o2(1));
         break;
       case Phase::SolveZ:
-        if (dec_.is_split(2)) {
-          local_->solve_local(2);
-          reduce_and_correct(2, true);
-        } else {
-          local_->solve_local_fused_z();
-        }
+        if (dec_.is_split(2)) solve_split(2, true);
+        else local_->solve_local_fused_z();
         break;
       case Phase::Step: step(); break;
     }
@@ -195,8 +194,8 @@ class MpiStepper final : public DistributedStepper<T> {
   void solve_lines(Axis axis, T* box) override {
     const int a = axis_index(axis);
     local_->set_work(box);
-    local_->solve_local(a);
-    if (dec_.is_split(a)) reduce_and_correct(a, false);
+    if (dec_.is_split(a)) solve_split(a, false);
+    else local_->solve_local(a, 0, n_o2(a));
     local_->synchronize();
     local_->get_work(box);
   }
@@ -220,11 +219,28 @@ class MpiStepper final : public DistributedStepper<T> {
       }
   }
 
-  // One ghost plane from each neighbour along every split axis. A plane
-  // sent down (to the lower neighbour, which keeps it as its upper ghost)
-  // travels with tag 2a, one sent up with tag 2a + 1.
-  void exchange_halos() {
-    if (!dec_.is_split(1) && !dec_.is_split(2)) return;
+  index_t n_o2(int axis) const { return lp_.part.box.size[detail::other_axes(axis)[1]]; }
+
+  // One ghost plane from each neighbour along every split axis, then the
+  // right-hand side. A plane sent down (to the lower neighbour, which keeps
+  // it as its upper ghost) travels with tag 2a, one sent up with tag 2a + 1.
+  // With overlap the RHS of the interior (every node whose neighbours are
+  // all in the box) is queued while the planes travel, and the shell next
+  // to the cut faces follows once the ghosts are in.
+  void halo_and_rhs() {
+    const std::array<index_t, 3> n = lp_.part.box.size;
+    const std::array<index_t, 3> zero{{0, 0, 0}};
+    if (!dec_.is_split(1) && !dec_.is_split(2)) {
+      local_->rhs(zero, n);
+      return;
+    }
+    std::array<index_t, 3> ilo = zero, ihi = n;  // the interior
+    for (int a = 1; a < 3; ++a) {
+      ilo[a] = lp_.part.lo_cut[a] ? 1 : 0;
+      ihi[a] = n[a] - (lp_.part.hi_cut[a] ? 1 : 0);
+    }
+    const bool overlap = overlap_ && ihi[1] > ilo[1] && ihi[2] > ilo[2];
+
     local_->synchronize();  // u is final: what follows is communication
     const auto t0 = Clock::now();
     MPI_Request req[8];
@@ -259,30 +275,72 @@ class MpiStepper final : public DistributedStepper<T> {
                                 &req[nreq++]));
       }
     }
+    if (overlap) local_->rhs(ilo, ihi);  // queued: runs while the planes travel
     ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     for (int q = 0; q < nrecv; ++q) local_->unpack_ghost(recvs[q].axis, recvs[q].side, recvs[q].buf);
-    local_->synchronize();
+    if (!overlap) local_->synchronize();  // the ghosts are in: the exchange is over
     times_.halo += since(t0);
+    if (!overlap) {
+      local_->rhs(zero, n);
+      return;
+    }
+    // The shell: the cut z planes whole, then the cut y rows between them.
+    if (lp_.part.lo_cut[2]) local_->rhs(zero, {n[0], n[1], 1});
+    if (lp_.part.hi_cut[2]) local_->rhs({0, 0, n[2] - 1}, n);
+    if (lp_.part.lo_cut[1]) local_->rhs({0, 0, ilo[2]}, {n[0], 1, ihi[2]});
+    if (lp_.part.hi_cut[1]) local_->rhs({0, n[1] - 1, ilo[2]}, {n[0], n[1], ihi[2]});
   }
 
-  // The reduced systems of every line along `axis`: two values per line
-  // from every rank of the axis, in one all-gather, then the correction
-  // (into w, or added into u: the split z solve with the Douglas update).
-  void reduce_and_correct(int axis, bool add_to_u) {
-    local_->synchronize();  // the local solve is done
-    const auto t0 = Clock::now();
-    const index_t L = lp_.lines(axis);
+  // The lines along a split axis: local solve, the reduced systems (two
+  // values per line from every rank of the axis, all-gathered), the
+  // correction (into w, or added into u: the split z solve with the Douglas
+  // update). With overlap the lines go in batches (by their outer index):
+  // the GPU solves batch b + 1 while batch b's values are on the wire, and
+  // the corrections of early batches run while later ones are exchanged;
+  // one non-blocking all-gather per batch, so the message count depends on
+  // the batch count, never on the number of lines.
+  void solve_split(int axis, bool add_to_u) {
+    const index_t n2 = n_o2(axis), n1 = lp_.part.box.size[0];
     const int P = dec_.grid()[axis];
-    ADI_REQUIRE(2 * L * P < std::numeric_limits<int>::max(),
+    const int B = overlap_ ? static_cast<int>(std::min<index_t>(batches_, n2)) : 1;
+    ADI_REQUIRE(2 * n1 * n2 * P < std::numeric_limits<int>::max(),
                 "distributed line solve: too many lines per rank for one all-gather");
-    T* ends = local_->host_buffer(kEnds + axis, static_cast<std::size_t>(2 * L));
-    T* all = local_->host_buffer(kGathered + axis, static_cast<std::size_t>(2 * L * P));
-    local_->pack_ends(axis, ends);
-    ADI_MPI_CHECK(MPI_Allgather(ends, static_cast<int>(2 * L), datatype<T>(), all, static_cast<int>(2 * L),
-                                datatype<T>(), line_comm_[axis]));
-    local_->upload_gathered(axis, all);
+    std::vector<index_t> edge(static_cast<std::size_t>(B) + 1);
+    for (int b = 0; b <= B; ++b) edge[b] = n2 * b / B;
+    std::vector<T*> ends(B), all(B);
+    for (int b = 0; b < B; ++b) {
+      const index_t L = n1 * (edge[b + 1] - edge[b]);
+      ends[b] = local_->host_buffer(kEnds + 8 * axis + b, static_cast<std::size_t>(2 * L));
+      all[b] = local_->host_buffer(kGathered + 8 * axis + b, static_cast<std::size_t>(2 * L * P));
+    }
+    for (int b = 0; b < B; ++b) {
+      local_->solve_local(axis, edge[b], edge[b + 1]);
+      local_->pack_ends(axis, edge[b], edge[b + 1], ends[b]);
+      local_->record(b);
+    }
+    std::vector<MPI_Request> req(B, MPI_REQUEST_NULL);
+    Clock::time_point t0{};
+    bool started = false;
+    for (int b = 0; b < B; ++b) {
+      // Wait for batch b's end planes, driving the earlier all-gathers meanwhile.
+      while (!local_->done(b)) {
+        if (b > 0) {
+          int flag = 0;
+          ADI_MPI_CHECK(MPI_Testall(b, req.data(), &flag, MPI_STATUSES_IGNORE));
+        }
+      }
+      if (!started) t0 = Clock::now(), started = true;  // the first values are ready to go
+      const int count = static_cast<int>(2 * n1 * (edge[b + 1] - edge[b]));
+      ADI_MPI_CHECK(
+          MPI_Iallgather(ends[b], count, datatype<T>(), all[b], count, datatype<T>(), line_comm_[axis], &req[b]));
+    }
+    for (int b = 0; b < B; ++b) {
+      ADI_MPI_CHECK(MPI_Wait(&req[b], MPI_STATUS_IGNORE));
+      local_->upload_gathered(axis, edge[b], edge[b + 1], all[b]);
+      local_->correct(axis, edge[b], edge[b + 1], add_to_u);
+    }
+    if (!overlap_) local_->synchronize();  // the values are back on the device
     times_.reduced += since(t0);
-    local_->correct(axis, add_to_u);
   }
 
   HeatProblem p_;
@@ -293,6 +351,8 @@ class MpiStepper final : public DistributedStepper<T> {
   MPI_Comm line_comm_[3];
   int rank_ = 0;
   CommTimes times_;
+  bool overlap_ = true;  // interior RHS during the halo, batches of lines pipelined
+  int batches_ = 4;
 };
 
 }  // namespace
@@ -346,7 +406,15 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     if (first_failed < size)
       ADI_THROW(PeerError, "rank " + std::to_string(first_failed) + " could not set up its " +
                                         backend_name(resolved) + " backend (see its message)");
-    return std::make_unique<MpiStepper<T>>(p, d, std::move(local), comm, lp);
+    // Overlap (default on) and the batch count: ADI_MPI_OVERLAP=0, ADI_MPI_BATCHES=N.
+    // Every rank must take the same path (the collectives must match): the
+    // smallest values win.
+    int knobs[2] = {1, 4};
+    if (const char* v = std::getenv("ADI_MPI_OVERLAP"); v && *v) knobs[0] = std::strcmp(v, "0") != 0;
+    if (const char* v = std::getenv("ADI_MPI_BATCHES"); v && *v) knobs[1] = std::atoi(v);
+    knobs[1] = std::clamp(knobs[1], 1, kMaxBatches);
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, knobs, 2, MPI_INT, MPI_MIN, comm));
+    return std::make_unique<MpiStepper<T>>(p, d, std::move(local), comm, lp, knobs[0] != 0, knobs[1]);
   } catch (...) {
     MPI_Comm_free(&comm);
     throw;

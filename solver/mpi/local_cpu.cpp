@@ -40,8 +40,7 @@ template <class T>
 class CpuLocal final : public LocalBackend<T> {
  public:
   explicit CpuLocal(const LocalProblem& lp)
-      : lp_(lp), st_(LocalStorage::make(lp.size(), lp.ghosts, 1)),
-        kc_(rhs_coefficients<T>(lp.global, lp.part.lo_cut, lp.part.hi_cut)) {
+      : lp_(lp), st_(LocalStorage::make(lp.size(), lp.ghosts, 1)) {
     for (int a = 0; a < 3; ++a) {
       const DistributedLinePlan& pl = lp_.plans[a];
       factor_[a] = ThomasFactor<T>::factor(pl.local);
@@ -93,26 +92,35 @@ class CpuLocal final : public LocalBackend<T> {
   }
 
   void pack_face(int axis, int side, T* host) override {
-    plane_copy(U(), axis, side ? lp_.size()[axis] - 1 : 0, host, true);
+    plane_copy(U(), axis, side ? lp_.size()[axis] - 1 : 0, host, true, 0, n_o2(axis));
   }
   void unpack_ghost(int axis, int side, const T* host) override {
-    plane_copy(U(), axis, side ? lp_.size()[axis] : -1, const_cast<T*>(host), false);
+    plane_copy(U(), axis, side ? lp_.size()[axis] : -1, const_cast<T*>(host), false, 0, n_o2(axis));
   }
-  void rhs() override { cpu::douglas_rhs(U(), W(), st_.layout, kc_); }
-  void solve_local(int axis) override {
-    cpu::solve_constant(static_cast<Axis>(axis), factor_[axis], W(), st_.layout);
+  void rhs(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& hi) override {
+    const Layout3& L = st_.layout;
+    const index_t o = L.offset(lo[0], lo[1], lo[2]);
+    cpu::douglas_rhs(U() + o, W() + o, sub_layout(L, lo, hi), lp_.rhs_coefficients_of<T>(lo, hi));
   }
   void solve_local_fused_z() override { cpu::solve_constant_fused(Axis::Z, factor_[2], W(), U(), st_.layout); }
-  void pack_ends(int axis, T* host) override {
-    plane_copy(W(), axis, 0, host, true);
-    plane_copy(W(), axis, lp_.size()[axis] - 1, host + lp_.lines(axis), true);
+  void solve_local(int axis, index_t b, index_t e) override {
+    std::array<index_t, 3> lo, hi;
+    line_range(st_.layout, axis, b, e, lo, hi);
+    const index_t o = st_.layout.offset(lo[0], lo[1], lo[2]);
+    cpu::solve_constant(static_cast<Axis>(axis), factor_[axis], W() + o, sub_layout(st_.layout, lo, hi));
   }
-
-  void upload_gathered(int axis, const T* gathered) override { gathered_[axis] = gathered; }
-  void correct(int axis, bool add_to_u) override {
+  void pack_ends(int axis, index_t b, index_t e, T* host) override {
+    const index_t L = st_.layout.n[other_axes(axis)[0]] * (e - b);
+    plane_copy(W(), axis, 0, host, true, b, e);
+    plane_copy(W(), axis, lp_.size()[axis] - 1, host + L, true, b, e);
+  }
+  void upload_gathered(int axis, index_t, index_t, const T* gathered) override { gathered_[axis] = gathered; }
+  void correct(int axis, index_t b, index_t e, bool add_to_u) override {
     ADI_REQUIRE(axis == 1 || axis == 2, "distributed solves split y or z lines only");
     const T* gathered = gathered_[axis];
-    const index_t L = lp_.lines(axis);
+    const Layout3& Lo = st_.layout;
+    const index_t n1 = Lo.n[0];
+    const index_t L = n1 * (e - b);  // lines of the batch: (i, c2), c2 = b .. e-1
     const int K = lp_.plans[axis].gathered();
     xp_.resize(static_cast<std::size_t>(L));
     xn_.resize(static_cast<std::size_t>(L));
@@ -121,30 +129,31 @@ class CpuLocal final : public LocalBackend<T> {
 #pragma omp parallel for schedule(static)
     for (index_t l = 0; l < L; ++l) interface_values(gathered + l, L, K, wp, wn, xp_[l], xn_[l]);
     // x = y + alpha_r X_prev + beta_r X_next, in memory order: rows of x.
-    const Layout3& Lo = st_.layout;
-    const auto o = other_axes(axis);
-    const index_t n1 = Lo.n[o[0]];
     const T* al = alpha_[axis].data();
     const T* be = beta_[axis].data();
     T* w = W();
     T* u = U();
+    const index_t kb = axis == 1 ? b : 0, ke = axis == 1 ? e : Lo.n[2];
+    const index_t jb = axis == 2 ? b : 0, je = axis == 2 ? e : Lo.n[1];
 #pragma omp parallel for collapse(2) schedule(static)
-    for (index_t k = 0; k < Lo.n[2]; ++k)
-      for (index_t j = 0; j < Lo.n[1]; ++j) {
+    for (index_t k = kb; k < ke; ++k)
+      for (index_t j = jb; j < je; ++j) {
         T* wr = w + Lo.offset(0, j, k);
         T* ur = u + Lo.offset(0, j, k);
-        const index_t c[3] = {0, j, k};
-        // Along x the line index varies with i (y and z lines); the row is fixed.
-        const index_t r = c[axis];
-        const index_t base = axis == 1 ? n1 * k : n1 * j;  // line of node (0, j, k)
-        const T a = al[r], b = be[r];
-        for (index_t i = 0; i < Lo.n[0]; ++i) {
-          const T x = wr[i] + a * xp_[base + i] + b * xn_[base + i];
+        // The row along the line is j for y lines, k for z lines; the line
+        // of node (i, j, k) is i + n1 (c2 - b) with c2 the other index.
+        const index_t r = axis == 1 ? j : k;
+        const index_t base = n1 * ((axis == 1 ? k : j) - b);
+        const T a = al[r], bb = be[r];
+        for (index_t i = 0; i < n1; ++i) {
+          const T x = wr[i] + a * xp_[base + i] + bb * xn_[base + i];
           if (add_to_u) ur[i] += x;
           else wr[i] = x;
         }
       }
   }
+  void record(int) override {}
+  bool done(int) override { return true; }
   void synchronize() override {}
 
  private:
@@ -165,21 +174,24 @@ class CpuLocal final : public LocalBackend<T> {
       }
   }
 
-  // The plane at index `idx` (-1 .. n, ghosts included) along `axis` <-> a
-  // packed array in the (o1 fastest, o2) order of local_backend.hpp.
-  void plane_copy(T* field, int axis, index_t idx, T* packed, bool out) {
+  index_t n_o2(int axis) const { return st_.layout.n[other_axes(axis)[1]]; }
+
+  // The plane at index `idx` (-1 .. n, ghosts included) along `axis`, rows
+  // c_o2 in [b, e) <-> a packed array in the (o1 fastest, o2) order of
+  // local_backend.hpp.
+  void plane_copy(T* field, int axis, index_t idx, T* packed, bool out, index_t b, index_t e) {
     const Layout3& L = st_.layout;
     const auto o = other_axes(axis);
-    const index_t n1 = L.n[o[0]], n2 = L.n[o[1]];
+    const index_t n1 = L.n[o[0]];
 #pragma omp parallel for schedule(static)
-    for (index_t c2 = 0; c2 < n2; ++c2) {
+    for (index_t c2 = b; c2 < e; ++c2) {
       index_t c[3];
       c[axis] = idx;
       c[o[1]] = c2;
       c[o[0]] = 0;
       T* f = field + L.offset(c[0], c[1], c[2]);
       const index_t s1 = L.stride[o[0]];
-      T* p = packed + n1 * c2;
+      T* p = packed + n1 * (c2 - b);
       if (out)
         for (index_t c1 = 0; c1 < n1; ++c1) p[c1] = f[c1 * s1];
       else
@@ -189,7 +201,6 @@ class CpuLocal final : public LocalBackend<T> {
 
   LocalProblem lp_;
   LocalStorage st_;
-  RhsCoefficients<T> kc_;
   ThomasFactor<T> factor_[3];
   std::vector<T> alpha_[3], beta_[3], w_prev_[3], w_next_[3];
   std::vector<T> u_, w_, xp_, xn_;

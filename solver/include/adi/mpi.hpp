@@ -8,12 +8,15 @@
 // A distributed stepper owns one sub-box of the grid per rank (see
 // decomposition.hpp for how the grid is cut). Per Douglas step it
 //   1. exchanges one ghost plane with each neighbour along the split axes
-//      (the halo the 7-point right-hand side reads across a cut),
-//   2. computes the right-hand side and the x solve locally (x is never split),
+//      (the halo the 7-point right-hand side reads across a cut), while the
+//      right-hand side of the interior is computed,
+//   2. computes the rest of the right-hand side and the x solve locally (x
+//      is never split),
 //   3. solves y and z lines that cross ranks exactly by the reduced-system
 //      method of distributed_line.hpp: a local solve with the rank's block,
-//      one MPI_Allgather of two values per line among the ranks of that axis,
-//      and a pointwise correction (a split z also adds the increment into u).
+//      an all-gather of two values per line among the ranks of that axis (a
+//      few batches of lines, pipelined), and a pointwise correction (a split
+//      z also adds the increment into u).
 // Its set_field / get_field move the rank's OWN box (packed, x fastest,
 // extents part().box.size); scatter_field / gather_field move the whole
 // field through rank 0 (for initial data, outputs and checkpoints).
@@ -73,10 +76,11 @@ void barrier();
 /// Ends every rank of the job with `code` (MPI_Abort); std::exit on one rank.
 [[noreturn]] void abort(int code);
 
-/// Wall-clock seconds spent in communication by one rank since the last
-/// reset, split by purpose (each includes packing, device-host staging and
-/// the MPI calls, and waiting for the partner: what a step would lose if it
-/// were not there), and the steps they cover.
+/// Wall-clock seconds one rank's host spent in communication since the last
+/// reset, split by purpose (packing, device-host staging, the MPI calls and
+/// waiting for the partners), and the steps they cover. Without overlap
+/// (ADI_MPI_OVERLAP=0) that is what a step loses to communication; with
+/// overlap part of it is hidden behind device work (docs/MPI.md).
 struct CommTimes {
   double halo = 0.0;     ///< ghost-plane exchange for the right-hand side
   double reduced = 0.0;  ///< reduced-system exchange of the y and z solves

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 #include <sstream>
 #include <vector>
 
@@ -41,16 +42,18 @@ constexpr int kStatsBlocks = 264;
 // threads that share the rows of those lines; each thread computes its
 // line's X_prev, X_next from the 2P gathered values (reads coalesced along
 // x: the gathered layout is [k][line]).
+// A batch of lines c2 = c2b .. c2b + gridDim.y - 1; the gathered values of
+// the batch are [k][line in the batch], `lines` per k.
 template <class T>
 __global__ void __launch_bounds__(32 * kCorrectRows)
-    correct_kernel(T* __restrict__ w, T* __restrict__ u, Layout3 L, int axis, const T* __restrict__ g,
+    correct_kernel(T* __restrict__ w, T* __restrict__ u, Layout3 L, int axis, index_t c2b, const T* __restrict__ g,
                    index_t lines, int K, const T* __restrict__ wp, const T* __restrict__ wn,
                    const T* __restrict__ al, const T* __restrict__ be, int add) {
   const index_t i = static_cast<index_t>(blockIdx.x) * 32 + threadIdx.x;
-  const index_t c2 = blockIdx.y;
+  const index_t c2 = c2b + blockIdx.y;
   if (i >= L.n[0]) return;
   T xp, xn;
-  interface_values(g + i + L.n[0] * c2, lines, K, wp, wn, xp, xn);
+  interface_values(g + i + L.n[0] * static_cast<index_t>(blockIdx.y), lines, K, wp, wn, xp, xn);
   const int o2 = axis == 1 ? 2 : 1;
   const index_t m = L.n[axis], s = L.stride[axis];
   const index_t base = i + c2 * L.stride[o2];
@@ -127,7 +130,6 @@ class CudaLocal final : public LocalBackend<T> {
  public:
   CudaLocal(const LocalProblem& lp, int device)
       : lp_(lp), device_(set_device(device)), st_(LocalStorage::make(lp.size(), lp.ghosts, 32)),
-        kc_(rhs_coefficients<T>(lp.global, lp.part.lo_cut, lp.part.hi_cut)),
         solver_{LineSolver<T>(lp.plans[0].local, Axis::X, st_.layout),
                 LineSolver<T>(lp.plans[1].local, Axis::Y, st_.layout),
                 LineSolver<T>(lp.plans[2].local, Axis::Z, st_.layout)} {
@@ -163,6 +165,8 @@ class CudaLocal final : public LocalBackend<T> {
     stats_bad_.resize(1);
   }
   ~CudaLocal() override {
+    for (auto& e : events_)
+      if (e.second) cudaEventDestroy(e.second);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -204,37 +208,67 @@ class CudaLocal final : public LocalBackend<T> {
   T* host_buffer(int slot, std::size_t n) override { return pinned_[slot].reserve(n); }
 
   void pack_face(int axis, int side, T* host) override {
-    plane_copy(U(), axis, side ? lp_.size()[axis] - 1 : 0, host, true);
+    plane_copy(U(), axis, side ? lp_.size()[axis] - 1 : 0, host, true, 0, n_o2(axis));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void unpack_ghost(int axis, int side, const T* host) override {
-    plane_copy(U(), axis, side ? lp_.size()[axis] : -1, const_cast<T*>(host), false);
+    plane_copy(U(), axis, side ? lp_.size()[axis] : -1, const_cast<T*>(host), false, 0, n_o2(axis));
   }
-  void rhs() override { cuda::launch_rhs(U(), W(), st_.layout, kc_, stream_); }
-  void solve_local(int axis) override { solver_[axis].solve(W(), nullptr, stream_); }
+  void rhs(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& hi) override {
+    const index_t o = st_.layout.offset(lo[0], lo[1], lo[2]);
+    cuda::launch_rhs(U() + o, W() + o, sub_layout(st_.layout, lo, hi), lp_.rhs_coefficients_of<T>(lo, hi), stream_);
+  }
   void solve_local_fused_z() override { solver_[2].solve(W(), U(), stream_); }
-  void pack_ends(int axis, T* host) override {
-    plane_copy(W(), axis, 0, host, true);
-    plane_copy(W(), axis, lp_.size()[axis] - 1, host + lp_.lines(axis), true);
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  void solve_local(int axis, index_t b, index_t e) override {
+    if (b == 0 && e == n_o2(axis)) {
+      solver_[axis].solve(W(), nullptr, stream_);
+      return;
+    }
+    // A batch of lines: the same matrix on the batch's part of the layout
+    // (one planned solver per batch size, kept).
+    std::array<index_t, 3> lo, hi;
+    line_range(st_.layout, axis, b, e, lo, hi);
+    const auto key = std::make_pair(axis, e - b);
+    auto it = batch_solver_.find(key);
+    if (it == batch_solver_.end())
+      it = batch_solver_
+               .emplace(key, LineSolver<T>(lp_.plans[axis].local, static_cast<Axis>(axis),
+                                           sub_layout(st_.layout, lo, hi)))
+               .first;
+    it->second.solve(W() + st_.layout.offset(lo[0], lo[1], lo[2]), nullptr, stream_);
   }
-  void upload_gathered(int axis, const T* gathered) override {
-    ADI_CUDA_CHECK(cudaMemcpyAsync(gathered_[axis].get(), gathered, gathered_[axis].bytes(), cudaMemcpyHostToDevice,
-                                   stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  void pack_ends(int axis, index_t b, index_t e, T* host) override {
+    const index_t L = st_.layout.n[0] * (e - b);
+    plane_copy(W(), axis, 0, host, true, b, e);
+    plane_copy(W(), axis, lp_.size()[axis] - 1, host + L, true, b, e);
   }
-  void correct(int axis, bool add_to_u) override {
+  void upload_gathered(int axis, index_t b, index_t e, const T* gathered) override {
+    const std::size_t n = static_cast<std::size_t>(lp_.plans[axis].gathered() * st_.layout.n[0] * (e - b));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(gathered_[axis].get() + batch_offset(axis, b), gathered, n * sizeof(T),
+                                   cudaMemcpyHostToDevice, stream_));
+  }
+  void correct(int axis, index_t b, index_t e, bool add_to_u) override {
     ADI_REQUIRE(axis == 1 || axis == 2, "distributed solves split y or z lines only");
     const Layout3& L = st_.layout;
-    const index_t n2 = L.n[axis == 1 ? 2 : 1];
-    ADI_REQUIRE(n2 <= 65535, "correction kernel: more than 65535 planes");
+    ADI_REQUIRE(e - b <= 65535, "correction kernel: more than 65535 planes in a batch");
     const dim3 block(32, kCorrectRows);
-    const dim3 grid(static_cast<unsigned>((L.n[0] + 31) / 32), static_cast<unsigned>(n2));
-    correct_kernel<T><<<grid, block, 0, stream_>>>(W(), U(), L, axis, gathered_[axis].get(), lp_.lines(axis),
-                                                   lp_.plans[axis].gathered(), w_prev_[axis].get(),
+    const dim3 grid(static_cast<unsigned>((L.n[0] + 31) / 32), static_cast<unsigned>(e - b));
+    correct_kernel<T><<<grid, block, 0, stream_>>>(W(), U(), L, axis, b, gathered_[axis].get() + batch_offset(axis, b),
+                                                   L.n[0] * (e - b), lp_.plans[axis].gathered(), w_prev_[axis].get(),
                                                    w_next_[axis].get(), alpha_[axis].get(), beta_[axis].get(),
                                                    add_to_u ? 1 : 0);
     ADI_CUDA_CHECK_LAUNCH("correct_kernel");
+  }
+  void record(int slot) override {
+    cudaEvent_t& ev = events_[slot];
+    if (!ev) ADI_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    ADI_CUDA_CHECK(cudaEventRecord(ev, stream_));
+  }
+  bool done(int slot) override {
+    const cudaError_t e = cudaEventQuery(events_.at(slot));
+    if (e == cudaErrorNotReady) return false;
+    ADI_CUDA_CHECK(e);
+    return true;
   }
   void synchronize() override { ADI_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
@@ -264,18 +298,25 @@ class CudaLocal final : public LocalBackend<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  index_t n_o2(int axis) const { return st_.layout.n[other_axes(axis)[1]]; }
+  // Where the gathered values of the batch of lines starting at c_o2 = b go
+  // in the device buffer (the batches before it, 2P L_batch values each).
+  index_t batch_offset(int axis, index_t b) const {
+    return static_cast<index_t>(lp_.plans[axis].gathered()) * st_.layout.n[0] * b;
+  }
+
   // The plane at index idx (-1 .. n) along axis 1 or 2 of `field` (pointing
-  // at node (0, 0, 0)) <-> packed host data, x fastest: one 2-D copy whose
-  // rows are x rows of the box, `pitch` apart in device memory (the row
-  // pitch for a z plane, the plane pitch for a y plane).
-  void plane_copy(T* field, int axis, index_t idx, T* host, bool out) {
+  // at node (0, 0, 0)), rows c_o2 in [b, e) <-> packed host data, x fastest:
+  // one 2-D copy (queued) whose rows are x rows of the box, `pitch` apart in
+  // device memory (the row pitch for a z plane, the plane pitch for a y plane).
+  void plane_copy(T* field, int axis, index_t idx, T* host, bool out, index_t b, index_t e) {
     ADI_REQUIRE(axis == 1 || axis == 2, "CUDA ranks exchange y and z planes only");
     const Layout3& L = st_.layout;
     const int o2 = axis == 1 ? 2 : 1;
     const std::size_t row = sizeof(T) * static_cast<std::size_t>(L.n[0]);
     const std::size_t pitch = sizeof(T) * static_cast<std::size_t>(L.stride[o2]);
-    T* dev = field + idx * L.stride[axis];
-    const std::size_t rows = static_cast<std::size_t>(L.n[o2]);
+    T* dev = field + idx * L.stride[axis] + b * L.stride[o2];
+    const std::size_t rows = static_cast<std::size_t>(e - b);
     if (out)
       ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, dev, pitch, row, rows, cudaMemcpyDeviceToHost, stream_));
     else
@@ -285,7 +326,6 @@ class CudaLocal final : public LocalBackend<T> {
   LocalProblem lp_;
   int device_;
   LocalStorage st_;
-  RhsCoefficients<T> kc_;
   LineSolver<T> solver_[3];
   std::string name_;
   DeviceBuffer<T> u_, w_;
@@ -293,6 +333,8 @@ class CudaLocal final : public LocalBackend<T> {
   DeviceBuffer<double> stats_max_;
   DeviceBuffer<int> stats_bad_;
   std::map<int, PinnedBuffer<T>> pinned_;
+  std::map<std::pair<int, index_t>, LineSolver<T>> batch_solver_;
+  std::map<int, cudaEvent_t> events_;
   cudaStream_t stream_ = nullptr;
 };
 
