@@ -165,6 +165,7 @@ class CudaLocal final : public LocalBackend<T> {
     stats_bad_.resize(1);
   }
   ~CudaLocal() override {
+    cudaSetDevice(device_);
     for (auto& e : events_)
       if (e.second) cudaEventDestroy(e.second);
     if (stream_) cudaStreamDestroy(stream_);
@@ -183,12 +184,25 @@ class CudaLocal final : public LocalBackend<T> {
     return b;
   }
 
-  void set_field(const T* packed) override { box_copy(u_.get(), const_cast<T*>(packed), true); }
-  void get_field(T* packed) override { box_copy(u_.get(), packed, false); }
-  void set_work(const T* packed) override { box_copy(w_.get(), const_cast<T*>(packed), true); }
-  void get_work(T* packed) override { box_copy(w_.get(), packed, false); }
+  void set_field(const T* packed) override {
+    current();
+    box_copy(u_.get(), const_cast<T*>(packed), true);
+  }
+  void get_field(T* packed) override {
+    current();
+    box_copy(u_.get(), packed, false);
+  }
+  void set_work(const T* packed) override {
+    current();
+    box_copy(w_.get(), const_cast<T*>(packed), true);
+  }
+  void get_work(T* packed) override {
+    current();
+    box_copy(w_.get(), packed, false);
+  }
 
   FieldStats field_stats() override {
+    current();
     ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
     box_stats_kernel<T><<<kStatsBlocks, kStatsThreads, 0, stream_>>>(U(), st_.layout, stats_max_.get(),
                                                                       stats_bad_.get());
@@ -205,21 +219,31 @@ class CudaLocal final : public LocalBackend<T> {
     return st;
   }
 
-  T* host_buffer(int slot, std::size_t n) override { return pinned_[slot].reserve(n); }
+  T* host_buffer(int slot, std::size_t n) override {
+    current();
+    return pinned_[slot].reserve(n);
+  }
 
   void pack_face(int axis, int side, T* host) override {
+    current();
     plane_copy(U(), axis, side ? lp_.size()[axis] - 1 : 0, host, true, 0, n_o2(axis));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void unpack_ghost(int axis, int side, const T* host) override {
+    current();
     plane_copy(U(), axis, side ? lp_.size()[axis] : -1, const_cast<T*>(host), false, 0, n_o2(axis));
   }
   void rhs(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& hi) override {
+    current();
     const index_t o = st_.layout.offset(lo[0], lo[1], lo[2]);
     cuda::launch_rhs(U() + o, W() + o, sub_layout(st_.layout, lo, hi), lp_.rhs_coefficients_of<T>(lo, hi), stream_);
   }
-  void solve_local_fused_z() override { solver_[2].solve(W(), U(), stream_); }
+  void solve_local_fused_z() override {
+    current();
+    solver_[2].solve(W(), U(), stream_);
+  }
   void solve_local(int axis, index_t b, index_t e) override {
+    current();
     if (b == 0 && e == n_o2(axis)) {
       solver_[axis].solve(W(), nullptr, stream_);
       return;
@@ -238,16 +262,19 @@ class CudaLocal final : public LocalBackend<T> {
     it->second.solve(W() + st_.layout.offset(lo[0], lo[1], lo[2]), nullptr, stream_);
   }
   void pack_ends(int axis, index_t b, index_t e, T* host) override {
+    current();
     const index_t L = st_.layout.n[0] * (e - b);
     plane_copy(W(), axis, 0, host, true, b, e);
     plane_copy(W(), axis, lp_.size()[axis] - 1, host + L, true, b, e);
   }
   void upload_gathered(int axis, index_t b, index_t e, const T* gathered) override {
+    current();
     const std::size_t n = static_cast<std::size_t>(lp_.plans[axis].gathered() * st_.layout.n[0] * (e - b));
     ADI_CUDA_CHECK(cudaMemcpyAsync(gathered_[axis].get() + batch_offset(axis, b), gathered, n * sizeof(T),
                                    cudaMemcpyHostToDevice, stream_));
   }
   void correct(int axis, index_t b, index_t e, bool add_to_u) override {
+    current();
     ADI_REQUIRE(axis == 1 || axis == 2, "distributed solves split y or z lines only");
     const Layout3& L = st_.layout;
     ADI_REQUIRE(e - b <= 65535, "correction kernel: more than 65535 planes in a batch");
@@ -260,23 +287,32 @@ class CudaLocal final : public LocalBackend<T> {
     ADI_CUDA_CHECK_LAUNCH("correct_kernel");
   }
   void record(int slot) override {
+    current();
     cudaEvent_t& ev = events_[slot];
     if (!ev) ADI_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
     ADI_CUDA_CHECK(cudaEventRecord(ev, stream_));
   }
   bool done(int slot) override {
+    current();
     const cudaError_t e = cudaEventQuery(events_.at(slot));
     if (e == cudaErrorNotReady) return false;
     ADI_CUDA_CHECK(e);
     return true;
   }
-  void synchronize() override { ADI_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void synchronize() override {
+    current();
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
 
  private:
   static int set_device(int device) {
     ADI_CUDA_CHECK(cudaSetDevice(device));
     return device;
   }
+  // This rank's device is made current on every entry: the process may have
+  // used another one in between (a test builds a single-GPU stepper on
+  // device 0 next to rank 1's), and launches need their stream's device.
+  void current() const { ADI_CUDA_CHECK(cudaSetDevice(device_)); }
   T* U() const { return u_.get() + st_.origin; }
   T* W() const { return w_.get() + st_.origin; }
 
