@@ -90,13 +90,19 @@ int main(int argc, char** argv) {
   // is reported and cleaned up, rather than kill the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
 
-  // Several copies of a build without MPI would each run the whole case and
-  // write the same files.
-  if (!mpi::built() && mpi::launched_size() > 1) {
-    std::fprintf(stderr,
-                 "adi3d: error: started as one of %d MPI ranks, but this adi3d was built without MPI "
-                 "(configure with -DADI_ENABLE_MPI=ON); run it without mpirun/srun, or with one task\n",
-                 mpi::launched_size());
+  // Several copies that do not talk to each other (a build without MPI, or
+  // ADI_MPI=0) would each run the whole case and write the same files.
+  if (ranks == 1 && mpi::launched_size() > 1) {
+    if (mpi::built())
+      std::fprintf(stderr,
+                   "adi3d: error: started as one of %d MPI ranks, but MPI was not started (ADI_MPI=0?); "
+                   "unset ADI_MPI, or run it without mpirun/srun\n",
+                   mpi::launched_size());
+    else
+      std::fprintf(stderr,
+                   "adi3d: error: started as one of %d MPI ranks, but this adi3d was built without MPI "
+                   "(configure with -DADI_ENABLE_MPI=ON); run it without mpirun/srun, or with one task\n",
+                   mpi::launched_size());
     return kBackendError;
   }
 

@@ -203,6 +203,13 @@ def errors(a):
     T.write(os.path.join(d, "out.h5"), "not yours")
     out = mpirun(a, a.np, ["run", "case.yaml"], cwd=d, rc=3, match=[r"output file 'out\.h5' exists"])
     T.check(out.count("adi3d: error:") == 1, "the error is printed %d times" % out.count("adi3d: error:"))
+    # Ranks that would not talk to each other refuse to run the case N times over.
+    os.environ["ADI_MPI"] = "0"
+    try:
+        mpirun(a, a.np, ["run", "case.yaml", "--overwrite"], cwd=d, rc=6,
+               match=[r"started as one of %d MPI ranks, but MPI was not started" % a.np])
+    finally:
+        del os.environ["ADI_MPI"]
 
 
 def slurm(a):
