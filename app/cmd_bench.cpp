@@ -2,13 +2,24 @@
 // and the ratio to a copy bandwidth measured in the same run; optionally the
 // same step through cuSPARSE, side by side. Performance is measured here,
 // never in a unit test.
+//
+// Under mpirun with several ranks it times the distributed stepper (one
+// sub-box per rank; a phase's time is the slowest rank's) and reports how
+// much of a step is communication: the host's time in the halo exchange and
+// the reduced-system exchanges (staging copies, MPI, waiting for partners;
+// with overlap, the default, part of it is hidden behind device work:
+// ADI_MPI_OVERLAP=0 shows the plain cost, docs/MPI.md).
+// Bandwidths are then per rank (a rank's share of the points), compared with
+// the copy bandwidth rank 0 measures on its own device.
 
 #include "commands.hpp"
+#include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "util.hpp"
 
 #include <adi/cuda.hpp>
+#include <adi/mpi.hpp>
 #include <adi/solver.hpp>
 
 #include <algorithm>
@@ -43,6 +54,36 @@ std::array<index_t, 3> parse_size(const std::string& s) {
   return n;
 }
 
+std::array<int, 3> parse_grid(const std::string& s) {
+  if (s.empty() || s == "auto") return {{0, 0, 0}};
+  std::array<int, 3> g{};
+  std::stringstream ss(s);
+  std::string part;
+  int q = 0;
+  while (std::getline(ss, part, 'x')) {
+    char* end = nullptr;
+    const long v = std::strtol(part.c_str(), &end, 10);
+    if (q == 3 || part.empty() || *end || v < 1)
+      ADI_THROW(InvalidArgument, "--grid '" + s + "': expected 1xPYxPZ (ranks along x, y, z)");
+    g[q++] = static_cast<int>(v);
+  }
+  if (q != 3) ADI_THROW(InvalidArgument, "--grid '" + s + "': expected 1xPYxPZ (ranks along x, y, z)");
+  return g;
+}
+
+/// The analytic mode on this rank's box (the whole grid for a plain stepper).
+template <class T>
+std::vector<T> analytic_box(const HeatProblem& p, const Box& b) {
+  const AnalyticMode m = analytic_mode(p);
+  std::vector<T> u(static_cast<std::size_t>(b.points()));
+  for (index_t k = 0; k < b.size[2]; ++k)
+    for (index_t j = 0; j < b.size[1]; ++j)
+      for (index_t i = 0; i < b.size[0]; ++i)
+        u[i + b.size[0] * (j + b.size[1] * k)] =
+            static_cast<T>(analytic_shape(p, m, b.begin[0] + i, b.begin[1] + j, b.begin[2] + k));
+  return u;
+}
+
 struct PhaseRow {
   std::string name;
   double median_ms, min_ms;
@@ -53,22 +94,35 @@ struct PhaseRow {
 }  // namespace
 
 int cmd_bench(const BenchOptions& o) {
+  const int ranks = mpi::world_size();
+  const bool root = mpi::world_rank() == 0, distributed = ranks > 1;
   std::vector<Precision> precs;
-  if (o.precision == "both") precs = {Precision::F32, Precision::F64};
-  else precs = {parse_precision(o.precision)};
-  const Backend be = resolve_backend(parse_backend(o.backend));
-  if (be == Backend::Cuda && !cuda_unavailable_reason().empty())
-    ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + cuda_unavailable_reason());
-  if (o.reps < 1) ADI_THROW(InvalidArgument, "--reps must be >= 1");
-  if (!o.baseline.empty() && o.baseline != "cusparse")
-    ADI_THROW(InvalidArgument, "--baseline '" + o.baseline + "': the only baseline is cusparse");
-  if (!o.baseline.empty() && be != Backend::Cuda)
-    ADI_THROW(InvalidArgument, "--baseline cusparse needs the cuda backend");
+  Backend be = Backend::Cpu;
+  std::array<int, 3> grid{{0, 0, 0}};
+  collectively([&] {
+    if (o.precision == "both") precs = {Precision::F32, Precision::F64};
+    else precs = {parse_precision(o.precision)};
+    be = resolve_backend(parse_backend(o.backend));
+    if (be == Backend::Cuda && !cuda_unavailable_reason().empty())
+      ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + cuda_unavailable_reason());
+    if (o.reps < 1) ADI_THROW(InvalidArgument, "--reps must be >= 1");
+    if (!o.baseline.empty() && o.baseline != "cusparse")
+      ADI_THROW(InvalidArgument, "--baseline '" + o.baseline + "': the only baseline is cusparse");
+    if (!o.baseline.empty() && be != Backend::Cuda)
+      ADI_THROW(InvalidArgument, "--baseline cusparse needs the cuda backend");
+    if (!o.baseline.empty() && distributed)
+      ADI_THROW(InvalidArgument, "--baseline cusparse runs on one GPU: run it without mpirun");
+    grid = parse_grid(o.grid);
+    for (const std::string& size : o.sizes) parse_size(size);
+  });
 
   // Copy bandwidth of the same memory, in this run: 1 GiB each way on the
-  // GPU (far beyond L2), 256 MiB on the host.
+  // GPU (far beyond L2), 256 MiB on the host. Under MPI rank 0 measures
+  // alone, on the device it will use (the first of its node).
   const std::size_t copy_bytes = be == Backend::Cuda ? (std::size_t(1) << 30) : (std::size_t(1) << 28);
-  const double copy_bw = copy_bandwidth(be, copy_bytes, 20);
+  double copy_bw = 0.0;
+  if (root) copy_bw = copy_bandwidth(be, copy_bytes, 20);
+  mpi::barrier();
   std::string device;
   if (be == Backend::Cuda) {
     const auto devs = cuda_devices();
@@ -77,13 +131,20 @@ int cmd_bench(const BenchOptions& o) {
     HeatProblem tiny;
     device = make_stepper<double>(tiny, Backend::Cpu)->device_name();
   }
-  std::printf("adi3d bench: %s (%s backend), copy bandwidth %.3f TB/s (copy of %s, read + write, median of 20)\n",
-              device.c_str(), backend_name(be), copy_bw / 1e12, human_bytes(static_cast<double>(copy_bytes)).c_str());
+  if (root) {
+    std::printf("adi3d bench: %s (%s backend), copy bandwidth %.3f TB/s (copy of %s, read + write, median of 20)\n",
+                device.c_str(), backend_name(be), copy_bw / 1e12,
+                human_bytes(static_cast<double>(copy_bytes)).c_str());
+    if (distributed)
+      std::printf("MPI: %d ranks; phase times are the slowest rank's, bandwidths per rank (its share of the points) "
+                  "against rank 0's copy bandwidth\n",
+                  ranks);
+  }
 
   std::ostringstream js;
   js << "{\n  \"device\": \"" << json_escape(device) << "\",\n  \"backend\": \"" << backend_name(be)
      << "\",\n  \"copy_bandwidth_Bps\": " << copy_bw << ",\n  \"adi3d\": \"" << ADI_VERSION << " " << ADI_GIT_HASH
-     << "\",\n  \"reps\": " << o.reps << ",\n  \"cases\": [";
+     << "\",\n  \"reps\": " << o.reps << ",\n  \"ranks\": " << ranks << ",\n  \"cases\": [";
   bool first_case = true;
   for (const std::string& size : o.sizes) {
     const auto n = parse_size(size);
@@ -91,16 +152,29 @@ int cmd_bench(const BenchOptions& o) {
       HeatProblem p;
       p.n = n;
       p.dt = 1e-4;
-      const double points = static_cast<double>(p.points());
+      const double points = static_cast<double>(p.points()) / ranks;  // per rank
       const double word = prec == Precision::F32 ? 4.0 : 8.0;
       std::vector<PhaseRow> rows;
       std::string kernels;
+      double comm[5] = {0, 0, 0, 0, 0};  // halo, reduced, both, step (ms per step), share: max over ranks
       dispatch_precision(prec, [&](auto tag) {
         using T = decltype(tag);
-        auto st = make_stepper<T>(p, be);
+        std::unique_ptr<Stepper<T>> st;
+        mpi::DistributedStepper<T>* dst = nullptr;
+        Box box;
+        box.size = p.n;
+        collectively([&] {
+          if (distributed) {
+            auto d = mpi::make_distributed_stepper<T>(p, be, grid);
+            dst = d.get();
+            box = d->part().box;
+            st = std::move(d);
+          } else {
+            st = make_stepper<T>(p, be);
+          }
+        });
         kernels = st->device_name();
-        std::vector<T> u;
-        fill_analytic(p, u);
+        const std::vector<T> u = analytic_box<T>(p, box);
         st->set_field(u.data());
         // Words per point: the issue's convention counts 2 per phase of the
         // unfused step (rhs, x, y, z) and 8 per step; what a phase really has
@@ -110,19 +184,36 @@ int cmd_bench(const BenchOptions& o) {
         order.push_back(Phase::Step);
         const bool fused = std::find(order.begin(), order.end(), Phase::RhsSolveX) != order.end();
         for (Phase ph : order) {
-          const auto ms = st->time_phase(ph, o.warmup, o.reps);
           const double conv = ph == Phase::Step ? 8.0 : ph == Phase::RhsSolveX ? 4.0 : 2.0;
           const double moved = ph == Phase::Step ? (fused ? 7.0 : 9.0) : ph == Phase::SolveZ ? 3.0 : 2.0;
+          std::vector<double> ms;
+          if (ph == Phase::Step && dst) {
+            // The communication share of the same steps that are timed.
+            for (int r = 0; r < o.warmup; ++r) st->run_phase(ph);
+            dst->reset_comm_times();
+            ms = st->time_phase(ph, 0, o.reps);
+            const mpi::CommTimes c = dst->comm_times();
+            const double k = 1e3 / static_cast<double>(std::max<index_t>(c.steps, 1));
+            comm[0] = c.halo * k;
+            comm[1] = c.reduced * k;
+            comm[2] = (c.halo + c.reduced) * k;
+            comm[3] = c.step * k;
+            comm[4] = c.step > 0 ? (c.halo + c.reduced) / c.step : 0.0;
+            mpi::allreduce_max(comm, 5);
+          } else {
+            ms = st->time_phase(ph, o.warmup, o.reps);
+          }
           rows.push_back({phase_name(ph), median(ms), minimum(ms), conv, moved});
           // Keep the field meaningful between phases: a full step resets the cycle.
           st->set_field(u.data());
         }
       });
+      if (!root) continue;
       std::printf("\ncase %lld x %lld x %lld, %s, %s\n  kernels: %s\n", static_cast<long long>(n[0]),
                   static_cast<long long>(n[1]), static_cast<long long>(n[2]), precision_name(prec), backend_name(be),
                   kernels.c_str());
-      std::printf("  %-9s %10s %10s %9s %11s %8s\n", "phase", "median ms", "min ms", "words/pt", "eff GB/s",
-                  "% copy");
+      std::printf("  %-9s %10s %10s %9s %11s %8s\n", "phase", "median ms", "min ms", "words/pt",
+                  distributed ? "GB/s/rank" : "eff GB/s", "% copy");
       js << (first_case ? "" : ",") << "\n    {\"size\": [" << n[0] << ", " << n[1] << ", " << n[2]
          << "], \"precision\": \"" << precision_name(prec) << "\", \"kernels\": \"" << json_escape(kernels)
          << "\", \"phases\": [";
@@ -145,6 +236,14 @@ int cmd_bench(const BenchOptions& o) {
       std::printf("  8-word floor at the measured copy bandwidth: %.4f ms; step / floor = %.2f\n", floor_ms,
                   step_ms / floor_ms);
       js << "\n    ], \"floor_ms\": " << floor_ms << ", \"step_over_floor\": " << step_ms / floor_ms;
+      if (distributed) {
+        std::printf("  communication per step (slowest rank): halo %.4f ms, reduced systems %.4f ms, together "
+                    "%.4f ms of a %.4f ms step = %.1f%% (max over ranks %.1f%%)\n",
+                    comm[0], comm[1], comm[2], comm[3], comm[3] > 0 ? 100.0 * comm[2] / comm[3] : 0.0,
+                    100.0 * comm[4]);
+        js << ", \"comm\": {\"halo_ms\": " << comm[0] << ", \"reduced_ms\": " << comm[1]
+           << ", \"comm_ms\": " << comm[2] << ", \"step_ms\": " << comm[3] << ", \"share\": " << comm[4] << "}";
+      }
       if (!o.baseline.empty()) {
         const cuda::BaselineTimings b = dispatch_precision(prec, [&](auto tag) {
           return cuda::cusparse_baseline<decltype(tag)>(p, o.warmup, std::max(5, o.reps / 2));
@@ -164,11 +263,13 @@ int cmd_bench(const BenchOptions& o) {
     }
   }
   js << "\n  ]\n}\n";
-  if (!o.json.empty()) {
+  if (root && !o.json.empty()) {
     std::ofstream f(o.json);
     f << js.str();
     if (!f) ADI_THROW(Error, "cannot write " + o.json);
   }
+  std::fflush(stdout);
+  mpi::barrier();
   return kOk;
 }
 

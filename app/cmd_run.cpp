@@ -2,37 +2,25 @@
 // paths, run the time loop (run_driver.cpp), print a summary.
 
 #include "commands.hpp"
+#include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "run_driver.hpp"
 #include "signals.hpp"
 #include "util.hpp"
 
+#include <adi/mpi.hpp>
+
 #include <algorithm>
 #include <cstdio>
 
 namespace adi::app {
 
-int cmd_run(const RunOptions& o) {
-  // Nothing below allocates a field or writes a file until the plan, the
-  // memory check and the path checks have passed.
-  const RunPlan plan = plan_run(o);
+namespace {
+
+void print_summary(const RunPlan& plan, const RunReport& r) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
-  if (o.dry_run) {
-    std::printf("%s", c.resolved_yaml.c_str());
-    std::printf("%s", describe_memory(plan.memory).c_str());
-    check_memory(plan.memory);
-    return kOk;
-  }
-  check_memory(plan.memory);
-  check_paths(plan, o.overwrite);
-
-  spdlog::debug("resolved config:\n{}", c.resolved_yaml);
-  spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
-               p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
-  const RunReport r = execute_run(plan, o);
-
   const index_t done = r.end_step - r.start_step;
   const double node_steps = static_cast<double>(p.points()) * static_cast<double>(done);
   std::printf("adi3d run: %s\n", c.source.c_str());
@@ -54,7 +42,7 @@ int cmd_run(const RunOptions& o) {
   if (r.interrupted) {
     std::printf("  INTERRUPTED by %s after step %lld of %lld: continue with --restart %s\n", signal_name(r.signal),
                 static_cast<long long>(r.end_step), static_cast<long long>(c.steps), r.checkpoint_written.c_str());
-    return kCheckpointed;
+    return;
   }
   std::printf("  max|u|      %.6e\n", r.stats.max_abs);
   if (r.have_error) {
@@ -62,7 +50,53 @@ int cmd_run(const RunOptions& o) {
                 r.exact.rms, r.exact.rel_max());
     std::printf("  difference from g^n U(0)     max relative %.3e  (round-off check)\n", r.discrete.rel_max());
   }
-  return kOk;
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& o) {
+  // Nothing below allocates a field or writes a file until the plan, the
+  // memory check and the path checks have passed. In a distributed run
+  // every rank plans (the same config, the same result); rank 0 checks
+  // memory and paths, and all ranks agree before going on (errors.hpp).
+  const bool root = mpi::world_rank() == 0;
+  RunPlan plan;
+  collectively([&] { plan = plan_run(o); });
+  const io::RunConfig& c = plan.config;
+  const HeatProblem& p = c.problem;
+  if (o.dry_run) {
+    if (root) {
+      std::printf("%s", c.resolved_yaml.c_str());
+      if (plan.decomposition) std::printf("# parallel: %s\n", plan.decomposition->describe().c_str());
+      std::printf("%s", describe_memory(plan.memory).c_str());
+      std::fflush(stdout);
+    }
+    collectively([&] {
+      if (root) check_memory(plan.memory);
+    });
+    return kOk;
+  }
+  collectively([&] {
+    if (!root) return;
+    check_memory(plan.memory);
+    check_paths(plan, o.overwrite);
+  });
+
+  spdlog::debug("resolved config:\n{}", c.resolved_yaml);
+  spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
+               p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
+  if (plan.decomposition) spdlog::info("MPI: {}", plan.decomposition->describe());
+  const RunReport r = execute_run(plan, o);
+  if (root) print_summary(plan, r);
+  if (plan.ranks > 1) {
+    // mpirun ends the whole job as soon as one rank exits with a non-zero
+    // code (75 after a signal): nobody leaves before rank 0 has written its
+    // files and printed the summary.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    mpi::barrier();
+  }
+  return r.interrupted ? kCheckpointed : kOk;
 }
 
 }  // namespace adi::app

@@ -43,6 +43,7 @@ struct BenchOptions {
   int warmup = 3;
   std::string baseline;  ///< "" or "cusparse"
   std::string json;
+  std::string grid;      ///< under mpirun: the process grid "1xPyxPz" ("" = automatic)
 };
 int cmd_bench(const BenchOptions& o);
 

@@ -5,5 +5,6 @@
 
 namespace adi::app {
 enum class Verbosity { Quiet, Normal, Verbose };
-void setup_logging(Verbosity v);
+/// Ranks other than 0 of a distributed run log errors only, tagged with the rank.
+void setup_logging(Verbosity v, int rank = 0);
 }  // namespace adi::app

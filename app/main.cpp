@@ -1,12 +1,18 @@
 // adi3d: command-line entry point. Maps exceptions to the documented exit
-// codes (exit_codes.hpp); the library itself never exits.
+// codes (exit_codes.hpp, errors.cpp); the library itself never exits.
+//
+// Under mpirun / srun (and in a build with MPI) the Session below starts MPI;
+// `run` and `bench` then work on every rank together, the other subcommands
+// run on rank 0 only. Without a launcher MPI is never initialised.
 
 #include "commands.hpp"
+#include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "memory.hpp"
 
 #include <adi/io/io.hpp>
+#include <adi/mpi.hpp>
 #include <adi/solver.hpp>
 
 #include <CLI/CLI.hpp>
@@ -18,16 +24,9 @@
 using namespace adi;
 using namespace adi::app;
 
-namespace {
-int report(const char* kind, const std::exception& e, int code) {
-  std::fprintf(stderr, "adi3d: %s%s\n", kind, e.what());
-  if (const auto* ae = dynamic_cast<const adi::Error*>(&e); ae && *ae->source_file())
-    spdlog::debug("raised at {}:{}", ae->source_file(), ae->source_line());
-  return code;
-}
-}  // namespace
-
 int main(int argc, char** argv) {
+  mpi::Session session(&argc, &argv);
+  const int rank = mpi::world_rank(), ranks = mpi::world_size();
   CLI::App app{"adi3d: the 3D heat equation by ADI (Douglas) on GPUs and CPUs"};
   app.require_subcommand(1);
   app.fallthrough();  // -q / -v also after the subcommand
@@ -75,41 +74,58 @@ int main(int argc, char** argv) {
   c_bench->add_option("--warmup", bench.warmup, "untimed repetitions first")->capture_default_str();
   c_bench->add_option("--baseline", bench.baseline, "also run the step with cuSPARSE (cusparse)");
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
+  c_bench->add_option("--grid", bench.grid,
+                      "under mpirun: the process grid 1xPYxPZ (default: chosen from the ranks and the size)");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // Every rank parsed the same command line: one message is enough.
+    const int rc = rank == 0 ? app.exit(e) : e.get_exit_code();
     return rc == 0 ? kOk : kUsageError;
   }
-  setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+  setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal, rank);
   run.quiet = quiet;
   // A full file-size limit (ulimit -f) must fail the write with EFBIG, which
   // is reported and cleaned up, rather than kill the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
 
+  // Several copies that do not talk to each other (a build without MPI, or
+  // ADI_MPI=0) would each run the whole case and write the same files.
+  if (ranks == 1 && mpi::launched_size() > 1) {
+    if (mpi::built())
+      std::fprintf(stderr,
+                   "adi3d: error: started as one of %d MPI ranks, but MPI was not started (ADI_MPI=0?); "
+                   "unset ADI_MPI, or run it without mpirun/srun\n",
+                   mpi::launched_size());
+    else
+      std::fprintf(stderr,
+                   "adi3d: error: started as one of %d MPI ranks, but this adi3d was built without MPI "
+                   "(configure with -DADI_ENABLE_MPI=ON); run it without mpirun/srun, or with one task\n",
+                   mpi::launched_size());
+    return kBackendError;
+  }
+
   try {
-    if (c_layout->parsed()) return cmd_layout(lay);
     if (c_run->parsed()) return cmd_run(run);
+    if (c_bench->parsed()) return cmd_bench(bench);
+    // The rest is not distributed: rank 0 answers.
+    if (rank != 0) return kOk;
+    if (c_layout->parsed()) return cmd_layout(lay);
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info();
-    if (c_bench->parsed()) return cmd_bench(bench);
-  } catch (const io::ConfigError& e) {
-    return report("error: ", e, kUsageError);
-  } catch (const io::IoError& e) {
-    return report("error: ", e, kIoError);
-  } catch (const InsufficientMemory& e) {
-    return report("not enough memory: ", e, kOutOfMemory);
-  } catch (const InvalidArgument& e) {
-    return report("error: ", e, kUsageError);
-  } catch (const BackendUnavailable& e) {
-    return report("error: ", e, kBackendError);
-  } catch (const NumericalError& e) {
-    return report("numerical error: ", e, kNumericalError);
-  } catch (const std::bad_alloc& e) {
-    return report("out of memory: ", e, kOutOfMemory);
+  } catch (const CollectiveError& e) {
+    // Every rank has it; it was printed once already, or rank 0 prints it
+    // now (its message carries its kind, "numerical error: ...").
+    if (!e.reported() && rank == 0) std::fprintf(stderr, "adi3d: %s\n", e.what());
+    std::fflush(stderr);
+    if (!e.reported()) mpi::barrier();  // (see collectively)
+    return e.code();
   } catch (const std::exception& e) {
-    return report("error: ", e, kInternalError);
+    const int code = report(e, ranks > 1);
+    // The other ranks may be waiting for this one in a collective call.
+    if (ranks > 1) mpi::abort(code);
+    return code;
   }
   return kUsageError;
 }

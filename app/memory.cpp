@@ -67,23 +67,28 @@ double cgroup_room(std::string& source) {
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const io::RunConfig& c) {
+MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
   MemoryEstimate m;
   m.backend = resolve_backend(c.backend);
+  m.ranks = ranks;
   const double points = static_cast<double>(c.problem.n[0]) * static_cast<double>(c.problem.n[1]) *
                         static_cast<double>(c.problem.n[2]);
   m.field_bytes = points * (c.precision == Precision::F32 ? 4.0 : 8.0);
   const double slack = 32.0 * 1024 * 1024;
+  // The stepper's two fields: a whole grid, or rank 0's sub-box: 1/ranks of
+  // the grid, plus the node more that uneven splits give the first ranks
+  // and the ghost planes (a quarter more bounds both for boxes of 8 planes).
+  const double stepper_field = ranks > 1 ? 1.25 * m.field_bytes / ranks : m.field_bytes;
   if (m.backend == Backend::Cuda) {
     m.host_bytes = m.field_bytes + slack;
-    m.device_bytes = 2.0 * m.field_bytes;
+    m.device_bytes = 2.0 * stepper_field;
     const auto devs = cuda_devices();
     if (!devs.empty()) {
       m.device_total = static_cast<double>(devs[0].global_memory);
       m.device_name = devs[0].name;
     }
   } else {
-    m.host_bytes = 3.0 * m.field_bytes + slack;
+    m.host_bytes = m.field_bytes + 2.0 * stepper_field + slack;
   }
   m.host_available = mem_available();
   m.host_limit_source = "/proc/meminfo MemAvailable";
@@ -111,14 +116,15 @@ void check_memory(const MemoryEstimate& m) {
 std::string describe_memory(const MemoryEstimate& m) {
   std::ostringstream s;
   s << "# memory: one field " << human_bytes(m.field_bytes) << "; host " << human_bytes(m.host_bytes)
-    << " needed, ";
+    << " needed" << (m.ranks > 1 ? " by rank 0" : "") << ", ";
   if (m.host_available >= 0)
     s << human_bytes(m.host_available) << " available (" << m.host_limit_source << ")";
   else
     s << "available unknown";
   s << "\n";
   if (m.backend == Backend::Cuda) {
-    s << "# memory: device " << human_bytes(m.device_bytes) << " needed, ";
+    s << "# memory: device " << human_bytes(m.device_bytes) << " needed" << (m.ranks > 1 ? " per rank" : "")
+      << ", ";
     if (m.device_total >= 0)
       s << m.device_name << " has " << human_bytes(m.device_total) << " in total\n";
     else

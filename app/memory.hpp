@@ -24,13 +24,17 @@ struct MemoryEstimate {
   std::string host_limit_source;    ///< "/proc/meminfo" or the cgroup file that capped it
   double device_total = -1;         ///< total memory of CUDA device 0 (-1: unknown / none)
   std::string device_name;
+  int ranks = 1;                    ///< MPI ranks sharing the grid
 };
 
 /// Host: the run's own copy of the field (initial data, outputs,
 /// checkpoints), plus for the CPU backend the stepper's two fields (u and the
 /// increment), plus 32 MiB for libraries and I/O buffers. Device (CUDA): two
 /// fields. The grid size is computed in double, so absurd grids do not overflow.
-MemoryEstimate estimate_memory(const io::RunConfig& c);
+/// With `ranks` > 1 this is rank 0's share, the largest: the whole field
+/// (gathered for outputs and checkpoints) plus its sub-box's two fields
+/// (1/ranks of the grid, with ghost planes), per host and per device.
+MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks = 1);
 
 /// Throws InsufficientMemory naming what is needed and what is there.
 void check_memory(const MemoryEstimate& m);

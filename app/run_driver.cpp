@@ -6,9 +6,13 @@
 
 #include "run_driver.hpp"
 
+#include "errors.hpp"
+#include "exit_codes.hpp"
 #include "log.hpp"
 #include "signals.hpp"
 #include "util.hpp"
+
+#include <adi/mpi.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -28,6 +32,10 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+/// Above this, a distributed run warns that every output and checkpoint
+/// gathers the whole field to rank 0 (no parallel HDF5 in this build).
+constexpr double kGatherWarnBytes = 4.0 * (1 << 30);
 
 std::string strip_suffix(const std::string& s, std::initializer_list<const char*> suffixes) {
   for (const char* x : suffixes) {
@@ -127,7 +135,29 @@ RunPlan plan_run(const RunOptions& o) {
   }
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
-  plan.memory = estimate_memory(c);
+  plan.ranks = mpi::world_size();
+  // The process grid, checked against this run's rank count (the config
+  // cannot know it: the same case may run on any number of ranks).
+  const std::string where = c.parallel.where.empty() ? c.source : c.parallel.where;
+  const auto& g = c.parallel.grid;
+  if (plan.ranks == 1) {
+    if (!c.parallel.automatic() && g[0] * g[1] * g[2] != 1)
+      throw io::ConfigError(where, "parallel.grid",
+                            "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
+                                "] needs " + std::to_string(g[0] * g[1] * g[2]) +
+                                " MPI ranks, this run has 1 (start it with mpirun -np " +
+                                std::to_string(g[0] * g[1] * g[2]) + ", or --set parallel.grid=auto)",
+                            __FILE__, __LINE__);
+  } else {
+    try {
+      plan.decomposition = Decomposition::plan(c.problem.n, plan.ranks, g);
+    } catch (const InvalidArgument& e) {
+      throw io::ConfigError(where, "parallel.grid",
+                            std::string(e.what()) + (c.parallel.automatic() ? "" : " (--set parallel.grid=auto lets adi3d choose)"),
+                            __FILE__, __LINE__);
+    }
+  }
+  plan.memory = estimate_memory(c, plan.ranks);
   return plan;
 }
 
@@ -169,46 +199,71 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
   RunReport rep;
+  // A distributed run: every rank steps its sub-box; rank 0 alone holds the
+  // whole field (initial data, outputs, checkpoints) and writes the files.
+  // Every decision that leads to a collective call (advance, fetch, the
+  // outputs' gathers) is taken from values all ranks agree on.
+  const bool distributed = plan.ranks > 1;
+  const bool root = mpi::world_rank() == 0;
 
   // ---- initial state (everything is checked before any output exists) ----
   std::vector<T> u;
-  index_t s0 = 0;
-  if (!plan.restart.empty()) {
-    u = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
-    s0 = plan.restart_state.step;
-    spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, s0, c.steps,
-                 static_cast<double>(s0) * p.dt);
-  } else if (plan.initial) {
-    io::FieldData<T> fd = io::read_field<T>(*plan.initial);
-    if (fd.rounded > 0)
-      spdlog::warn("{}:{}: {} of {} values lost precision converting {} to {} (largest relative change {:.2e})",
-                   plan.initial->file, plan.initial->dataset, fd.rounded, fd.values.size(),
-                   precision_name(plan.initial->dtype), precision_name(c.precision), fd.max_rel_rounding);
-    u = std::move(fd.values);
-    if (!c.initial.boundary_from_file) zero_dirichlet_faces(p, u);
-    spdlog::info("initial field from {}:{} ({}{})", plan.initial->file, plan.initial->dataset,
-                 precision_name(plan.initial->dtype),
-                 c.initial.boundary_from_file ? ", Dirichlet faces keep its boundary values"
-                                              : ", Dirichlet faces set to 0");
-  } else {
-    fill_analytic(p, u);
-  }
+  index_t s0 = plan.restart.empty() ? 0 : plan.restart_state.step;
+  collectively([&] {
+    if (!root) return;
+    if (!plan.restart.empty()) {
+      u = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
+      spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, s0, c.steps,
+                   static_cast<double>(s0) * p.dt);
+    } else if (plan.initial) {
+      io::FieldData<T> fd = io::read_field<T>(*plan.initial);
+      if (fd.rounded > 0)
+        spdlog::warn("{}:{}: {} of {} values lost precision converting {} to {} (largest relative change {:.2e})",
+                     plan.initial->file, plan.initial->dataset, fd.rounded, fd.values.size(),
+                     precision_name(plan.initial->dtype), precision_name(c.precision), fd.max_rel_rounding);
+      u = std::move(fd.values);
+      if (!c.initial.boundary_from_file) zero_dirichlet_faces(p, u);
+      spdlog::info("initial field from {}:{} ({}{})", plan.initial->file, plan.initial->dataset,
+                   precision_name(plan.initial->dtype),
+                   c.initial.boundary_from_file ? ", Dirichlet faces keep its boundary values"
+                                                : ", Dirichlet faces set to 0");
+    } else {
+      fill_analytic(p, u);
+    }
+  });
   rep.start_step = s0;
 
-  auto stepper = make_stepper<T>(p, c.backend);
+  std::unique_ptr<Stepper<T>> stepper;
+  collectively([&] {
+    if (distributed)
+      stepper = mpi::make_distributed_stepper<T>(p, c.backend, c.parallel.grid);
+    else
+      stepper = make_stepper<T>(p, c.backend);
+  });
   rep.backend = backend_name(stepper->backend());
   rep.device = stepper->device_name();
-  spdlog::info("backend {} ({}), {}, {} of {} memory", rep.backend, rep.device, precision_name(c.precision),
+  spdlog::info("backend {} ({}), {}, {} of {} memory{}", rep.backend, rep.device, precision_name(c.precision),
                human_bytes(static_cast<double>(stepper->bytes_allocated())),
-               stepper->backend() == Backend::Cpu ? "host" : "device");
-  stepper->set_field(u.data());
+               stepper->backend() == Backend::Cpu ? "host" : "device", distributed ? " per rank" : "");
+  if (distributed && (!plan.output.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0)) {
+    const double bytes = static_cast<double>(p.points()) * sizeof(T);
+    if (bytes > kGatherWarnBytes)
+      spdlog::warn("outputs and checkpoints gather the whole field ({}) to rank 0, which writes them with serial "
+                   "HDF5 (this build has no parallel HDF5): expect a pause per write",
+                   human_bytes(bytes));
+    else
+      spdlog::debug("outputs and checkpoints are gathered to rank 0 ({} per write)", human_bytes(bytes));
+  }
+  stepper->scatter_field(root ? u.data() : nullptr);
 
   const io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml);
   SignalGuard guard;
 
+  const bool have_output = !plan.output.empty();
   std::optional<io::GridFile> out;
   bool reopened = false;
-  if (!plan.output.empty()) {
+  collectively([&] {
+    if (!root || !have_output) return;
     io::GridFile::Options oo;
     oo.path = plan.output;
     oo.xdmf = c.output.xdmf;
@@ -223,7 +278,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     } else {
       out.emplace(io::GridFile::create(oo));
     }
-  }
+  });
 
   const double dt = p.dt;
   auto time_of = [&](index_t s) { return static_cast<double>(s) * dt; };
@@ -233,7 +288,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     return static_cast<long long>(std::floor(time_of(s) / c.output.every_time + 1e-9));
   };
   auto output_due = [&](index_t s) {
-    if (!out) return false;
+    if (!have_output) return false;
     if (s == 0) return c.output.write_initial;
     if (c.output.every_steps > 0 && s % c.output.every_steps == 0) return true;
     if (c.output.every_time > 0 && time_index(s) > time_index(s - 1)) return true;
@@ -244,7 +299,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     index_t e = c.steps;
     for (index_t every : {c.output.every_steps, c.checkpoint.every_steps, c.log_every})
       if (every > 0) e = std::min(e, (s / every + 1) * every);
-    if (out && c.output.every_time > 0) {
+    if (have_output && c.output.every_time > 0) {
       const double k = static_cast<double>(time_index(s) + 1);
       const double guess = std::floor(k * c.output.every_time / dt) - 1.0;
       index_t cand = guess >= static_cast<double>(e) ? e : std::max<index_t>(s + 1, static_cast<index_t>(guess));
@@ -256,19 +311,28 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   index_t s = s0;
   FieldStats stats;
-  auto fetch = [&] {  // u <- the stepper's field at step s, checked
+  auto check_finite = [&] {
+    if (stats.finite) return;
+    const std::string msg = "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
+                            std::to_string(time_of(s)) + " s)";
+    // field_stats is reduced over the ranks: all of them see it.
+    if (distributed) throw CollectiveError(kNumericalError, "numerical error: " + msg, false, __FILE__, __LINE__);
+    ADI_THROW(NumericalError, msg);
+  };
+  auto fetch = [&] {  // u <- the stepper's field at step s (on rank 0), checked
     stats = stepper->field_stats();
-    if (!stats.finite)
-      ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
-                                    std::to_string(time_of(s)) + " s)");
-    stepper->get_field(u.data());
+    check_finite();
+    if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
+    stepper->gather_field(root ? u.data() : nullptr);
   };
   auto write_output = [&] {
+    if (!root) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
     out->write_step(s, time_of(s), u.data());
     ++rep.outputs_written;
   };
   auto write_checkpoint = [&] {
+    if (!root) return;
     io::CheckpointState st;
     st.step = s;
     st.time = time_of(s);
@@ -281,7 +345,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     spdlog::debug("checkpoint at step {} written to {}", s, plan.checkpoint);
   };
 
-  const bool tty = !o.quiet && isatty(STDERR_FILENO);
+  const bool tty = root && !o.quiet && isatty(STDERR_FILENO);
   bool progress_shown = false;
   auto clear_progress = [&] {
     if (progress_shown) std::fprintf(stderr, "\r%100s\r", "");
@@ -291,21 +355,34 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   // On a terminal the progress line shows up after the first chunk.
   auto last_log = tty ? t0 - std::chrono::seconds(1) : t0;
   auto last_ckpt = t0;
+  int stop_signal = 0;  // agreed by all ranks after each chunk
 
   try {
-    if (output_due(s) && !out->has_step(s)) {
-      fetch();
-      write_output();
+    {
+      // After a restart the output may hold step s already: rank 0 decides.
+      double first = root && output_due(s) && !out->has_step(s) ? 1.0 : 0.0;
+      if (distributed) mpi::allreduce_max(&first, 1);
+      if (first > 0) {
+        fetch();
+        write_output();
+      }
     }
     spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", s, c.steps, dt,
-                 out ? ", output to " + plan.output : std::string());
+                 have_output ? ", output to " + plan.output : std::string());
     while (s < c.steps) {
       SignalGuard::abort_if_requested();
-      if (SignalGuard::stop_requested()) break;
+      if (distributed ? stop_signal != 0 : SignalGuard::stop_requested() != 0) break;
       const index_t target = next_stop(s);
       const auto c0 = Clock::now();
       stepper->advance(target - s);
-      const double took = seconds(Clock::now() - c0);
+      double agreed[4] = {seconds(Clock::now() - c0), seconds(Clock::now() - last_ckpt),
+                          seconds(Clock::now() - last_log), static_cast<double>(SignalGuard::stop_requested())};
+      // One small all-reduce per chunk (about 0.1 s of stepping): the ranks
+      // agree on the chunk length, the wall-clock checkpoints and log lines,
+      // and on stopping after a signal that reached any of them.
+      if (distributed) mpi::allreduce_max(agreed, 4);
+      const double took = agreed[0];
+      stop_signal = static_cast<int>(agreed[3]);
       // Chunks of about 0.1 s: logging costs nothing per step, and a signal
       // is answered within a chunk.
       const double per_step = took / static_cast<double>(target - s);
@@ -320,7 +397,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
         write_output();
       }
       const bool ck = (c.checkpoint.every_steps > 0 && s % c.checkpoint.every_steps == 0) ||
-                      (c.checkpoint.every_seconds > 0 && seconds(now - last_ckpt) >= c.checkpoint.every_seconds);
+                      (c.checkpoint.every_seconds > 0 && agreed[1] >= c.checkpoint.every_seconds);
       if (ck) {
         if (!fetched) fetch();
         fetched = true;
@@ -328,13 +405,11 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
         last_ckpt = Clock::now();
       }
       const bool log_due = c.log_every > 0 ? (s % c.log_every == 0 || s == c.steps)
-                                           : (seconds(now - last_log) >= (tty ? 0.25 : 2.0) || s == c.steps);
+                                           : (agreed[2] >= (tty ? 0.25 : 2.0) || s == c.steps);
       if (log_due) {
         if (!fetched) {
           stats = stepper->field_stats();
-          if (!stats.finite)
-            ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
-                                          std::to_string(time_of(s)) + " s)");
+          check_finite();
         }
         const double el = seconds(now - t0);
         const double rate = static_cast<double>(s - s0) / std::max(el, 1e-9);
@@ -359,7 +434,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
     if (s < c.steps) {  // stopped by a signal: checkpoint, close the output, ask to be requeued
       rep.interrupted = true;
-      rep.signal = SignalGuard::stop_requested();
+      rep.signal = distributed ? stop_signal : SignalGuard::stop_requested();
       spdlog::warn("{} received: stopping after step {} of {} (t = {:.6g} s)", signal_name(rep.signal), s, c.steps,
                    time_of(s));
       fetch();
@@ -389,10 +464,16 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   }
 
   stats = stepper->field_stats();
-  if (!stats.finite) ADI_THROW(NumericalError, "the field holds NaN or Inf at the end of the run");
+  if (!stats.finite) {
+    if (distributed)
+      throw CollectiveError(kNumericalError, "numerical error: the field holds NaN or Inf at the end of the run",
+                            false, __FILE__, __LINE__);
+    ADI_THROW(NumericalError, "the field holds NaN or Inf at the end of the run");
+  }
   rep.stats = stats;
-  stepper->get_field(u.data());
-  if (c.initial.kind == io::InitialConfig::Kind::Analytic) {
+  if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
+  stepper->gather_field(root ? u.data() : nullptr);
+  if (root && c.initial.kind == io::InitialConfig::Kind::Analytic) {
     const AnalyticMode m = analytic_mode(p);
     rep.have_error = true;
     rep.exact = compare_with_mode(p, u, std::exp(-m.decay_rate * c.t_end));

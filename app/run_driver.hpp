@@ -22,6 +22,8 @@ struct RunPlan {
   std::optional<io::FieldInfo> initial;   ///< the initial field file (fresh start from a file)
   std::string output;                     ///< output file ("" = none)
   std::string checkpoint;                 ///< where checkpoints go
+  int ranks = 1;                          ///< MPI ranks of this run
+  std::optional<Decomposition> decomposition;  ///< how they split the grid (ranks > 1)
   MemoryEstimate memory;
 };
 
@@ -48,6 +50,8 @@ struct RunReport {
 };
 
 /// Runs the plan; throws on errors (after marking the output failed).
+/// Collective in a distributed run (every rank calls it; the report's files,
+/// outputs and analytic errors are rank 0's).
 RunReport execute_run(const RunPlan& plan, const RunOptions& o);
 
 }  // namespace adi::app

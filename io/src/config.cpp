@@ -262,7 +262,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   c.source = r.name();
   r.only_keys(root, "",
               {"grid", "domain", "diffusivity", "boundary", "time", "scheme", "precision", "backend", "initial",
-               "output", "checkpoint", "log"});
+               "output", "checkpoint", "log", "parallel"});
   HeatProblem& p = c.problem;
 
   // The initial section first: with an initial HDF5 file the grid may come
@@ -397,6 +397,30 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
     }
   }
 
+  if (const YAML::Node par = root["parallel"]) {
+    r.only_keys(par, "parallel", {"grid"});
+    if (const YAML::Node g = par["grid"]) {
+      c.parallel.where = r.where(g, "parallel.grid");
+      const bool is_auto = g.IsScalar() && g.Scalar() == "auto";
+      if (!is_auto) {
+        if (!g.IsSequence() || g.size() != 3)
+          r.fail(g, "parallel.grid",
+                 "expected [1, Py, Pz] (ranks along x, y, z) or auto, got " +
+                     (g.IsSequence() ? std::to_string(g.size()) + " values" : describe(g)));
+        for (int a = 0; a < 3; ++a) {
+          const index_t v = r.integer(g[a], "parallel.grid");
+          require(r, g[a], "parallel.grid", v >= 1 && v <= 1000000, "a number of ranks >= 1");
+          c.parallel.grid[a] = static_cast<int>(v);
+        }
+        if (c.parallel.grid[0] != 1)
+          r.fail(g[0], "parallel.grid",
+                 "the x axis is never split (x lines stay on one rank): expected [1, Py, Pz], got [" +
+                     std::to_string(c.parallel.grid[0]) + ", " + std::to_string(c.parallel.grid[1]) + ", " +
+                     std::to_string(c.parallel.grid[2]) + "]");
+      }
+    }
+  }
+
   if (const YAML::Node l = root["log"]) {
     r.only_keys(l, "log", {"every"});
     if (const YAML::Node e = l["every"]) {
@@ -458,6 +482,12 @@ std::string emit_resolved_impl(const RunConfig& c) {
     << YAML::Key << "every_seconds" << YAML::Value << c.checkpoint.every_seconds << YAML::EndMap;
   e << YAML::Key << "log" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every" << YAML::Value
     << c.log_every << YAML::EndMap;
+  // Only when set: the automatic grid depends on the rank count of each run,
+  // and configs of serial runs stay as they were.
+  if (!c.parallel.automatic())
+    e << YAML::Key << "parallel" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "grid"
+      << YAML::Value << YAML::Flow << YAML::BeginSeq << c.parallel.grid[0] << c.parallel.grid[1]
+      << c.parallel.grid[2] << YAML::EndSeq << YAML::EndMap;
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }

@@ -46,13 +46,18 @@ template <class T>
 void douglas_rhs(const T*, T*, const Layout3&, const HeatProblem&, void*) {
   unavailable();
 }
+template <class T>
+void douglas_rhs(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*) {
+  unavailable();
+}
 
 template class ConstantSolver<float>;
 template class ConstantSolver<double>;
 #define ADI_INSTANTIATE(T)                                                                        \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);      \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*); \
-  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);       \
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*);
 ADI_INSTANTIATE(float)
 ADI_INSTANTIATE(double)
 #undef ADI_INSTANTIATE

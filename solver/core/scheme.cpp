@@ -76,11 +76,27 @@ RhsCoefficients<T> rhs_coefficients(const HeatProblem& p) {
     k.hi_neumann[a] = p.hi[a] == Boundary::Neumann;
     k.lo_fixed[a] = p.lo[a] == Boundary::Dirichlet;
     k.hi_fixed[a] = p.hi[a] == Boundary::Dirichlet;
+    k.lo_ghost[a] = 0;
+    k.hi_ghost[a] = 0;
+  }
+  return k;
+}
+template <class T>
+RhsCoefficients<T> rhs_coefficients(const HeatProblem& p, const std::array<bool, 3>& lo_ghost,
+                                    const std::array<bool, 3>& hi_ghost) {
+  RhsCoefficients<T> k = rhs_coefficients<T>(p);
+  for (int a = 0; a < 3; ++a) {
+    if (lo_ghost[a]) k.lo_ghost[a] = 1, k.lo_fixed[a] = 0, k.lo_neumann[a] = 0;
+    if (hi_ghost[a]) k.hi_ghost[a] = 1, k.hi_fixed[a] = 0, k.hi_neumann[a] = 0;
   }
   return k;
 }
 template RhsCoefficients<float> rhs_coefficients<float>(const HeatProblem&);
 template RhsCoefficients<double> rhs_coefficients<double>(const HeatProblem&);
+template RhsCoefficients<float> rhs_coefficients<float>(const HeatProblem&, const std::array<bool, 3>&,
+                                                        const std::array<bool, 3>&);
+template RhsCoefficients<double> rhs_coefficients<double>(const HeatProblem&, const std::array<bool, 3>&,
+                                                          const std::array<bool, 3>&);
 
 double douglas_amplification(const std::array<double, 3>& mu, double theta) {
   const double denom = (1.0 - theta * mu[0]) * (1.0 - theta * mu[1]) * (1.0 - theta * mu[2]);

@@ -17,11 +17,8 @@
 namespace adi::cpu {
 
 template <class T>
-void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
+void douglas_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc) {
   L.validate("douglas_rhs field");
-  for (int a = 0; a < 3; ++a)
-    ADI_REQUIRE(L.n[a] == p.n[a], "douglas_rhs: field extents differ from the problem's grid");
-  const RhsCoefficients<T> kc = rhs_coefficients<T>(p);
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2], sx = L.stride[0];
 #pragma omp parallel for collapse(2) schedule(static)
   for (index_t k = 0; k < nz; ++k)
@@ -32,12 +29,12 @@ void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
         continue;
       }
       const T* uc = u + L.offset(0, j, k);
-      const T* ym = u + L.offset(0, lower_neighbour(j), k);
-      const T* yp = u + L.offset(0, upper_neighbour(j, ny), k);
-      const T* zm = u + L.offset(0, j, lower_neighbour(k));
-      const T* zp = u + L.offset(0, j, upper_neighbour(k, nz));
+      const T* ym = u + L.offset(0, lower_neighbour(kc, 1, j), k);
+      const T* yp = u + L.offset(0, upper_neighbour(kc, 1, j, ny), k);
+      const T* zm = u + L.offset(0, j, lower_neighbour(kc, 2, k));
+      const T* zp = u + L.offset(0, j, upper_neighbour(kc, 2, k, nz));
       auto at = [&](index_t i) {
-        const index_t o = i * sx, om = lower_neighbour(i) * sx, op = upper_neighbour(i, nx) * sx;
+        const index_t o = i * sx, om = lower_neighbour(kc, 0, i) * sx, op = upper_neighbour(kc, 0, i, nx) * sx;
         return douglas_rhs(uc[o], uc[om], uc[op], ym[o], yp[o], zm[o], zp[o], kc);
       };
       wr[0] = on_fixed_face(kc, 0, 0, nx) ? T(0) : at(0);
@@ -46,8 +43,16 @@ void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
         const index_t o = i * sx;
         wr[o] = douglas_rhs(uc[o], uc[o - sx], uc[o + sx], ym[o], yp[o], zm[o], zp[o], kc);
       }
-      wr[(nx - 1) * sx] = on_fixed_face(kc, 0, nx - 1, nx) ? T(0) : at(nx - 1);
+      if (nx > 1) wr[(nx - 1) * sx] = on_fixed_face(kc, 0, nx - 1, nx) ? T(0) : at(nx - 1);
     }
+}
+
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
+  L.validate("douglas_rhs field");
+  for (int a = 0; a < 3; ++a)
+    ADI_REQUIRE(L.n[a] == p.n[a], "douglas_rhs: field extents differ from the problem's grid");
+  douglas_rhs(u, w, L, rhs_coefficients<T>(p));
 }
 
 template <class T>
@@ -139,5 +144,7 @@ template std::unique_ptr<Stepper<float>> make_cpu_stepper<float>(const HeatProbl
 template std::unique_ptr<Stepper<double>> make_cpu_stepper<double>(const HeatProblem&);
 template void douglas_rhs<float>(const float*, float*, const Layout3&, const HeatProblem&);
 template void douglas_rhs<double>(const double*, double*, const Layout3&, const HeatProblem&);
+template void douglas_rhs<float>(const float*, float*, const Layout3&, const RhsCoefficients<float>&);
+template void douglas_rhs<double>(const double*, double*, const Layout3&, const RhsCoefficients<double>&);
 
 }  // namespace adi::cpu

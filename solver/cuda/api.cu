@@ -128,12 +128,19 @@ void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p, void*
   launch_rhs(u, w, L, rhs_coefficients<T>(p), static_cast<cudaStream_t>(stream));
 }
 
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& k, void* stream) {
+  L.validate("douglas_rhs field");
+  launch_rhs(u, w, L, k, static_cast<cudaStream_t>(stream));
+}
+
 template class ConstantSolver<float>;
 template class ConstantSolver<double>;
 #define ADI_INSTANTIATE(T)                                                                                   \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);                 \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);            \
-  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);               \
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*);
 ADI_INSTANTIATE(float)
 ADI_INSTANTIATE(double)
 #undef ADI_INSTANTIATE

@@ -11,6 +11,13 @@
 // at 4.2 TB/s. The x neighbours come from the neighbouring lanes by shuffle.
 //
 // Scalar kernel: any layout (the library API), one point per thread.
+//
+// Ghost faces (a rank's sub-box of a distributed grid, RhsCoefficients::
+// lo_ghost / hi_ghost): across such a face the neighbour is the ghost plane
+// at index -1 or n, which the caller's allocation holds; the vector kernel
+// takes them along y and z (its register queue runs from plane -1 to plane
+// nz), the scalar kernel along every axis. Without ghost faces both read
+// exactly the nodes they always did.
 
 #include "cuda_check.hpp"
 #include "rhs_kernel.cuh"
@@ -40,14 +47,14 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const index_t k1 = k0 + kChunkZ < nz ? k0 + kChunkZ : nz;
   const index_t sx = L.stride[0], sy = L.stride[1], sz = L.stride[2];
   const bool fixed_xy = on_fixed_face(kc, 0, i, nx) || on_fixed_face(kc, 1, j, ny);
-  const index_t oxm = (lower_neighbour(i) - i) * sx, oxp = (upper_neighbour(i, nx) - i) * sx;
-  const index_t oym = (lower_neighbour(j) - j) * sy, oyp = (upper_neighbour(j, ny) - j) * sy;
+  const index_t oxm = (lower_neighbour(kc, 0, i) - i) * sx, oxp = (upper_neighbour(kc, 0, i, nx) - i) * sx;
+  const index_t oym = (lower_neighbour(kc, 1, j) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
   const index_t col = i * sx + j * sy;
-  T zm = u[col + lower_neighbour(k0) * sz];
+  T zm = u[col + lower_neighbour(kc, 2, k0) * sz];
   T uc = u[col + k0 * sz];
   for (index_t k = k0; k < k1; ++k) {
     const index_t o = col + k * sz;
-    const T zp = u[col + upper_neighbour(k, nz) * sz];
+    const T zp = u[col + upper_neighbour(kc, 2, k, nz) * sz];
     T r = T(0);
     if (!fixed_xy && !on_fixed_face(kc, 2, k, nz))
       r = douglas_rhs(uc, u[o + oxm], u[o + oxp], u[o + oym], u[o + oyp], zm, zp, kc);
@@ -102,15 +109,18 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const index_t sy = L.stride[1], sz = L.stride[2];
   const bool fixed_y = on_fixed_face(kc, 1, j, ny);
   const index_t col = i0c + j * sy;
-  const index_t oym = (lower_neighbour(j) - j) * sy, oyp = (upper_neighbour(j, ny) - j) * sy;
+  const index_t oym = (lower_neighbour(kc, 1, j) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
   const unsigned full = 0xffffffffu;
 
   // Register queue along z: prev = u(k-1) (mirrored at k = 0), cur = u(k),
   // next = u(k+1), ahead = u(k+2) in flight; ym/yp of the next plane too.
+  // Planes 0 .. nzr-1 are readable: nzr = nz + 1 when the top face is a
+  // ghost face (plane nz is its ghost); plane -1 when the bottom one is.
+  const index_t nzr = nz + (kc.hi_ghost[2] ? 1 : 0);
   auto plane = [&](index_t k) { return load_vec<Vec>(u + col + k * sz, i0c, nx); };
   Vec cur = plane(k0);
-  Vec next = k0 + 1 < nz ? plane(k0 + 1) : cur;
-  Vec prev = k0 > 0 ? plane(k0 - 1) : next;
+  Vec next = k0 + 1 < nzr ? plane(k0 + 1) : cur;
+  Vec prev = k0 > 0 || kc.lo_ghost[2] ? plane(k0 - 1) : next;
   Vec ym = load_vec<Vec>(u + col + k0 * sz + oym, i0c, nx);
   Vec yp = load_vec<Vec>(u + col + k0 * sz + oyp, i0c, nx);
   // x neighbours of the warp's end lanes come from memory (the other lanes'
@@ -121,14 +131,14 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   for (index_t k = k0; k < k1; ++k) {
     Vec ahead = next, ym_n = ym, yp_n = yp;
     T left_n = left_mem, right_n = right_mem;
-    if (k + 2 < nz) ahead = plane(k + 2);
+    if (k + 2 < nzr) ahead = plane(k + 2);
     if (k + 1 < k1) {
       ym_n = load_vec<Vec>(u + col + (k + 1) * sz + oym, i0c, nx);
       yp_n = load_vec<Vec>(u + col + (k + 1) * sz + oyp, i0c, nx);
       left_n = edge(k + 1, has_left, -1);
       right_n = edge(k + 1, has_right, V);
     }
-    const Vec& zp = k + 1 < nz ? next : prev;  // mirrored at the top face
+    const Vec& zp = k + 1 < nzr ? next : prev;  // mirrored at the top face (unless it is a ghost face)
     T left = __shfl_up_sync(full, cur.v[V - 1], 1);
     T right = __shfl_down_sync(full, cur.v[0], 1);
     if (lane == 0) left = left_mem;
@@ -189,8 +199,11 @@ template <class T>
 void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st) {
   int V = rhs_points_per_thread<T>();
   if (V != 0 && V != 4 && !(V == 2 && sizeof(T) == 8)) V = 4;
-  const bool vec = V > 0 && L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
-                   aligned16(u) && aligned16(w);
+  // The vector kernel mirrors x at the row ends through its lane shuffles:
+  // a ghost face along x (never used by adi3d, whose x lines stay on one
+  // rank) takes the scalar kernel.
+  const bool vec = V > 0 && L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 && aligned16(u) &&
+                   aligned16(w) && !kc.lo_ghost[0] && !kc.hi_ghost[0];
   const index_t per_block_x = vec ? kTileX * V : kTileX;
   const dim3 block(kTileX, kTileY);
   const dim3 grid(static_cast<unsigned>((L.n[0] + per_block_x - 1) / per_block_x),

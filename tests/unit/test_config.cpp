@@ -187,4 +187,24 @@ TEST(Config, OutputAndCheckpointKeys) {
                R"(output\.compression: expected a gzip level 0\.\.9)");
 }
 
+TEST(Config, ParallelGrid) {
+  const std::string base = "grid: {nx: 33, ny: 17, nz: 9}\ntime: {dt: 0.001, steps: 4}\n";
+  const RunConfig a = parse_config(base, "case.yaml");
+  EXPECT_TRUE(a.parallel.automatic());
+  EXPECT_EQ(a.resolved_yaml.find("parallel"), std::string::npos) << "an automatic grid is not written out";
+  const RunConfig b = parse_config(base + "parallel: {grid: [1, 2, 3]}\n", "case.yaml");
+  EXPECT_EQ(b.parallel.grid, (std::array<int, 3>{1, 2, 3}));
+  EXPECT_EQ(b.parallel.where, "case.yaml:3:18");
+  EXPECT_NE(b.resolved_yaml.find("parallel: {grid: [1, 2, 3]}"), std::string::npos) << b.resolved_yaml;
+  EXPECT_EQ(parse_config(b.resolved_yaml, "resolved.yaml").parallel.grid, b.parallel.grid);
+  EXPECT_TRUE(parse_config(base + "parallel: {grid: auto}\n", "case.yaml").parallel.automatic());
+  EXPECT_EQ(parse_config(base, "case.yaml", {"parallel.grid=[1, 1, 4]"}).parallel.grid,
+            (std::array<int, 3>{1, 1, 4}));
+  expect_error(base + "parallel: {grid: [2, 1, 2]}\n",
+               R"(case.yaml:3:19: parallel.grid: the x axis is never split \(x lines stay on one rank\): expected \[1, Py, Pz\], got \[2, 1, 2\])");
+  expect_error(base + "parallel: {grid: [1, 2]}\n", R"(case.yaml:3:18: parallel.grid: expected \[1, Py, Pz\].*got 2 values)");
+  expect_error(base + "parallel: {grid: [1, 0, 2]}\n", R"(parallel.grid: expected a number of ranks >= 1, got '0')");
+  expect_error(base + "parallel: {grids: auto}\n", R"(parallel.grids: unknown key 'grids' \(did you mean 'grid'\?\))");
+}
+
 }  // namespace

@@ -48,6 +48,10 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
 /// w = dt (Lx + Ly + Lz) u, as adi::cpu::douglas_rhs, on device pointers.
 template <class T>
 void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p, void* stream = nullptr);
+/// The same on a sub-box described by its coefficients (ghost faces: see
+/// adi::cpu::douglas_rhs; u must be readable at index -1 / n across them).
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& layout, const RhsCoefficients<T>& k, void* stream = nullptr);
 
 /// The same Douglas step with cuSPARSE's batched solvers and coefficient
 /// arrays in device memory (gtsv2StridedBatch for x lines,

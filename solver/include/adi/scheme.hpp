@@ -62,9 +62,21 @@ struct RhsCoefficients {
   int hi_neumann[3];
   int lo_fixed[3];    ///< 1 if the low face is Dirichlet (its nodes get D = 0)
   int hi_fixed[3];
+  /// 1 if the low (high) face of axis a is a cut between two ranks of a
+  /// distributed grid rather than a face of the domain: the node at index 0
+  /// (n - 1) is an ordinary interior node, and its outer neighbour is read
+  /// from the ghost plane at index -1 (n), which a halo exchange fills. Such
+  /// a face is neither fixed nor mirrored. All 0 for a whole grid.
+  int lo_ghost[3];
+  int hi_ghost[3];
 };
 template <class T>
 RhsCoefficients<T> rhs_coefficients(const HeatProblem& p);
+/// The coefficients of one rank's sub-box: the problem's, with the faces
+/// marked in lo_ghost / hi_ghost turned into ghost faces (see RhsCoefficients).
+template <class T>
+RhsCoefficients<T> rhs_coefficients(const HeatProblem& p, const std::array<bool, 3>& lo_ghost,
+                                    const std::array<bool, 3>& hi_ghost);
 
 /// One axis' contribution c * (u[-] - 2 u + u[+]) written as
 /// c * ((um - uc) + (up - uc)): differences first, so that the smooth part
@@ -84,16 +96,29 @@ ADI_HD ADI_FORCEINLINE T douglas_rhs(T uc, T xm, T xp, T ym, T yp, T zm, T zp, c
          second_difference(zm, uc, zp, k.c[2]);
 }
 
-/// True when node index i on an axis of n nodes lies on a Dirichlet face.
+/// True when node index i on an axis of n nodes lies on a Dirichlet face
+/// (never on a ghost face: that node is interior to the whole grid).
 template <class T>
 ADI_HD ADI_FORCEINLINE bool on_fixed_face(const RhsCoefficients<T>& k, int axis, index_t i, index_t n) {
-  return (i == 0 && k.lo_fixed[axis]) || (i == n - 1 && k.hi_fixed[axis]);
+  return (i == 0 && k.lo_fixed[axis] && !k.lo_ghost[axis]) || (i == n - 1 && k.hi_fixed[axis] && !k.hi_ghost[axis]);
 }
 
 /// Index of the lower/upper neighbour with Neumann mirroring (u[-1] = u[1],
 /// u[n] = u[n-2]). At a Dirichlet face the neighbour is never used.
 ADI_HD ADI_FORCEINLINE index_t lower_neighbour(index_t i) { return i == 0 ? 1 : i - 1; }
 ADI_HD ADI_FORCEINLINE index_t upper_neighbour(index_t i, index_t n) { return i == n - 1 ? n - 2 : i + 1; }
+
+/// The same on axis a of a sub-box: across a ghost face the neighbour is the
+/// ghost plane (index -1 or n), elsewhere the mirrored node as above. Without
+/// ghost faces these are exactly lower_neighbour(i) / upper_neighbour(i, n).
+template <class T>
+ADI_HD ADI_FORCEINLINE index_t lower_neighbour(const RhsCoefficients<T>& k, int axis, index_t i) {
+  return i == 0 && !k.lo_ghost[axis] ? 1 : i - 1;
+}
+template <class T>
+ADI_HD ADI_FORCEINLINE index_t upper_neighbour(const RhsCoefficients<T>& k, int axis, index_t i, index_t n) {
+  return i == n - 1 && !k.hi_ghost[axis] ? n - 2 : i + 1;
+}
 
 /// Amplification factor of one Douglas step for a mode whose eigenvalues of
 /// dt*L_a are mu_a (<= 0): g = 1 + sum(mu) / prod(1 - theta mu_a).
@@ -107,4 +132,10 @@ namespace adi::cpu {
 /// whose extents must be the problem's.
 template <class T>
 void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p);
+/// The same on a sub-box described by its coefficients alone: `layout` holds
+/// the box's own nodes; along an axis with a ghost face u must also be
+/// readable at index -1 (lo_ghost) or n (hi_ghost) of that axis, i.e. the
+/// allocation has ghost planes around the box and u points at node (0, 0, 0).
+template <class T>
+void douglas_rhs(const T* u, T* w, const Layout3& layout, const RhsCoefficients<T>& k);
 }  // namespace adi::cpu

@@ -14,3 +14,5 @@
 #include <adi/version.hpp>
 #include <adi/cuda.hpp>
 #include <adi/segmented.hpp>
+#include <adi/decomposition.hpp>
+#include <adi/distributed_line.hpp>

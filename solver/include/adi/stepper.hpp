@@ -34,9 +34,15 @@ class Stepper {
   /// Human-readable description of where it runs ("CPU, 2 OpenMP threads", "NVIDIA H200").
   virtual std::string device_name() const = 0;
 
-  /// Copy a packed x-fastest nx*ny*nz host array in / out.
+  /// Copy a packed x-fastest nx*ny*nz host array in / out. A distributed
+  /// stepper (adi/mpi.hpp) copies the rank's own sub-box.
   virtual void set_field(const T* host) = 0;
   virtual void get_field(T* host) = 0;
+  /// The whole field through rank 0: rank 0 passes the packed global array,
+  /// the other ranks nullptr. Collective for distributed steppers; the same
+  /// as set_field / get_field for the others.
+  virtual void scatter_field(const T* root_host) { set_field(root_host); }
+  virtual void gather_field(T* root_host) { get_field(root_host); }
 
   /// Advance one time step.
   virtual void step() = 0;
@@ -44,6 +50,7 @@ class Stepper {
   virtual void advance(index_t count) {
     for (index_t s = 0; s < count; ++s) step();
   }
+  /// Over the whole field (a distributed stepper reduces over its ranks).
   virtual FieldStats field_stats() = 0;
 
   /// Run one phase by itself (benchmarking; the field is left meaningless

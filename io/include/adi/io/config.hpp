@@ -50,6 +50,16 @@ struct CheckpointConfig {
   double every_seconds = 0.0;    ///< wall-clock seconds, 0 = off
 };
 
+/// `parallel: {grid: [1, Py, Pz]}`: the process grid of a distributed run
+/// (ranks along x, y, z; x is never split). Absent or `auto`: chosen from the
+/// rank count and the grid size (docs/MPI.md). Checked against the rank
+/// count when the run starts.
+struct ParallelConfig {
+  std::array<int, 3> grid{{0, 0, 0}};  ///< {0, 0, 0} = automatic
+  std::string where;                   ///< file:line:column of the key (for run-time errors)
+  bool automatic() const { return grid[0] == 0; }
+};
+
 /// Which geometry values the config set explicitly (the rest are defaults
 /// that an initial HDF5 file may fill in; explicit values must agree with it).
 struct GivenGeometry {
@@ -71,6 +81,7 @@ struct RunConfig {
   InitialConfig initial;
   OutputConfig output;
   CheckpointConfig checkpoint;
+  ParallelConfig parallel;
   index_t log_every = 0;   ///< log a line every N steps (0 = about every 2 s of wall time)
   std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };

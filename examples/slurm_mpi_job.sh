@@ -1,0 +1,89 @@
+#!/bin/bash
+# adi3d as an MPI job under Slurm (one rank per GPU), with checkpoint / requeue:
+# the MPI variant of slurm_job.sh.
+#
+#   sbatch examples/slurm_mpi_job.sh configs/heat.yaml [--set key=value ...]
+#   sbatch --nodes=2 --ntasks-per-node=4 examples/slurm_mpi_job.sh case.yaml
+#
+# Every rank owns a sub-box of the grid (README, "Running with MPI"). Slurm
+# sends SIGUSR1 to this script 10 minutes before the time limit
+# (--signal=B:USR1@600); the script passes it on to the launcher (srun and
+# Open MPI's mpirun both forward SIGUSR1 to every rank). The ranks agree to
+# stop after the same step, rank 0 writes a checkpoint and closes the
+# output, and adi3d exits with 75; the script then asks Slurm to requeue the
+# job, and the requeued job continues with --restart (on any rank count: the
+# checkpoint holds the whole field).
+#
+#SBATCH --job-name=adi3d-mpi
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=2
+#SBATCH --gpus-per-task=1
+#SBATCH --cpus-per-task=8
+#SBATCH --time=04:00:00
+#SBATCH --signal=B:USR1@600
+#SBATCH --requeue
+#SBATCH --open-mode=append
+#SBATCH --output=adi3d-mpi-%j.log
+
+set -u
+
+ADI3D=${ADI3D:-adi3d}              # the executable (built with -DADI_ENABLE_MPI=ON)
+CONFIG=${1:-configs/heat.yaml}
+shift || true
+CKPT=${CKPT:-${SLURM_JOB_NAME:-adi3d}.ckpt.h5}
+# srun starts the ranks through Slurm's PMI (add --mpi=pmix where the site
+# needs it, through SRUN_FLAGS); LAUNCHER=mpirun uses Open MPI's launcher
+# inside the allocation instead (MPIRUN_FLAGS, e.g. "-n 2").
+if [ -z "${LAUNCHER:-}" ]; then
+  if [ -n "${SLURM_JOB_ID:-}" ] && command -v srun >/dev/null 2>&1; then LAUNCHER=srun; else LAUNCHER=mpirun; fi
+fi
+
+cd "${SLURM_SUBMIT_DIR:-.}" || exit 1
+export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-${OMP_NUM_THREADS:-1}}
+
+args=(run "$CONFIG" --set "checkpoint.file=$CKPT" "$@")
+if [ -f "$CKPT" ]; then
+  echo "adi3d job ${SLURM_JOB_ID:-?}: continuing from $CKPT (restart ${SLURM_RESTART_COUNT:-0})"
+  args+=(--restart "$CKPT")
+fi
+
+if [ "$LAUNCHER" = srun ]; then
+  # shellcheck disable=SC2206
+  launch=(srun --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}" ${SRUN_FLAGS:-})
+else
+  # shellcheck disable=SC2206
+  launch=($LAUNCHER --bind-to none ${MPIRUN_FLAGS:-})
+fi
+
+# The launcher runs in the background so that this shell can take Slurm's
+# signal (B:USR1) and pass it on; `wait` returns early when a trapped signal
+# arrives, hence the loop.
+child=
+# shellcheck disable=SC2317  # called by the trap
+forward() { [ -n "$child" ] && kill -USR1 "$child" 2>/dev/null; }
+trap forward USR1 TERM
+"${launch[@]}" "$ADI3D" "${args[@]}" &
+child=$!
+while true; do
+  wait "$child"
+  rc=$?
+  kill -0 "$child" 2>/dev/null || break
+done
+
+case $rc in
+  0)
+    echo "adi3d job ${SLURM_JOB_ID:-?}: finished"
+    ;;
+  75)  # checkpointed on a signal: requeue and continue later
+    if [ -n "${SLURM_JOB_ID:-}" ]; then
+      echo "adi3d job $SLURM_JOB_ID: checkpointed to $CKPT, requeueing"
+      scontrol requeue "$SLURM_JOB_ID" || exit 75
+      exit 0
+    fi
+    echo "adi3d: checkpointed to $CKPT; run this script again to continue"
+    ;;
+  *)
+    echo "adi3d job ${SLURM_JOB_ID:-?}: failed with exit code $rc (see README, Exit codes)" >&2
+    ;;
+esac
+exit "$rc"

@@ -1,0 +1,261 @@
+"""`mpirun -np N adi3d run` end to end (label mpi), compared with the serial
+run of the same case (h5py):
+
+  outputs   Dirichlet and Neumann/mixed faces on a non-cubic grid whose sizes
+            do not divide evenly: every output step agrees with the serial
+            run to 1e-12 (relative, fp64), the .xmf is the serial one, the
+            provenance records the ranks; an automatic and a given grid;
+  restart   a checkpointed run continued on the same rank count is bit for
+            bit the uninterrupted distributed run, and one continued on
+            another rank count agrees with the serial run to round-off;
+  signal    SIGTERM to one rank only: all ranks stop at the same step, exit
+            75 with a checkpoint; a restart on another rank count finishes;
+  errors    a process grid that does not match the rank count (exit 2) and
+            an existing output (exit 3): one message, every rank ends cleanly;
+  slurm     examples/slurm_mpi_job.sh outside Slurm (LAUNCHER=mpirun, a fake
+            scontrol): SIGUSR1 to the job script (what --signal=B:USR1 does)
+            reaches every rank, the job asks to be requeued, the requeued
+            job finishes, and the result is the serial run's.
+"""
+
+import os
+import re
+import shlex
+import signal
+import stat
+import subprocess
+
+import h5py
+import numpy as np
+
+import adi_testlib as T
+
+CASE = """grid: {nx: 37, ny: 29, nz: 23}
+domain: {lx: 1.3, ly: 1.0, lz: 0.7}
+diffusivity: {x: 1.0, y: 0.6, z: 1.7}
+boundary: %(bc)s
+time: {dt: %(dt)s, steps: %(steps)d}
+backend: cpu
+output: {file: %(out)s, every: %(every)d, compression: %(gzip)d}
+checkpoint: {file: ck.h5, every: %(ck)d}
+log: {every: %(log)d}
+"""
+
+DIRICHLET = "dirichlet"
+MIXED = "{x: {lo: neumann, hi: dirichlet}, y: {lo: dirichlet, hi: neumann}, z: neumann}"
+
+
+def case(a, name, **kw):
+    p = dict(bc=DIRICHLET, dt="4e-4", steps=40, out="out.h5", every=10, gzip=0, ck=0, log=0)
+    p.update(kw)
+    d = os.path.join(a.work, name)
+    os.makedirs(d, exist_ok=True)
+    T.write(os.path.join(d, "case.yaml"), CASE % p)
+    return d
+
+
+def mpi_env():
+    e = T.env()
+    e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_mpi_yield_when_idle="1")
+    return e
+
+
+def mpi_cmd(a, np_, args):
+    return [a.mpiexec, a.npflag, str(np_)] + shlex.split(a.mpiflags) + [a.adi3d] + list(args)
+
+
+def mpirun(a, np_, args, cwd, rc=0, match=(), timeout=180):
+    cmd = mpi_cmd(a, np_, args)
+    print("$ (cd %s && %s)" % (cwd, " ".join(cmd)), flush=True)
+    p = subprocess.run(cmd, cwd=cwd, env=mpi_env(), capture_output=True, text=True, timeout=timeout)
+    out = p.stdout + p.stderr
+    print(out, flush=True)
+    T.check(p.returncode == rc, "expected exit code %d, got %d" % (rc, p.returncode))
+    for m in match:
+        T.check(re.search(m, out), "output does not match %r" % m)
+    return out
+
+
+def serial(a, args, cwd, **kw):
+    return T.run(a, args, cwd=cwd, **kw)
+
+
+def assert_close(a_path, b_path, what, tol=1e-12):
+    fa, fb = T.fields(a_path), T.fields(b_path)
+    T.check(sorted(fa) == sorted(fb), "%s: steps differ: %s vs %s" % (what, sorted(fa), sorted(fb)))
+    worst = 0.0
+    for s in sorted(fa):
+        x, y = fa[s], fb[s]
+        T.check(x.dtype == y.dtype and x.shape == y.shape, "%s: step %d dtype/shape differ" % (what, s))
+        scale = max(np.max(np.abs(x)), 1e-300)
+        worst = max(worst, np.max(np.abs(x - y)) / scale)
+    T.check(worst <= tol, "%s: max relative difference %.3e > %g" % (what, worst, tol))
+    print("%s: %d steps agree, max relative difference %.3e" % (what, len(fa), worst))
+
+
+def xmf_without_name(path, name):
+    with open(path) as f:
+        return f.read().replace(name, "NAME")
+
+
+def outputs(a):
+    for label, bc, grid, gzip in (("dirichlet", DIRICHLET, None, 0), ("mixed", MIXED, None, 4),
+                                  ("mixed_slabs", MIXED, "[1, 1, %d]" % a.np, 0)):
+        d = case(a, "outputs_" + label, bc=bc, gzip=gzip)
+        serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
+        args = ["run", "case.yaml", "--set", "output.file=mpi.h5"]
+        if grid:
+            args += ["--set", "parallel.grid=" + grid]
+        out = mpirun(a, a.np, args, cwd=d, match=[r"output +mpi\.h5 \(5 steps"])
+        if a.np > 1:  # one rank runs the ordinary stepper
+            T.check(re.search(r"MPI: %d ranks as 1 x " % a.np, out), "no decomposition in the log")
+            T.check("reduced-system line solves" in out, "the distributed stepper did not run")
+        assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"), "%s, %d ranks" % (label, a.np))
+        T.check(xmf_without_name(os.path.join(d, "serial.xmf"), "serial.h5") ==
+                xmf_without_name(os.path.join(d, "mpi.xmf"), "mpi.h5"), "the .xmf differs from the serial run's")
+        with h5py.File(os.path.join(d, "mpi.h5"), "r") as f:
+            T.check(f.attrs["status"] == "complete", "status %r" % f.attrs["status"])
+            if a.np > 1:
+                T.check("%d ranks as" % a.np in f["provenance"].attrs["device"], "provenance device: %r" %
+                        f["provenance"].attrs["device"])
+            if gzip:
+                T.check(f["steps/000040/u"].compression == "gzip", "no compression")
+
+
+def restart(a):
+    other = 2 if a.np != 2 else 3
+    ref = case(a, "restart_ref", bc=MIXED, ck=20)
+    serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=ref)
+    mpirun(a, a.np, ["run", "case.yaml", "-q"], cwd=ref)
+    # The same rank count: bit for bit the uninterrupted distributed run.
+    d = case(a, "restart_same", bc=MIXED, ck=20)
+    mpirun(a, a.np, ["run", "case.yaml", "--set", "time.steps=20", "-q"], cwd=d)
+    with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
+        T.check(f.attrs["step"] == 20, "checkpoint step %s" % f.attrs["step"])
+    mpirun(a, a.np, ["run", "case.yaml", "--restart", "ck.h5"], cwd=d, match=[r"restart +from ck\.h5 at step 20"])
+    T.assert_same_fields(os.path.join(d, "out.h5"), os.path.join(ref, "out.h5"),
+                         "restart on %d ranks vs uninterrupted" % a.np)
+    # Another rank count (and the checkpoint's own config): round-off.
+    d2 = case(a, "restart_other", bc=MIXED, ck=20)
+    mpirun(a, a.np, ["run", "case.yaml", "--set", "time.steps=20", "-q"], cwd=d2)
+    mpirun(a, other, ["run", "--restart", "ck.h5", "--set", "time.steps=40", "-q"], cwd=d2)
+    assert_close(os.path.join(ref, "serial.h5"), os.path.join(d2, "out.h5"),
+                 "%d ranks, then %d ranks after the restart, vs serial" % (a.np, other))
+
+
+def rank_pids(parent):
+    """adi3d processes started (through mpirun's daemon) for this test."""
+    pids = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/environ" % p, "rb") as f:
+                env = f.read()
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"adi3d") and b"ADI_TEST_TAG=" + parent.encode() in env:
+            pids.append(int(p))
+    return sorted(pids)
+
+
+def signal_one_rank(a):
+    # Long enough to be stopped mid-run, short enough in simulated time that
+    # the mode stays well above round-off (t = 0.06 s).
+    ref = case(a, "signal_ref", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
+    d = case(a, "signal", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
+    tag = "signal-%d-%d" % (os.getpid(), a.np)
+    env = mpi_env()
+    env["ADI_TEST_TAG"] = tag
+    cmd = mpi_cmd(a, a.np, ["run", "case.yaml"])  # ranks on this host inherit ADI_TEST_TAG
+    print("$ (cd %s && %s) &" % (d, " ".join(cmd)), flush=True)
+    p = subprocess.Popen(cmd, cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    T.wait_for_line(p, r"\] step [0-9]+/3000", timeout=120)
+    pids = rank_pids(tag)
+    T.check(len(pids) == a.np, "found %d rank processes, expected %d" % (len(pids), a.np))
+    victim = pids[-1]
+    print("SIGTERM to one rank only (pid %d of %s)" % (victim, pids), flush=True)
+    os.kill(victim, signal.SIGTERM)
+    rc, out = T.finish(p, timeout=120)
+    T.check(rc == 75, "expected exit 75, got %d" % rc)
+    T.check("SIGTERM received: stopping after step" in out, "no stop message")
+    with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
+        step = int(f.attrs["step"])
+    T.check(0 < step < 3000, "checkpoint at step %d" % step)
+    with h5py.File(os.path.join(d, "out.h5"), "r") as f:
+        T.check(f.attrs["status"] == "interrupted", "output status %r" % f.attrs["status"])
+    other = 2 if a.np != 2 else 3
+    mpirun(a, other, ["run", "--restart", "ck.h5", "-q"], cwd=d, timeout=300,
+           match=[r"restart +from ck\.h5 at step %d" % step])
+    serial(a, ["run", "case.yaml", "-q"], cwd=ref, timeout=300)
+    assert_close(os.path.join(ref, "out.h5"), os.path.join(d, "out.h5"),
+                 "stopped on %d ranks, finished on %d, vs serial" % (a.np, other))
+
+
+def errors(a):
+    d = case(a, "errors")
+    out = mpirun(a, a.np, ["run", "case.yaml", "--set", "parallel.grid=[1, 1, %d]" % (a.np + 1)], cwd=d, rc=2,
+                 match=[r"parallel\.grid: process grid 1 x 1 x %d has %d ranks, the run has %d" %
+                        (a.np + 1, a.np + 1, a.np)])
+    T.check(out.count("adi3d: error:") == 1, "the error is printed %d times" % out.count("adi3d: error:"))
+    T.write(os.path.join(d, "out.h5"), "not yours")
+    out = mpirun(a, a.np, ["run", "case.yaml"], cwd=d, rc=3, match=[r"output file 'out\.h5' exists"])
+    T.check(out.count("adi3d: error:") == 1, "the error is printed %d times" % out.count("adi3d: error:"))
+    # Ranks that would not talk to each other refuse to run the case N times over.
+    os.environ["ADI_MPI"] = "0"
+    try:
+        mpirun(a, a.np, ["run", "case.yaml", "--overwrite"], cwd=d, rc=6,
+               match=[r"started as one of %d MPI ranks, but MPI was not started" % a.np])
+    finally:
+        del os.environ["ADI_MPI"]
+
+
+def slurm(a):
+    d = case(a, "slurm", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
+    job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
+    bindir = os.path.join(d, "bin")
+    os.makedirs(bindir)
+    fake = os.path.join(bindir, "scontrol")  # records how it was called
+    T.write(fake, '#!/bin/sh\necho "$@" >> "%s"\n' % os.path.join(d, "scontrol.log"))
+    os.chmod(fake, stat.S_IRWXU)
+    env = mpi_env()
+    env.update(PATH=bindir + os.pathsep + env["PATH"], ADI3D=a.adi3d, LAUNCHER=a.mpiexec,
+               MPIRUN_FLAGS="%s %d %s" % (a.npflag, a.np, a.mpiflags), SLURM_JOB_ID="4343", SLURM_SUBMIT_DIR=d,
+               CKPT="job.ckpt.h5", SLURM_CPUS_PER_TASK="1")
+    print("$ slurm_mpi_job.sh case.yaml &", flush=True)
+    p = subprocess.Popen(["bash", job, "case.yaml"], cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    T.wait_for_line(p, r"\] step [0-9]+/3000", timeout=120)
+    os.kill(p.pid, signal.SIGUSR1)  # --signal=B:USR1 signals the batch script
+    rc, out = T.finish(p)
+    T.check(rc == 0, "the job script should exit 0 after requeueing, got %d" % rc)
+    T.check("checkpointed to job.ckpt.h5, requeueing" in out, "no requeue message")
+    T.check("SIGUSR1 received: stopping after step" in out, "the ranks did not stop on SIGUSR1")
+    T.check(open(os.path.join(d, "scontrol.log")).read().strip() == "requeue 4343", "scontrol was not asked")
+    env["SLURM_RESTART_COUNT"] = "1"
+    p = subprocess.run(["bash", job, "case.yaml"], cwd=d, env=env, capture_output=True, text=True, timeout=300)
+    print(p.stdout + p.stderr, flush=True)
+    T.check(p.returncode == 0 and "continuing from job.ckpt.h5 (restart 1)" in p.stdout and "finished" in p.stdout,
+            "the requeued job did not finish")
+    ref = case(a, "slurm_ref", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
+    serial(a, ["run", "case.yaml", "-q"], cwd=ref, timeout=300)
+    assert_close(os.path.join(ref, "out.h5"), os.path.join(d, "out.h5"), "requeued MPI job vs serial")
+
+
+PARTS = {"outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm}
+
+
+def body():
+    def extra(p):
+        p.add_argument("--part", required=True, choices=sorted(PARTS))
+        p.add_argument("--np", type=int, required=True)
+        p.add_argument("--mpiexec", required=True)
+        p.add_argument("--npflag", default="-n")
+        p.add_argument("--mpiflags", default="")
+    a = T.parse_args(extra)
+    PARTS[a.part](a)
+
+
+T.main(body)
