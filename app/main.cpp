@@ -20,7 +20,8 @@ using namespace adi::app;
 
 namespace {
 int report(const char* kind, const std::exception& e, int code) {
-  std::fprintf(stderr, "adi3d: %s%s\n", kind, e.what());
+  // One line whatever the message quotes (file names, library text).
+  std::fprintf(stderr, "adi3d: %s%s\n", kind, printable(e.what()).c_str());
   if (const auto* ae = dynamic_cast<const adi::Error*>(&e); ae && *ae->source_file())
     spdlog::debug("raised at {}:{}", ae->source_file(), ae->source_line());
   return code;
