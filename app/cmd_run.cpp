@@ -27,6 +27,7 @@ int cmd_run(const RunOptions& o) {
   }
   check_memory(plan.memory);
   check_paths(plan, o.overwrite);
+  probe_inputs(plan);
 
   spdlog::debug("resolved config:\n{}", c.resolved_yaml);
   spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -88,6 +89,27 @@ void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
 
 }  // namespace
 
+/// Seconds a child may take to read a file's header (ADI_READ_TIMEOUT,
+/// default 60), and its data (plus the time to read the file at 20 MB/s): a
+/// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
+/// slow disk should not stop a run, hence generous.
+double probe_header_seconds() {
+  if (const char* v = std::getenv("ADI_READ_TIMEOUT")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && s > 0) return s;
+  }
+  return 60.0;
+}
+/// Memory a child may use for a file's header; for its data, twice the field
+/// more (read_field's copy as double planes and the result).
+constexpr double kProbeHeaderBytes = 1024.0 * 1024 * 1024;
+double probe_data_seconds(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  return probe_header_seconds() + (ec ? 0.0 : static_cast<double>(bytes) / 20e6);
+}
+
 RunPlan plan_run(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
   if (!o.backend.empty()) sets.push_back("backend=" + o.backend);
@@ -96,6 +118,8 @@ RunPlan plan_run(const RunOptions& o) {
   io::RunConfig& c = plan.config;
   if (!o.restart.empty()) {
     plan.restart = o.restart;
+    io::probe_in_child(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
+                       probe_header_seconds(), kProbeHeaderBytes);
     plan.restart_state = io::read_checkpoint_state(o.restart);
     const io::RunConfig stored =
         io::parse_config(plan.restart_state.config_yaml, o.restart + ":/provenance/config");
@@ -121,7 +145,10 @@ RunPlan plan_run(const RunOptions& o) {
     c = o.config.empty() ? io::parse_config(io::default_config_text(), "<built-in heat.yaml>", sets)
                          : io::load_config(o.config, sets);
     if (c.initial.kind == io::InitialConfig::Kind::File) {
-      plan.initial = io::inspect_field(resolve_input(c, c.initial.file), c.initial.dataset);
+      const std::string file = resolve_input(c, c.initial.file);
+      io::probe_in_child(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
+                         probe_header_seconds(), kProbeHeaderBytes);
+      plan.initial = io::inspect_field(file, c.initial.dataset);
       io::apply_field_geometry(c, *plan.initial);
     }
   }
@@ -129,6 +156,20 @@ RunPlan plan_run(const RunOptions& o) {
   plan.checkpoint = checkpoint_path(c, o.restart);
   plan.memory = estimate_memory(c);
   return plan;
+}
+
+void probe_inputs(const RunPlan& plan) {
+  const double bytes = kProbeHeaderBytes + 2.0 * plan.memory.field_bytes;
+  dispatch_precision(plan.config.precision, [&](auto tag) {
+    using T = decltype(tag);
+    if (!plan.restart.empty())
+      io::probe_in_child(plan.restart, "checkpoint",
+                         [&] { (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state); },
+                         probe_data_seconds(plan.restart), bytes);
+    else if (plan.initial)
+      io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
+                         probe_data_seconds(plan.initial->file), bytes);
+  });
 }
 
 void check_paths(const RunPlan& plan, bool overwrite) {

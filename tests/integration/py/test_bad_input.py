@@ -213,9 +213,42 @@ output: {file: out.h5, every: 5}
           match=[r"# memory: one field 46\.88 KiB; host [0-9.]+ MiB needed, .* available", r"# memory: fits"])
 
 
+def fuzz_input(a, target, name):
+    return os.path.join(a.source, "tests", "fuzz", "regressions", target, name)
+
+
+def hdf5_crash_initial(a):
+    # A file found by tests/fuzz that makes HDF5 1.10 read out of bounds
+    # (h5py dies on it with SIGSEGV too): adi3d reads it in a child process
+    # first, so the run stops with a message and exit 3.
+    shutil.copy(fuzz_input(a, "hdf5_field", "hdf5_dread_segv_huge_chunk"), os.path.join(a.work, "grid.h5"))
+    setup(a)
+    run_bad(a, 3, [r"grid\.h5: initial field: the HDF5 library crashed reading it \(Segmentation fault\); the file "
+                   r"is damaged"])
+    no_output_left(a)
+
+
+def hdf5_crash_checkpoint(a):
+    shutil.copy(fuzz_input(a, "checkpoint", "hdf5_global_heap_read_overflow"), os.path.join(a.work, "ck.h5"))
+    run_bad(a, 3, [r"ck\.h5: checkpoint: the HDF5 library crashed reading it"], args=("run", "--restart", "ck.h5"))
+
+
+def hdf5_hang(a):
+    # A file on which HDF5 1.10 loops for ever reading a string attribute:
+    # the read is stopped after ADI_READ_TIMEOUT seconds (default 60).
+    shutil.copy(os.path.join(a.source, "tests", "integration", "data", "hdf5_hangs_reading_attribute.h5"),
+                os.path.join(a.work, "ck.h5"))
+    import time
+    t0 = time.time()
+    run_bad(a, 3, [r"ck\.h5: checkpoint: reading it did not finish within 3 s"], args=("run", "--restart", "ck.h5"),
+            extra_env={"ADI_READ_TIMEOUT": "3"})
+    T.check(time.time() - t0 < 30, "took %.0f s" % (time.time() - t0))
+
+
 CASES = {f.__name__: f for f in (missing_file, not_hdf5, dataset_missing, wrong_rank, wrong_shape, integer_dtype,
                                  nan_inf, unwritable_output, disk_full_first_step, disk_full_later_step,
-                                 existing_output, truncated_checkpoint, restart_mismatch, too_big)}
+                                 existing_output, truncated_checkpoint, restart_mismatch, too_big,
+                                 hdf5_crash_initial, hdf5_crash_checkpoint, hdf5_hang)}
 
 
 def body():
