@@ -67,6 +67,11 @@ int main(int argc, char** argv) {
 
   auto* c_info = app.add_subcommand("info", "version, build options and visible devices");
 
+  std::string recover_file;
+  auto* c_recover = app.add_subcommand(
+      "recover", "undo the unfinished write of a killed run in an output file (a --restart does it itself)");
+  c_recover->add_option("file", recover_file, "the output file (its journal is <file>.journal)")->required();
+
   BenchOptions bench;
   auto* c_bench = app.add_subcommand("bench", "time the phases of a Douglas step against the measured copy bandwidth");
   c_bench->add_option("--size", bench.sizes, "grid size N (N^3) or NXxNYxNZ (repeatable)")->capture_default_str();
@@ -94,6 +99,14 @@ int main(int argc, char** argv) {
     if (c_run->parsed()) return cmd_run(run);
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info();
+    if (c_recover->parsed()) {
+      const bool undone = io::recover_output(recover_file);
+      std::printf("%s: %s\n", recover_file.c_str(),
+                  undone ? "the unfinished write of a killed run was undone; the file is back at its last complete "
+                           "step (the one its .xmf lists last)"
+                         : "nothing to recover (no journal: the last run closed it or was not killed inside a write)");
+      return kOk;
+    }
     if (c_bench->parsed()) return cmd_bench(bench);
   } catch (const io::ConfigError& e) {
     return report("error: ", e, kUsageError);

@@ -260,6 +260,10 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     if (!plan.restart.empty() && fs::exists(plan.output)) {
       out.emplace(io::GridFile::reopen(oo, s0));
       reopened = true;
+      if (out->rolled_back())
+        spdlog::warn("{}: the previous run was killed inside a write; the file was restored to its last complete "
+                     "step",
+                     plan.output);
       spdlog::info("continuing {} ({} steps kept)", plan.output, out->steps().size());
     } else {
       out.emplace(io::GridFile::create(oo));
