@@ -144,10 +144,15 @@ def disk_full_later_step(a):
     # half-written under its name, and the sidecar goes with it.
     good_grid(a)
     setup(a)
-    run_bad(a, 3, [r"output file 'out\.h5', step 5: .*File too large.*; the incomplete file was moved to "
-                   r"out\.h5\.failed"], preexec_fn=fsize_limit(100 * 1024))
+    run_bad(a, 3, [r"output file 'out\.h5', step 5: .*File too large.*; the file, back at its last complete step, "
+                   r"was moved to out\.h5\.failed"], preexec_fn=fsize_limit(100 * 1024))
     no_output_left(a)
-    T.check(os.path.exists(os.path.join(a.work, "out.h5.failed")), "out.h5.failed missing")
+    # Not a corrupt file: what the failed write had changed was undone (the
+    # journal), so it opens and holds step 0 intact.
+    with h5py.File(os.path.join(a.work, "out.h5.failed"), "r") as f:
+        T.check(sorted(f["steps"]) == ["000000"], "steps in out.h5.failed: %s" % sorted(f["steps"]))
+        f["steps/000000/u"][()]
+    T.check(not os.path.exists(os.path.join(a.work, "out.h5.journal")), "journal left behind")
 
 
 def existing_output(a):
