@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <limits>
 #include <unistd.h>
 
 namespace adi::app {
@@ -284,9 +285,16 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     if (c.output.every_time > 0 && time_index(s) > time_index(s - 1)) return true;
     return s == c.steps && c.output.write_final;
   };
+  // Fault injection for the tests of the NaN guard (docs/BAD_INPUT.md): no
+  // valid input makes the scheme produce NaN after a good step (it is
+  // unconditionally stable, |g| <= 1), so ADI_FAULT_NAN_AT_STEP=N puts one
+  // into the field after step N, loudly.
+  index_t nan_at = -1;
+  if (const char* v = std::getenv("ADI_FAULT_NAN_AT_STEP")) nan_at = std::atoll(v);
   index_t max_chunk = 1;
   auto next_stop = [&](index_t s) {
     index_t e = c.steps;
+    if (nan_at > s) e = std::min(e, nan_at);
     for (index_t every : {c.output.every_steps, c.checkpoint.every_steps, c.log_every})
       if (every > 0) e = std::min(e, (s / every + 1) * every);
     if (out && c.output.every_time > 0) {
@@ -301,17 +309,37 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   index_t s = s0;
   FieldStats stats;
-  auto fetch = [&] {  // u <- the stepper's field at step s, checked
+  index_t last_output = -1, last_checkpoint = -1;  // steps on disk, for the NaN message
+  // The field is checked (field_stats: one pass over it, ~1 % of a step)
+  // before anything is written from it (outputs, checkpoints, the checkpoint
+  // of a signal) and at every log line (log.every steps, or about every 2 s of
+  // wall time), so a NaN never reaches a file, the last checkpoint stays the
+  // last good state, and a run that went bad stops within a log interval.
+  auto numerical_error = [&] {
+    std::string kept;
+    if (last_checkpoint >= 0)
+      kept += "; the checkpoint " + plan.checkpoint + " (step " + std::to_string(last_checkpoint) +
+              ") is the last good state";
+    else if (!plan.restart.empty())
+      kept += "; the checkpoint " + plan.restart + " (step " + std::to_string(s0) + ") is the last good state";
+    if (out && last_output >= 0)
+      kept += "; " + plan.output + " holds the steps up to " + std::to_string(last_output);
+    ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
+                                  std::to_string(time_of(s)) + " s); nothing was written from it" + kept);
+  };
+  auto check = [&] {
     stats = stepper->field_stats();
-    if (!stats.finite)
-      ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
-                                    std::to_string(time_of(s)) + " s)");
+    if (!stats.finite) numerical_error();
+  };
+  auto fetch = [&] {  // u <- the stepper's field at step s, checked
+    check();
     stepper->get_field(u.data());
   };
   auto write_output = [&] {
     CriticalWrite cw;  // a second signal waits for this step and its flush
     out->write_step(s, time_of(s), u.data());
     ++rep.outputs_written;
+    last_output = s;
   };
   auto write_checkpoint = [&] {
     io::CheckpointState st;
@@ -323,6 +351,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     st.config_yaml = c.resolved_yaml;
     io::write_checkpoint(plan.checkpoint, st, u.data(), prov);
     rep.checkpoint_written = plan.checkpoint;
+    last_checkpoint = s;
     spdlog::debug("checkpoint at step {} written to {}", s, plan.checkpoint);
   };
 
@@ -356,6 +385,12 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       const double per_step = took / static_cast<double>(target - s);
       max_chunk = std::clamp<index_t>(static_cast<index_t>(0.1 / std::max(per_step, 1e-9)), 1, index_t(1) << 20);
       s = target;
+      if (s == nan_at) {
+        spdlog::warn("fault injection (ADI_FAULT_NAN_AT_STEP={}): a NaN put into the field after step {}", nan_at, s);
+        stepper->get_field(u.data());
+        u[u.size() / 2] = std::numeric_limits<T>::quiet_NaN();
+        stepper->set_field(u.data());
+      }
 
       bool fetched = false;
       const auto now = Clock::now();
@@ -375,12 +410,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       const bool log_due = c.log_every > 0 ? (s % c.log_every == 0 || s == c.steps)
                                            : (seconds(now - last_log) >= (tty ? 0.25 : 2.0) || s == c.steps);
       if (log_due) {
-        if (!fetched) {
-          stats = stepper->field_stats();
-          if (!stats.finite)
-            ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(s) + " (t = " +
-                                          std::to_string(time_of(s)) + " s)");
-        }
+        if (!fetched) check();
         const double el = seconds(now - t0);
         const double rate = static_cast<double>(s - s0) / std::max(el, 1e-9);
         const double eta = static_cast<double>(c.steps - s) / std::max(rate, 1e-9);
@@ -433,8 +463,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     throw;
   }
 
-  stats = stepper->field_stats();
-  if (!stats.finite) ADI_THROW(NumericalError, "the field holds NaN or Inf at the end of the run");
+  check();
   rep.stats = stats;
   stepper->get_field(u.data());
   if (c.initial.kind == io::InitialConfig::Kind::Analytic) {
