@@ -198,6 +198,9 @@ def restart_mismatch(a):
             args=("run", "case.yaml", "--restart", "ck.h5", "--set", "time.dt=0.002"))
     run_bad(a, 2, [r"ck\.h5: cannot continue this run from the checkpoint: precision differs"],
             args=("run", "case.yaml", "--restart", "ck.h5", "--precision", "float32"))
+    run_bad(a, 2, [r"ck\.h5: cannot continue this run from the checkpoint: it was written for a 24 x 20 x 16 grid, "
+                   r"the config has 24 x 20 x 15"],
+            args=("run", "case.yaml", "--restart", "ck.h5", "--set", "grid={nx: 24, ny: 20, nz: 15}"))
     T.check(open(out, "rb").read() == before, "the output was modified by a refused restart")
 
 
