@@ -99,9 +99,13 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
                       "); the file is damaged (adi3d reads input files in a separate process first: "
                       "nothing was written)",
                   __FILE__, __LINE__);
+  // A non-zero exit: the child's sanitizer runtime (in a checking build)
+  // reported the crash and exited.
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw IoError(file + ": " + what + ": the HDF5 library failed hard reading it (exit status " +
-                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + "); the file is damaged",
+    throw IoError(file + ": " + what + ": the HDF5 library crashed reading it (exit status " +
+                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                      "); the file is damaged (adi3d reads input files in a separate process first: "
+                      "nothing was written)",
                   __FILE__, __LINE__);
 }
 
