@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace adi::cuda {
 
@@ -163,6 +164,14 @@ __global__ void __launch_bounds__(kTileX* kTileY)
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 }  // namespace
+
+std::string rhs_unlaunchable(const Layout3& L) {
+  const index_t gy = (L.n[1] + kTileY - 1) / kTileY, gz = (L.n[2] + kChunkZ - 1) / kChunkZ;
+  if (gy <= 65535 && gz <= 65535) return "";
+  return "the RHS kernel covers at most ny = " + std::to_string(65535 * kTileY) + " and nz = " +
+         std::to_string(65535 * kChunkZ) + " nodes, the grid has ny = " + std::to_string(L.n[1]) +
+         ", nz = " + std::to_string(L.n[2]);
+}
 
 template <class T>
 void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st) {
