@@ -231,6 +231,12 @@ hid_t driver_id() {
   static const hid_t id = [] {
     static H5FD_class_t cls;
     std::memset(&cls, 0, sizeof cls);
+#if H5_VERSION_GE(1, 13, 2)
+    // HDF5 >= 1.13.2 versions the class and wants a value of its own
+    // (256..511 are for drivers outside the library).
+    cls.version = H5FD_CLASS_VERSION;
+    cls.value = static_cast<H5FD_class_value_t>(317);
+#endif
     cls.name = "adi3d_undo";
     cls.maxaddr = (static_cast<haddr_t>(1) << 62) - 1;
     cls.fc_degree = H5F_CLOSE_WEAK;
@@ -263,18 +269,25 @@ std::string journal_path_for(const std::string& path) { return path + ".journal"
 H5Id undo_fapl(const std::string& journal, const std::string& context) {
   init_hdf5();
   H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  UndoFapl info{};
-  if (journal.size() >= sizeof info.journal)
-    throw IoError(context + ": path too long for the journal (" + journal + ")", __FILE__, __LINE__);
-  std::memcpy(info.journal, journal.c_str(), journal.size() + 1);
-  const hid_t id = driver_id();
-  if (id < 0) throw_hdf5(context, "cannot register the journaling file driver", __FILE__, __LINE__);
-  ADI_H5_CHECK(H5Pset_driver(fapl.get(), id, &info), context, "cannot select the journaling file driver");
   H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+  UndoFapl info{};
+  const hid_t id = driver_id();
+  if (id < 0 || journal.size() >= sizeof info.journal) {
+    // An HDF5 whose driver interface this was not written for (or an absurd
+    // path): the default driver, without the journal, rather than no output.
+    H5Eclear2(H5E_DEFAULT);
+    return fapl;
+  }
+  std::memcpy(info.journal, journal.c_str(), journal.size() + 1);
+  ADI_H5_CHECK(H5Pset_driver(fapl.get(), id, &info), context, "cannot select the journaling file driver");
   return fapl;
 }
 
 void undo_commit(hid_t file, const std::string& context) {
+  {
+    const H5Id fapl(H5Fget_access_plist(file), H5Pclose);
+    if (!fapl.valid() || H5Pget_driver(fapl.get()) != driver_id()) return;  // opened without the journal
+  }
   void* handle = nullptr;
   ADI_H5_CHECK(H5Fget_vfd_handle(file, H5P_FILE_ACCESS_DEFAULT, &handle), context, "cannot reach the file driver");
   UndoState* f = static_cast<UndoState*>(handle);
