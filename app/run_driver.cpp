@@ -90,6 +90,8 @@ void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
 
 }  // namespace
 
+namespace {
+
 /// Seconds a child may take to read a file's header (ADI_READ_TIMEOUT,
 /// default 60), and its data (plus the time to read the file at 20 MB/s): a
 /// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
@@ -110,6 +112,8 @@ double probe_data_seconds(const std::string& path) {
   const auto bytes = fs::file_size(path, ec);
   return probe_header_seconds() + (ec ? 0.0 : static_cast<double>(bytes) / 20e6);
 }
+
+}  // namespace
 
 RunPlan plan_run(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
@@ -309,7 +313,8 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   index_t s = s0;
   FieldStats stats;
-  index_t last_output = -1, last_checkpoint = -1;  // steps on disk, for the NaN message
+  // Steps on disk, for the NaN message (a continued output already has some).
+  index_t last_output = out && !out->steps().empty() ? out->steps().back().step : -1, last_checkpoint = -1;
   // The field is checked (field_stats: one pass over it, ~1 % of a step)
   // before anything is written from it (outputs, checkpoints, the checkpoint
   // of a signal) and at every log line (log.every steps, or about every 2 s of
