@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -58,17 +59,39 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
         (void)::setrlimit(RLIMIT_AS, &lim);
       }
     }
+    // The outcome goes up the pipe: "O" (the read succeeded) or "E" and the
+    // error's message. An error is reported from here and the parent does not
+    // repeat that read: the cap above may be what stopped it, and the parent
+    // has no cap.
+    std::string outcome = "O";
     try {
       probe();
+    } catch (const Error& e) {
+      outcome = std::string("E") + e.what();
+    } catch (const std::bad_alloc&) {
+      outcome = "E" + file + ": " + what +
+                ": reading it needs more memory than its size allows for (the file is damaged or claims a huge size)";
+    } catch (const std::exception& e) {
+      outcome = "E" + file + ": " + what + ": cannot read it (" + e.what() + ")";
     } catch (...) {
-      // an ordinary error: the parent's own read reports it
+      outcome = "E" + file + ": " + what + ": cannot read it";
+    }
+    const char* p = outcome.data();
+    std::size_t left = std::min<std::size_t>(outcome.size(), 65536);
+    while (left > 0) {
+      const ssize_t w = ::write(fds[1], p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      p += w;
+      left -= static_cast<std::size_t>(w);
     }
     ::_exit(0);
   }
   ::close(fds[1]);
-  // Wait for the pipe's end-of-file (the child has exited), at most timeout_s.
+  // Read the outcome until end-of-file (the child has exited), at most timeout_s.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   bool finished = false;
+  std::string outcome;
   for (;;) {
     const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) break;
@@ -76,8 +99,9 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     const int r = ::poll(&p, 1, static_cast<int>(std::min(left * 1000.0, 1e9)) + 1);
     if (r < 0 && errno == EINTR) continue;
     if (r > 0) {
-      char buf[64];
+      char buf[4096];
       const ssize_t n = ::read(fds[0], buf, sizeof buf);
+      if (n > 0) outcome.append(buf, static_cast<std::size_t>(n));
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
         finished = true;
         break;
@@ -101,12 +125,13 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
                   __FILE__, __LINE__);
   // A non-zero exit: the child's sanitizer runtime (in a checking build)
   // reported the crash and exited.
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || outcome.empty())
     throw IoError(file + ": " + what + ": the HDF5 library crashed reading it (exit status " +
                       std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
                       "); the file is damaged (adi3d reads input files in a separate process first: "
                       "nothing was written)",
                   __FILE__, __LINE__);
+  if (outcome[0] == 'E') throw IoError(outcome.substr(1), __FILE__, __LINE__);
 }
 
 }  // namespace adi::io

@@ -123,11 +123,13 @@ inline void child_setup(const std::string&) {}
 #endif
 
 /// adi3d's order of things (io/probe.hpp): the read runs in a child first.
-/// Returns true when the child completed (the caller then repeats the read
-/// in-process, where libFuzzer counts coverage and the sanitizers watch);
-/// false when the child died inside the HDF5 library, which adi3d turns into
-/// a clear IoError (exit 3): contained, not a finding. A child that died in
-/// adi3d's own code, or hung, is a finding.
+/// Returns true when the child's read succeeded (the caller then repeats it
+/// in-process, as adi3d does, where libFuzzer counts coverage and the
+/// sanitizers watch); false when it failed with an error (adi3d reports that
+/// error without repeating the read: checked to be one line) or the child
+/// died inside the HDF5 library, which adi3d turns into a clear IoError
+/// (exit 3): contained, not a finding. A child that died in adi3d's own code,
+/// or hung, is a finding.
 template <class F>
 bool child_survives(const std::string& path, F&& read) {
   const std::string dir = scratch_dir();
@@ -146,6 +148,10 @@ bool child_survives(const std::string& path, F&& read) {
     const std::string report = take_reports(dir, stem);
     const std::string m = e.what();
     if (m.find("did not finish") != std::string::npos) finding("the read hangs", m);
+    if (m.find("crashed reading it") == std::string::npos) {
+      expect_clean_failure([&] { throw; });  // the child's error: one line, an adi::Error
+      return false;
+    }
     if (!blames_hdf5(report)) finding("crash in adi3d's code (in the probe's child)", m + "\n" + report);
     return false;
   }

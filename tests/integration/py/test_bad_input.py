@@ -242,6 +242,16 @@ def hdf5_crash_checkpoint(a):
     run_bad(a, 3, [r"ck\.h5: checkpoint: the HDF5 library crashed reading it"], args=("run", "--restart", "ck.h5"))
 
 
+def hdf5_huge_allocation(a):
+    # A checkpoint whose damaged sizes make HDF5 allocate and fill gigabytes
+    # (found by tests/fuzz; without the probe adi3d grew to 4 GB before
+    # failing): the child's capped address space makes the allocation fail,
+    # and that error is the run's, without a second, uncapped read.
+    shutil.copy(fuzz_input(a, "checkpoint", "hdf5_huge_allocation_reading_config"), os.path.join(a.work, "ck.h5"))
+    run_bad(a, 3, [r"ck\.h5: cannot read dataset /provenance/config \(HDF5: memory allocation failed"],
+            args=("run", "--restart", "ck.h5"))
+
+
 def hdf5_hang(a):
     # A file on which HDF5 1.10 loops for ever reading a string attribute:
     # the read is stopped after ADI_READ_TIMEOUT seconds (default 60).
@@ -257,7 +267,7 @@ def hdf5_hang(a):
 CASES = {f.__name__: f for f in (missing_file, not_hdf5, dataset_missing, wrong_rank, wrong_shape, integer_dtype,
                                  nan_inf, unwritable_output, disk_full_first_step, disk_full_later_step,
                                  existing_output, truncated_checkpoint, restart_mismatch, too_big,
-                                 hdf5_crash_initial, hdf5_crash_checkpoint, hdf5_hang)}
+                                 hdf5_crash_initial, hdf5_crash_checkpoint, hdf5_huge_allocation, hdf5_hang)}
 
 
 def body():
