@@ -90,7 +90,8 @@ if [ "$hdf5" -eq 1 ]; then
   # adi3d stops such a read after ADI_READ_TIMEOUT seconds (io/probe.hpp).
   for a in "$WORK"/artifacts/timeout-*; do
     [ -f "$a" ] || continue
-    ADI_ISOLATE_READS=0 "$FUZZER" "${common[@]}" "$a" >"$a.triage" 2>&1 || true
+    # -timeout=1 (after the common flags, so it wins): enough to see where it hangs.
+    ADI_ISOLATE_READS=0 "$FUZZER" "${common[@]}" -timeout=1 "$a" >"$a.triage" 2>&1 || true
     if [ "$(blame "$a.triage")" = hdf5 ]; then
       hangs=$((hangs + 1))
     else
