@@ -32,9 +32,10 @@ int report(const std::exception& e, bool tag_rank) {
   const char* kind = "";
   const int code = exit_code_of(e, &kind);
   if (tag_rank)
-    std::fprintf(stderr, "adi3d: [rank %d] %s%s\n", mpi::world_rank(), kind, e.what());
+    std::fprintf(stderr, "adi3d: [rank %d] %s%s\n", mpi::world_rank(), kind, printable(e.what()).c_str());
   else
-    std::fprintf(stderr, "adi3d: %s%s\n", kind, e.what());
+    // One line whatever the message quotes (file names, library text).
+    std::fprintf(stderr, "adi3d: %s%s\n", kind, printable(e.what()).c_str());
   if (const auto* ae = dynamic_cast<const adi::Error*>(&e); ae && *ae->source_file())
     spdlog::debug("raised at {}:{}", ae->source_file(), ae->source_line());
   return code;

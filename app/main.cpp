@@ -65,6 +65,11 @@ int main(int argc, char** argv) {
 
   auto* c_info = app.add_subcommand("info", "version, build options and visible devices");
 
+  std::string recover_file;
+  auto* c_recover = app.add_subcommand(
+      "recover", "undo the unfinished write of a killed run in an output file (a --restart does it itself)");
+  c_recover->add_option("file", recover_file, "the output file (its journal is <file>.journal)")->required();
+
   BenchOptions bench;
   auto* c_bench = app.add_subcommand("bench", "time the phases of a Douglas step against the measured copy bandwidth");
   c_bench->add_option("--size", bench.sizes, "grid size N (N^3) or NXxNYxNZ (repeatable)")->capture_default_str();
@@ -114,10 +119,18 @@ int main(int argc, char** argv) {
     if (c_layout->parsed()) return cmd_layout(lay);
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info();
+    if (c_recover->parsed()) {
+      const bool undone = io::recover_output(recover_file);
+      std::printf("%s: %s\n", recover_file.c_str(),
+                  undone ? "the unfinished write of a killed run was undone; the file is back at its last complete "
+                           "step (the one its .xmf lists last)"
+                         : "nothing to recover (no journal: the last run closed it or was not killed inside a write)");
+      return kOk;
+    }
   } catch (const CollectiveError& e) {
     // Every rank has it; it was printed once already, or rank 0 prints it
     // now (its message carries its kind, "numerical error: ...").
-    if (!e.reported() && rank == 0) std::fprintf(stderr, "adi3d: %s\n", e.what());
+    if (!e.reported() && rank == 0) std::fprintf(stderr, "adi3d: %s\n", printable(e.what()).c_str());
     std::fflush(stderr);
     if (!e.reported()) mpi::barrier();  // (see collectively)
     return e.code();

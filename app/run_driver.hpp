@@ -31,6 +31,11 @@ struct RunPlan {
 /// inspects the initial file's header and takes its grid; estimates memory.
 RunPlan plan_run(const RunOptions& o);
 
+/// Reads the input data (initial field, checkpoint) once in a child process
+/// (io/probe.hpp), after the memory check, so that a file that crashes the
+/// HDF5 library stops the run with an IoError instead.
+void probe_inputs(const RunPlan& plan);
+
 /// Refuses to replace an existing output without --overwrite (IoError), and
 /// output/checkpoint/input paths that coincide (ConfigError).
 void check_paths(const RunPlan& plan, bool overwrite);

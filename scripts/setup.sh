@@ -14,6 +14,9 @@ ADI_PACKAGES=(
   libhdf5-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libgtest-dev
   libopenmpi-dev openmpi-bin
   python3-h5py python3-numpy python3-matplotlib
+  # ./test.sh's fuzzing stage: clang, libFuzzer and the sanitizer runtimes,
+  # and clang's OpenMP runtime.
+  clang libclang-rt-14-dev libomp-dev
 )
 
 missing=()

@@ -39,11 +39,15 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+/// How a value is quoted in messages: long values are cut (a message is one
+/// line, not a dump of the input).
+constexpr std::size_t kQuoteMax = 60;
+
 std::string describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsMap()) return "a mapping";
   if (n.IsSequence()) return "a sequence";
-  return "'" + n.Scalar() + "'";
+  return "'" + printable(n.Scalar(), kQuoteMax) + "'";
 }
 
 class Reader {
@@ -80,10 +84,10 @@ class Reader {
         list += (list.empty() ? "" : ", ") + std::string(a);
       }
       if (!ok) {
-        std::string msg = "unknown key '" + k + "'";
+        std::string msg = "unknown key '" + printable(k, kQuoteMax) + "'";
         if (best_d <= 2) msg += " (did you mean '" + best + "'?)";
         msg += "; expected one of: " + list;
-        fail(it->first, path.empty() ? k : path + "." + k, msg);
+        fail(it->first, path.empty() ? printable(k, kQuoteMax) : path + "." + printable(k, kQuoteMax), msg);
       }
     }
   }

@@ -82,6 +82,20 @@ bool path_exists(hid_t file, const std::string& path);
 /// Paths of every dataset in the file (depth first, at most `limit`), for error messages.
 std::vector<std::string> list_datasets(hid_t file, std::size_t limit = 12);
 
+// ---- crash consistency of the output file (undo_vfd.cpp) ----
+/// "<output>.journal": the undo journal of an output file.
+std::string journal_path_for(const std::string& path);
+/// A file access property list with the journaling driver (sec2 plus an undo
+/// journal at `journal` for every overwrite of committed bytes).
+H5Id undo_fapl(const std::string& journal, const std::string& context);
+/// After a successful H5Fflush of a file opened with undo_fapl: the state on
+/// disk is consistent; the journal is dropped and this is the new state a
+/// recovery returns to. Throws IoError if a write had failed.
+void undo_commit(hid_t file, const std::string& context);
+/// If `journal` exists: restores `path` to its last committed state and
+/// removes the journal; returns whether there was anything to undo.
+bool undo_recover(const std::string& path, const std::string& journal);
+
 // Attributes. Strings are variable-length UTF-8; numbers are native.
 void write_attr(hid_t obj, const char* name, const std::string& value, const std::string& context);
 void write_attr(hid_t obj, const char* name, double value, const std::string& context);

@@ -31,10 +31,11 @@ std::string xdmf_path_for(const std::string& h5_path) {
 
 struct GridFile::Impl {
   Options o;
-  std::string tmp, xmf;
+  std::string tmp, xmf, journal;
   H5Id file;
   bool live = false;    // the file is under its final name
   bool closed = false;  // finished or failed: no more writes
+  bool rolled_back = false;  // reopen undid a killed run's unfinished write
   std::vector<OutputStep> steps;
   std::string provenance_group = "/provenance";  // where this run's end_time goes
 
@@ -48,9 +49,18 @@ struct GridFile::Impl {
     closed = true;
     std::string msg = reason;
     if (live) {
+      // Back to the last complete step (the journal holds what the failed
+      // write overwrote), then aside: the final name never holds a file that
+      // failed, and the moved file still opens.
+      bool undone = false;
+      try {
+        undone = detail::undo_recover(o.path, journal);
+      } catch (const IoError&) {
+      }
       const std::string aside = o.path + ".failed";
       if (std::rename(o.path.c_str(), aside.c_str()) == 0)
-        msg += "; the incomplete file was moved to " + aside;
+        msg += undone ? "; the file, back at its last complete step, was moved to " + aside
+                      : "; the incomplete file was moved to " + aside;
       if (o.xdmf) detail::remove_quietly(xmf);
     } else {
       detail::remove_quietly(tmp);
@@ -68,8 +78,13 @@ struct GridFile::Impl {
     }
   }
 
+  /// Flushes; once the file is live, the flushed state is committed: a
+  /// process killed after this point finds it again (undo_vfd.cpp). While the
+  /// file is a temporary nothing is journaled (a kill leaves only the
+  /// temporary), so a journal never refers to another file than o.path.
   void flush(const std::string& context) {
     ADI_H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), context, "cannot flush");
+    if (live) detail::undo_commit(file.get(), context);
   }
 
   void rewrite_xdmf() {
@@ -94,10 +109,13 @@ GridFile GridFile::create(const Options& o) {
   im->o = o;
   im->tmp = o.path + ".tmp";
   im->xmf = xdmf_path_for(o.path);
+  im->journal = detail::journal_path_for(o.path);
+  // A killed run's unfinished write to the file this one replaces: undo it
+  // first, so the old file is whole until the new one takes its name.
+  detail::undo_recover(o.path, im->journal);
   detail::probe_creatable(im->tmp, im->what());
   im->guarded([&] {
-    H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+    H5Id fapl = detail::undo_fapl(im->journal, im->what());
     im->file = H5Id(ADI_H5_CHECK(H5Fcreate(im->tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), im->what(),
                                  "cannot create " + im->tmp),
                     H5Fclose);
@@ -120,14 +138,17 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
   im->o = o;
   im->tmp = o.path + ".tmp";
   im->xmf = xdmf_path_for(o.path);
+  im->journal = detail::journal_path_for(o.path);
   const std::string ctx = "output file '" + o.path + "' (continuing it after the restart)";
   const std::string advice = "; move it away to start a new output file";
+  // The run that wrote it may have been killed inside a write: back to its
+  // last complete step first.
+  im->rolled_back = detail::undo_recover(o.path, im->journal);
   if (H5Fis_hdf5(o.path.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     throw IoError(ctx + ": not a readable HDF5 file" + advice, __FILE__, __LINE__);
   }
-  H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+  H5Id fapl = detail::undo_fapl(im->journal, ctx);
   const hid_t fid = H5Fopen(o.path.c_str(), H5F_ACC_RDWR, fapl.get());
   if (fid < 0) {
     const std::string h5 = detail::hdf5_error_text();
@@ -245,6 +266,7 @@ void GridFile::write_step(index_t step, double time, const T* values) {
       detail::fsync_path(im.tmp);
       detail::rename_file(im.tmp, im.o.path, im.what());
       im.live = true;
+      detail::undo_commit(im.file.get(), ctx);
     }
   });
   im.steps.push_back({step, time, ds});
@@ -254,6 +276,13 @@ void GridFile::write_step(index_t step, double time, const T* values) {
 
 template void GridFile::write_step<float>(index_t, double, const float*);
 template void GridFile::write_step<double>(index_t, double, const double*);
+
+bool GridFile::rolled_back() const { return impl_->rolled_back; }
+
+bool recover_output(const std::string& path) {
+  detail::init_hdf5();
+  return detail::undo_recover(path, detail::journal_path_for(path));
+}
 
 bool GridFile::has_step(index_t step) const {
   return std::any_of(impl_->steps.begin(), impl_->steps.end(), [&](const OutputStep& s) { return s.step == step; });

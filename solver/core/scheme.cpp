@@ -30,6 +30,16 @@ void HeatProblem::validate() const {
     s << "dt = " << dt << ": expected a finite value > 0";
     ADI_THROW(InvalidArgument, s.str());
   }
+  // Offsets, padded spans (up to ~12x the points for nx = 3 padded to 32) and
+  // byte counts are 64-bit signed: 2^56 nodes keeps every one of them below
+  // 2^63. (That is 512 PiB in fp64; the memory check stops far earlier.)
+  const double points = static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
+  if (points > 72057594037927936.0) {  // 2^56
+    std::ostringstream s;
+    s << "the grid has " << n[0] << " x " << n[1] << " x " << n[2] << " = " << points
+      << " nodes; at most 2^56 (7.2e16) are supported (64-bit offsets)";
+    ADI_THROW(InvalidArgument, s.str());
+  }
   if (!(theta >= 0.5 && theta <= 1.0)) {
     std::ostringstream s;
     s << "theta = " << theta
@@ -101,6 +111,72 @@ template RhsCoefficients<double> rhs_coefficients<double>(const HeatProblem&, co
 double douglas_amplification(const std::array<double, 3>& mu, double theta) {
   const double denom = (1.0 - theta * mu[0]) * (1.0 - theta * mu[1]) * (1.0 - theta * mu[2]);
   return 1.0 + (mu[0] + mu[1] + mu[2]) / denom;
+}
+
+double highest_mode_eigenvalue(const HeatProblem& p, int a) {
+  const double pi = 3.14159265358979323846;
+  const double m = static_cast<double>(p.n[a] - 1);
+  const bool dl = p.lo[a] == Boundary::Dirichlet, dh = p.hi[a] == Boundary::Dirichlet;
+  const double phi = dl && dh ? (m - 1.0) * pi / (2.0 * m) : !dl && !dh ? pi / 2.0 : (2.0 * m - 1.0) * pi / (4.0 * m);
+  const double s = std::sin(phi);
+  return -4.0 * p.mesh_ratio(a) * s * s;
+}
+
+namespace {
+// The worst of the 7 corners for mesh ratios scaled by `scale` (dt * scale).
+HighFrequencyDamping worst_corner(const HeatProblem& p, double scale) {
+  HighFrequencyDamping w;
+  double worst = -1.0;
+  std::array<double, 3> top{};
+  for (int a = 0; a < 3; ++a) top[a] = scale * highest_mode_eigenvalue(p, a);
+  for (int mask = 1; mask < 8; ++mask) {
+    std::array<double, 3> mu{};
+    double sum = 0.0;
+    for (int a = 0; a < 3; ++a)
+      if (mask & (1 << a)) mu[a] = top[a], sum += top[a];
+    const double g = douglas_amplification(mu, p.theta);
+    const double exact = std::exp(sum);
+    const bool poor = std::fabs(g) > 0.9 && exact < 0.1;
+    // The worst corner: a poor one first, then the largest |g| among those the
+    // exact solution damps (exact < 0.1), so the message names what matters.
+    const double key = (poor ? 2.0 : exact < 0.1 ? 1.0 : 0.0) + std::fabs(g) / 4.0;
+    if (key > worst) {
+      worst = key;
+      w.g = g;
+      w.exact = exact;
+      for (int a = 0; a < 3; ++a) w.axes[a] = (mask >> a) & 1;
+      w.poor = poor;
+    }
+  }
+  return w;
+}
+}  // namespace
+
+HighFrequencyDamping high_frequency_damping(const HeatProblem& p) {
+  HighFrequencyDamping r = worst_corner(p, 1.0);
+  if (!r.poor) {
+    r.dt_ok = p.dt;
+    return r;
+  }
+  // Largest dt without a poor corner: step down geometrically to a good one,
+  // then bisect (poor-ness is not monotone in dt over the whole range, but it
+  // is once lambda is below the poor region, which the first good step finds).
+  double bad = 1.0, good = 0.0;
+  for (double s = 0.9; s > 1e-12; s *= 0.9) {
+    if (!worst_corner(p, s).poor) {
+      good = s;
+      break;
+    }
+    bad = s;
+  }
+  if (good > 0.0) {
+    for (int it = 0; it < 60; ++it) {
+      const double mid = 0.5 * (good + bad);
+      (worst_corner(p, mid).poor ? bad : good) = mid;
+    }
+    r.dt_ok = good * p.dt;
+  }
+  return r;
 }
 
 }  // namespace adi

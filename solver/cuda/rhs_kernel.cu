@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 #ifndef RHS_DEFAULT_F64_VEC
 #define RHS_DEFAULT_F64_VEC 4
@@ -193,6 +194,14 @@ int rhs_points_per_thread() {
     return e && *e ? std::atoi(e) : (sizeof(T) == 4 ? 4 : RHS_DEFAULT_F64_VEC);
   }();
   return v;
+}
+
+std::string rhs_unlaunchable(const Layout3& L) {
+  const index_t gy = (L.n[1] + kTileY - 1) / kTileY, gz = (L.n[2] + kChunkZ - 1) / kChunkZ;
+  if (gy <= 65535 && gz <= 65535) return "";
+  return "the RHS kernel covers at most ny = " + std::to_string(65535 * kTileY) + " and nz = " +
+         std::to_string(65535 * kChunkZ) + " nodes, the grid has ny = " + std::to_string(L.n[1]) +
+         ", nz = " + std::to_string(L.n[2]);
 }
 
 template <class T>

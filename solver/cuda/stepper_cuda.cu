@@ -77,6 +77,8 @@ class CudaStepper final : public Stepper<T> {
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
+    if (const std::string why = rhs_unlaunchable(layout_); !why.empty())
+      ADI_THROW(BackendUnavailable, "the CUDA backend cannot run this grid: " + why + "; use --backend cpu");
     const std::size_t n = static_cast<std::size_t>(layout_.span());
     std::size_t free_b = 0, total_b = 0;
     ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

@@ -171,6 +171,10 @@ class MpiStepper final : public DistributedStepper<T> {
         else local_->solve_local_fused_z();
         break;
       case Phase::Step: step(); break;
+      case Phase::RhsSolveX:
+        // Not among phases(): the fused single-GPU kernel reads x neighbours
+        // across the whole line, which a split x would not have.
+        ADI_THROW(InvalidArgument, "the fused rhs+x phase is not available in a distributed run");
     }
   }
 

@@ -113,6 +113,21 @@ TEST(Config, MissingSectionsAndChoices) {
   expect_error("- 1\n- 2\n", R"(expected a mapping of sections)");
 }
 
+// Found by tests/fuzz (regressions/config/yaml_error_quotes_nul_byte): yaml-cpp
+// quotes the offending character, which may be a newline or a NUL; values and
+// keys quoted in messages may hold any byte. Messages stay one line.
+TEST(Config, MessagesQuotingInputStayOneLine) {
+  expect_error(std::string("grid: \"a\\\0b\"\n", 12), R"(YAML syntax error: unknown escape character: \\x00)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: \"1\\n2\", steps: 2}\n",
+               R"(time\.dt: expected a number, got '1\\n2')");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n\"a\\tb\": 1\n",
+               R"(unknown key 'a\\tb')");
+  // A long value is cut in the message.
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: " + std::string(500, '7') + "x, steps: 2}\n",
+               R"(got '7{60}\.\.\.'$)");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xff\x01"), "caf\xc3\xa9 \\xff\\x01");  // UTF-8 kept, the rest escaped
+}
+
 TEST(Config, MissingFileIsAnError) {
   try {
     load_config("/nonexistent/dir/case.yaml");

@@ -340,6 +340,35 @@ TEST_F(Hdf5Test, OutputWithoutStepsLeavesNoTemporaryBehind) {
   EXPECT_FALSE(fs::exists(path("a.h5")));
 }
 
+// The undo journal (undo_vfd.cpp) exists only while a write is under way; a
+// finished file has none, recover_output then does nothing, and a journal cut
+// short before its header was complete (killed writing it: nothing was
+// overwritten yet) is discarded without touching the file.
+TEST_F(Hdf5Test, JournalOnlyDuringWritesAndRecoveryOfNothing) {
+  std::vector<double> u(7 * 5 * 4, 0.5);
+  {
+    GridFile g = GridFile::create(out_options(path("j.h5")));
+    g.write_step(0, 0.0, u.data());
+    g.write_step(1, 0.1, u.data());
+    EXPECT_FALSE(fs::exists(path("j.h5.journal"))) << "a journal outlived the flush of a step";
+    g.finish("complete");
+  }
+  EXPECT_FALSE(fs::exists(path("j.h5.journal")));
+  EXPECT_FALSE(recover_output(path("j.h5")));
+  const auto before = fs::file_size(path("j.h5"));
+  { std::ofstream(path("j.h5.journal"), std::ios::binary) << "adi3d-und"; }
+  EXPECT_FALSE(recover_output(path("j.h5")));
+  EXPECT_FALSE(fs::exists(path("j.h5.journal")));
+  EXPECT_EQ(fs::file_size(path("j.h5")), before);
+  // Reopened for a restart, written and finished: still no journal, both steps there.
+  GridFile r = GridFile::reopen(out_options(path("j.h5")), 1);
+  EXPECT_FALSE(r.rolled_back());
+  EXPECT_EQ(r.steps().size(), 2u);
+  r.write_step(2, 0.2, u.data());
+  r.finish("complete");
+  EXPECT_FALSE(fs::exists(path("j.h5.journal")));
+}
+
 TEST_F(Hdf5Test, OutputCompressionUsesShuffleAndGzipAndFloat32) {
   std::vector<float> u(7 * 5 * 4, 1.5f);
   {

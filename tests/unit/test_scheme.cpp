@@ -198,3 +198,78 @@ TEST(Backends, MissingBackendIsAClearError) {
 }
 
 }  // namespace
+
+// ---- accuracy of the high frequencies (the lambda warning) ------------------------
+
+HeatProblem cube(index_t n, double lambda, double theta, Boundary b = Boundary::Neumann) {
+  HeatProblem p;
+  p.n = {n, n, n};
+  p.lo = {b, b, b};
+  p.hi = {b, b, b};
+  p.theta = theta;
+  const double h = 1.0 / static_cast<double>(n - 1);
+  p.dt = lambda * h * h;  // alpha = 1
+  return p;
+}
+
+TEST(HighFrequencyDamping, EigenvalueOfTheHighestMode) {
+  HeatProblem p = cube(11, 2.0, 0.5);
+  EXPECT_NEAR(highest_mode_eigenvalue(p, 0), -8.0, 1e-12);  // Neumann-Neumann: the checkerboard, -4 lambda
+  p.lo[1] = p.hi[1] = Boundary::Dirichlet;                   // k = n - 2 of sin(k pi i / (n - 1))
+  EXPECT_NEAR(highest_mode_eigenvalue(p, 1), -8.0 * std::pow(std::sin(9.0 * M_PI / 20.0), 2), 1e-12);
+  p.lo[2] = Boundary::Dirichlet;                             // mixed: (2n - 3) pi / (4 (n - 1))
+  EXPECT_NEAR(highest_mode_eigenvalue(p, 2), -8.0 * std::pow(std::sin(19.0 * M_PI / 40.0), 2), 1e-12);
+}
+
+TEST(HighFrequencyDamping, ThreeAxisModeIsBarelyDampedAboveLambda3) {
+  // theta = 1/2, all three axes at the checkerboard: g = 1 - 12 l / (1 + 2 l)^3.
+  const HighFrequencyDamping ok = high_frequency_damping(cube(33, 2.0, 0.5));
+  EXPECT_FALSE(ok.poor);
+  EXPECT_DOUBLE_EQ(ok.dt_ok, cube(33, 2.0, 0.5).dt);
+  const HighFrequencyDamping bad = high_frequency_damping(cube(33, 4.0, 0.5));
+  EXPECT_TRUE(bad.poor);
+  EXPECT_NEAR(bad.g, 1.0 - 48.0 / 729.0, 1e-12);
+  EXPECT_TRUE(bad.axes[0] && bad.axes[1] && bad.axes[2]);
+  EXPECT_LT(bad.exact, 1e-20);
+  // The suggested dt is the edge: lambda where 12 l / (1 + 2 l)^3 = 0.1.
+  const double lambda_ok = bad.dt_ok / cube(33, 1.0, 0.5).dt;
+  EXPECT_NEAR(12.0 * lambda_ok / std::pow(1.0 + 2.0 * lambda_ok, 3), 0.1, 1e-6);
+  EXPECT_NEAR(lambda_ok, 3.1, 0.05);
+  EXPECT_FALSE(high_frequency_damping(cube(33, lambda_ok * 0.999, 0.5)).poor);
+  EXPECT_TRUE(high_frequency_damping(cube(33, lambda_ok * 1.001, 0.5)).poor);
+  // Douglas-Rachford does not help this mode: g = 1 - 12 l / (1 + 4 l)^3.
+  EXPECT_TRUE(high_frequency_damping(cube(33, 4.0, 1.0)).poor);
+}
+
+TEST(HighFrequencyDamping, OneAxisModeTendsToMinusOne) {
+  // Diffusion along x only: g = (1 - 2 l) / (1 + 2 l), poor from l = 9.5.
+  HeatProblem p = cube(33, 9.0, 0.5);
+  p.alpha = {1.0, 0.0, 0.0};
+  EXPECT_FALSE(high_frequency_damping(p).poor);
+  p.dt *= 12.0 / 9.0;
+  const HighFrequencyDamping d = high_frequency_damping(p);
+  EXPECT_TRUE(d.poor);
+  EXPECT_NEAR(d.g, -23.0 / 25.0, 1e-12);
+  EXPECT_TRUE(d.axes[0] && !d.axes[1] && !d.axes[2]);
+  EXPECT_NEAR(d.dt_ok / p.dt, 9.5 / 12.0, 1e-6);
+}
+
+TEST(HighFrequencyDamping, SmallLambdaIsAccurateNotPoor) {
+  // |g| > 0.9 there too, but so is the exact factor: nothing is lost.
+  const HighFrequencyDamping d = high_frequency_damping(cube(33, 0.01, 0.5));
+  EXPECT_FALSE(d.poor);
+  EXPECT_GT(std::fabs(d.g), 0.9);
+}
+
+TEST(Grid, AtMost2To56Nodes) {
+  HeatProblem p;
+  p.n = {2048, 2048, 2048};
+  EXPECT_NO_THROW(p.validate());
+  p.n = {index_t(1) << 24, index_t(1) << 24, index_t(1) << 24};
+  try {
+    p.validate();
+    FAIL() << "2^72 nodes accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 2^56"), std::string::npos) << e.what();
+  }
+}

@@ -124,6 +124,33 @@ ADI_HD ADI_FORCEINLINE index_t upper_neighbour(const RhsCoefficients<T>& k, int 
 /// dt*L_a are mu_a (<= 0): g = 1 + sum(mu) / prod(1 - theta mu_a).
 double douglas_amplification(const std::array<double, 3>& mu, double theta);
 
+/// Most negative eigenvalue of dt*L_a on axis a (its highest grid frequency):
+/// -4 lambda_a sin^2(phi), phi from the axis' faces (Dirichlet-Dirichlet:
+/// (n-2) pi / (2(n-1)); Neumann-Neumann: pi/2; mixed: (2n-3) pi / (4(n-1))).
+double highest_mode_eigenvalue(const HeatProblem& p, int axis);
+
+/// How one step treats the grid's highest frequencies, an accuracy (not a
+/// stability) check. The modes looked at are the 7 "corners": every axis
+/// either at its highest frequency or smooth (not all smooth). For such a
+/// mode the exact solution decays by exp(sum mu) over dt, Douglas by g. With
+/// theta = 1/2 and lambda = alpha dt / h^2 large, g tends to -1 for a mode
+/// high along one axis and to +1 for one high along all three (1 - 12 lambda
+/// / (1 + 2 lambda)^3), also with theta = 1: grid-scale features of the data
+/// (a sharp initial field, a jump at a Dirichlet face) then decay over many
+/// steps, oscillating, where physically they are gone within one.
+/// "poor": some corner has |g| > 0.9 (less than 10 % damping per step) while
+/// its exact factor is below 0.1. For an isotropic grid and theta = 1/2 that
+/// starts at lambda ~ 3.1 (the 3-axis corner) and at lambda ~ 9.5 for a
+/// single axis (|g| = (2 lambda - 1) / (2 lambda + 1)).
+struct HighFrequencyDamping {
+  double g = 0.0;                ///< the worst corner's amplification factor
+  double exact = 1.0;            ///< its exact decay factor over one step
+  std::array<bool, 3> axes{};    ///< the axes at their highest frequency in that corner
+  bool poor = false;
+  double dt_ok = 0.0;            ///< largest dt (all else equal) with no poor corner; 0 if none was found
+};
+HighFrequencyDamping high_frequency_damping(const HeatProblem& p);
+
 }  // namespace adi
 
 namespace adi::cpu {

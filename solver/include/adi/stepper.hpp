@@ -16,7 +16,8 @@ const char* backend_name(Backend b);
 
 /// The phases of one step. SolveZ also applies u += D (fused). RhsSolveX is
 /// the RHS computed inside the x solve (one pass instead of two), which the
-/// CUDA backend uses when it can; Step is the whole step.
+/// CUDA backend uses only when ADI_FUSE_RHS=1 (it measured slower than the
+/// two passes: docs/PERFORMANCE.md); Step is the whole step.
 enum class Phase { Rhs, SolveX, SolveY, SolveZ, Step, RhsSolveX };
 const char* phase_name(Phase p);
 

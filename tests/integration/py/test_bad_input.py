@@ -144,10 +144,15 @@ def disk_full_later_step(a):
     # half-written under its name, and the sidecar goes with it.
     good_grid(a)
     setup(a)
-    run_bad(a, 3, [r"output file 'out\.h5', step 5: .*File too large.*; the incomplete file was moved to "
-                   r"out\.h5\.failed"], preexec_fn=fsize_limit(100 * 1024))
+    run_bad(a, 3, [r"output file 'out\.h5', step 5: .*File too large.*; the file, back at its last complete step, "
+                   r"was moved to out\.h5\.failed"], preexec_fn=fsize_limit(100 * 1024))
     no_output_left(a)
-    T.check(os.path.exists(os.path.join(a.work, "out.h5.failed")), "out.h5.failed missing")
+    # Not a corrupt file: what the failed write had changed was undone (the
+    # journal), so it opens and holds step 0 intact.
+    with h5py.File(os.path.join(a.work, "out.h5.failed"), "r") as f:
+        T.check(sorted(f["steps"]) == ["000000"], "steps in out.h5.failed: %s" % sorted(f["steps"]))
+        f["steps/000000/u"][()]
+    T.check(not os.path.exists(os.path.join(a.work, "out.h5.journal")), "journal left behind")
 
 
 def existing_output(a):
@@ -193,6 +198,9 @@ def restart_mismatch(a):
             args=("run", "case.yaml", "--restart", "ck.h5", "--set", "time.dt=0.002"))
     run_bad(a, 2, [r"ck\.h5: cannot continue this run from the checkpoint: precision differs"],
             args=("run", "case.yaml", "--restart", "ck.h5", "--precision", "float32"))
+    run_bad(a, 2, [r"ck\.h5: cannot continue this run from the checkpoint: it was written for a 24 x 20 x 16 grid, "
+                   r"the config has 24 x 20 x 15"],
+            args=("run", "case.yaml", "--restart", "ck.h5", "--set", "grid={nx: 24, ny: 20, nz: 15}"))
     T.check(open(out, "rb").read() == before, "the output was modified by a refused restart")
 
 
@@ -213,9 +221,53 @@ output: {file: out.h5, every: 5}
           match=[r"# memory: one field 46\.88 KiB; host [0-9.]+ MiB needed, .* available", r"# memory: fits"])
 
 
+def fuzz_input(a, target, name):
+    return os.path.join(a.source, "tests", "fuzz", "regressions", target, name)
+
+
+def hdf5_crash_initial(a):
+    # A file found by tests/fuzz that makes HDF5 1.10 read out of bounds
+    # (h5py dies on it with SIGSEGV too): adi3d reads it in a child process
+    # first, so the run stops with a message and exit 3.
+    shutil.copy(fuzz_input(a, "hdf5_field", "hdf5_dread_segv_huge_chunk"), os.path.join(a.work, "grid.h5"))
+    setup(a)
+    # (In the sanitizer build the child's ASan reports the bad read and exits 1.)
+    run_bad(a, 3, [r"grid\.h5: initial field: the HDF5 library crashed reading it \((Segmentation fault|exit status "
+                   r"1)\); the file is damaged"])
+    no_output_left(a)
+
+
+def hdf5_crash_checkpoint(a):
+    shutil.copy(fuzz_input(a, "checkpoint", "hdf5_global_heap_read_overflow"), os.path.join(a.work, "ck.h5"))
+    run_bad(a, 3, [r"ck\.h5: checkpoint: the HDF5 library crashed reading it"], args=("run", "--restart", "ck.h5"))
+
+
+def hdf5_huge_allocation(a):
+    # A checkpoint whose damaged sizes make HDF5 allocate and fill gigabytes
+    # (found by tests/fuzz; without the probe adi3d grew to 4 GB before
+    # failing): the child's capped address space makes the allocation fail,
+    # and that error is the run's, without a second, uncapped read.
+    shutil.copy(fuzz_input(a, "checkpoint", "hdf5_huge_allocation_reading_config"), os.path.join(a.work, "ck.h5"))
+    run_bad(a, 3, [r"ck\.h5: cannot read dataset /provenance/config \(HDF5: memory allocation failed"],
+            args=("run", "--restart", "ck.h5"))
+
+
+def hdf5_hang(a):
+    # A file on which HDF5 1.10 loops for ever reading a string attribute:
+    # the read is stopped after ADI_READ_TIMEOUT seconds (default 60).
+    shutil.copy(os.path.join(a.source, "tests", "integration", "data", "hdf5_hangs_reading_attribute.h5"),
+                os.path.join(a.work, "ck.h5"))
+    import time
+    t0 = time.time()
+    run_bad(a, 3, [r"ck\.h5: checkpoint: reading it did not finish within 3 s"], args=("run", "--restart", "ck.h5"),
+            extra_env={"ADI_READ_TIMEOUT": "3"})
+    T.check(time.time() - t0 < 30, "took %.0f s" % (time.time() - t0))
+
+
 CASES = {f.__name__: f for f in (missing_file, not_hdf5, dataset_missing, wrong_rank, wrong_shape, integer_dtype,
                                  nan_inf, unwritable_output, disk_full_first_step, disk_full_later_step,
-                                 existing_output, truncated_checkpoint, restart_mismatch, too_big)}
+                                 existing_output, truncated_checkpoint, restart_mismatch, too_big,
+                                 hdf5_crash_initial, hdf5_crash_checkpoint, hdf5_huge_allocation, hdf5_hang)}
 
 
 def body():

@@ -15,11 +15,12 @@
 namespace adi::io {
 
 /// A configuration error: where (file:line:column or the --set override) and what.
+/// The message is one line: control characters quoted from the input are escaped.
 class ConfigError : public Error {
  public:
   ConfigError(const std::string& where, const std::string& key, const std::string& what, const char* file = "",
               int line = 0)
-      : Error(where + ": " + (key.empty() ? "" : key + ": ") + what, file, line), where_(where), key_(key) {}
+      : Error(printable(where + ": " + (key.empty() ? "" : key + ": ") + what), file, line), where_(where), key_(key) {}
   const std::string& where() const { return where_; }
   const std::string& key() const { return key_; }
 

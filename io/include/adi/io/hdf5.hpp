@@ -76,6 +76,12 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f);
 
 // ---- output ------------------------------------------------------------------
 
+/// If a run was killed while writing the output file `path` (its journal
+/// "<path>.journal" exists), restores the file to its last complete step and
+/// removes the journal; returns whether there was anything to undo. A
+/// restart does this itself; `adi3d recover` calls it.
+bool recover_output(const std::string& path);
+
 struct OutputStep {
   index_t step = 0;
   double time = 0.0;
@@ -96,6 +102,13 @@ std::string xdmf_path_for(const std::string& h5_path);
 /// failed. A write that fails (disk full, file too large) moves the file to
 /// "<name>.failed" and removes the sidecar, so nothing under the final name
 /// is half-written; the error is an IoError.
+///
+/// Crash consistency: HDF5 updates metadata in place, so a process killed
+/// inside a step's write can leave a file that does not open. Every
+/// overwrite of the last flushed state is therefore first saved to
+/// "<name>.journal" (deleted again after each flush); reopen() (a restart),
+/// recover_output() and `adi3d recover` undo an interrupted write from it,
+/// back to the last step the sidecar lists (docs/IO.md).
 class GridFile {
  public:
   struct Options {
@@ -125,6 +138,9 @@ class GridFile {
   void write_step(index_t step, double time, const T* values);
   bool has_step(index_t step) const;
   const std::vector<OutputStep>& steps() const;
+  /// reopen() found the file as a killed run left it inside a write, and
+  /// restored it to its last complete step.
+  bool rolled_back() const;
   const std::string& path() const;
 
   /// Sets the root `status` attribute and /provenance end_time, flushes.

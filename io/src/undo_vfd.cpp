@@ -1,0 +1,372 @@
+// The undo journal behind the output file's crash consistency (docs/IO.md,
+// "Why the output is written this way").
+//
+// HDF5 1.10 updates metadata in place when a step is added (the /steps
+// group's symbol table and heap, the superblock's end of file): a process
+// killed inside H5Fflush leaves a file that may not open, or whose /steps
+// cannot be listed (tests/integration/py/test_faults.py kills adi3d at every
+// write of an output file and found exactly that). HDF5 has no journal, so
+// this file driver adds one, below HDF5: it is sec2 (the default driver,
+// used through the public H5FD API) plus, for every write that overwrites a
+// byte of the last committed state (offsets below the file size at the last
+// commit), the old bytes appended to "<output>.journal" before the write.
+// New data (a new step's chunks and metadata) goes past that size and is not
+// journaled, so the journal holds a few KiB per step.
+//
+//   commit (after every successful H5Fflush; GridFile::commit): the file on
+//     disk is consistent; the journal is deleted and the committed size is
+//     the file's size;
+//   recovery (undo_recover, run by a restart, by `adi3d recover`, and before
+//     a failed file is moved aside): the old bytes are written back in
+//     reverse order and the file is cut to the committed size: exactly the
+//     state of the last commit, which the .xmf sidecar lists.
+//
+// Scope: the process dying (SIGKILL, the OOM killer, a time limit, a crash),
+// which leaves what it wrote in the page cache. Nothing is fsync'ed per step,
+// so a node crash or power loss can still lose the output's last steps or
+// damage it; checkpoints are fsync'ed and remain the safe restart point.
+//
+// The driver writes a plain HDF5 file (no driver information in the
+// superblock): h5py, ParaView and the default driver read it as any other.
+
+#include "h5util.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <new>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace adi::io::detail {
+
+namespace {
+
+constexpr char kMagic[16] = "adi3d-undo-v1\n";  // 14 characters + NUL, padded to 16
+
+struct JournalHeader {
+  char magic[16];
+  std::uint64_t committed;  // file size at the last commit
+};
+struct RecordHeader {
+  std::uint64_t addr;
+  std::uint64_t len;
+};
+
+struct UndoFapl {
+  char journal[4096];
+};
+
+struct UndoState {
+  H5FD_t* inner = nullptr;  // the sec2 file doing the I/O
+  int rfd = -1;             // the same file, to read old bytes (beyond HDF5's end of allocation too)
+  std::string journal;
+  int jfd = -1;             // the journal, open while there is something to undo
+  haddr_t committed = 0;    // bytes below this belong to the last committed state
+  bool writable = false;
+  bool failed = false;      // a write failed: keep the journal for recovery
+};
+
+// Standard layout, H5FD_t first: HDF5 hands &pub to every callback.
+struct UndoFile {
+  H5FD_t pub;
+  UndoState* st;
+};
+
+UndoState* self(H5FD_t* f) { return reinterpret_cast<UndoFile*>(f)->st; }
+const UndoState* self(const H5FD_t* f) { return reinterpret_cast<const UndoFile*>(f)->st; }
+
+bool write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* p, std::size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n > 0) {
+    const ssize_t r = ::read(fd, c, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    c += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+/// Saves the committed bytes [addr, addr + len) before they are overwritten.
+bool journal_old_bytes(UndoState* f, haddr_t addr, haddr_t len) {
+  if (f->jfd < 0) {
+    f->jfd = ::open(f->journal.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f->jfd < 0) return false;
+    JournalHeader h{};
+    std::memcpy(h.magic, kMagic, sizeof kMagic);
+    h.committed = f->committed;
+    if (!write_all(f->jfd, &h, sizeof h)) return false;
+  }
+  std::vector<unsigned char> old(static_cast<std::size_t>(len));
+  std::size_t got = 0;
+  while (got < old.size()) {
+    const ssize_t r = ::pread(f->rfd, old.data() + got, old.size() - got, static_cast<off_t>(addr + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return false;
+    if (r == 0) break;  // past the end of the file: nothing there to restore
+    got += static_cast<std::size_t>(r);
+  }
+  old.resize(got);
+  len = got;
+  const RecordHeader r{addr, len};
+  return write_all(f->jfd, &r, sizeof r) && write_all(f->jfd, old.data(), old.size());
+}
+
+H5FD_t* undo_open(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
+  const auto* info = static_cast<const UndoFapl*>(H5Pget_driver_info(fapl));
+  if (!info) return nullptr;
+  const hid_t inner_fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (inner_fapl < 0) return nullptr;
+  H5Pset_fapl_sec2(inner_fapl);
+  H5FD_t* inner = H5FDopen(name, flags, inner_fapl, maxaddr);
+  H5Pclose(inner_fapl);
+  if (!inner) return nullptr;
+  auto* file = new (std::nothrow) UndoFile{};
+  auto* f = new (std::nothrow) UndoState;
+  if (!file || !f) {
+    delete file;
+    delete f;
+    H5FDclose(inner);
+    return nullptr;
+  }
+  file->st = f;
+  f->inner = inner;
+  f->rfd = ::open(name, O_RDONLY | O_CLOEXEC);
+  f->journal = info->journal;
+  f->writable = (flags & H5F_ACC_RDWR) != 0;
+  // What is on disk now is the committed state (a new file: nothing).
+  f->committed = H5FDget_eof(inner, H5FD_MEM_DEFAULT);
+  if (f->committed == HADDR_UNDEF) f->committed = 0;
+  return &file->pub;
+}
+
+herr_t undo_close(H5FD_t* file) {
+  UndoState* f = self(file);
+  const herr_t r = H5FDclose(f->inner);
+  if (f->jfd >= 0) ::close(f->jfd);
+  if (f->rfd >= 0) ::close(f->rfd);
+  // Closed cleanly: HDF5 has written everything, the file is consistent.
+  if (r >= 0 && !f->failed) ::unlink(f->journal.c_str());
+  delete f;
+  delete reinterpret_cast<UndoFile*>(file);
+  return r;
+}
+
+int undo_cmp(const H5FD_t* a, const H5FD_t* b) { return H5FDcmp(self(a)->inner, self(b)->inner); }
+
+herr_t undo_query(const H5FD_t*, unsigned long* flags) {
+  // As sec2, except that the handle is ours, not a POSIX file descriptor.
+  *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
+           H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_DEFAULT_VFD_COMPATIBLE;
+  return 0;
+}
+
+haddr_t undo_get_eoa(const H5FD_t* f, H5FD_mem_t type) { return H5FDget_eoa(self(f)->inner, type); }
+herr_t undo_set_eoa(H5FD_t* f, H5FD_mem_t type, haddr_t addr) { return H5FDset_eoa(self(f)->inner, type, addr); }
+haddr_t undo_get_eof(const H5FD_t* f, H5FD_mem_t type) { return H5FDget_eof(self(f)->inner, type); }
+
+herr_t undo_get_handle(H5FD_t* f, hid_t, void** handle) {
+  *handle = self(f);  // the state, for undo_commit
+  return 0;
+}
+
+herr_t undo_read(H5FD_t* f, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void* buf) {
+  return H5FDread(self(f)->inner, type, dxpl, addr, size, buf);
+}
+
+herr_t undo_write(H5FD_t* file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void* buf) {
+  UndoState* f = self(file);
+  if (f->writable && addr < f->committed) {
+    const haddr_t len = std::min<haddr_t>(size, f->committed - addr);
+    if (f->rfd < 0 || !journal_old_bytes(f, addr, len)) {
+      f->failed = true;
+      return -1;  // the committed state is not touched without its copy
+    }
+  }
+  const herr_t r = H5FDwrite(f->inner, type, dxpl, addr, size, buf);
+  if (r < 0) f->failed = true;
+  return r;
+}
+
+herr_t undo_flush(H5FD_t* f, hid_t dxpl, hbool_t closing) { return H5FDflush(self(f)->inner, dxpl, closing); }
+
+herr_t undo_truncate(H5FD_t* file, hid_t dxpl, hbool_t closing) {
+  UndoState* f = self(file);
+  // HDF5 sets the file's size to its end of allocation at every flush; that
+  // can cut committed bytes (space freed at the end): journal them too.
+  const haddr_t eoa = H5FDget_eoa(f->inner, H5FD_MEM_DEFAULT);
+  if (f->writable && eoa != HADDR_UNDEF && eoa < f->committed) {
+    const haddr_t eof = H5FDget_eof(f->inner, H5FD_MEM_DEFAULT);
+    const haddr_t end = std::min(f->committed, eof);
+    if (end > eoa && (f->rfd < 0 || !journal_old_bytes(f, eoa, end - eoa))) {
+      f->failed = true;
+      return -1;
+    }
+  }
+  const herr_t r = H5FDtruncate(f->inner, dxpl, closing);
+  if (r < 0) f->failed = true;
+  return r;
+}
+
+herr_t undo_lock(H5FD_t* f, hbool_t rw) { return H5FDlock(self(f)->inner, rw); }
+herr_t undo_unlock(H5FD_t* f) { return H5FDunlock(self(f)->inner); }
+
+hid_t driver_id() {
+  static const hid_t id = [] {
+    static H5FD_class_t cls;
+    std::memset(&cls, 0, sizeof cls);
+#if H5_VERSION_GE(1, 13, 2)
+    // HDF5 >= 1.13.2 versions the class and wants a value of its own
+    // (256..511 are for drivers outside the library).
+    cls.version = H5FD_CLASS_VERSION;
+    cls.value = static_cast<H5FD_class_value_t>(317);
+#endif
+    cls.name = "adi3d_undo";
+    cls.maxaddr = (static_cast<haddr_t>(1) << 62) - 1;
+    cls.fc_degree = H5F_CLOSE_WEAK;
+    cls.fapl_size = sizeof(UndoFapl);
+    cls.open = undo_open;
+    cls.close = undo_close;
+    cls.cmp = undo_cmp;
+    cls.query = undo_query;
+    cls.get_eoa = undo_get_eoa;
+    cls.set_eoa = undo_set_eoa;
+    cls.get_eof = undo_get_eof;
+    cls.get_handle = undo_get_handle;
+    cls.read = undo_read;
+    cls.write = undo_write;
+    cls.flush = undo_flush;
+    cls.truncate = undo_truncate;
+    cls.lock = undo_lock;
+    cls.unlock = undo_unlock;
+    const H5FD_mem_t map[] = H5FD_FLMAP_DICHOTOMY;
+    std::memcpy(cls.fl_map, map, sizeof map);
+    return H5FDregister(&cls);
+  }();
+  return id;
+}
+
+}  // namespace
+
+std::string journal_path_for(const std::string& path) { return path + ".journal"; }
+
+H5Id undo_fapl(const std::string& journal, const std::string& context) {
+  init_hdf5();
+  H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+  UndoFapl info{};
+  const hid_t id = driver_id();
+  if (id < 0 || journal.size() >= sizeof info.journal) {
+    // An HDF5 whose driver interface this was not written for (or an absurd
+    // path): the default driver, without the journal, rather than no output.
+    H5Eclear2(H5E_DEFAULT);
+    return fapl;
+  }
+  std::memcpy(info.journal, journal.c_str(), journal.size() + 1);
+  ADI_H5_CHECK(H5Pset_driver(fapl.get(), id, &info), context, "cannot select the journaling file driver");
+  return fapl;
+}
+
+void undo_commit(hid_t file, const std::string& context) {
+  {
+    const H5Id fapl(H5Fget_access_plist(file), H5Pclose);
+    if (!fapl.valid() || H5Pget_driver(fapl.get()) != driver_id()) return;  // opened without the journal
+  }
+  void* handle = nullptr;
+  ADI_H5_CHECK(H5Fget_vfd_handle(file, H5P_FILE_ACCESS_DEFAULT, &handle), context, "cannot reach the file driver");
+  UndoState* f = static_cast<UndoState*>(handle);
+  if (f->failed) throw IoError(context + ": a write failed before the commit", __FILE__, __LINE__);
+  if (f->jfd >= 0) {
+    ::close(f->jfd);
+    f->jfd = -1;
+  }
+  ::unlink(f->journal.c_str());
+  const haddr_t eof = H5FDget_eof(f->inner, H5FD_MEM_DEFAULT);
+  if (eof != HADDR_UNDEF) f->committed = eof;
+}
+
+bool undo_recover(const std::string& path, const std::string& journal) {
+  const int jfd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
+  if (jfd < 0) return false;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } jc{jfd};
+  JournalHeader h{};
+  if (!read_all(jfd, &h, sizeof h) || std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
+    // Killed while writing the header: nothing was overwritten yet.
+    ::unlink(journal.c_str());
+    return false;
+  }
+  struct Record {
+    RecordHeader r;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<Record> records;
+  for (;;) {
+    Record rec;
+    if (!read_all(jfd, &rec.r, sizeof rec.r)) break;
+    if (rec.r.len > (std::uint64_t(1) << 40)) break;
+    rec.bytes.resize(static_cast<std::size_t>(rec.r.len));
+    // An incomplete last record: the process died writing it, before the
+    // overwrite it was saving for.
+    if (!read_all(jfd, rec.bytes.data(), rec.bytes.size())) break;
+    records.push_back(std::move(rec));
+  }
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw IoError(path + ": cannot open it to undo an interrupted write (" + errno_text(err) + "); the journal " +
+                      journal + " is kept",
+                  __FILE__, __LINE__);
+  }
+  struct Closer2 {
+    int fd;
+    ~Closer2() { ::close(fd); }
+  } fc{fd};
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    const char* p = reinterpret_cast<const char*>(it->bytes.data());
+    std::size_t n = it->bytes.size();
+    off_t off = static_cast<off_t>(it->r.addr);
+    while (n > 0) {
+      const ssize_t w = ::pwrite(fd, p, n, off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        const int err = errno;
+        throw IoError(path + ": cannot undo an interrupted write (" + errno_text(err) + "); the journal " + journal +
+                          " is kept",
+                      __FILE__, __LINE__);
+      }
+      p += w;
+      n -= static_cast<std::size_t>(w);
+      off += w;
+    }
+  }
+  if (::ftruncate(fd, static_cast<off_t>(h.committed)) != 0) {
+    const int err = errno;
+    throw IoError(path + ": cannot undo an interrupted write (" + errno_text(err) + "); the journal " + journal +
+                      " is kept",
+                  __FILE__, __LINE__);
+  }
+  (void)::fsync(fd);
+  ::unlink(journal.c_str());
+  return true;
+}
+
+}  // namespace adi::io::detail

@@ -1,0 +1,138 @@
+"""Numerical guards through the CLI (issue #7, item 4).
+
+  overflow        a valid float32 initial field near the largest float
+                  (a +-3e38 checkerboard) overflows in the first step: exit 5,
+                  "numerical error", nothing written from the bad field, an
+                  older checkpoint of the same name untouched;
+  nan_injected    no valid input makes the (unconditionally stable) scheme
+                  produce NaN after good steps, so ADI_FAULT_NAN_AT_STEP puts
+                  one in: the run stops at the next check with exit 5, the
+                  last checkpoint is the last good state, the output holds
+                  the good steps (status "failed: ..."), and --restart from
+                  that checkpoint finishes the run bit-identical to one that
+                  never failed;
+  lambda_warning  a large lambda = alpha dt / h^2 with a non-smooth initial
+                  field: a warning naming lambda, |g| and a dt that avoids it;
+                  none at a small dt;
+  big_grid        2048^3 float32 is accepted by --dry-run with the right
+                  memory estimate (nothing allocated); 2^72 nodes are refused.
+"""
+
+import os
+
+import h5py
+import numpy as np
+
+import adi_testlib as T
+
+
+def write_field(path, u):
+    with h5py.File(path, "w") as f:
+        f.create_dataset("u", data=u)
+
+
+def checkerboard(shape, amplitude, dtype):
+    k, j, i = np.meshgrid(*(np.arange(n) for n in shape), indexing="ij")
+    return np.where((i + j + k) % 2 == 0, amplitude, -amplitude).astype(dtype)
+
+
+def overflow(a):
+    write_field(os.path.join(a.work, "big.h5"), checkerboard((12, 17, 23), 3.0e38, np.float32))
+    T.write(os.path.join(a.work, "case.yaml"), """initial: {file: big.h5}
+boundary: neumann
+time: {dt: 1.0e-4, steps: 5}
+precision: float32
+backend: cpu
+output: {file: out.h5, every: 1}
+checkpoint: {file: ck.h5, every: 1}
+""")
+    # A checkpoint of that name from an earlier run must survive.
+    T.write(os.path.join(a.work, "ck.h5"), "an older checkpoint\n")
+    p = T.run(a, ["run", "case.yaml"], cwd=a.work, rc=5,
+              match=[r"adi3d: numerical error: the field holds NaN or Inf after step 1 \(t = 0\.000100 s\); nothing "
+                     r"was written from it; out\.h5 holds the steps up to 0"])
+    T.check(open(os.path.join(a.work, "ck.h5")).read() == "an older checkpoint\n", "ck.h5 was replaced")
+    with h5py.File(os.path.join(a.work, "out.h5"), "r") as f:
+        T.check(sorted(f["steps"]) == ["000000"], "steps %s" % sorted(f["steps"]))
+        T.check(f.attrs["status"].startswith("failed: the field holds NaN or Inf"), "status %r" % f.attrs["status"])
+        T.check(np.isfinite(f["steps/000000/u"][()]).all(), "step 0 not finite")
+    T.check(p.stderr.count("adi3d:") == 1, "one error line")
+
+
+CASE = """grid: {nx: 23, ny: 17, nz: 12}
+diffusivity: {x: 1.0, y: 0.5, z: 0.25}
+boundary: {x: {lo: dirichlet, hi: neumann}, y: dirichlet, z: neumann}
+time: {dt: 2.0e-3, steps: 20}
+backend: cpu
+output: {file: out.h5, every: 2}
+checkpoint: {file: ck.h5, every: 3}
+"""
+
+
+def nan_injected(a):
+    ref = os.path.join(a.work, "ref")
+    os.makedirs(ref)
+    T.write(os.path.join(ref, "case.yaml"), CASE)
+    T.run(a, ["run", "case.yaml", "-q"], cwd=ref)
+    d = os.path.join(a.work, "run")
+    os.makedirs(d)
+    T.write(os.path.join(d, "case.yaml"), CASE)
+    T.run(a, ["run", "case.yaml"], cwd=d, rc=5, extra_env={"ADI_FAULT_NAN_AT_STEP": "7"},
+          match=[r"fault injection \(ADI_FAULT_NAN_AT_STEP=7\)",
+                 r"adi3d: numerical error: the field holds NaN or Inf after step 8 .*nothing was written from it; "
+                 r"the checkpoint ck\.h5 \(step 6\) is the last good state; out\.h5 holds the steps up to 6"])
+    with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
+        T.check(int(f.attrs["step"]) == 6, "checkpoint at step %d, expected the last good one (6)" % f.attrs["step"])
+        T.check(np.isfinite(f["u"][()]).all(), "checkpoint not finite")
+    with h5py.File(os.path.join(d, "out.h5"), "r") as f:
+        T.check(sorted(f["steps"]) == ["000000", "000002", "000004", "000006"], "steps %s" % sorted(f["steps"]))
+        T.check(f.attrs["status"].startswith("failed: the field holds NaN"), "status %r" % f.attrs["status"])
+    # Continue from the last good state: the whole output as if nothing happened.
+    T.run(a, ["run", "case.yaml", "-q", "--restart", "ck.h5"], cwd=d)
+    T.assert_same_fields(os.path.join(d, "out.h5"), os.path.join(ref, "out.h5"), "NaN, then --restart")
+
+
+def lambda_warning(a):
+    rng = np.random.default_rng(3)
+    with h5py.File(os.path.join(a.work, "grid.h5"), "w") as f:
+        f.create_dataset("u", data=rng.uniform(0, 1, size=(17, 19, 21)))
+        f["u"].attrs["spacing"] = [1.0, 1.0, 1.0]
+    T.write(os.path.join(a.work, "case.yaml"), """initial: {file: grid.h5}
+time: {dt: 5.0e-2, steps: 2}
+backend: cpu
+""")
+    # h = 1 (unit spacing from the file), alpha = 1: lambda = dt.
+    T.run(a, ["run", "case.yaml", "--set", "time.dt=5"], cwd=a.work,
+          match=[r"\[warning\] lambda = alpha dt / h\^2 = \(5, 5, 5\) \(x, y, z\) is large: the Douglas scheme "
+                 r"\(theta = 0\.5\) damps the grid's highest frequencies \(along x, y, z\) by only \|g\| = 0\.9[0-9]+ per "
+                 r"step where the exact solution damps them by [0-9.e+-]+, so sharp features of the field decay "
+                 r"slowly; time\.dt <= 3\.[01][0-9]* s \(or a coarser grid\) avoids this \(accuracy, not stability\)"])
+    T.run(a, ["run", "case.yaml", "--set", "time.dt=2"], cwd=a.work, nomatch=[r"lambda = "])
+    # Also when only checking the config.
+    T.run(a, ["run", "case.yaml", "--set", "time.dt=20", "--dry-run"], cwd=a.work, match=[r"\[warning\] lambda = "])
+
+
+def big_grid(a):
+    # 2048^3 float32: one field 32 GiB, the CPU backend needs three fields +
+    # 32 MiB; whether it fits depends on the machine (exit 0 or 7), the
+    # estimate does not. Nothing is allocated by --dry-run.
+    p = T.run(a, ["run", "--dry-run", "--backend", "cpu", "--precision", "float32", "--set",
+                  "grid={nx: 2048, ny: 2048, nz: 2048}", "--set", "time={dt: 1.0e-6, steps: 10}"],
+              cwd=a.work, rc=None,
+              match=[r"grid: {nx: 2048, ny: 2048, nz: 2048}", r"precision: float32",
+                     r"# memory: one field 32\.00 GiB; host 96\.03 GiB needed"])
+    T.check(p.returncode in (0, 7), "exit %d" % p.returncode)
+    T.run(a, ["run", "--dry-run", "--backend", "cpu", "--set",
+              "grid={nx: 16777216, ny: 16777216, nz: 16777216}"], cwd=a.work, rc=2,
+          match=[r"adi3d: error: .*the grid has 16777216 x 16777216 x 16777216 = .* nodes; at most 2\^56"])
+
+
+PARTS = {f.__name__: f for f in (overflow, nan_injected, lambda_warning, big_grid)}
+
+
+def body():
+    a = T.parse_args(lambda p: p.add_argument("--part", required=True, choices=sorted(PARTS)))
+    PARTS[a.part](a)
+
+
+T.main(body)
