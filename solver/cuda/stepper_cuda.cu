@@ -90,9 +90,13 @@ class CudaStepper final : public Stepper<T> {
     }
     u_.resize(n);
     w_.resize(n);
-    ADI_CUDA_CHECK(cudaMemset(u_.get(), 0, u_.bytes()));
-    ADI_CUDA_CHECK(cudaMemset(w_.get(), 0, w_.bytes()));
+    // Everything runs on stream_, a non-blocking stream: it does not wait for
+    // the legacy default stream, so a plain cudaMemset here could land after
+    // set_field's copy (seen with two processes sharing one GPU).
     ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
     stats_max_.resize(kStatsBlocks);

@@ -149,8 +149,6 @@ class CudaLocal final : public LocalBackend<T> {
     }
     u_.resize(n);
     w_.resize(n);
-    ADI_CUDA_CHECK(cudaMemset(u_.get(), 0, u_.bytes()));
-    ADI_CUDA_CHECK(cudaMemset(w_.get(), 0, w_.bytes()));
     for (int a = 1; a < 3; ++a) {
       const DistributedLinePlan& pl = lp_.plans[a];
       if (!pl.coupled()) continue;
@@ -160,7 +158,12 @@ class CudaLocal final : public LocalBackend<T> {
       w_next_[a] = upload<T>(pl.w_next);
       gathered_[a].resize(static_cast<std::size_t>(pl.gathered() * lp_.lines(a)));
     }
+    // stream_ does not wait for the legacy default stream: the zero fill goes
+    // on it (a plain cudaMemset could land after set_field's copy).
     ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     stats_max_.resize(kStatsBlocks);
     stats_bad_.resize(1);
   }
