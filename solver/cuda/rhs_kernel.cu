@@ -28,7 +28,7 @@
 #include <string>
 
 #ifndef RHS_DEFAULT_F64_VEC
-#define RHS_DEFAULT_F64_VEC 4
+#define RHS_DEFAULT_F64_VEC 0
 #endif
 
 namespace adi::cuda {
