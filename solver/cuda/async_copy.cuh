@@ -20,6 +20,25 @@ __device__ __forceinline__ void cp_async(T* smem, const T* gmem, bool valid) {
                : "memory");
 }
 
+/// The same without the predicate: always copies (no src-size operand).
+template <class T>
+__device__ __forceinline__ void cp_async(T* smem, const T* gmem) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async of 4 or 8 bytes");
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(sizeof(T)) : "memory");
+}
+
+/// The same from gmem + Bytes, with the offset an immediate of the
+/// instruction (a plain `gmem + r * 32` in an unrolled loop became a 64-bit
+/// address computation per copy).
+template <int Bytes, class T>
+__device__ __forceinline__ void cp_async_at(T* smem, const T* gmem) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async of 4 or 8 bytes");
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1+%2], %3;\n" ::"r"(s), "l"(gmem), "n"(Bytes), "n"(sizeof(T))
+               : "memory");
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 /// Waits until at most N of this thread's most recent groups are pending.

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 namespace adi::cuda {
 
@@ -77,27 +78,63 @@ struct LanesGeom {
   index_t nv, sv;   // outer axis
   index_t tiles_u;  // tiles along u
   index_t tiles;    // total tiles
+  unsigned row_bytes;  // s_line * sizeof(T), when it fits in 32 bits (row_fits)
+  bool row_fits;
 };
 
+// Thread (lane, s) of the lanes kernel over the tiles it visits. Two paths:
+//  - fast: all 32 lanes of the tile are lines and the segment lies inside
+//    the line (warp-uniform). Row j's address is base + j * row_bytes, one
+//    IMAD.WIDE with an immediate j per row, no predicate: the common case
+//    (every tile of a 512^3 grid).
+//  - predicated: ragged tiles (fewer than 32 lines left, or the segment
+//    crosses the line's end or lies in the padding): per-row validity, and
+//    cp.async's zero fill for rows that are not there.
+// The SASS of the predicated path alone was ~47 instructions per element
+// (64-bit pointer selects and increments per row, a 64-bit division per
+// tile, the exchange slots' divisions): issue-bound (docs/perf_notes.md).
 template <class T, int I>
 struct LanesTile {
   const LanesGeom& g;
   int n, s, lane;
   index_t base = 0;
   bool active = false;
+  bool fast = false;
   __device__ LanesTile(const LanesGeom& geom, int rows, int seg, int ln) : g(geom), n(rows), s(seg), lane(ln) {}
   __device__ __forceinline__ void select(index_t tile) {
     s = opaque(s);  // keep the per-row address arithmetic in the loop (see opaque)
     lane = opaque(lane);
-    const index_t v = tile / g.tiles_u;
-    const index_t u = (tile - v * g.tiles_u) * 32 + lane;
+    index_t v, ut;
+    if (g.tiles <= 0xffffffffll) {  // 32-bit division: ~20 instructions instead of a 64-bit call
+      const unsigned t32 = static_cast<unsigned>(tile), tu = static_cast<unsigned>(g.tiles_u);
+      const unsigned v32 = t32 / tu;
+      v = v32;
+      ut = t32 - v32 * tu;
+    } else {
+      v = tile / g.tiles_u;
+      ut = tile - v * g.tiles_u;
+    }
+    const index_t u = ut * 32 + lane;
     active = u < g.nu;
+    fast = g.row_fits && ut * 32 + 32 <= g.nu && s * I + I <= n;
     base = (active ? u : 0) * g.su + v * g.sv + static_cast<index_t>(s) * I * g.s_line;
+  }
+  __device__ __forceinline__ const T* row(const T* p, int j) const {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + static_cast<unsigned long long>(g.row_bytes) * j);
+  }
+  __device__ __forceinline__ T* row(T* p, int j) const {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + static_cast<unsigned long long>(g.row_bytes) * j);
   }
   // Stage this thread's rows of `src` (laid out like d) into buf[r][lane].
   __device__ __forceinline__ void issue(const T* src, T* buf) const {
-    const T* q = src + base;
     T* b = buf + s * I * 32 + lane;
+    if (fast) {
+      const T* q = src + base;
+#pragma unroll
+      for (int j = 0; j < I; ++j) cp_async(b + j * 32, row(q, j));
+      return;
+    }
+    const T* q = src + base;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       const bool valid = active && s * I + j < n;
@@ -112,6 +149,11 @@ struct LanesTile {
   }
   __device__ __forceinline__ void store(T* dst, const T (&x)[I]) const {
     T* q = dst + base;
+    if (fast) {
+#pragma unroll
+      for (int j = 0; j < I; ++j) *row(q, j) = x[j];
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (active && s * I + j < n) *q = x[j];
@@ -122,6 +164,11 @@ struct LanesTile {
   __device__ __forceinline__ void store_sum(T* dst, const T* buf, const T (&x)[I]) const {
     T* q = dst + base;
     const T* b = buf + s * I * 32 + lane;
+    if (fast) {
+#pragma unroll
+      for (int j = 0; j < I; ++j) *row(q, j) = b[j * 32] + x[j];
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       if (active && s * I + j < n) *q = b[j * 32] + x[j];
@@ -130,35 +177,58 @@ struct LanesTile {
   }
 };
 
+// A thread's slots in the reduced-system exchange, fixed for the kernel:
+// computed once (the map's divisions by run-time S were per tile before).
+struct LanesSlots {
+  int mine;  // column phase: (segment s, line lane)
+  int slot;  // row phase: thread t = 32 s + lane takes (segment t % S, line t / S)
+  int seg;
+};
+
+template <class T>
+__device__ __forceinline__ LanesSlots lanes_slots(int s, int lane, int S) {
+  const int t = s * 32 + lane, log2S = __ffs(S) - 1;
+  const int seg = t & (S - 1);
+  return LanesSlots{exchange_slot<T>(s, lane, S), exchange_slot<T>(seg, t >> log2S, S), seg};
+}
+
 // The per-tile solve once the tile is in registers: sweeps, reduced system
 // through the padded exchange (column phase -> row phase), back substitution.
+// Segments in sc.mask take their row tables from the constant bank
+// (SegmentConsts), the others from shared memory; the branch is uniform per
+// warp (warp = segment).
 template <class T, int I>
-__device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L, int s, int lane,
+__device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L,
+                                            const SegmentConsts<T, I>& sc, int s, const LanesSlots& sl,
                                             T* red_first, T* red_last) {
   const int S = L.S;
-  const SegmentView<T> v = segment_view(tab, L, s);
-  local_sweeps(x, v);
-  const int mine = exchange_slot<T>(s, lane, S);
-  red_first[mine] = x[0];
-  red_last[mine] = x[I - 1];
+  const bool konst = (sc.mask >> s) & 1u;
+  if (konst)
+    local_sweeps(x, sc);
+  else
+    local_sweeps(x, segment_view(tab, L, s));
+  red_first[sl.mine] = x[0];
+  red_last[sl.mine] = x[I - 1];
   __syncthreads();
   {
-    const int t = s * 32 + lane;  // row phase: line t / S, segment t % S
-    const int seg = t & (S - 1);
-    const int slot = exchange_slot<T>(seg, t / S, S);
-    T f = red_first[slot], l = red_last[slot];
-    reduced_solve(f, l, segment_view(tab, L, seg), seg, S);
-    red_first[slot] = f;
-    red_last[slot] = l;
+    T f = red_first[sl.slot], l = red_last[sl.slot];
+    reduced_solve(f, l, segment_view(tab, L, sl.seg), sl.seg, S);
+    red_first[sl.slot] = f;
+    red_last[sl.slot] = l;
   }
   __syncthreads();
-  finish_segment(x, v, red_first[mine], red_last[mine]);
+  const T zf = red_first[sl.mine], zl = red_last[sl.mine];
+  if (konst)
+    finish_segment(x, sc, zf, zl);
+  else
+    finish_segment(x, segment_view(tab, L, s), zf, zl);
   __syncthreads();  // the exchange is reused by the next tile
 }
 
 template <class T, int I, bool Acc>
 __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
-    lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages) {
+    lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
+                 const __grid_constant__ SegmentConsts<T, I> sc) {
   extern __shared__ __align__(16) unsigned char lanes_smem[];
   const TableLayout L = p.layout();
   T* tab = reinterpret_cast<T*>(lanes_smem);
@@ -172,6 +242,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
   stage_tables(p, tab);
   __syncthreads();
   LanesTile<T, I> cur(g, p.n, threadIdx.y, threadIdx.x), nxt(g, p.n, threadIdx.y, threadIdx.x);
+  const LanesSlots sl = lanes_slots<T>(threadIdx.y, threadIdx.x, p.S);
   T x[I];
 
   if (!Acc && stages == 2) {
@@ -188,7 +259,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
       cur.select(t);
       cp_async_wait<1>();
       cur.read(b, x);
-      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);  // ends with a barrier: b is free
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);  // ends with a barrier: b is free
       cur.store(d, x);
       if (t + 2 * stride < g.tiles) {
         nxt.select(t + 2 * stride);
@@ -210,7 +281,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
       cur.store(d, x);
     }
   } else if (stages == 2) {
@@ -230,7 +301,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
       cp_async_wait<1>();  // u of tile t
       cur.store_sum(acc, buf1, x);
       __syncthreads();
@@ -248,7 +319,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
       __syncthreads();
       cur.issue(acc, buf0);  // u of this tile arrives while it is solved
       cp_async_commit();
-      lanes_solve(x, tab, L, cur.s, cur.lane, red_first, red_last);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
       cp_async_wait<0>();
       cur.store_sum(acc, buf0, x);
       __syncthreads();
@@ -298,9 +369,16 @@ struct TileAddr {
   }
 };
 
+// tile / tiles_j, in 32 bits when the tile count allows (a 64-bit division is
+// a call of ~70 instructions, per tile).
+__device__ __forceinline__ index_t tile_k(index_t tile, const WarpGeom& g) {
+  if (g.tiles <= 0xffffffffll) return static_cast<unsigned>(tile) / static_cast<unsigned>(g.tiles_j);
+  return tile / g.tiles_j;
+}
+
 template <class T, int I>
 __device__ __forceinline__ TileAddr<T, I> tile_addr(T* d, const WarpGeom& g, const PlanView<T>& p, index_t tile) {
-  const index_t k = tile / g.tiles_j;
+  const index_t k = tile_k(tile, g);
   const index_t j0 = (tile - k * g.tiles_j) * g.lines_per_tile;
   const int valid = static_cast<int>(min(static_cast<index_t>(g.lines_per_tile), g.nj - j0));
   return TileAddr<T, I>{d + k * g.sk + j0 * g.sj, g.sj, p.n, p.S, __ffs(p.S) - 1, valid};
@@ -380,6 +458,51 @@ __device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index
   }
 }
 
+// The row phase of the warp kernel moves element e = 32 r + lane of a tile
+// (r = 0 .. I-1). For a power-of-two I the padded map splits into a part of
+// the lane and a part of r (Giles: k = e + e / (W F) with W F a power of two
+// dividing 32, or k = e + e / I for P > W, and 32 r + lane never carries into
+// the quotient): slot(32 r + lane) = slot(lane) + slot(32 r). So a lane's
+// copies address one base register with compile-time offsets. Checked for
+// every r and lane at compile time below.
+template <class T, int I>
+__host__ __device__ constexpr int warp_slot(int e) {  // = WarpTranspose<T, I, Giles>::index(e % I, e / I)
+  return transpose::map_index(MapKind::Giles, e % I, e / I, I, WarpTranspose<T, I, MapKind::Giles>::kW);
+}
+template <class T, int I>
+__host__ __device__ constexpr int warp_row_slot(int r) {
+  return warp_slot<T, I>(32 * r);
+}
+template <class T, int I>
+constexpr bool warp_row_slots_split() {
+  for (int r = 0; r < I; ++r)
+    for (int lane = 0; lane < 32; ++lane)
+      if (warp_slot<T, I>(32 * r + lane) != warp_slot<T, I>(lane) + warp_row_slot<T, I>(r)) return false;
+  return true;
+}
+#define ADI_CHECK_ROW_SLOTS(T, I) \
+  static_assert(warp_row_slots_split<T, I>(), "the full-line copies assume slot(32 r + lane) = slot(lane) + slot(32 r)")
+ADI_CHECK_ROW_SLOTS(float, 2);
+ADI_CHECK_ROW_SLOTS(float, 4);
+ADI_CHECK_ROW_SLOTS(float, 8);
+ADI_CHECK_ROW_SLOTS(float, 16);
+ADI_CHECK_ROW_SLOTS(float, 32);
+ADI_CHECK_ROW_SLOTS(float, 64);
+ADI_CHECK_ROW_SLOTS(double, 2);
+ADI_CHECK_ROW_SLOTS(double, 4);
+ADI_CHECK_ROW_SLOTS(double, 8);
+ADI_CHECK_ROW_SLOTS(double, 16);
+ADI_CHECK_ROW_SLOTS(double, 32);
+ADI_CHECK_ROW_SLOTS(double, 64);
+#undef ADI_CHECK_ROW_SLOTS
+
+// Row r of a full-line tile: 32 consecutive elements at q + 32 r into the
+// lane's slot sb + slot(32 r); both offsets are immediates.
+template <class T, int I, int... R>
+__device__ __forceinline__ void issue_full_line(T* sb, const T* q, std::integer_sequence<int, R...>) {
+  (cp_async_at<R * 32 * static_cast<int>(sizeof(T))>(sb + warp_row_slot<T, I>(R), q), ...);
+}
+
 template <class T, int I>
 constexpr int warp_slots() {
   // per buffer, rounded up to 16 bytes
@@ -401,15 +524,23 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
   // Fused: a stage holds the tile's line and its four y/z neighbour lines
   // (five buffers of the same padded map), all in flight together.
   constexpr int ws = warp_slots<T, I>();
+  // A whole line per tile with no ragged end (n = 32 I, e.g. every x line of
+  // a 512^3 grid): element e of the tile is a.base[e], always there, so the
+  // copies and stores need no predicate and address with immediate offsets.
+  const bool full = Single && p.n == 32 * I;
   auto issue = [&](index_t tile, T* stage, int ln) {
     const TileAddr<T, I> a = tile_addr<T, I>(srcm, g, p, tile);
     if (!Fused) {
+      if (full) {
+        issue_full_line<T, I>(stage + Ex::index(ln % I, ln / I), a.base + ln, std::make_integer_sequence<int, I>{});
+        return;
+      }
       issue_tile<T, I, Single>(a, stage, src, ln);
       return;
     }
     // Single-line tiles: element e sits at the same slot and has the same
     // validity in all five lines; only the line base differs.
-    const index_t k = tile / g.tiles_j, j = tile - k * g.tiles_j;
+    const index_t k = tile_k(tile, g), j = tile - k * g.tiles_j;
     const T* base[5] = {a.base, a.base + (lower_neighbour(j) - j) * g.sj, a.base + (upper_neighbour(j, g.nj) - j) * g.sj,
                         a.base + (lower_neighbour(k) - k) * g.sk, a.base + (upper_neighbour(k, g.nk) - k) * g.sk};
 #pragma unroll
@@ -439,7 +570,7 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
 #pragma unroll
     for (int i = 0; i < I; ++i) x[i] = col[i];
     if (Fused) {
-      const index_t k = t / g.tiles_j;
+      const index_t k = tile_k(t, g);
       fused_rhs(x, fr, t - k * g.tiles_j, k, lane, col + ws, col + 2 * ws, col + 3 * ws, col + 4 * ws);
     }
     const SegmentView<T> v = segment_view(tab, L, s);
@@ -451,6 +582,18 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
 #pragma unroll
     for (int i = 0; i < I; ++i) col[i] = x[i];
     __syncwarp();
+    if (full) {
+      T* q0 = a.base + shift + lane;
+      const T* sb = slots + Ex::index(lane % I, lane / I);
+#pragma unroll
+      for (int q = 0; q < I; ++q) {
+        const T val = sb[warp_row_slot<T, I>(q)];
+        if (Acc)
+          q0[q * 32] += val;
+        else
+          q0[q * 32] = val;
+      }
+    } else
 #pragma unroll
     for (int q = 0; q < I; ++q) {
       const int e = q * 32 + lane;
@@ -548,8 +691,19 @@ std::size_t lanes_smem(const PlanView<T>& p, int stages) {
                       static_cast<std::size_t>(stages) * p.S * p.I * 32);
 }
 
+// ADI_LANES_CONST=0 keeps every segment on the shared-memory tables (to
+// measure what the constant-bank tables gain).
+bool lanes_const_tables() {
+  static const bool on = [] {
+    const char* v = std::getenv("ADI_LANES_CONST");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
 template <class T, int I, bool Acc>
-void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, cudaStream_t st) {
+void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
+                       cudaStream_t st) {
   const int stages = lanes_smem(p, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, stages);
   // Above 48 KB a kernel must opt in to its dynamic shared memory.
@@ -559,19 +713,25 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   int per_sm = 0;
   ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes_kernel<T, I, Acc>, threads, smem));
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
-  LanesGeom g{lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0};
+  LanesGeom g{lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0, 0u, false};
   g.tiles = g.tiles_u * g.nv;
+  const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
+  g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
+  g.row_bytes = g.row_fits ? static_cast<unsigned>(row_bytes) : 0u;
+  SegmentConsts<T, I> sc{};
+  if (lanes_const_tables()) sc = segment_consts<T, I>(host_tables, p.S);
   const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
-  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages);
+  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages, sc);
   ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
 }
 
 template <class T, int I>
-void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, cudaStream_t st) {
+void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
+                  cudaStream_t st) {
   if (acc)
-    launch_lanes_impl<T, I, true>(d, acc, p, g, st);
+    launch_lanes_impl<T, I, true>(d, acc, p, g, host_tables, st);
   else
-    launch_lanes_impl<T, I, false>(d, acc, p, g, st);
+    launch_lanes_impl<T, I, false>(d, acc, p, g, host_tables, st);
 }
 
 template <class T, int I, bool Acc, bool Fused>
@@ -642,12 +802,21 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
   } else {
     kind_ = Kind::Lanes;
     I = env_int("ADI_YZ_SEG", 0);
+    // Prefer at most 16 segments (512-thread blocks, 128 registers a thread):
+    // on an H200 at 512^3 I = 32, S = 16 beat I = 16, S = 32 in both
+    // precisions (y fp32 0.322 vs 0.341 ms, fp64 0.562 vs 0.606; z+update
+    // 0.499 vs 0.518 and 0.808 vs 0.842), and at 500 x 384 x 260 too. Fewer
+    // warps per line means a shorter reduced system and half the idle warps
+    // where S I overshoots n. 32 segments only when 16 cannot hold the line.
     if (I == 0)
-      for (int c : {4, 8, 16, 32, 64})
-        if (c <= lanes_max_I<T>() && lanes_max_segments(c) * c >= n) {
-          I = c;
-          break;
-        }
+      for (int maxS : {16, 32}) {
+        for (int c : {4, 8, 16, 32, 64})
+          if (c <= lanes_max_I<T>() && maxS <= lanes_max_segments(c) && maxS * c >= n) {
+            I = c;
+            break;
+          }
+        if (I) break;
+      }
     maxS = I > 0 ? lanes_max_segments(I) : 0;
     if (I == 0 || I > lanes_max_I<T>()) kind_ = Kind::Generic;
   }
@@ -659,7 +828,8 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
       const SegmentedPlan<T> plan = SegmentedPlan<T>::build(m, I, S);
       I_ = I;
       S_ = S;
-      tables_.upload(plan_tables(plan));
+      host_tables_ = plan_tables(plan);
+      tables_.upload(host_tables_);
       view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I, S};
       return;
     }
@@ -717,13 +887,13 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   const LinesGeom g{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
   if (kind_ == Kind::Lanes) {
     switch (I_) {
-      case 4: launch_lanes<T, 4>(d, acc, view_, g, st); break;
-      case 8: launch_lanes<T, 8>(d, acc, view_, g, st); break;
-      case 16: launch_lanes<T, 16>(d, acc, view_, g, st); break;
-      case 32: launch_lanes<T, 32>(d, acc, view_, g, st); break;
+      case 4: launch_lanes<T, 4>(d, acc, view_, g, host_tables_, st); break;
+      case 8: launch_lanes<T, 8>(d, acc, view_, g, host_tables_, st); break;
+      case 16: launch_lanes<T, 16>(d, acc, view_, g, host_tables_, st); break;
+      case 32: launch_lanes<T, 32>(d, acc, view_, g, host_tables_, st); break;
       case 64:
         if constexpr (lanes_max_I<T>() >= 64) {
-          launch_lanes<T, 64>(d, acc, view_, g, st);
+          launch_lanes<T, 64>(d, acc, view_, g, host_tables_, st);
           break;
         }
         [[fallthrough]];

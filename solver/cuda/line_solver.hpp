@@ -23,6 +23,7 @@
 #include <adi/tridiag.hpp>
 
 #include <string>
+#include <vector>
 
 namespace adi::cuda {
 
@@ -54,6 +55,7 @@ class LineSolver {
   Kind kind_ = Kind::Generic;
   int I_ = 0, S_ = 0;
   DeviceBuffer<T> tables_;
+  std::vector<T> host_tables_;  // the plan's tables as uploaded (SegmentConsts are made from them)
   PlanView<T> view_{};
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;
