@@ -37,7 +37,21 @@ namespace {
 
 constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32;
 
-template <class T>
+// One point per thread, marching along z through a chunk of planes.
+//
+// What limits it is bytes in flight and instructions, not arithmetic. The
+// centre value is the DRAM stream: it is loaded D planes ahead into a
+// register queue, so each warp has D rows (D x 128 or 256 bytes) on their
+// way; Little's law wants ~32 KB per SM at 4.2 TB/s, i.e. D = 4 to 8 at the
+// 24-32 warps an SM holds. The in-plane neighbours (x +- 1 and y +- 1) are
+// then L1 hits, mostly on lines this block's own warps brought in as their
+// centres D - 1 iterations earlier, and are loaded one plane ahead. The
+// pointers walk along z (no per-plane 64-bit index products) and the
+// boundary tests are hoisted: the first version of this kernel, with
+// per-plane index arithmetic and the centre loaded in the iteration that
+// used it, issued ~100 instructions per point and ran at 63-66% of copy
+// bandwidth at 512^3 (docs/perf_notes.md).
+template <class T, int D>
 __global__ void __launch_bounds__(kTileX* kTileY)
     rhs_scalar_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc) {
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
@@ -50,19 +64,66 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const bool fixed_xy = on_fixed_face(kc, 0, i, nx) || on_fixed_face(kc, 1, j, ny);
   const index_t oxm = (lower_neighbour(kc, 0, i) - i) * sx, oxp = (upper_neighbour(kc, 0, i, nx) - i) * sx;
   const index_t oym = (lower_neighbour(kc, 1, j) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
-  const index_t col = i * sx + j * sy;
-  T zm = u[col + lower_neighbour(kc, 2, k0) * sz];
-  T uc = u[col + k0 * sz];
-  for (index_t k = k0; k < k1; ++k) {
-    const index_t o = col + k * sz;
-    const T zp = u[col + upper_neighbour(kc, 2, k, nz) * sz];
-    T r = T(0);
-    if (!fixed_xy && !on_fixed_face(kc, 2, k, nz))
-      r = douglas_rhs(uc, u[o + oxm], u[o + oxp], u[o + oym], u[o + oyp], zm, zp, kc);
-    w[o] = r;
-    zm = uc;
-    uc = zp;
-  }
+  // Planes 0 .. nzr-1 are readable (plane nz is the ghost of a top ghost
+  // face). The centres needed are those of planes k0 .. kc_last: plane k1 is
+  // the upper neighbour of plane k1 - 1 when it exists.
+  const index_t nzr = nz + (kc.hi_ghost[2] ? 1 : 0);
+  const index_t kc_last = k1 < nzr ? k1 : nzr - 1;
+  const T* pc = u + i * sx + j * sy + k0 * sz;  // centre of plane k
+  T* pw = w + i * sx + j * sy + k0 * sz;
+  const index_t ahead = (D + 1) * sz;  // plane k + 1 + D, from plane k
+
+  T zm = pc[(lower_neighbour(kc, 2, k0) - k0) * sz];
+  T c = pc[0], xm = pc[oxm], xp = pc[oxp], ym = pc[oym], yp = pc[oyp];
+  T q[D];  // q[d]: centre of plane k + 1 + d
+#pragma unroll
+  for (int d = 0; d < D; ++d) q[d] = k0 + 1 + d <= kc_last ? pc[(1 + d) * sz] : T(0);
+  // At the top face (not a ghost face) the upper neighbour mirrors: u(nz) =
+  // u(nz-2). Iterations count from 0 in 32 bits; the plane tests are hoisted
+  // into iteration numbers (-1: never).
+  const int K = static_cast<int>(k1 - k0);
+  const int it_mirror = kc.hi_ghost[2] || nz - 1 >= k1 ? -1 : static_cast<int>(nz - 1 - k0);
+  const int it_fixed_lo = k0 == 0 && on_fixed_face(kc, 2, 0, nz) ? 0 : -1;
+  const int it_fixed_hi = k1 == nz && on_fixed_face(kc, 2, nz - 1, nz) ? K - 1 : -1;
+  // Iterations 0 .. K_safe-1 can prefetch without tests: the next plane's
+  // neighbours are inside the chunk and the centre D + 1 planes up is one
+  // that is needed. The rest (the last D or so) test each load.
+  const int c_last = static_cast<int>(kc_last - k0);
+  const int K_safe = max(0, min(K - 1, c_last - D));
+  auto step = [&](int it, bool guard) {
+    const T* pn = pc + sz;
+    T nxm, nxp, nym, nyp, cnew;
+    if (!guard || it + 1 < K) {
+      nxm = pn[oxm];
+      nxp = pn[oxp];
+      nym = pn[oym];
+      nyp = pn[oyp];
+    } else {
+      nxm = nxp = nym = nyp = T(0);
+    }
+    if (!guard || it + 1 + D <= c_last)
+      cnew = pc[ahead];
+    else
+      cnew = T(0);
+    const T zp = it == it_mirror ? zm : q[0];
+    const bool fixed = fixed_xy || it == it_fixed_lo || it == it_fixed_hi;
+    *pw = fixed ? T(0) : douglas_rhs(c, xm, xp, ym, yp, zm, zp, kc);
+    zm = c;
+    c = q[0];
+#pragma unroll
+    for (int d = 0; d + 1 < D; ++d) q[d] = q[d + 1];
+    q[D - 1] = cnew;
+    xm = nxm;
+    xp = nxp;
+    ym = nym;
+    yp = nyp;
+    pc = pn;
+    pw += sz;
+  };
+  int it = 0;
+#pragma unroll 4
+  for (; it < K_safe; ++it) step(it, false);
+  for (; it < K; ++it) step(it, true);
 }
 
 // N consecutive points of a row, loaded and stored as 16-byte vectors
@@ -196,6 +257,15 @@ int rhs_points_per_thread() {
   return v;
 }
 
+// Read at every launch (a getenv is far below a launch's cost), so the GPU
+// tests can run every depth in one process.
+template <class T>
+int rhs_prefetch_planes() {
+  const char* e = std::getenv("ADI_RHS_AHEAD");
+  const int a = e && *e ? std::atoi(e) : (sizeof(T) == 4 ? 8 : 4);
+  return a == 2 || a == 8 ? a : 4;
+}
+
 std::string rhs_unlaunchable(const Layout3& L) {
   const index_t gy = (L.n[1] + kTileY - 1) / kTileY, gz = (L.n[2] + kChunkZ - 1) / kChunkZ;
   if (gy <= 65535 && gz <= 65535) return "";
@@ -219,8 +289,17 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
                   static_cast<unsigned>((L.n[1] + kTileY - 1) / kTileY),
                   static_cast<unsigned>((L.n[2] + kChunkZ - 1) / kChunkZ));
   ADI_REQUIRE(grid.y <= 65535 && grid.z <= 65535, "grid too large for the RHS kernel");
-  if (!vec)
-    rhs_scalar_kernel<T><<<grid, block, 0, st>>>(u, w, L, kc);
+  if (!vec) {
+    // Centres in flight per thread (see rhs_scalar_kernel); ADI_RHS_AHEAD
+    // overrides (2, 4 or 8).
+    const int ahead = rhs_prefetch_planes<T>();
+    if (ahead == 2)
+      rhs_scalar_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc);
+    else if (ahead == 8)
+      rhs_scalar_kernel<T, 8><<<grid, block, 0, st>>>(u, w, L, kc);
+    else
+      rhs_scalar_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc);
+  }
   else if (V == 4)
     rhs_vector_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc);
   else if constexpr (sizeof(T) == 8)
