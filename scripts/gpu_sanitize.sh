@@ -80,7 +80,7 @@ for tool in memcheck racecheck initcheck; do
     log="$OUT/${tool}_${exe}.log"
     f="$(filter "$tool" "$exe")"
     cmd=(timeout "$(tool_timeout "$tool")" "$CS" $(tool_args "$tool") --error-exitcode 99 --print-limit 50
-         "$BUILD/tests/$exe" "--gtest_filter=$f")
+         "$BUILD/tests/gpu/$exe" "--gtest_filter=$f")
     echo "ADI_REQUIRE_GPU=1 ${cmd[*]}" >>"$OUT/commands.txt"
     t0=$(date +%s)
     ADI_REQUIRE_GPU=1 "${cmd[@]}" >"$log" 2>&1
