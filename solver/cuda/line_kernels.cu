@@ -72,6 +72,13 @@ struct LinesGeom {
   index_t nv, sv;  // outer axis
 };
 
+// tile / per for tile < tiles, in 32 bits when the tile count allows (a
+// 64-bit division is a call of ~70 instructions, per tile; 32 bits ~20).
+__device__ __forceinline__ index_t tile_quotient(index_t tile, index_t tiles, index_t per) {
+  if (tiles <= 0xffffffffll) return static_cast<unsigned>(tile) / static_cast<unsigned>(per);
+  return tile / per;
+}
+
 struct LanesGeom {
   index_t s_line;   // stride along the line
   index_t nu, su;   // lanes axis (32 consecutive lines per tile)
@@ -104,16 +111,7 @@ struct LanesTile {
   __device__ __forceinline__ void select(index_t tile) {
     s = opaque(s);  // keep the per-row address arithmetic in the loop (see opaque)
     lane = opaque(lane);
-    index_t v, ut;
-    if (g.tiles <= 0xffffffffll) {  // 32-bit division: ~20 instructions instead of a 64-bit call
-      const unsigned t32 = static_cast<unsigned>(tile), tu = static_cast<unsigned>(g.tiles_u);
-      const unsigned v32 = t32 / tu;
-      v = v32;
-      ut = t32 - v32 * tu;
-    } else {
-      v = tile / g.tiles_u;
-      ut = tile - v * g.tiles_u;
-    }
+    const index_t v = tile_quotient(tile, g.tiles, g.tiles_u), ut = tile - v * g.tiles_u;
     const index_t u = ut * 32 + lane;
     active = u < g.nu;
     fast = g.row_fits && ut * 32 + 32 <= g.nu && s * I + I <= n;
@@ -369,11 +367,8 @@ struct TileAddr {
   }
 };
 
-// tile / tiles_j, in 32 bits when the tile count allows (a 64-bit division is
-// a call of ~70 instructions, per tile).
 __device__ __forceinline__ index_t tile_k(index_t tile, const WarpGeom& g) {
-  if (g.tiles <= 0xffffffffll) return static_cast<unsigned>(tile) / static_cast<unsigned>(g.tiles_j);
-  return tile / g.tiles_j;
+  return tile_quotient(tile, g.tiles, g.tiles_j);
 }
 
 template <class T, int I>
@@ -703,7 +698,7 @@ bool lanes_const_tables() {
 
 template <class T, int I, bool Acc>
 void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
-                       cudaStream_t st) {
+                       unsigned mask, cudaStream_t st) {
   const int stages = lanes_smem(p, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, stages);
   // Above 48 KB a kernel must opt in to its dynamic shared memory.
@@ -718,8 +713,7 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
   g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
   g.row_bytes = g.row_fits ? static_cast<unsigned>(row_bytes) : 0u;
-  SegmentConsts<T, I> sc{};
-  if (lanes_const_tables()) sc = segment_consts<T, I>(host_tables, p.S);
+  const SegmentConsts<T, I> sc = segment_consts<T, I>(host_tables, p.S, lanes_const_tables() ? mask : 0u);
   const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
   lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages, sc);
   ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
@@ -727,11 +721,11 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
 
 template <class T, int I>
 void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
-                  cudaStream_t st) {
+                  unsigned mask, cudaStream_t st) {
   if (acc)
-    launch_lanes_impl<T, I, true>(d, acc, p, g, host_tables, st);
+    launch_lanes_impl<T, I, true>(d, acc, p, g, host_tables, mask, st);
   else
-    launch_lanes_impl<T, I, false>(d, acc, p, g, host_tables, st);
+    launch_lanes_impl<T, I, false>(d, acc, p, g, host_tables, mask, st);
 }
 
 template <class T, int I, bool Acc, bool Fused>
@@ -830,6 +824,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
       S_ = S;
       host_tables_ = plan_tables(plan);
       tables_.upload(host_tables_);
+      interior_mask_ = interior_segment_mask(host_tables_, I, S);
       view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I, S};
       return;
     }
@@ -887,13 +882,13 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   const LinesGeom g{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
   if (kind_ == Kind::Lanes) {
     switch (I_) {
-      case 4: launch_lanes<T, 4>(d, acc, view_, g, host_tables_, st); break;
-      case 8: launch_lanes<T, 8>(d, acc, view_, g, host_tables_, st); break;
-      case 16: launch_lanes<T, 16>(d, acc, view_, g, host_tables_, st); break;
-      case 32: launch_lanes<T, 32>(d, acc, view_, g, host_tables_, st); break;
+      case 4: launch_lanes<T, 4>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 8: launch_lanes<T, 8>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 16: launch_lanes<T, 16>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 32: launch_lanes<T, 32>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
       case 64:
         if constexpr (lanes_max_I<T>() >= 64) {
-          launch_lanes<T, 64>(d, acc, view_, g, host_tables_, st);
+          launch_lanes<T, 64>(d, acc, view_, g, host_tables_, interior_mask_, st);
           break;
         }
         [[fallthrough]];

@@ -56,6 +56,7 @@ class LineSolver {
   int I_ = 0, S_ = 0;
   DeviceBuffer<T> tables_;
   std::vector<T> host_tables_;  // the plan's tables as uploaded (SegmentConsts are made from them)
+  unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_
   PlanView<T> view_{};
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;

@@ -93,21 +93,13 @@ template <class T>
 struct SegmentView {
   const T* fm;
   const T* fs;
-  const T* bcp;
-  const T* fap;
-  const T* fcp;
-  T bw0v;
+  const T* bc;
+  const T* fa;
+  const T* fc;
+  T bw0;
   const T* red_inv;
   const T* red_a;
   const T* red_c;
-  // The row-table interface local_sweeps / finish_segment use (also
-  // SegmentConsts'): shared-memory reads at immediate offsets.
-  __device__ __forceinline__ T mul(int j) const { return fm[j]; }
-  __device__ __forceinline__ T ms(int j) const { return fs[j]; }
-  __device__ __forceinline__ T bc(int j) const { return bcp[j]; }
-  __device__ __forceinline__ T fa(int j) const { return fap[j]; }
-  __device__ __forceinline__ T fc(int j) const { return fcp[j]; }
-  __device__ __forceinline__ T bw0() const { return bw0v; }
 };
 
 /// The row tables of the "interior" segments, passed by value as a kernel
@@ -122,36 +114,43 @@ struct SegmentView {
 /// result is bit-identical to the shared-table path.
 template <class T, int I>
 struct SegmentConsts {
-  T fm_[I], fs_[I], bc_[I], fa_[I], fc_[I];
-  T bw0_;
+  // The same names as SegmentView's: local_sweeps / finish_segment read
+  // v.fm[j] ... from either.
+  T fm[I], fs[I], bc[I], fa[I], fc[I];
+  T bw0;
   unsigned mask;  ///< bit s: segment s's tables equal these bit for bit
-  __device__ __forceinline__ T mul(int j) const { return fm_[j]; }
-  __device__ __forceinline__ T ms(int j) const { return fs_[j]; }
-  __device__ __forceinline__ T bc(int j) const { return bc_[j]; }
-  __device__ __forceinline__ T fa(int j) const { return fa_[j]; }
-  __device__ __forceinline__ T fc(int j) const { return fc_[j]; }
-  __device__ __forceinline__ T bw0() const { return bw0_; }
 };
 
-/// Fills SegmentConsts from a flattened plan (plan_tables' layout) with the
-/// tables of segment 1 and the mask of every segment equal to it (memcmp:
-/// bit-for-bit, so -0.0 and NaN payloads count as different). Needs S >= 3
-/// (else the mask is empty).
-template <class T, int I>
-SegmentConsts<T, I> segment_consts(const std::vector<T>& tables, int S) {
-  SegmentConsts<T, I> c{};
+/// Bit s set when segment s's row tables (and bw0) equal segment 1's bit for
+/// bit (memcmp: -0.0 and NaN payloads count as different), for a flattened
+/// plan in plan_tables' layout. 0 for S < 3 (no interior segment to share).
+template <class T>
+unsigned interior_segment_mask(const std::vector<T>& tables, int I, int S) {
   const TableLayout L{S, I};
-  if (S < 3 || tables.size() < static_cast<std::size_t>(L.total(sizeof(T)))) return c;
-  auto row = [&](int table_off, int s) { return tables.data() + table_off + s * L.pitch(); };
+  if (S < 3 || tables.size() < static_cast<std::size_t>(L.total(sizeof(T)))) return 0;
   const int offs[5] = {L.fw_mul(), L.fw_ms(), L.bw_c(), L.fin_a(), L.fin_c()};
-  T* dst[5] = {c.fm_, c.fs_, c.bc_, c.fa_, c.fc_};
-  for (int t = 0; t < 5; ++t) std::memcpy(dst[t], row(offs[t], 1), sizeof(T) * I);
-  c.bw0_ = tables[L.bw0() + 1];
+  unsigned mask = 0;
   for (int s = 0; s < S; ++s) {
-    bool same = std::memcmp(&tables[L.bw0() + s], &c.bw0_, sizeof(T)) == 0;
-    for (int t = 0; t < 5 && same; ++t) same = std::memcmp(row(offs[t], s), dst[t], sizeof(T) * I) == 0;
-    if (same) c.mask |= 1u << s;
+    bool same = std::memcmp(&tables[L.bw0() + s], &tables[L.bw0() + 1], sizeof(T)) == 0;
+    for (int t = 0; t < 5 && same; ++t)
+      same = std::memcmp(&tables[offs[t] + s * L.pitch()], &tables[offs[t] + L.pitch()], sizeof(T) * I) == 0;
+    if (same) mask |= 1u << s;
   }
+  return mask;
+}
+
+/// SegmentConsts holding segment 1's tables (from a flattened plan) and the
+/// given mask (interior_segment_mask, computed once per plan).
+template <class T, int I>
+SegmentConsts<T, I> segment_consts(const std::vector<T>& tables, int S, unsigned mask) {
+  SegmentConsts<T, I> c{};
+  if (mask == 0) return c;
+  const TableLayout L{S, I};
+  const int offs[5] = {L.fw_mul(), L.fw_ms(), L.bw_c(), L.fin_a(), L.fin_c()};
+  T* dst[5] = {c.fm, c.fs, c.bc, c.fa, c.fc};
+  for (int t = 0; t < 5; ++t) std::memcpy(dst[t], &tables[offs[t] + L.pitch()], sizeof(T) * I);
+  c.bw0 = tables[L.bw0() + 1];
+  c.mask = mask;
   return c;
 }
 
@@ -169,13 +168,13 @@ __device__ __forceinline__ SegmentView<T> segment_view(const T* tab, const Table
 template <class T, int I, class V>
 __device__ __forceinline__ void local_sweeps(T (&d)[I], const V& v) {
   static_assert(I >= 2, "segments need at least two rows");
-  d[0] *= v.mul(0);
-  d[1] *= v.mul(1);
+  d[0] *= v.fm[0];
+  d[1] *= v.fm[1];
 #pragma unroll
-  for (int j = 2; j < I; ++j) d[j] = v.mul(j) * d[j] - v.ms(j) * d[j - 1];
+  for (int j = 2; j < I; ++j) d[j] = v.fm[j] * d[j] - v.fs[j] * d[j - 1];
 #pragma unroll
-  for (int j = I - 3; j >= 1; --j) d[j] -= v.bc(j) * d[j + 1];
-  if (I >= 3) d[0] = v.bw0() * (d[0] - v.bc(0) * d[1]);
+  for (int j = I - 3; j >= 1; --j) d[j] -= v.bc[j] * d[j + 1];
+  if (I >= 3) d[0] = v.bw0 * (d[0] - v.bc[0] * d[1]);
 }
 
 /// Solves the reduced system of the line whose segment s (= this lane's
@@ -224,7 +223,7 @@ __device__ __forceinline__ void reduced_solve(T& first, T& last, const SegmentVi
 template <class T, int I, class V>
 __device__ __forceinline__ void finish_segment(T (&d)[I], const V& v, T zf, T zl) {
 #pragma unroll
-  for (int j = 1; j <= I - 2; ++j) d[j] = d[j] - v.fa(j) * zf - v.fc(j) * zl;
+  for (int j = 1; j <= I - 2; ++j) d[j] = d[j] - v.fa[j] * zf - v.fc[j] * zl;
   d[0] = zf;
   d[I - 1] = zl;
 }
