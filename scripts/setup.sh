@@ -12,7 +12,7 @@ JOBS="${ADI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 ADI_PACKAGES=(
   cmake ninja-build g++ git
   libhdf5-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libgtest-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
   python3-h5py python3-numpy python3-matplotlib
   # ./test.sh's fuzzing stage: clang, libFuzzer and the sanitizer runtimes,
   # and clang's OpenMP runtime.
