@@ -238,13 +238,19 @@ long long read_int_attr(hid_t obj, const char* name, const std::string& context)
 }
 
 void write_string_dataset(hid_t loc, const char* name, const std::string& value, const std::string& context) {
-  const H5Id t = string_type();
+  // Fixed length (the string's own), UTF-8: parallel HDF5 cannot write
+  // variable-length data, and a file has one layout however it was written.
+  const H5Id t(H5Tcopy(H5T_C_S1), H5Tclose);
+  ADI_H5_CHECK(H5Tset_size(t.get(), std::max<std::size_t>(1, value.size())), context, "cannot make a string type");
+  ADI_H5_CHECK(H5Tset_strpad(t.get(), H5T_STR_NULLPAD), context, "cannot make a string type");
+  ADI_H5_CHECK(H5Tset_cset(t.get(), H5T_CSET_UTF8), context, "cannot make a string type");
   H5Id space(H5Screate(H5S_SCALAR), H5Sclose);
   H5Id d(ADI_H5_CHECK(H5Dcreate2(loc, name, t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), context,
                       std::string("cannot create dataset ") + name),
          H5Dclose);
-  const char* p = value.c_str();
-  ADI_H5_CHECK(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), context,
+  std::string bytes = value;
+  bytes.resize(std::max<std::size_t>(1, value.size()), '\0');
+  ADI_H5_CHECK(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), context,
                std::string("cannot write dataset ") + name);
 }
 
@@ -254,15 +260,25 @@ std::string read_string_dataset(hid_t loc, const char* name, const std::string& 
   H5Id d(ADI_H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT), context, std::string("cannot open dataset ") + name),
          H5Dclose);
   H5Id ftype(H5Dget_type(d.get()), H5Tclose);
-  if (H5Tget_class(ftype.get()) != H5T_STRING || H5Tis_variable_str(ftype.get()) <= 0)
-    throw IoError(context + ": dataset '" + std::string(name) + "' is not a variable-length string", __FILE__,
-                  __LINE__);
+  H5Id space(H5Dget_space(d.get()), H5Sclose);
+  if (H5Tget_class(ftype.get()) != H5T_STRING || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR)
+    throw IoError(context + ": dataset '" + std::string(name) + "' is not a string", __FILE__, __LINE__);
   const H5Id t(H5Tcopy(ftype.get()), H5Tclose);
-  char* p = nullptr;
-  ADI_H5_CHECK(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), context,
+  if (H5Tis_variable_str(ftype.get()) > 0) {  // as adi3d wrote it before parallel HDF5
+    char* p = nullptr;
+    ADI_H5_CHECK(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &p), context,
+                 std::string("cannot read dataset ") + name);
+    std::string s = p ? p : "";
+    H5free_memory(p);
+    return s;
+  }
+  const std::size_t n = H5Tget_size(ftype.get());
+  if (n == 0 || n > (std::size_t(1) << 30))
+    throw IoError(context + ": dataset '" + std::string(name) + "' has an impossible string size", __FILE__, __LINE__);
+  std::string s(n, '\0');
+  ADI_H5_CHECK(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, s.data()), context,
                std::string("cannot read dataset ") + name);
-  std::string s = p ? p : "";
-  H5free_memory(p);
+  s.resize(std::strlen(s.c_str()));  // null-padded
   return s;
 }
 
@@ -279,6 +295,27 @@ std::array<hsize_t, 3> chunk_shape(const std::array<index_t, 3>& n, std::size_t 
   if (rows < ny) return {1, rows, nx};
   const hsize_t planes = std::clamp<hsize_t>(target_bytes / (row * ny), 1, nz);
   return {planes, ny, nx};
+}
+
+void chunk_extents(hid_t d, std::vector<ByteRange>& out, const std::string& context) {
+  H5Id space(ADI_H5_CHECK(H5Dget_space(d), context, "cannot read a dataset's shape"), H5Sclose);
+  H5Id dcpl(ADI_H5_CHECK(H5Dget_create_plist(d), context, "cannot read a dataset's layout"), H5Pclose);
+  hsize_t dims[3] = {0, 0, 0}, chunk[3] = {1, 1, 1};
+  if (H5Sget_simple_extent_ndims(space.get()) != 3 || H5Pget_layout(dcpl.get()) != H5D_CHUNKED ||
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 3 || H5Pget_chunk(dcpl.get(), 3, chunk) != 3)
+    throw IoError(context + ": expected a chunked 3-D dataset", __FILE__, __LINE__);
+  // By coordinate (a B-tree lookup each), not by index (a scan each).
+  hsize_t at[3];
+  for (at[0] = 0; at[0] < dims[0]; at[0] += chunk[0])
+    for (at[1] = 0; at[1] < dims[1]; at[1] += chunk[1])
+      for (at[2] = 0; at[2] < dims[2]; at[2] += chunk[2]) {
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        hsize_t bytes = 0;
+        ADI_H5_CHECK(H5Dget_chunk_info_by_coord(d, at, &mask, &addr, &bytes), context,
+                     "cannot locate a chunk");
+        if (addr != HADDR_UNDEF && bytes > 0) out.push_back({addr, bytes});
+      }
 }
 
 void write_grid_group(hid_t file, const GridGeometry& g, const std::string& context) {
