@@ -1,10 +1,12 @@
 // Checkpoints: written to a temporary, fsync'ed and renamed (see checkpoint.hpp).
 
+#include "h5par.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/checkpoint.hpp>
 
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -17,15 +19,31 @@ constexpr long long kFormatVersion = 1;
 }
 
 template <class T>
-void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov) {
+void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov,
+                      const FieldPart* part) {
   detail::init_hdf5();
   ADI_REQUIRE(precision_of<T>() == s.precision, "write_checkpoint: precision differs from the state's");
   const std::string tmp = path + ".tmp";
   const std::string what = "checkpoint '" + path + "'";
+  const bool par = part != nullptr;  // collective: see the header
+  if (par && !detail::par::built())
+    throw IoError(what + ": a collective write needs parallel HDF5, which this adi3d was built without", __FILE__,
+                  __LINE__);
+  const bool root = !par || detail::par::rank() == 0;
+  // Parallel: every rank makes the same calls; each step's failure is agreed
+  // (par::agree) before the next collective one.
+  auto together = [&](const std::function<void()>& f) {
+    if (par)
+      detail::par::agree(f);
+    else
+      f();
+  };
   try {
-    detail::probe_creatable(tmp, what);
-    {
-      H5Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    together([&] {
+      if (root) detail::probe_creatable(tmp, what);
+    });
+    together([&] {
+      H5Id fapl = par ? detail::par::fapl(what) : H5Id(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
       H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
       H5Id file(ADI_H5_CHECK(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), what,
                              "cannot create " + tmp),
@@ -54,22 +72,35 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
                                      H5P_DEFAULT),
                           what, "cannot create dataset /u"),
              H5Dclose);
-      ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, field), what,
-                   "cannot write /u");
+      if (par) {
+        const detail::par::PartSpaces sel = detail::par::part_spaces(n, *part, what);
+        const H5Id xfer = detail::par::dxpl(what);
+        ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), sel.mem.get(), sel.file.get(), xfer.get(),
+                              field),
+                     what, "cannot write /u");
+      } else {
+        ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, field), what,
+                     "cannot write /u");
+      }
       ADI_H5_CHECK(d.close(), what, "cannot write /u");  // closing writes the last chunk
       ADI_H5_CHECK(file.close(), what, "cannot close " + tmp);
-    }
-    detail::fsync_path(tmp);
-    detail::rename_file(tmp, path, what);
+    });
+    together([&] {  // every rank has closed it: whole on disk
+      if (!root) return;
+      detail::fsync_path(tmp);
+      detail::rename_file(tmp, path, what);
+    });
   } catch (const IoError& e) {
     H5Eclear2(H5E_DEFAULT);
-    detail::remove_quietly(tmp);
+    if (root) detail::remove_quietly(tmp);
     throw IoError(std::string(e.what()) + "; the previous checkpoint (if any) is unchanged", __FILE__, __LINE__);
   }
 }
 
-template void write_checkpoint<float>(const std::string&, const CheckpointState&, const float*, const Provenance&);
-template void write_checkpoint<double>(const std::string&, const CheckpointState&, const double*, const Provenance&);
+template void write_checkpoint<float>(const std::string&, const CheckpointState&, const float*, const Provenance&,
+                                      const FieldPart*);
+template void write_checkpoint<double>(const std::string&, const CheckpointState&, const double*, const Provenance&,
+                                       const FieldPart*);
 
 namespace {
 H5Id open_checkpoint(const std::string& path) {

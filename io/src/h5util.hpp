@@ -13,6 +13,7 @@
 #include <hdf5.h>
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,6 +96,24 @@ void undo_commit(hid_t file, const std::string& context);
 /// If `journal` exists: restores `path` to its last committed state and
 /// removes the journal; returns whether there was anything to undo.
 bool undo_recover(const std::string& path, const std::string& journal);
+
+/// A byte range of a file.
+struct ByteRange {
+  std::uint64_t addr = 0, len = 0;
+};
+/// The journal of a collective change (parallel HDF5, where no driver of
+/// ours sits below the MPI-IO driver to journal each overwrite): the same
+/// journal format, written in one go by one rank before the change, holding
+/// every byte of `path` except `untouched` (raw data of datasets the change
+/// never writes: the steps already in the file, which make up nearly all of
+/// it). It goes to "<journal>.tmp" and is renamed into place, so it is whole
+/// or absent. undo_recover() then restores the state of this moment.
+void undo_snapshot(const std::string& path, const std::string& journal, std::vector<ByteRange> untouched,
+                   const std::string& context);
+/// Removes the journal: the state on disk is the committed one.
+void undo_drop(const std::string& journal);
+/// Appends the file extents of every allocated chunk of the chunked dataset `d`.
+void chunk_extents(hid_t d, std::vector<ByteRange>& out, const std::string& context);
 
 // Attributes. Strings are variable-length UTF-8; numbers are native.
 void write_attr(hid_t obj, const char* name, const std::string& value, const std::string& context);

@@ -1,6 +1,7 @@
 // The output file of a run (GridFile): see hdf5.hpp and docs/IO.md for the
 // layout and for why it is written the way it is.
 
+#include "h5par.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>
@@ -36,19 +37,26 @@ struct GridFile::Impl {
   bool live = false;    // the file is under its final name
   bool closed = false;  // finished or failed: no more writes
   bool rolled_back = false;  // reopen undid a killed run's unfinished write
+  bool par = false;     // written by all ranks together (o.part)
+  bool root = true;     // renames, journals, writes the sidecar: rank 0 (the only rank of a serial file)
   std::vector<OutputStep> steps;
   std::string provenance_group = "/provenance";  // where this run's end_time goes
+  // Parallel, rank 0: the raw data of the steps in the file. No change ever
+  // writes there (a step is written once, into new space), so a change's
+  // journal (begin_change) holds everything else.
+  std::vector<detail::ByteRange> raw;
 
   std::string what() const { return "output file '" + o.path + "'"; }
 
   /// A write failed: the file may be inconsistent on disk. Never leave it
   /// under its final name: a temporary is removed, a live file moved aside.
+  /// Parallel: every rank is here together (guarded agrees on failures).
   [[noreturn]] void fail(const std::string& reason) {
     file.reset();  // close what can be closed; errors here are expected
     H5Eclear2(H5E_DEFAULT);
     closed = true;
     std::string msg = reason;
-    if (live) {
+    if (root && live) {
       // Back to the last complete step (the journal holds what the failed
       // write overwrote), then aside: the final name never holds a file that
       // failed, and the moved file still opens.
@@ -62,35 +70,95 @@ struct GridFile::Impl {
         msg += undone ? "; the file, back at its last complete step, was moved to " + aside
                       : "; the incomplete file was moved to " + aside;
       if (o.xdmf) detail::remove_quietly(xmf);
-    } else {
+    } else if (root) {
       detail::remove_quietly(tmp);
       msg += "; no output file was left";
     }
+    if (par) detail::par::bcast(msg);  // the same words on every rank
     throw IoError(msg, __FILE__, __LINE__);
   }
 
+  /// Runs a change to the file; on failure (on any rank) fails it.
   template <class F>
   void guarded(F&& f) {
     try {
-      f();
+      if (par)
+        detail::par::agree(f);
+      else
+        f();
     } catch (const IoError& e) {
       fail(e.what());
     }
   }
 
+  /// Parallel, live file: before a collective change, rank 0 journals every
+  /// byte the change could overwrite (undo_snapshot): HDF5 updates metadata
+  /// in place, and MPI-IO leaves no driver of ours below it to journal each
+  /// overwrite as the serial file's driver does. Serial: the driver journals
+  /// as the change goes (undo_vfd.cpp).
+  void begin_change() {
+    if (!par || !live) return;
+    detail::par::agree([&] {
+      if (root) detail::undo_snapshot(o.path, journal, raw, what());
+    });
+  }
+
   /// Flushes; once the file is live, the flushed state is committed: a
-  /// process killed after this point finds it again (undo_vfd.cpp). While the
-  /// file is a temporary nothing is journaled (a kill leaves only the
-  /// temporary), so a journal never refers to another file than o.path.
+  /// process killed after this point finds it again. While the file is a
+  /// temporary nothing is journaled (a kill leaves only the temporary), so a
+  /// journal never refers to another file than o.path.
   void flush(const std::string& context) {
     ADI_H5_CHECK(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), context, "cannot flush");
-    if (live) detail::undo_commit(file.get(), context);
+    if (live) commit(context);
+  }
+  void commit(const std::string& context) {
+    if (par)  // every rank's flush has returned: the state on disk is whole
+      detail::par::agree([&] {
+        if (root) detail::undo_drop(journal);
+      });
+    else
+      detail::undo_commit(file.get(), context);
+  }
+
+  /// The file's first complete step: from now on it is worth keeping.
+  void publish() {
+    auto move = [&] {
+      if (!root) return;
+      detail::fsync_path(tmp);
+      detail::rename_file(tmp, o.path, what());
+    };
+    if (par)
+      detail::par::agree(move);
+    else
+      move();
+    live = true;
+  }
+
+  H5Id access_plist(const std::string& context) const {
+    return par ? detail::par::fapl(context) : detail::undo_fapl(journal, context);
   }
 
   void rewrite_xdmf() {
-    if (o.xdmf) write_xdmf(xmf, detail::base_name(o.path), o.geometry, o.precision, steps);
+    if (o.xdmf && root) write_xdmf(xmf, detail::base_name(o.path), o.geometry, o.precision, steps);
+  }
+
+  static std::unique_ptr<Impl> make(const Options& o) {
+    detail::init_hdf5();
+    auto im = std::make_unique<Impl>();
+    im->o = o;
+    im->tmp = o.path + ".tmp";
+    im->xmf = xdmf_path_for(o.path);
+    im->journal = detail::journal_path_for(o.path);
+    im->par = o.part.has_value();
+    if (im->par && !detail::par::built())
+      throw IoError(im->what() + ": a collective write needs parallel HDF5, which this adi3d was built without",
+                    __FILE__, __LINE__);
+    im->root = detail::par::rank() == 0 || !im->par;
+    return im;
   }
 };
+
+bool parallel_hdf5_built() { return detail::par::built(); }
 
 GridFile::GridFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 GridFile::GridFile(GridFile&&) noexcept = default;
@@ -98,24 +166,26 @@ GridFile& GridFile::operator=(GridFile&&) noexcept = default;
 
 GridFile::~GridFile() {
   if (!impl_ || impl_->closed) return;
-  impl_->file.reset();
+  impl_->file.reset();  // parallel: every rank gets here together (see Options::part)
   H5Eclear2(H5E_DEFAULT);
-  if (!impl_->live) detail::remove_quietly(impl_->tmp);
+  if (!impl_->live && impl_->root) detail::remove_quietly(impl_->tmp);
 }
 
 GridFile GridFile::create(const Options& o) {
-  detail::init_hdf5();
-  auto im = std::make_unique<Impl>();
-  im->o = o;
-  im->tmp = o.path + ".tmp";
-  im->xmf = xdmf_path_for(o.path);
-  im->journal = detail::journal_path_for(o.path);
+  auto im = Impl::make(o);
   // A killed run's unfinished write to the file this one replaces: undo it
   // first, so the old file is whole until the new one takes its name.
-  detail::undo_recover(o.path, im->journal);
-  detail::probe_creatable(im->tmp, im->what());
+  auto prepare = [&] {
+    if (!im->root) return;
+    detail::undo_recover(o.path, im->journal);
+    detail::probe_creatable(im->tmp, im->what());
+  };
+  if (im->par)
+    detail::par::agree(prepare);
+  else
+    prepare();
   im->guarded([&] {
-    H5Id fapl = detail::undo_fapl(im->journal, im->what());
+    H5Id fapl = im->access_plist(im->what());
     im->file = H5Id(ADI_H5_CHECK(H5Fcreate(im->tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), im->what(),
                                  "cannot create " + im->tmp),
                     H5Fclose);
@@ -132,93 +202,182 @@ GridFile GridFile::create(const Options& o) {
   return GridFile(std::move(im));
 }
 
-GridFile GridFile::reopen(const Options& o, index_t restart_step) {
-  detail::init_hdf5();
-  auto im = std::make_unique<Impl>();
-  im->o = o;
-  im->tmp = o.path + ".tmp";
-  im->xmf = xdmf_path_for(o.path);
-  im->journal = detail::journal_path_for(o.path);
-  const std::string ctx = "output file '" + o.path + "' (continuing it after the restart)";
+namespace {
+
+/// What reopen() found in an output file (read without changing it).
+struct ReopenScan {
+  bool rolled_back = false;
+  std::vector<OutputStep> kept;         // steps up to the restart step, in order
+  std::vector<std::string> drop;        // /steps members to delete
+  std::string restart_group;            // "restart_NNN", the first free name
+  std::vector<detail::ByteRange> raw;   // the kept steps' raw data (parallel)
+};
+
+ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, const std::string& ctx,
+                           const std::string& journal, bool extents) {
   const std::string advice = "; move it away to start a new output file";
+  ReopenScan r;
   // The run that wrote it may have been killed inside a write: back to its
   // last complete step first.
-  im->rolled_back = detail::undo_recover(o.path, im->journal);
+  r.rolled_back = detail::undo_recover(o.path, journal);
   if (H5Fis_hdf5(o.path.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     throw IoError(ctx + ": not a readable HDF5 file" + advice, __FILE__, __LINE__);
   }
-  H5Id fapl = detail::undo_fapl(im->journal, ctx);
-  const hid_t fid = H5Fopen(o.path.c_str(), H5F_ACC_RDWR, fapl.get());
+  const hid_t fid = H5Fopen(o.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (fid < 0) {
     const std::string h5 = detail::hdf5_error_text();
-    throw IoError(ctx + ": cannot open for writing (" + (h5.empty() ? "HDF5 error" : h5) + ")" + advice, __FILE__,
-                  __LINE__);
+    throw IoError(ctx + ": cannot open (" + (h5.empty() ? "HDF5 error" : h5) + ")" + advice, __FILE__, __LINE__);
   }
-  im->file = H5Id(fid, H5Fclose);
+  H5Id file(fid, H5Fclose);
+  const hid_t f = file.get();
+  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
+    throw IoError(ctx + ": not an adi3d output file (no format = adi3d-output attribute)" + advice, __FILE__,
+                  __LINE__);
+  const std::string prec = detail::read_string_attr(f, "precision", ctx);
+  if (prec != precision_name(o.precision))
+    throw IoError(ctx + ": holds " + prec + " fields, the run is " + precision_name(o.precision) + advice, __FILE__,
+                  __LINE__);
+  const GridGeometry g = detail::read_grid_group(f, ctx);
+  for (int a = 0; a < 3; ++a) {
+    const double tol = 1e-9 * std::max({std::fabs(g.origin[a]), std::fabs(o.geometry.origin[a]), g.spacing[a]});
+    if (g.n[a] != o.geometry.n[a] || std::fabs(g.spacing[a] - o.geometry.spacing[a]) > 1e-9 * g.spacing[a] ||
+        std::fabs(g.origin[a] - o.geometry.origin[a]) > tol)
+      throw IoError(ctx + ": its /grid differs from the run's grid" + advice, __FILE__, __LINE__);
+  }
+  // Steps after the checkpoint are written again by the restarted run.
+  H5Id sg = detail::open_group(f, "/steps", ctx);
+  H5G_info_t info;
+  ADI_H5_CHECK(H5Gget_info(sg.get(), &info), ctx, "cannot list /steps");
+  for (hsize_t q = 0; q < info.nlinks; ++q) {
+    char name[256];
+    ADI_H5_CHECK(H5Lget_name_by_idx(sg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
+                 ctx, "cannot list /steps");
+    const std::string ds = std::string("/steps/") + name + "/u";
+    if (!detail::path_exists(f, ds)) {  // a group without data: a write that never completed
+      r.drop.emplace_back(name);
+      continue;
+    }
+    H5Id d(ADI_H5_CHECK(H5Dopen2(f, ds.c_str(), H5P_DEFAULT), ctx, "cannot open " + ds), H5Dclose);
+    const index_t step = detail::read_int_attr(d.get(), "step", ctx + ":" + ds);
+    const double time = detail::read_double_attr(d.get(), "time", ctx + ":" + ds);
+    if (step > restart_step) {
+      r.drop.emplace_back(name);
+    } else {
+      r.kept.push_back({step, time, ds});
+      if (extents) detail::chunk_extents(d.get(), r.raw, ctx + ":" + ds);
+    }
+  }
+  std::sort(r.kept.begin(), r.kept.end(), [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
+  H5Id pg = detail::open_group(f, "/provenance", ctx);
+  char rname[32];
+  for (int k = 1;; ++k) {
+    std::snprintf(rname, sizeof rname, "restart_%03d", k);
+    if (!detail::path_exists(pg.get(), rname)) break;
+  }
+  r.restart_group = rname;
+  return r;
+}
+
+/// The scan as text and back, to hand rank 0's scan to the other ranks
+/// (times with 17 digits: exact).
+std::string encode(const ReopenScan& r) {
+  std::string s = std::string(r.rolled_back ? "1" : "0") + "\n" + r.restart_group + "\n";
+  char buf[128];
+  for (const auto& k : r.kept) {
+    std::snprintf(buf, sizeof buf, "k %lld %.17g ", static_cast<long long>(k.step), k.time);
+    s += buf + k.dataset + "\n";
+  }
+  for (const auto& d : r.drop) s += "d " + d + "\n";
+  return s;
+}
+
+ReopenScan decode(const std::string& s) {
+  ReopenScan r;
+  std::size_t at = 0;
+  auto line = [&] {
+    const std::size_t e = s.find('\n', at);
+    std::string l = s.substr(at, e - at);
+    at = e + 1;
+    return l;
+  };
+  r.rolled_back = line() == "1";
+  r.restart_group = line();
+  while (at < s.size()) {
+    const std::string l = line();
+    if (l.compare(0, 2, "d ") == 0) {
+      r.drop.push_back(l.substr(2));
+    } else {
+      long long step = 0;
+      double time = 0;
+      int used = 0;
+      std::sscanf(l.c_str(), "k %lld %lf %n", &step, &time, &used);
+      r.kept.push_back({static_cast<index_t>(step), time, l.substr(static_cast<std::size_t>(used))});
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+GridFile GridFile::reopen(const Options& o, index_t restart_step) {
+  auto im = Impl::make(o);
+  const std::string ctx = "output file '" + o.path + "' (continuing it after the restart)";
+  const std::string advice = "; move it away to start a new output file";
+  // First read what is there without changing anything (rank 0), then the
+  // change: a journaled transaction like any step's write.
+  ReopenScan scan;
+  auto look = [&] {
+    if (!im->root) return;
+    scan = scan_for_reopen(o, restart_step, ctx, im->journal, im->par);
+    if (im->par) detail::undo_snapshot(o.path, im->journal, scan.raw, ctx);
+  };
+  if (im->par) {
+    detail::par::agree(look);
+    std::string text = im->root ? encode(scan) : std::string();
+    detail::par::bcast(text);
+    if (!im->root) scan = decode(text);
+  } else {
+    look();
+  }
+  im->rolled_back = scan.rolled_back;
+  im->steps = scan.kept;
+  im->raw = std::move(scan.raw);
   im->live = true;
-  const hid_t f = im->file.get();
-  try {
-    if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
-      throw IoError(ctx + ": not an adi3d output file (no format = adi3d-output attribute)" + advice, __FILE__,
+  im->provenance_group = "/provenance/" + scan.restart_group;
+  auto change = [&] {
+    H5Id fapl = im->access_plist(ctx);
+    const hid_t fid = H5Fopen(o.path.c_str(), H5F_ACC_RDWR, fapl.get());
+    if (fid < 0) {
+      const std::string h5 = detail::hdf5_error_text();
+      throw IoError(ctx + ": cannot open for writing (" + (h5.empty() ? "HDF5 error" : h5) + ")" + advice, __FILE__,
                     __LINE__);
-    const std::string prec = detail::read_string_attr(f, "precision", ctx);
-    if (prec != precision_name(o.precision))
-      throw IoError(ctx + ": holds " + prec + " fields, the run is " + precision_name(o.precision) + advice,
-                    __FILE__, __LINE__);
-    const GridGeometry g = detail::read_grid_group(f, ctx);
-    for (int a = 0; a < 3; ++a) {
-      const double tol = 1e-9 * std::max({std::fabs(g.origin[a]), std::fabs(o.geometry.origin[a]), g.spacing[a]});
-      if (g.n[a] != o.geometry.n[a] || std::fabs(g.spacing[a] - o.geometry.spacing[a]) > 1e-9 * g.spacing[a] ||
-          std::fabs(g.origin[a] - o.geometry.origin[a]) > tol)
-        throw IoError(ctx + ": its /grid differs from the run's grid" + advice, __FILE__, __LINE__);
     }
-    // Steps after the checkpoint are written again by the restarted run.
-    H5Id sg = detail::open_group(f, "/steps", ctx);
-    H5G_info_t info;
-    ADI_H5_CHECK(H5Gget_info(sg.get(), &info), ctx, "cannot list /steps");
-    std::vector<std::string> names;
-    for (hsize_t q = 0; q < info.nlinks; ++q) {
-      char name[256];
-      ADI_H5_CHECK(H5Lget_name_by_idx(sg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
-                   ctx, "cannot list /steps");
-      names.emplace_back(name);
-    }
-    for (const auto& name : names) {
-      const std::string ds = "/steps/" + name + "/u";
-      if (!detail::path_exists(f, ds)) {  // a group without data: a write that never completed
-        H5Ldelete(sg.get(), name.c_str(), H5P_DEFAULT);
-        continue;
-      }
-      H5Id d(ADI_H5_CHECK(H5Dopen2(f, ds.c_str(), H5P_DEFAULT), ctx, "cannot open " + ds), H5Dclose);
-      const index_t step = detail::read_int_attr(d.get(), "step", ctx + ":" + ds);
-      const double time = detail::read_double_attr(d.get(), "time", ctx + ":" + ds);
-      d.reset();
-      if (step > restart_step) {
-        ADI_H5_CHECK(H5Ldelete(sg.get(), name.c_str(), H5P_DEFAULT), ctx, "cannot delete " + ds);
-      } else {
-        im->steps.push_back({step, time, ds});
-      }
-    }
-    std::sort(im->steps.begin(), im->steps.end(),
-              [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
+    im->file = H5Id(fid, H5Fclose);
+    const hid_t f = im->file.get();
     H5Id pg = detail::open_group(f, "/provenance", ctx);
-    int r = 1;
-    char rname[32];
-    for (;; ++r) {
-      std::snprintf(rname, sizeof rname, "restart_%03d", r);
-      if (!detail::path_exists(pg.get(), rname)) break;
-    }
-    Provenance p = o.provenance;
-    detail::write_provenance(pg.get(), rname, p, ctx);
+    detail::write_provenance(pg.get(), scan.restart_group, o.provenance, ctx);
+    pg.reset();
     detail::write_attr(f, "status", std::string("running"), ctx);
-    im->provenance_group = std::string("/provenance/") + rname;
+    // Deleted last: the space they free is then not reused within this
+    // change, whose journal (parallel) does not hold their raw data.
+    H5Id sg = detail::open_group(f, "/steps", ctx);
+    for (const auto& name : scan.drop)
+      ADI_H5_CHECK(H5Ldelete(sg.get(), name.c_str(), H5P_DEFAULT), ctx, "cannot delete /steps/" + name);
+    sg.reset();
     im->flush(im->what());
-    im->rewrite_xdmf();
+  };
+  try {
+    if (im->par)
+      detail::par::agree(change);
+    else
+      change();
   } catch (const IoError&) {
-    im->closed = true;  // leave the file as it was found (modulo dropped steps)
+    im->file.reset();
+    im->closed = true;  // leave the file as it was found (its journal undoes a partial change)
     throw;
   }
+  im->rewrite_xdmf();
   return GridFile(std::move(im));
 }
 
@@ -230,7 +389,9 @@ void GridFile::write_step(index_t step, double time, const T* values) {
   ADI_REQUIRE(!has_step(step), "GridFile::write_step: step already written");
   const std::string ds = step_dataset(step);
   const std::string ctx = im.what() + ", step " + std::to_string(step);
+  std::vector<detail::ByteRange> extents;
   im.guarded([&] {
+    im.begin_change();
     const hid_t f = im.file.get();
     const std::string grp = ds.substr(0, ds.size() - 2);
     H5Id g(ADI_H5_CHECK(H5Gcreate2(f, grp.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), ctx,
@@ -254,21 +415,30 @@ void GridFile::write_step(index_t step, double time, const T* values) {
                                    dcpl.get(), H5P_DEFAULT),
                         ctx, "cannot create dataset " + ds),
            H5Dclose);
-    ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(im.o.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, values), ctx,
-                 "cannot write " + ds);
+    if (im.par) {
+      // Each rank its hyperslab, collectively (filtered chunks need that):
+      // HDF5 assembles chunks that several ranks share.
+      const detail::par::PartSpaces sel = detail::par::part_spaces(n, *im.o.part, ctx);
+      const H5Id xfer = detail::par::dxpl(ctx);
+      ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(im.o.precision), sel.mem.get(), sel.file.get(), xfer.get(),
+                            values),
+                   ctx, "cannot write " + ds);
+    } else {
+      ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(im.o.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, values), ctx,
+                   "cannot write " + ds);
+    }
     detail::write_attr(d.get(), "time", time, ctx);
     detail::write_attr(d.get(), "step", static_cast<long long>(step), ctx);
+    if (im.par) detail::chunk_extents(d.get(), extents, ctx);  // collective metadata reads: every rank
     ADI_H5_CHECK(d.close(), ctx, "cannot write " + ds);  // closing writes the last chunk
     ADI_H5_CHECK(g.close(), ctx, "cannot close group " + grp);
     im.flush(ctx);
     if (!im.live) {
-      // The first complete step: from now on the file is worth keeping.
-      detail::fsync_path(im.tmp);
-      detail::rename_file(im.tmp, im.o.path, im.what());
-      im.live = true;
-      detail::undo_commit(im.file.get(), ctx);
+      im.publish();
+      if (!im.par) detail::undo_commit(im.file.get(), ctx);
     }
   });
+  if (im.root) im.raw.insert(im.raw.end(), extents.begin(), extents.end());
   im.steps.push_back({step, time, ds});
   std::sort(im.steps.begin(), im.steps.end(), [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
   im.rewrite_xdmf();
@@ -294,10 +464,13 @@ const std::string& GridFile::path() const { return impl_->o.path; }
 void GridFile::set_status(const std::string& status) {
   Impl& im = *impl_;
   if (im.closed) return;
+  std::string end = status == "running" ? std::string() : utc_now_iso8601();
+  if (im.par) detail::par::bcast(end);  // attributes must be the same on every rank
   im.guarded([&] {
+    im.begin_change();
     detail::write_attr(im.file.get(), "status", status, im.what());
     H5Id pg = detail::open_group(im.file.get(), im.provenance_group, im.what());
-    detail::write_attr(pg.get(), "end_time", status == "running" ? std::string() : utc_now_iso8601(), im.what());
+    detail::write_attr(pg.get(), "end_time", end, im.what());
     pg.reset();
     im.flush(im.what());
   });
@@ -308,11 +481,13 @@ void GridFile::finish(const std::string& status) {
   if (im.closed) return;
   set_status(status);
   im.guarded([&] {
+    im.begin_change();  // parallel: closing may still write metadata
     ADI_H5_CHECK(im.file.close(), im.what(), "cannot close");
     if (!im.live) {
-      detail::fsync_path(im.tmp);
-      detail::rename_file(im.tmp, im.o.path, im.what());
-      im.live = true;
+      im.publish();
+    } else if (im.par) {
+      im.commit(im.what());
+      if (im.root) detail::fsync_path(im.o.path);
     } else {
       detail::fsync_path(im.o.path);
     }

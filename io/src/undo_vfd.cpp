@@ -369,4 +369,65 @@ bool undo_recover(const std::string& path, const std::string& journal) {
   return true;
 }
 
+void undo_snapshot(const std::string& path, const std::string& journal, std::vector<ByteRange> untouched,
+                   const std::string& context) {
+  auto fail = [&](const std::string& what, int err) {
+    throw IoError(context + ": cannot " + what + " (" + errno_text(err) + ")", __FILE__, __LINE__);
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("open " + path + " to journal it", errno);
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } fc{fd};
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) fail("stat " + path, errno);
+  const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  const std::string tmp = journal + ".tmp";
+  Closer jc{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  if (jc.fd < 0) fail("create " + tmp, errno);
+  JournalHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.committed = size;
+  if (!write_all(jc.fd, &h, sizeof h)) fail("write " + tmp, errno);
+  std::sort(untouched.begin(), untouched.end(),
+            [](const ByteRange& a, const ByteRange& b) { return a.addr < b.addr; });
+  std::vector<unsigned char> buf;
+  // Everything in [0, size) outside the untouched ranges, in records of at
+  // most 1 MiB (in practice: the metadata, a few KiB per step).
+  auto save = [&](std::uint64_t from, std::uint64_t to) {
+    while (from < to) {
+      const std::uint64_t n = std::min<std::uint64_t>(to - from, std::uint64_t(1) << 20);
+      buf.resize(static_cast<std::size_t>(n));
+      std::size_t got = 0;
+      while (got < buf.size()) {
+        const ssize_t r = ::pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(from + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) fail("read " + path + " to journal it", errno);
+        if (r == 0) break;
+        got += static_cast<std::size_t>(r);
+      }
+      const RecordHeader rec{from, got};
+      if (!write_all(jc.fd, &rec, sizeof rec) || !write_all(jc.fd, buf.data(), got)) fail("write " + tmp, errno);
+      if (got < buf.size()) return;  // the file ended early (it cannot: it is not being written)
+      from += n;
+    }
+  };
+  std::uint64_t at = 0;
+  for (const ByteRange& r : untouched) {
+    if (r.addr > at) save(at, std::min(r.addr, size));
+    at = std::max(at, r.addr + r.len);
+    if (at >= size) break;
+  }
+  if (at < size) save(at, size);
+  const int j = jc.fd;
+  jc.fd = -1;
+  if (::close(j) != 0) fail("write " + tmp, errno);
+  if (::rename(tmp.c_str(), journal.c_str()) != 0) fail("rename " + tmp + " to " + journal, errno);
+}
+
+void undo_drop(const std::string& journal) { ::unlink(journal.c_str()); }
+
 }  // namespace adi::io::detail

@@ -29,9 +29,12 @@ struct CheckpointState {
 };
 
 /// Writes a checkpoint atomically; throws IoError (the previous checkpoint,
-/// if any, is then unchanged).
+/// if any, is then unchanged). With `part`, collective: every rank of
+/// MPI_COMM_WORLD calls it with its part of the field (parallel HDF5, see
+/// FieldPart) and the same state and provenance; rank 0 renames the file.
 template <class T>
-void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov);
+void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov,
+                      const FieldPart* part = nullptr);
 
 /// Reads and checks a checkpoint's header (format, version, step, grid).
 /// Throws IoError for a missing, non-HDF5, truncated or foreign file.

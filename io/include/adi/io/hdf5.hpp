@@ -76,6 +76,21 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f);
 
 // ---- output ------------------------------------------------------------------
 
+/// One MPI rank's part of a field that all ranks write together into one
+/// file (parallel HDF5: collective hyperslab writes; docs/MPI.md): nodes
+/// offset[a] .. offset[a] + count[a] - 1, x, y, z order. The parts of the
+/// ranks tile the grid.
+struct FieldPart {
+  std::array<index_t, 3> offset{{0, 0, 0}};
+  std::array<index_t, 3> count{{0, 0, 0}};
+};
+
+/// Whether this build's HDF5 is parallel (MPI-IO) and adi3d was built with
+/// MPI: GridFile and write_checkpoint can then write one file from all the
+/// ranks of MPI_COMM_WORLD. Otherwise a distributed run gathers each field
+/// to rank 0, which writes it.
+bool parallel_hdf5_built();
+
 /// If a run was killed while writing the output file `path` (its journal
 /// "<path>.journal" exists), restores the file to its last complete step and
 /// removes the journal; returns whether there was anything to undo. A
@@ -117,7 +132,14 @@ class GridFile {
     GridGeometry geometry;
     Precision precision = Precision::F64;
     int compression = 0;           ///< gzip level 0..9 with shuffle (0 = off)
-    Provenance provenance;
+    Provenance provenance;         ///< (collective: the same on every rank)
+    /// Set: the file is written by all ranks of MPI_COMM_WORLD together
+    /// (needs parallel_hdf5_built()). Every member function is then
+    /// collective (every rank calls it, in the same order, with the same
+    /// arguments), write_step takes this rank's part, and rank 0 alone
+    /// renames, journals and writes the sidecar. The file, its layout and
+    /// its sidecar are those of a serial run.
+    std::optional<FieldPart> part;
   };
   /// Starts a new file (as "<path>.tmp"; the caller has checked that
   /// replacing an existing "<path>" is wanted).
@@ -133,7 +155,8 @@ class GridFile {
   ~GridFile();  ///< closes; a file that never got a step is removed
 
   /// Writes /steps/NNNNNN/u with attributes time and step, flushes, then
-  /// rewrites the sidecar. `values` is packed x fastest in the run's precision.
+  /// rewrites the sidecar. `values` is packed x fastest in the run's
+  /// precision: the whole field, or this rank's part (Options::part).
   template <class T>
   void write_step(index_t step, double time, const T* values);
   bool has_step(index_t step) const;
