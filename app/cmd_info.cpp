@@ -4,6 +4,7 @@
 #include "exit_codes.hpp"
 #include "util.hpp"
 
+#include <adi/io/io.hpp>
 #include <adi/solver.hpp>
 
 #include <omp.h>
@@ -18,6 +19,9 @@ int cmd_info() {
   std::printf("  CUDA backend   %s\n", ADI_WITH_CUDA ? "built" : "not built");
   if (ADI_WITH_CUDA) std::printf("  CUDA compiler  %s (architectures %s)\n", ADI_CUDA_COMPILER, ADI_CUDA_ARCHITECTURES);
   std::printf("  MPI            %s\n", ADI_WITH_MPI ? "built" : "not built");
+  std::printf("  HDF5           %s, %s\n", io::hdf5_library_version().c_str(),
+              io::parallel_hdf5_built() ? "parallel (distributed runs write collectively)"
+                                        : "serial (distributed runs gather each write to rank 0)");
   std::printf("  OpenMP         %d threads\n", omp_get_max_threads());
   const auto devs = cuda_devices();
   if (devs.empty()) {

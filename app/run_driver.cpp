@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <filesystem>
 #include <limits>
 #include <unistd.h>
@@ -38,6 +39,24 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 /// Above this, a distributed run warns that every output and checkpoint
 /// gathers the whole field to rank 0 (no parallel HDF5 in this build).
 constexpr double kGatherWarnBytes = 4.0 * (1 << 30);
+
+/// Whether a distributed run writes its files collectively (parallel HDF5):
+/// when the build has it, unless ADI_PARALLEL_IO=0 asks for the gather to
+/// rank 0 (the path of builds without it; for comparison and debugging).
+bool collective_io() {
+  if (!io::parallel_hdf5_built()) return false;
+  const char* v = std::getenv("ADI_PARALLEL_IO");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
+/// Rank 0's provenance on every rank: a collective file's attributes must
+/// be the same on all of them (host and start time differ).
+void share_provenance(io::Provenance& p) {
+  for (std::string* f : {&p.version, &p.git_hash, &p.build_type, &p.cxx_compiler, &p.cuda_compiler, &p.hdf5_version,
+                         &p.backend, &p.device, &p.host, &p.command_line, &p.slurm_job_id, &p.start_time,
+                         &p.end_time, &p.config_yaml})
+    mpi::broadcast(*f);
+}
 
 std::string strip_suffix(const std::string& s, std::initializer_list<const char*> suffixes) {
   for (const char* x : suffixes) {
@@ -245,12 +264,15 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
   RunReport rep;
-  // A distributed run: every rank steps its sub-box; rank 0 alone holds the
-  // whole field (initial data, outputs, checkpoints) and writes the files.
-  // Every decision that leads to a collective call (advance, fetch, the
-  // outputs' gathers) is taken from values all ranks agree on.
+  // A distributed run: every rank steps its sub-box. Rank 0 reads the
+  // initial data and scatters it. Outputs and checkpoints: with parallel
+  // HDF5 every rank writes its box into the one file (collective calls);
+  // without it rank 0 gathers the field and writes it alone. Every decision
+  // that leads to a collective call (advance, fetch, the writes) is taken
+  // from values all ranks agree on.
   const bool distributed = plan.ranks > 1;
   const bool root = mpi::world_rank() == 0;
+  const bool collective = distributed && collective_io();
 
   // ---- initial state (everything is checked before any output exists) ----
   std::vector<T> u;
@@ -280,18 +302,26 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   rep.start_step = s0;
 
   std::unique_ptr<Stepper<T>> stepper;
+  std::optional<io::FieldPart> part;  // this rank's box, for collective writes
   collectively([&] {
-    if (distributed)
-      stepper = mpi::make_distributed_stepper<T>(p, c.backend, c.parallel.grid);
-    else
+    if (distributed) {
+      auto ds = mpi::make_distributed_stepper<T>(p, c.backend, c.parallel.grid);
+      if (collective) part = io::FieldPart{ds->part().box.begin, ds->part().box.size};
+      stepper = std::move(ds);
+    } else {
       stepper = make_stepper<T>(p, c.backend);
+    }
   });
   rep.backend = backend_name(stepper->backend());
   rep.device = stepper->device_name();
   spdlog::info("backend {} ({}), {}, {} of {} memory{}", rep.backend, rep.device, precision_name(c.precision),
                human_bytes(static_cast<double>(stepper->bytes_allocated())),
                stepper->backend() == Backend::Cpu ? "host" : "device", distributed ? " per rank" : "");
-  if (distributed && (!plan.output.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0)) {
+  if (collective) {
+    spdlog::info("outputs and checkpoints: parallel HDF5, each of the {} ranks writes its part (collective)",
+                 plan.ranks);
+  } else if (distributed &&
+             (!plan.output.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0)) {
     const double bytes = static_cast<double>(p.points()) * sizeof(T);
     if (bytes > kGatherWarnBytes)
       spdlog::warn("outputs and checkpoints gather the whole field ({}) to rank 0, which writes them with serial "
@@ -301,15 +331,17 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       spdlog::debug("outputs and checkpoints are gathered to rank 0 ({} per write)", human_bytes(bytes));
   }
   stepper->scatter_field(root ? u.data() : nullptr);
+  if (collective) std::vector<T>().swap(u);  // rank 0 needs the whole field again only at the end
 
-  const io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml);
+  io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml);
+  if (collective) share_provenance(prov);
   SignalGuard guard;
 
   const bool have_output = !plan.output.empty();
   std::optional<io::GridFile> out;
   bool reopened = false;
   collectively([&] {
-    if (!root || !have_output) return;
+    if (!have_output || (!root && !collective)) return;
     io::GridFile::Options oo;
     oo.path = plan.output;
     oo.xdmf = c.output.xdmf;
@@ -317,7 +349,11 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     oo.precision = c.precision;
     oo.compression = c.output.compression;
     oo.provenance = prov;
-    if (!plan.restart.empty() && fs::exists(plan.output)) {
+    oo.part = part;
+    // Rank 0 looks (a collective reopen or create must be the same on all).
+    double exists = root && !plan.restart.empty() && fs::exists(plan.output) ? 1.0 : 0.0;
+    if (collective) mpi::allreduce_max(&exists, 1);
+    if (exists > 0) {
       out.emplace(io::GridFile::reopen(oo, s0));
       reopened = true;
       if (out->rolled_back())
@@ -396,20 +432,37 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     if (!stats.finite)
       numerical_error("after step " + std::to_string(s) + " (t = " + std::to_string(time_of(s)) + " s)");
   };
-  auto fetch = [&] {  // u <- the stepper's field at step s (on rank 0), checked
+  // What the writes take: the whole field on rank 0, or (collective) each
+  // rank's own box.
+  std::vector<T> mine;
+  auto fetch = [&] {  // the stepper's field at step s, checked
     check();
+    if (collective) {
+      mine.resize(static_cast<std::size_t>(part->count[0] * part->count[1] * part->count[2]));
+      stepper->get_field(mine.data());
+      return;
+    }
     if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
     stepper->gather_field(root ? u.data() : nullptr);
   };
+  // A collective write runs on every rank and they agree on its outcome;
+  // a write of rank 0's gathered field runs on rank 0 alone.
+  auto together = [&](const std::function<void()>& f) {
+    if (collective)
+      collectively(f);
+    else
+      f();
+  };
+  auto values = [&]() -> const T* { return collective ? mine.data() : u.data(); };
   auto write_output = [&] {
-    if (!root) return;
+    if (!root && !collective) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
-    out->write_step(s, time_of(s), u.data());
+    together([&] { out->write_step(s, time_of(s), values()); });
     ++rep.outputs_written;
     last_output = s;
   };
   auto write_checkpoint = [&] {
-    if (!root) return;
+    if (!root && !collective) return;
     io::CheckpointState st;
     st.step = s;
     st.time = time_of(s);
@@ -417,7 +470,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     st.precision = c.precision;
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
-    io::write_checkpoint(plan.checkpoint, st, u.data(), prov);
+    together([&] { io::write_checkpoint(plan.checkpoint, st, values(), prov, part ? &*part : nullptr); });
     rep.checkpoint_written = plan.checkpoint;
     last_checkpoint = s;
     spdlog::debug("checkpoint at step {} written to {}", s, plan.checkpoint);
@@ -523,7 +576,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       write_checkpoint();
       if (out) {
         CriticalWrite cw;
-        out->finish("interrupted");
+        together([&] { out->finish("interrupted"); });
       }
       spdlog::warn("checkpoint written to {}; continue with: adi3d run ... --restart {}", plan.checkpoint,
                    plan.checkpoint);
@@ -531,11 +584,15 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     }
     if (out) {
       CriticalWrite cw;
-      out->finish("complete");
+      together([&] { out->finish("complete"); });
     }
   } catch (const std::exception& e) {
     clear_progress();
-    if (out && (reopened || !out->steps().empty())) {
+    // A collective file can be closed only by all ranks together: after an
+    // error they all raised (CollectiveError); otherwise the job is aborted
+    // and the file stays at its last complete step.
+    const bool all_ranks_here = !collective || dynamic_cast<const CollectiveError*>(&e) != nullptr;
+    if (out && all_ranks_here && (reopened || !out->steps().empty())) {
       try {
         out->finish(std::string("failed: ") + e.what());
       } catch (...) {
