@@ -469,6 +469,61 @@ TEST_F(Hdf5Test, CheckpointRoundTripIsBitExact) {
                                  R"(holds float32 data, the run is float64)");
 }
 
+// The config is stored as a fixed-length string (parallel HDF5 cannot write
+// variable-length data); checkpoints written before that, with a
+// variable-length string, must still restart.
+TEST_F(Hdf5Test, ConfigStringReadsInBothLayouts) {
+  checkpoint_round_trip<double>(path("c.h5"));
+  const std::string yaml = "grid: {nx: 7, ny: 5, nz: 4}\n# \xc3\xa9t\xc3\xa9\n";  // UTF-8 survives both
+  {
+    const hid_t f = H5Fopen(path("c.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t d0 = H5Dopen2(f, "/provenance/config", H5P_DEFAULT);
+    const hid_t t0 = H5Dget_type(d0);
+    EXPECT_EQ(H5Tis_variable_str(t0), 0) << "the config is written fixed-length";
+    EXPECT_EQ(H5Tget_cset(t0), H5T_CSET_UTF8);
+    H5Tclose(t0);
+    H5Dclose(d0);
+    ASSERT_GE(H5Ldelete(f, "/provenance/config", H5P_DEFAULT), 0);
+    const hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    const hid_t sp = H5Screate(H5S_SCALAR);
+    const hid_t d = H5Dcreate2(f, "/provenance/config", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(d, 0);
+    const char* c = yaml.c_str();
+    ASSERT_GE(H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &c), 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Tclose(t);
+    H5Fclose(f);
+  }
+  EXPECT_EQ(read_checkpoint_state(path("c.h5")).config_yaml, yaml);
+}
+
+// A collective file needs parallel HDF5 and a running MPI (adi3d passes a
+// part only to ranks of a distributed run): here it is a clean error, and
+// nothing is left on disk.
+TEST_F(Hdf5Test, CollectiveWriteWithoutMpiIsAClearError) {
+  GridFile::Options o;
+  o.path = path("par.h5");
+  o.geometry = test_geometry();
+  o.provenance = collect_provenance({"adi3d"}, "cpu", "CPU", "");
+  o.part = FieldPart{{{0, 0, 0}}, o.geometry.n};
+  expect_throw_matching<IoError>([&] { (void)GridFile::create(o); },
+                                 parallel_hdf5_built() ? R"(par\.h5'.*needs MPI, which is not running)"
+                                                       : R"(par\.h5'.*built without parallel HDF5)");
+  std::vector<double> u(static_cast<std::size_t>(o.geometry.n[0] * o.geometry.n[1] * o.geometry.n[2]), 1.0);
+  CheckpointState s;
+  s.geometry = o.geometry;
+  const FieldPart all{{{0, 0, 0}}, o.geometry.n};
+  expect_throw_matching<IoError>(
+      [&] { write_checkpoint(path("ck.h5"), s, u.data(), o.provenance, &all); },
+      parallel_hdf5_built() ? R"(ck\.h5'.*needs MPI, which is not running.*the previous checkpoint)"
+                            : R"(ck\.h5'.*built without parallel HDF5)");
+  EXPECT_TRUE(fs::is_empty(dir_)) << "files were left behind";
+}
+
 TEST_F(Hdf5Test, FailedCheckpointWriteKeepsThePreviousOne) {
   const std::string p = path("ck.h5");
   checkpoint_round_trip<double>(p);

@@ -11,11 +11,12 @@
 //     the N-th rename(2) onto a path ending with SUFFIX kills the process
 //     just before it (a temporary written and synced, not yet in place).
 //   ADI_WRITE_COUNT_FILE=PATH
-//     at exit, writes "SUFFIX COUNT" (the matching writes, or renames, seen)
-//     to PATH, so a test can learn how many kill points a run has.
+//     at exit, appends "SUFFIX COUNT" (the matching writes, or renames, seen)
+//     to PATH, so a test can learn how many kill points a run has (one line
+//     per process: every MPI rank of a run adds its own).
 //
-// write(2), writev(2) and pwrite(2) are seen: what HDF5 1.10's default (sec2)
-// driver and std::ofstream use on Linux.
+// write(2), writev(2), pwrite(2) and pwritev(2) are seen: what HDF5 1.10's
+// default (sec2) driver, std::ofstream and Open MPI's MPI-IO use on Linux.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -130,6 +131,34 @@ ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   return -1;
 }
 
+// Open MPI's MPI-IO (OMPIO, parallel HDF5) writes with pwritev too.
+static ssize_t do_pwritev(const char* name, int fd, const struct iovec* iov, int iovcnt, off_t off) {
+  typedef ssize_t (*pwritev_fn)(int, const struct iovec*, int, off_t);
+  pwritev_fn real = (pwritev_fn)dlsym(RTLD_NEXT, name);
+  size_t total = 0;
+  for (int q = 0; q < iovcnt; ++q) total += iov[q].iov_len;
+  int die = 0;
+  const size_t n = before_write(fd, total, &die);
+  if (!die) return real(fd, iov, iovcnt, off);
+  struct iovec part[64];
+  int m = 0;
+  size_t left = n;
+  for (int q = 0; q < iovcnt && q < 64 && left > 0; ++q, ++m) {
+    part[m] = iov[q];
+    if (part[m].iov_len > left) part[m].iov_len = left;
+    left -= part[m].iov_len;
+  }
+  real(fd, part, m, off);
+  kill(getpid(), SIGKILL);
+  return -1;
+}
+ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t off) {
+  return do_pwritev("pwritev", fd, iov, iovcnt, off);
+}
+ssize_t pwritev64(int fd, const struct iovec* iov, int iovcnt, off_t off) {
+  return do_pwritev("pwritev64", fd, iov, iovcnt, off);
+}
+
 ssize_t pwrite(int fd, const void* buf, size_t count, off_t off) { return do_pwrite("pwrite", fd, buf, count, off); }
 ssize_t pwrite64(int fd, const void* buf, size_t count, off_t off) {
   return do_pwrite("pwrite64", fd, buf, count, off);
@@ -147,7 +176,7 @@ int rename(const char* from, const char* to) {
 __attribute__((destructor)) static void report(void) {
   const char* out = getenv("ADI_WRITE_COUNT_FILE");
   if (!out || !*out || !g_suffix[0]) return;
-  FILE* f = fopen(out, "w");
+  FILE* f = fopen(out, "a");
   if (!f) return;
   fprintf(f, "%s %ld\n", g_suffix, g_count);
   fclose(f);

@@ -5,11 +5,18 @@ run of the same case (h5py):
             do not divide evenly: every output step agrees with the serial
             run to 1e-12 (relative, fp64), the .xmf is the serial one, the
             provenance records the ranks; an automatic and a given grid;
+            parallel HDF5 builds write collectively (every rank its part),
+            and ADI_PARALLEL_IO=0 (the gather to rank 0) writes the same;
   restart   a checkpointed run continued on the same rank count is bit for
             bit the uninterrupted distributed run, and one continued on
             another rank count agrees with the serial run to round-off;
   signal    SIGTERM to one rank only: all ranks stop at the same step, exit
             75 with a checkpoint; a restart on another rank count finishes;
+  kill      kill -9 inside the collective writes of the output and the
+            checkpoint (parallel HDF5; tests/integration/fault/kill_on_write.c
+            at every N-th write of the job): after `adi3d recover` every step
+            the .xmf lists reads back bit for bit, and the run continued from
+            what is left ends bit for bit the uninterrupted run;
   errors    a process grid that does not match the rank count (exit 2) and
             an existing output (exit 3): one message, every rank ends cleanly;
   slurm     examples/slurm_mpi_job.sh outside Slurm (LAUNCHER=mpirun, a fake
@@ -20,6 +27,7 @@ run of the same case (h5py):
 
 import os
 import re
+import xml.etree.ElementTree as ET
 import shlex
 import signal
 import stat
@@ -103,14 +111,26 @@ def outputs(a):
                                   ("mixed_slabs", MIXED, "[1, 1, %d]" % a.np, 0)):
         d = case(a, "outputs_" + label, bc=bc, gzip=gzip)
         serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
-        args = ["run", "case.yaml", "--set", "output.file=mpi.h5"]
-        if grid:
-            args += ["--set", "parallel.grid=" + grid]
-        out = mpirun(a, a.np, args, cwd=d, match=[r"output +mpi\.h5 \(5 steps"])
+        grid_args = ["--set", "parallel.grid=" + grid] if grid else []
+        out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=mpi.h5"] + grid_args, cwd=d,
+                     match=[r"output +mpi\.h5 \(5 steps"])
         if a.np > 1:  # one rank runs the ordinary stepper
             T.check(re.search(r"MPI: %d ranks as 1 x " % a.np, out), "no decomposition in the log")
             T.check("reduced-system line solves" in out, "the distributed stepper did not run")
+        collective = "parallel HDF5, each of the %d ranks writes its part" % a.np in out
+        T.check(a.np == 1 or collective == a.parallel_hdf5,
+                "collective writes: %s, expected %s" % (collective, a.parallel_hdf5))
         assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"), "%s, %d ranks" % (label, a.np))
+        if a.np > 1 and a.parallel_hdf5:  # the other path: gathered to rank 0, same files
+            os.environ["ADI_PARALLEL_IO"] = "0"
+            try:
+                out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=gathered.h5"] + grid_args, cwd=d,
+                             match=[r"output +gathered\.h5 \(5 steps"])
+            finally:
+                del os.environ["ADI_PARALLEL_IO"]
+            T.check("writes its part" not in out, "ADI_PARALLEL_IO=0 still wrote collectively")
+            T.assert_same_fields(os.path.join(d, "gathered.h5"), os.path.join(d, "mpi.h5"),
+                                 "%s: gathered vs collective" % label)
         T.check(xmf_without_name(os.path.join(d, "serial.xmf"), "serial.h5") ==
                 xmf_without_name(os.path.join(d, "mpi.xmf"), "mpi.h5"), "the .xmf differs from the serial run's")
         with h5py.File(os.path.join(d, "mpi.h5"), "r") as f:
@@ -194,6 +214,77 @@ def signal_one_rank(a):
                  "stopped on %d ranks, finished on %d, vs serial" % (a.np, other))
 
 
+KILL_CASE = dict(bc=MIXED, dt="2e-3", steps=12, every=1, ck=4, gzip=0)
+
+
+def mpirun_env(a, np_, args, cwd, extra, timeout=180):
+    env = mpi_env()
+    env.update(extra)
+    cmd = mpi_cmd(a, np_, args)
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def xmf_steps(path):
+    if not os.path.exists(path):
+        return []
+    root = ET.parse(path).getroot()
+    return [int(g.find("Attribute/DataItem").text.split("/")[2]) for g in root.find("Domain/Grid").findall("Grid")]
+
+
+def kill(a):
+    T.check(a.parallel_hdf5, "the kill part tests collective writes: run it in a parallel HDF5 build")
+    ref_dir = case(a, "kill_ref", **KILL_CASE)
+    mpirun(a, a.np, ["run", "case.yaml", "-q"], cwd=ref_dir)
+    ref = T.fields(os.path.join(ref_dir, "out.h5"))
+    injected = lost = 0
+    for suffix in ("out.h5", "ck.h5.tmp"):
+        d = case(a, "kill_count_" + suffix, **KILL_CASE)
+        counts = os.path.join(d, "counts")
+        p = mpirun_env(a, a.np, ["run", "case.yaml", "-q"], d,
+                       {"LD_PRELOAD": a.shim, "ADI_KILL_ON_WRITE": suffix + ":0", "ADI_WRITE_COUNT_FILE": counts})
+        T.check(p.returncode == 0, "counting run failed: %s" % p.stderr)
+        n = max(int(line.split()[1]) for line in open(counts).read().splitlines())
+        T.check(n > 0, "no write to %s seen: the fault library is not active" % suffix)
+        for k in range(1, n + 1, a.stride):
+            mode = "torn" if (k // a.stride) % 2 else "clean"  # alternate: half the points torn
+            spec = "%s:%d%s" % (suffix, k, ":torn" if mode == "torn" else "")
+            d = case(a, "kill_%s_%d" % (suffix, k), **KILL_CASE)
+            p = mpirun_env(a, a.np, ["run", "case.yaml", "-q"], d, {"LD_PRELOAD": a.shim, "ADI_KILL_ON_WRITE": spec})
+            T.check(p.returncode != 0, "%s: expected the job to be killed, it ended normally" % spec)
+            injected += 1
+            out = os.path.join(d, "out.h5")
+            problems = []
+            if os.path.exists(out):
+                r = subprocess.run([a.adi3d, "recover", "out.h5"], cwd=d, env=T.env(), capture_output=True, text=True,
+                                   timeout=60)
+                T.check(r.returncode == 0, "adi3d recover failed: %s" % r.stderr)
+                try:
+                    got = T.fields(out)
+                    for s_ in xmf_steps(os.path.join(d, "out.xmf")):
+                        if s_ not in got:
+                            problems.append("step %d listed in out.xmf is missing" % s_)
+                        elif not np.array_equal(got[s_], ref[s_]):
+                            problems.append("step %d differs from the uninterrupted run" % s_)
+                except Exception as e:  # noqa: BLE001 - any failure to read is a lost file
+                    problems.append("out.h5 does not read back: %s" % e)
+            if problems:
+                lost += 1
+                print("LOST after a kill at %s: %s" % (spec, "; ".join(problems)), flush=True)
+            # Continue as a requeued job would: all of it bit for bit.
+            cont = ["run", "case.yaml", "-q"] + (["--restart", "ck.h5"] if os.path.exists(os.path.join(d, "ck.h5"))
+                                                 else ["--overwrite"])
+            q = mpirun_env(a, a.np, cont, d, {})
+            T.check(q.returncode == 0, "%s: continuing failed (exit %d): %s" % (spec, q.returncode, q.stderr))
+            got = T.fields(out)
+            T.check(sorted(got) == sorted(ref), "%s: steps %s after continuing" % (spec, sorted(got)))
+            for s_ in ref:
+                T.check(np.array_equal(got[s_], ref[s_]), "%s: step %d not bit-identical" % (spec, s_))
+            T.check(not os.path.exists(out + ".journal"), "journal left after a clean run")
+        print("%s: %d kill points, every %d-th tested" % (suffix, n, a.stride), flush=True)
+    print("faults injected: %d, files lost: %d" % (injected, lost), flush=True)
+    T.check(lost == 0, "%d files lost" % lost)
+
+
 def errors(a):
     d = case(a, "errors")
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "parallel.grid=[1, 1, %d]" % (a.np + 1)], cwd=d, rc=2,
@@ -244,7 +335,8 @@ def slurm(a):
     assert_close(os.path.join(ref, "out.h5"), os.path.join(d, "out.h5"), "requeued MPI job vs serial")
 
 
-PARTS = {"outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm}
+PARTS = {"outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm,
+         "kill": kill}
 
 
 def body():
@@ -254,6 +346,10 @@ def body():
         p.add_argument("--mpiexec", required=True)
         p.add_argument("--npflag", default="-n")
         p.add_argument("--mpiflags", default="")
+        p.add_argument("--parallel-hdf5", dest="parallel_hdf5", type=int, default=0,
+                       help="1: the build writes collectively (parallel HDF5)")
+        p.add_argument("--shim", help="the kill_on_write library (part kill)")
+        p.add_argument("--stride", type=int, default=1, help="part kill: test every N-th write")
     a = T.parse_args(extra)
     PARTS[a.part](a)
 
