@@ -53,34 +53,41 @@ double analytic_shape(const HeatProblem& p, const AnalyticMode& m, index_t i, in
 }
 
 template <class T>
-void fill_analytic(const HeatProblem& p, std::vector<T>& u) {
+void fill_analytic_box(const HeatProblem& p, const std::array<index_t, 3>& begin, const std::array<index_t, 3>& size,
+                       std::vector<T>& u) {
   const AnalyticMode m = analytic_mode(p);
   const auto fx = axis_shape(p, m, 0), fy = axis_shape(p, m, 1), fz = axis_shape(p, m, 2);
-  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
-  u.resize(static_cast<std::size_t>(p.points()));
+  const index_t nx = size[0], ny = size[1], nz = size[2];
+  u.resize(static_cast<std::size_t>(nx * ny * nz));
 #pragma omp parallel for schedule(static)
   for (index_t k = 0; k < nz; ++k)
     for (index_t j = 0; j < ny; ++j) {
-      const double yz = fy[j] * fz[k];
+      const double yz = fy[begin[1] + j] * fz[begin[2] + k];
       T* row = u.data() + (k * ny + j) * nx;
-      for (index_t i = 0; i < nx; ++i) row[i] = static_cast<T>(fx[i] * yz);
+      for (index_t i = 0; i < nx; ++i) row[i] = static_cast<T>(fx[begin[0] + i] * yz);
     }
 }
 
 template <class T>
-ErrorNorms compare_with_mode(const HeatProblem& p, const std::vector<T>& u, double scale) {
+void fill_analytic(const HeatProblem& p, std::vector<T>& u) {
+  fill_analytic_box(p, {{0, 0, 0}}, p.n, u);
+}
+
+template <class T>
+ErrorSums compare_box_with_mode(const HeatProblem& p, const std::array<index_t, 3>& begin,
+                                const std::array<index_t, 3>& size, const T* values, double scale) {
   const AnalyticMode m = analytic_mode(p);
   const auto fx = axis_shape(p, m, 0), fy = axis_shape(p, m, 1), fz = axis_shape(p, m, 2);
-  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
+  const index_t nx = size[0], ny = size[1], nz = size[2];
   double emax = 0.0, esq = 0.0, rmax = 0.0;
   bool finite = true;
 #pragma omp parallel for schedule(static) reduction(max : emax, rmax) reduction(+ : esq) reduction(&& : finite)
   for (index_t k = 0; k < nz; ++k)
     for (index_t j = 0; j < ny; ++j) {
-      const double yz = scale * fy[j] * fz[k];
-      const T* row = u.data() + (k * ny + j) * nx;
+      const double yz = scale * fy[begin[1] + j] * fz[begin[2] + k];
+      const T* row = values + (k * ny + j) * nx;
       for (index_t i = 0; i < nx; ++i) {
-        const double ref = fx[i] * yz;
+        const double ref = fx[begin[0] + i] * yz;
         const double v = static_cast<double>(row[i]);
         finite = finite && std::isfinite(v);
         const double e = std::abs(v - ref);
@@ -89,17 +96,39 @@ ErrorNorms compare_with_mode(const HeatProblem& p, const std::vector<T>& u, doub
         rmax = std::max(rmax, std::abs(ref));
       }
     }
+  ErrorSums out;
+  out.max_abs = emax;
+  out.sum_sq = esq;
+  out.ref_max = rmax;
+  out.finite = finite;
+  return out;
+}
+
+ErrorNorms ErrorSums::norms(index_t points) const {
   ErrorNorms out;
   // A NaN must never compare as small.
-  out.max_abs = finite ? emax : std::numeric_limits<double>::infinity();
-  out.rms = finite ? std::sqrt(esq / static_cast<double>(p.points())) : std::numeric_limits<double>::infinity();
-  out.ref_max = rmax;
+  out.max_abs = finite ? max_abs : std::numeric_limits<double>::infinity();
+  out.rms = finite ? std::sqrt(sum_sq / static_cast<double>(points)) : std::numeric_limits<double>::infinity();
+  out.ref_max = ref_max;
   return out;
+}
+
+template <class T>
+ErrorNorms compare_with_mode(const HeatProblem& p, const std::vector<T>& u, double scale) {
+  return compare_box_with_mode(p, {{0, 0, 0}}, p.n, u.data(), scale).norms(p.points());
 }
 
 template void fill_analytic<float>(const HeatProblem&, std::vector<float>&);
 template void fill_analytic<double>(const HeatProblem&, std::vector<double>&);
 template ErrorNorms compare_with_mode<float>(const HeatProblem&, const std::vector<float>&, double);
 template ErrorNorms compare_with_mode<double>(const HeatProblem&, const std::vector<double>&, double);
+template void fill_analytic_box<float>(const HeatProblem&, const std::array<index_t, 3>&, const std::array<index_t, 3>&,
+                                       std::vector<float>&);
+template void fill_analytic_box<double>(const HeatProblem&, const std::array<index_t, 3>&,
+                                        const std::array<index_t, 3>&, std::vector<double>&);
+template ErrorSums compare_box_with_mode<float>(const HeatProblem&, const std::array<index_t, 3>&,
+                                                const std::array<index_t, 3>&, const float*, double);
+template ErrorSums compare_box_with_mode<double>(const HeatProblem&, const std::array<index_t, 3>&,
+                                                 const std::array<index_t, 3>&, const double*, double);
 
 }  // namespace adi

@@ -63,6 +63,49 @@ TEST(DouglasRoundoff, DetectsWrongAmplification) {
   EXPECT_GT(compare_with_mode(p, u, std::pow(g, 9)).rel_max(), 1e-4);
 }
 
+// A distributed run fills and checks its boxes separately: the boxes of an
+// uneven split give the whole field's values bit for bit, and their combined
+// sums its error norms.
+TEST(AnalyticBoxes, TileTheWholeFieldExactly) {
+  HeatProblem p = anisotropic();
+  p.lo = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Dirichlet};
+  std::vector<double> whole;
+  fill_analytic(p, whole);
+  for (auto& v : whole) v *= 0.97;  // something to compare: not the mode itself
+  const ErrorNorms ref = compare_with_mode(p, whole, 1.0);
+  ASSERT_GT(ref.max_abs, 0.0);
+  ErrorSums sum;
+  const index_t ys[] = {0, 10, 11, 29}, zs[] = {0, 1, 23};  // y: 10, 1, 18 planes; z: 1, 22
+  for (int b = 0; b < 3; ++b)
+    for (int c = 0; c < 2; ++c) {
+      const std::array<index_t, 3> begin{{0, ys[b], zs[c]}}, size{{p.n[0], ys[b + 1] - ys[b], zs[c + 1] - zs[c]}};
+      std::vector<double> box;
+      fill_analytic_box(p, begin, size, box);
+      ASSERT_EQ(box.size(), static_cast<std::size_t>(size[0] * size[1] * size[2]));
+      for (index_t k = 0; k < size[2]; ++k)
+        for (index_t j = 0; j < size[1]; ++j)
+          for (index_t i = 0; i < size[0]; ++i) {
+            const std::size_t g = static_cast<std::size_t>(i + p.n[0] * ((begin[1] + j) + p.n[1] * (begin[2] + k)));
+            const double v = box[static_cast<std::size_t>(i + size[0] * (j + size[1] * k))];
+            EXPECT_EQ(v * 0.97, whole[g]) << "node " << i << ", " << begin[1] + j << ", " << begin[2] + k;
+            box[static_cast<std::size_t>(i + size[0] * (j + size[1] * k))] = whole[g];
+          }
+      const ErrorSums e = compare_box_with_mode(p, begin, size, box.data(), 1.0);
+      sum.max_abs = std::max(sum.max_abs, e.max_abs);
+      sum.ref_max = std::max(sum.ref_max, e.ref_max);
+      sum.sum_sq += e.sum_sq;
+      sum.finite = sum.finite && e.finite;
+    }
+  const ErrorNorms got = sum.norms(p.points());
+  EXPECT_EQ(got.max_abs, ref.max_abs);
+  EXPECT_EQ(got.ref_max, ref.ref_max);
+  EXPECT_NEAR(got.rms, ref.rms, 1e-14 * ref.rms);
+  std::vector<double> bad = whole;
+  bad[bad.size() / 3] = std::nan("");
+  EXPECT_FALSE(compare_box_with_mode(p, {{0, 0, 0}}, p.n, bad.data(), 1.0).finite);
+  EXPECT_TRUE(std::isinf(compare_with_mode(p, bad, 1.0).max_abs));
+}
+
 TEST(DouglasConvergence, SecondOrderF64) {
   HeatProblem base;
   ConvergenceOptions o;

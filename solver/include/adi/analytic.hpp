@@ -37,6 +37,12 @@ inline double analytic_exact(const HeatProblem& p, const AnalyticMode& m, index_
 /// Fills a packed host field with the initial mode.
 template <class T>
 void fill_analytic(const HeatProblem& p, std::vector<T>& u);
+/// The same for the sub-box of nodes begin[a] .. begin[a] + size[a] - 1
+/// (x, y, z), packed x fastest into u (resized): one rank's part of a
+/// distributed run, the same values as the whole field's.
+template <class T>
+void fill_analytic_box(const HeatProblem& p, const std::array<index_t, 3>& begin,
+                       const std::array<index_t, 3>& size, std::vector<T>& u);
 
 struct ErrorNorms {
   double max_abs = 0.0;   ///< max |u - ref|
@@ -49,6 +55,19 @@ struct ErrorNorms {
 /// exact solution, g^n for the discrete one).
 template <class T>
 ErrorNorms compare_with_mode(const HeatProblem& p, const std::vector<T>& u, double scale);
+
+/// What compare_with_mode reduces, for one sub-box (begin, size as in
+/// fill_analytic_box; values packed x fastest): maxima and a sum, so that
+/// the ranks of a distributed run combine theirs (max, max, sum, and) and
+/// call norms() without gathering the field.
+struct ErrorSums {
+  double max_abs = 0.0, ref_max = 0.0, sum_sq = 0.0;
+  bool finite = true;
+  ErrorNorms norms(index_t points) const;
+};
+template <class T>
+ErrorSums compare_box_with_mode(const HeatProblem& p, const std::array<index_t, 3>& begin,
+                                const std::array<index_t, 3>& size, const T* values, double scale);
 
 inline double analytic_exact(const HeatProblem& p, const AnalyticMode& m, index_t i, index_t j, index_t k,
                              double t) {
