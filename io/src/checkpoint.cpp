@@ -32,12 +32,7 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
   const bool root = !par || detail::par::rank() == 0;
   // Parallel: every rank makes the same calls; each step's failure is agreed
   // (par::agree) before the next collective one.
-  auto together = [&](const std::function<void()>& f) {
-    if (par)
-      detail::par::agree(f);
-    else
-      f();
-  };
+  auto together = [&](const std::function<void()>& f) { detail::par::together(par, f); };
   try {
     together([&] {
       if (root) detail::probe_creatable(tmp, what);

@@ -37,5 +37,13 @@ PartSpaces part_spaces(const std::array<index_t, 3>& n, const FieldPart& p, cons
 /// IoError: the message of the lowest rank that failed (broadcast), so all
 /// ranks report the same thing and go on together.
 void agree(const std::function<void()>& f);
+/// agree(f) for a collective file, plain f() for a file one process writes
+/// (which must not make collective calls: the other ranks are not there).
+inline void together(bool collective, const std::function<void()>& f) {
+  if (collective)
+    agree(f);
+  else
+    f();
+}
 
 }  // namespace adi::io::detail::par

@@ -82,10 +82,7 @@ struct GridFile::Impl {
   template <class F>
   void guarded(F&& f) {
     try {
-      if (par)
-        detail::par::agree(f);
-      else
-        f();
+      detail::par::together(par, f);
     } catch (const IoError& e) {
       fail(e.what());
     }
@@ -112,7 +109,7 @@ struct GridFile::Impl {
     if (live) commit(context);
   }
   void commit(const std::string& context) {
-    if (par)  // every rank's flush has returned: the state on disk is whole
+    if (par)  // every rank's flush has returned (agree): the state on disk is whole
       detail::par::agree([&] {
         if (root) detail::undo_drop(journal);
       });
@@ -122,15 +119,11 @@ struct GridFile::Impl {
 
   /// The file's first complete step: from now on it is worth keeping.
   void publish() {
-    auto move = [&] {
+    detail::par::together(par, [&] {
       if (!root) return;
       detail::fsync_path(tmp);
       detail::rename_file(tmp, o.path, what());
-    };
-    if (par)
-      detail::par::agree(move);
-    else
-      move();
+    });
     live = true;
   }
 
@@ -175,15 +168,11 @@ GridFile GridFile::create(const Options& o) {
   auto im = Impl::make(o);
   // A killed run's unfinished write to the file this one replaces: undo it
   // first, so the old file is whole until the new one takes its name.
-  auto prepare = [&] {
+  detail::par::together(im->par, [&] {
     if (!im->root) return;
     detail::undo_recover(o.path, im->journal);
     detail::probe_creatable(im->tmp, im->what());
-  };
-  if (im->par)
-    detail::par::agree(prepare);
-  else
-    prepare();
+  });
   im->guarded([&] {
     H5Id fapl = im->access_plist(im->what());
     im->file = H5Id(ADI_H5_CHECK(H5Fcreate(im->tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), im->what(),
@@ -327,18 +316,15 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
   // First read what is there without changing anything (rank 0), then the
   // change: a journaled transaction like any step's write.
   ReopenScan scan;
-  auto look = [&] {
+  detail::par::together(im->par, [&] {
     if (!im->root) return;
     scan = scan_for_reopen(o, restart_step, ctx, im->journal, im->par);
     if (im->par) detail::undo_snapshot(o.path, im->journal, scan.raw, ctx);
-  };
+  });
   if (im->par) {
-    detail::par::agree(look);
     std::string text = im->root ? encode(scan) : std::string();
     detail::par::bcast(text);
     if (!im->root) scan = decode(text);
-  } else {
-    look();
   }
   im->rolled_back = scan.rolled_back;
   im->steps = scan.kept;
@@ -368,10 +354,7 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
     im->flush(im->what());
   };
   try {
-    if (im->par)
-      detail::par::agree(change);
-    else
-      change();
+    detail::par::together(im->par, change);
   } catch (const IoError&) {
     im->file.reset();
     im->closed = true;  // leave the file as it was found (its journal undoes a partial change)
