@@ -107,6 +107,19 @@ static ssize_t do_pwrite(const char* name, int fd, const void* buf, size_t count
   return r;
 }
 
+// A torn vector write: the first n bytes of iov (at most 64 pieces) in part;
+// returns the number of pieces.
+static int torn_iov(const struct iovec* iov, int iovcnt, size_t n, struct iovec* part) {
+  int m = 0;
+  size_t left = n;
+  for (int q = 0; q < iovcnt && q < 64 && left > 0; ++q, ++m) {
+    part[m] = iov[q];
+    if (part[m].iov_len > left) part[m].iov_len = left;
+    left -= part[m].iov_len;
+  }
+  return m;
+}
+
 // std::ofstream hands large buffers to writev.
 ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   typedef ssize_t (*writev_fn)(int, const struct iovec*, int);
@@ -117,16 +130,8 @@ ssize_t writev(int fd, const struct iovec* iov, int iovcnt) {
   int die = 0;
   const size_t n = before_write(fd, total, &die);
   if (!die) return real(fd, iov, iovcnt);
-  // Torn: the first n bytes only.
   struct iovec part[64];
-  int m = 0;
-  size_t left = n;
-  for (int q = 0; q < iovcnt && q < 64 && left > 0; ++q, ++m) {
-    part[m] = iov[q];
-    if (part[m].iov_len > left) part[m].iov_len = left;
-    left -= part[m].iov_len;
-  }
-  real(fd, part, m);
+  real(fd, part, torn_iov(iov, iovcnt, n, part));
   kill(getpid(), SIGKILL);
   return -1;
 }
@@ -141,14 +146,7 @@ static ssize_t do_pwritev(const char* name, int fd, const struct iovec* iov, int
   const size_t n = before_write(fd, total, &die);
   if (!die) return real(fd, iov, iovcnt, off);
   struct iovec part[64];
-  int m = 0;
-  size_t left = n;
-  for (int q = 0; q < iovcnt && q < 64 && left > 0; ++q, ++m) {
-    part[m] = iov[q];
-    if (part[m].iov_len > left) part[m].iov_len = left;
-    left -= part[m].iov_len;
-  }
-  real(fd, part, m, off);
+  real(fd, part, torn_iov(iov, iovcnt, n, part), off);
   kill(getpid(), SIGKILL);
   return -1;
 }
