@@ -446,13 +446,13 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   // What the writes take: the whole field on rank 0, or (collective) each
   // rank's own box.
   std::vector<T> mine;
+  auto fetch_box = [&] {  // collective: this rank's box into `mine`
+    mine.resize(static_cast<std::size_t>(part->count[0] * part->count[1] * part->count[2]));
+    stepper->get_field(mine.data());
+  };
   auto fetch = [&] {  // the stepper's field at step s, checked
     check();
-    if (collective) {
-      mine.resize(static_cast<std::size_t>(part->count[0] * part->count[1] * part->count[2]));
-      stepper->get_field(mine.data());
-      return;
-    }
+    if (collective) return fetch_box();
     if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
     stepper->gather_field(root ? u.data() : nullptr);
   };
@@ -619,8 +619,8 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   const AnalyticMode m = analytic_mode(p);
   const double scales[2] = {std::exp(-m.decay_rate * c.t_end), std::pow(m.amplification, static_cast<double>(c.steps))};
   ErrorNorms* norms[2] = {&rep.exact, &rep.discrete};
-  if (collective) {  // each rank its box, then one reduction: no gather
-    fetch();
+  if (collective) {  // each rank its box, then one reduction: no gather (stats were just checked)
+    fetch_box();
     for (int q = 0; q < 2; ++q) {
       const ErrorSums e = compare_box_with_mode(p, part->offset, part->count, mine.data(), scales[q]);
       double mx[3] = {e.max_abs, e.ref_max, e.finite ? 0.0 : 1.0}, sum = e.sum_sq;
