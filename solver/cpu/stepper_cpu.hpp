@@ -1,5 +1,6 @@
 #pragma once
 // Internal to the solver module: the CPU stepper.
+#include <adi/detail/backends.hpp>
 #include <adi/stepper.hpp>
 #include <adi/tridiag.hpp>
 
@@ -28,8 +29,5 @@ class CpuStepper final : public Stepper<T> {
   ThomasFactor<T> factor_[3];
   std::vector<T> u_, w_;  // the field and the increment D (also the RHS)
 };
-
-template <class T>
-std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p);
 
 }  // namespace adi::cpu

@@ -12,7 +12,7 @@
 // cuSPARSE routines may overwrite their coefficient arrays, so the timed
 // repetitions restore them from pristine copies outside the timed interval.
 
-#include "cuda_backend.hpp"
+#include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "rhs_kernel.cuh"

@@ -1,6 +1,6 @@
 // Device discovery and the error-check helpers.
 
-#include "cuda_backend.hpp"
+#include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
 
 #include <cstdlib>

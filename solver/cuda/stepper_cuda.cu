@@ -7,7 +7,7 @@
 // (ADI_FUSE_RHS=1, single-line x tiles) the RHS is computed inside the x
 // solve: one pass fewer, but measured no faster so far.
 
-#include "cuda_backend.hpp"
+#include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "line_solver.hpp"

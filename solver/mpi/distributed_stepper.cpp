@@ -6,7 +6,7 @@
 
 #include <adi/cuda.hpp>
 
-#include "local_backend.hpp"
+#include <adi/detail/local_backend.hpp>
 #include "mpi_check.hpp"
 
 #include <algorithm>

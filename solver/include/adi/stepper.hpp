@@ -2,6 +2,7 @@
 // The backend-neutral time stepper: one Douglas step, declared once and
 // implemented per backend (CPU/OpenMP, CUDA). The CPU backend is the oracle.
 
+#include <adi/backend.hpp>
 #include <adi/common.hpp>
 #include <adi/scheme.hpp>
 
@@ -10,9 +11,6 @@
 #include <vector>
 
 namespace adi {
-
-enum class Backend { Cpu, Cuda, Auto };
-const char* backend_name(Backend b);
 
 /// The phases of one step. SolveZ also applies u += D (fused). RhsSolveX is
 /// the RHS computed inside the x solve (one pass instead of two), which the

@@ -6,7 +6,7 @@
 #include <adi/common.hpp>
 #include <adi/error.hpp>
 #include <adi/scheme.hpp>
-#include <adi/stepper.hpp>
+#include <adi/backend.hpp>
 
 #include <array>
 #include <string>

@@ -12,12 +12,12 @@
 // the reduced systems go host -> device before the correction kernel.
 // No MPI here (solver/mpi/distributed_stepper.cpp moves the data).
 
-#include "../local_backend.hpp"
+#include <adi/detail/local_backend.hpp>
 
-#include "../../cuda/cuda_check.hpp"
-#include "../../cuda/device_buffer.hpp"
-#include "../../cuda/line_solver.hpp"
-#include "../../cuda/rhs_kernel.cuh"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "line_solver.hpp"
+#include "rhs_kernel.cuh"
 
 #include <algorithm>
 #include <map>

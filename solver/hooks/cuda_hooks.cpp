@@ -1,14 +1,25 @@
-// Built only without CUDA: the device API links the same way and says why it
-// cannot run.
+// Built only without CUDA (adi_cuda_hooks): every CUDA entry point links the
+// same way and says why it cannot run.
+#include "not_built.hpp"
+
 #include <adi/cuda.hpp>
+#include <adi/detail/backends.hpp>
+#include <adi/detail/local_backend.hpp>
 
 namespace adi::cuda {
 
-[[noreturn]] void unavailable();
-[[noreturn]] void unavailable() {
-  ADI_THROW(BackendUnavailable,
-            "this adi3d was built without CUDA (configure with -DADI_ENABLE_CUDA=ON and a CUDA toolkit)");
+namespace {
+[[noreturn]] void unavailable() { hooks::not_built(hooks::Missing::Cuda); }
+}  // namespace
+
+template <class T>
+std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem&) {
+  unavailable();
 }
+template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&);
+template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&);
+std::vector<DeviceInfo> devices() { return {}; }
+std::string unavailable_reason() { return hooks::not_built_message(hooks::Missing::Cuda); }
 
 template <class T>
 struct ConstantSolver<T>::Impl {};
@@ -73,3 +84,12 @@ template BaselineTimings cusparse_baseline<float>(const HeatProblem&, int, int);
 template BaselineTimings cusparse_baseline<double>(const HeatProblem&, int, int);
 double device_copy_bandwidth(std::size_t, int) { unavailable(); }
 }  // namespace adi::cuda
+
+namespace adi::mpi::detail {
+template <class T>
+std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem&, int) {
+  adi::hooks::not_built(adi::hooks::Missing::Cuda);
+}
+template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const LocalProblem&, int);
+template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int);
+}  // namespace adi::mpi::detail

@@ -1,14 +1,11 @@
-// Backend choice: the only place that knows which backends were built.
-
-#include <adi/stepper.hpp>
-#include <adi/version.hpp>
-
-#include "../cpu/stepper_cpu.hpp"
-#if ADI_WITH_CUDA
-#include "../cuda/cuda_backend.hpp"
-#endif
+// Backend choice: the only place that picks a backend. A backend that was
+// not built answers through its hooks (solver/hooks), so this file has no
+// build-dependent code paths.
 
 #include <adi/cuda.hpp>
+#include <adi/detail/backends.hpp>
+#include <adi/stepper.hpp>
+#include <adi/version.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -17,15 +14,6 @@
 #include <vector>
 
 namespace adi {
-
-const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::Cpu: return "cpu";
-    case Backend::Cuda: return "cuda";
-    case Backend::Auto: return "auto";
-  }
-  return "?";
-}
 
 const char* phase_name(Phase p) {
   switch (p) {
@@ -44,21 +32,9 @@ bool backend_built(Backend b) {
   return true;
 }
 
-std::vector<DeviceInfo> cuda_devices() {
-#if ADI_WITH_CUDA
-  return cuda::devices();
-#else
-  return {};
-#endif
-}
+std::vector<DeviceInfo> cuda_devices() { return cuda::devices(); }
 
-std::string cuda_unavailable_reason() {
-#if ADI_WITH_CUDA
-  return cuda::unavailable_reason();
-#else
-  return "this adi3d was built without CUDA (configure with -DADI_ENABLE_CUDA=ON and a CUDA toolkit)";
-#endif
-}
+std::string cuda_unavailable_reason() { return cuda::unavailable_reason(); }
 
 Backend resolve_backend(Backend requested) {
   if (requested != Backend::Auto) return requested;
@@ -72,11 +48,7 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b) {
     case Backend::Cuda: {
       const std::string why = cuda_unavailable_reason();
       if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
-#if ADI_WITH_CUDA
       return cuda::make_cuda_stepper<T>(p);
-#else
-      break;
-#endif
     }
     case Backend::Cpu:
     case Backend::Auto: return cpu::make_cpu_stepper<T>(p);

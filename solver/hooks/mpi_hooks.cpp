@@ -1,5 +1,7 @@
-// Built only without MPI: adi/mpi.hpp links the same way, the world is one
-// rank, and asking for a distributed stepper says why it cannot run.
+// Built only without MPI (adi_mpi_hooks): adi/mpi.hpp links the same way,
+// the world is one rank, and asking for a distributed stepper says why it
+// cannot run.
+#include "not_built.hpp"
 
 #include <adi/mpi.hpp>
 
@@ -42,8 +44,7 @@ void abort(int code) { std::exit(code); }
 template <class T>
 std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProblem&, Backend,
                                                                 const std::array<int, 3>&) {
-  ADI_THROW(BackendUnavailable,
-            "this adi3d was built without MPI (configure with -DADI_ENABLE_MPI=ON and an MPI library)");
+  hooks::not_built(hooks::Missing::Mpi);
 }
 template std::unique_ptr<DistributedStepper<float>> make_distributed_stepper<float>(const HeatProblem&, Backend,
                                                                                     const std::array<int, 3>&);

@@ -2,9 +2,9 @@
 // (cpu::douglas_rhs, cpu::solve_constant) run on the box's layout, whose
 // strides are those of the allocation with its ghost layers.
 
-#include "local_backend.hpp"
+#include <adi/detail/local_backend.hpp>
 
-#include "../cpu/tridiag_cpu.hpp"
+#include "tridiag_cpu.hpp"
 
 #include <omp.h>
 

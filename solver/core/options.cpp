@@ -1,0 +1,26 @@
+#include <adi/options.hpp>
+
+#include <sstream>
+
+namespace adi {
+
+std::string SolverOptions::describe() const {
+  const SolverOptions d{};
+  std::ostringstream s;
+  auto line = [&](const char* env, const char* name, auto v, auto dv) {
+    s << "  " << name << " = " << v << (v == dv ? "" : "   (set by " + std::string(env) + ")") << "\n";
+  };
+  line("ADI_CUDA_DEVICE", "cuda_device", cuda_device, d.cuda_device);
+  line("ADI_CUDA_SYNC", "cuda_sync", cuda_sync, d.cuda_sync);
+  line("ADI_X_SEG", "x_seg", x_seg, d.x_seg);
+  line("ADI_YZ_SEG", "yz_seg", yz_seg, d.yz_seg);
+  line("ADI_LANES_CONST", "lanes_const", lanes_const, d.lanes_const);
+  line("ADI_RHS_VEC", "rhs_vec", rhs_vec, d.rhs_vec);
+  line("ADI_RHS_AHEAD", "rhs_ahead", rhs_ahead, d.rhs_ahead);
+  line("ADI_FUSE_RHS", "fuse_rhs", fuse_rhs, d.fuse_rhs);
+  line("ADI_MPI_OVERLAP", "mpi_overlap", mpi_overlap, d.mpi_overlap);
+  line("ADI_MPI_BATCHES", "mpi_batches", mpi_batches, d.mpi_batches);
+  return s.str();
+}
+
+}  // namespace adi

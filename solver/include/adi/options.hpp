@@ -1,0 +1,29 @@
+#pragma once
+// Knobs of the backends for experiments and debugging. Library code never
+// reads the environment: the app reads the ADI_* variables once
+// (app/env_options.cpp) into this struct and passes it down; `adi3d info -v`
+// prints it. The defaults are what the planners choose by themselves.
+
+#include <string>
+
+namespace adi {
+
+struct SolverOptions {
+  // --- CUDA ---
+  int cuda_device = -1;      ///< ADI_CUDA_DEVICE: device index (-1: 0, or local rank modulo devices under MPI)
+  bool cuda_sync = false;    ///< ADI_CUDA_SYNC=1: synchronise and check after every launch (debugging)
+  int x_seg = 0;             ///< ADI_X_SEG: rows per thread of the x line kernel (0: the planner's choice)
+  int yz_seg = 0;            ///< ADI_YZ_SEG: rows per thread of the y/z line kernel (0: the planner's choice)
+  bool lanes_const = true;   ///< ADI_LANES_CONST=0: y/z row tables from shared memory, not the constant bank
+  int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision)
+  int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernel loads ahead (0: by precision)
+  bool fuse_rhs = false;     ///< ADI_FUSE_RHS=1: the RHS computed inside the x solve
+  // --- MPI ---
+  bool mpi_overlap = true;   ///< ADI_MPI_OVERLAP=0: no halo/compute overlap, one exchange per axis
+  int mpi_batches = 0;       ///< ADI_MPI_BATCHES: batches of lines per reduced-system exchange (0: auto)
+
+  /// One line per knob, "name = value (default|set)", for `adi3d info -v`.
+  std::string describe() const;
+};
+
+}  // namespace adi

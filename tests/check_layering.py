@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""The module stack of docs/ARCHITECTURE.md, checked over the include lines.
+
+Each module lists the modules below it that it may use (DEPENDS, a DAG
+with levels for the messages); a file may include headers of its own module
+and of those below it (transitively), never of a module above it or beside it
+(solver/cpu and solver/cuda do not see each other; io sees only the solver's
+core). The hooks implement the public API of the CUDA and MPI modules for a
+build without them, so they may include those two headers. Also:
+
+  * CUDA headers (cuda_runtime.h, cusparse.h, nccl.h, ...) only in */cuda/;
+  * yaml-cpp and HDF5 only in io/src (the numerics never see them);
+  * mpi.h only in solver/mpi and io/src/h5par.cpp (collective HDF5);
+  * no getenv in library code (solver/, transpose/, io/, base/): the app reads
+    the environment once and passes options down.
+
+Usage: check_layering.py ROOT            check the tree (exit 1 on a violation)
+       check_layering.py ROOT --plant    plant one forbidden include of each
+                                         kind in memory and require that every
+                                         one is reported (the check can fail)
+"""
+import os
+import re
+import sys
+
+# (path prefix, module name, level). Longest prefix wins.
+MODULES = [
+    ("base/", "base", 0),
+    ("transpose/", "transpose", 1),
+    ("solver/core/", "solver/core", 2),
+    ("solver/cpu/", "solver/cpu", 3),
+    ("solver/cuda/", "solver/cuda", 3),
+    ("solver/hooks/", "solver/hooks", 3),
+    ("solver/mpi/", "solver/mpi", 4),
+    ("solver/select/", "solver/select", 5),
+    ("io/", "io", 6),
+    ("python/", "python", 7),
+    ("app/", "app", 7),
+]
+
+# The solver's public headers (solver/include/adi) belong to the level of the
+# target that defines what they declare.
+SOLVER_HEADER_LEVEL = {
+    "cuda.hpp": ("solver/cuda", 3),
+    "mpi.hpp": ("solver/mpi", 4),
+    "validation.hpp": ("solver/select", 5),
+    "solver.hpp": ("solver/select", 5),
+}
+SOLVER_HEADER_DEFAULT = ("solver/core", 2)
+
+CUDA_HEADERS = re.compile(r"^(cuda[a-z_0-9]*\.h|cusparse[a-z_0-9]*\.h|cublas[a-z_0-9]*\.h|nccl\.h|cooperative_groups.*|cuda/.*|cub/.*|thrust/.*)$")
+YAML_HDF5 = re.compile(r"^(yaml-cpp/.*|hdf5.*\.h|H5.*\.h)$")
+MPI_HEADER = re.compile(r"^mpi\.h$")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+GETENV = re.compile(r"\b(std::)?(secure_)?getenv\s*\(")
+SOURCES = (".hpp", ".cpp", ".cu", ".cuh", ".h", ".c", ".hpp.in")
+LIBRARY_ROOTS = ("base/", "transpose/", "solver/", "io/")
+
+
+def module_of_path(rel):
+    if rel.startswith("solver/include/adi/"):
+        name = rel[len("solver/include/adi/"):]
+        return SOLVER_HEADER_LEVEL.get(name, SOLVER_HEADER_DEFAULT)
+    best = None
+    for prefix, name, level in MODULES:
+        if rel.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+            best = (prefix, name, level)
+    return (best[1], best[2]) if best else None
+
+
+# What each module may include besides itself (transitively closed below).
+DEPENDS = {
+    "base": set(),
+    "transpose": {"base"},
+    "solver/core": {"base"},
+    "solver/cpu": {"solver/core"},
+    "solver/cuda": {"solver/core", "transpose"},
+    "solver/hooks": {"solver/core", "solver/cuda:api", "solver/mpi:api"},
+    "solver/mpi": {"solver/cpu", "solver/cuda"},
+    "solver/select": {"solver/cpu", "solver/cuda", "solver/mpi", "solver/hooks", "transpose"},
+    "io": {"solver/core"},
+    "app": {"solver/select", "io", "transpose"},
+    "python": {"solver/select", "io", "transpose"},
+}
+
+
+def below(module):
+    """Every module `module` may include, transitively."""
+    seen, todo = set(), [module]
+    while todo:
+        for d in DEPENDS.get(todo.pop(), ()):
+            name = d.split(":")[0]
+            if d not in seen:
+                seen.add(d)
+                if not d.endswith(":api"):
+                    todo.append(name)
+    return seen
+
+
+def allowed(src, dst, name):
+    if src == dst:
+        return True
+    b = below(src)
+    if dst in b:
+        return True
+    # public API headers only (solver/include/adi/cuda.hpp, mpi.hpp)
+    return f"{dst}:api" in b and name.startswith("adi/")
+
+
+def header_module(root, src_rel, kind, name):
+    """(module, level) of an included adi3d header, or None if it is not ours."""
+    if kind == '"':
+        cand = os.path.normpath(os.path.join(os.path.dirname(src_rel), name))
+        if os.path.exists(os.path.join(root, cand)):
+            return module_of_path(cand.replace(os.sep, "/"))
+    if name.startswith("adi/transpose/"):
+        return ("transpose", 1)
+    if name.startswith("adi/io/"):
+        return ("io", 6)
+    if name.startswith("adi/"):
+        rest = name[len("adi/"):]
+        if os.path.exists(os.path.join(root, "base/include", name)):
+            return ("base", 0)
+        return SOLVER_HEADER_LEVEL.get(rest, SOLVER_HEADER_DEFAULT)
+    return None
+
+
+def check_file(root, rel, lines):
+    errors = []
+    src = module_of_path(rel)
+    in_library = rel.startswith(LIBRARY_ROOTS)
+    for no, line in enumerate(lines, 1):
+        m = INCLUDE.match(line)
+        if m:
+            kind, name = m.group(1), m.group(2)
+            where = f"{rel}:{no}"
+            if CUDA_HEADERS.match(name) and "/cuda/" not in "/" + rel and not rel.startswith("tests/gpu/"):
+                errors.append(f"{where}: includes the CUDA header <{name}> outside a cuda/ folder")
+            if YAML_HDF5.match(name) and not rel.startswith(("io/src/", "tests/")):
+                errors.append(f"{where}: includes <{name}>: only io/src may see yaml-cpp and HDF5")
+            if MPI_HEADER.match(name) and not rel.startswith(("solver/mpi/", "io/src/h5par.cpp", "tests/mpi/")):
+                errors.append(f"{where}: includes <mpi.h>: only solver/mpi (and io/src/h5par.cpp) may")
+            if src is not None:
+                dst = header_module(root, rel, kind, name)
+                if dst is not None and not allowed(src[0], dst[0], name):
+                    if dst[1] > src[1]:
+                        errors.append(f"{where}: {src[0]} (level {src[1]}) includes {name} of {dst[0]} "
+                                      f"(level {dst[1]}): a lower module may not include a higher one")
+                    elif dst[1] == src[1]:
+                        errors.append(f"{where}: {src[0]} includes {name} of its sibling {dst[0]}")
+                    else:
+                        errors.append(f"{where}: {src[0]} includes {name} of {dst[0]}, which is not below it "
+                                      f"(DEPENDS in tests/check_layering.py)")
+        if in_library and GETENV.search(line) and not line.lstrip().startswith("//"):
+            errors.append(f"{rel}:{no}: library code reads the environment (getenv); read it in app/ and pass it down")
+    return errors
+
+
+def tree_files(root):
+    for top in ("base", "transpose", "solver", "io", "app", "python"):
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith(SOURCES):
+                    full = os.path.join(d, f)
+                    yield os.path.relpath(full, root).replace(os.sep, "/")
+
+
+def check_tree(root, planted=None):
+    errors = []
+    for rel in sorted(tree_files(root)):
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+        if planted and rel in planted:
+            lines = lines + [planted[rel]]
+        errors += check_file(root, rel, lines)
+    return errors
+
+
+# One forbidden line of each kind, planted into a real file in memory.
+PLANTS = [
+    ("solver/core/scheme.cpp", "#include <adi/mpi.hpp>", "includes adi/mpi.hpp"),
+    ("solver/cpu/stepper_cpu.cpp", '#include "../cuda/line_solver.hpp"', "sibling"),
+    ("transpose/src/bank_model.cpp", "#include <adi/scheme.hpp>", "a lower module may not include"),
+    ("io/src/config.cpp", "#include <adi/validation.hpp>", "not below it"),
+    ("io/src/xdmf.cpp", "#include <adi/transpose/maps.hpp>", "not below it"),
+    ("solver/core/grid.cpp", "#include <cuda_runtime.h>", "CUDA header"),
+    ("solver/cpu/tridiag_cpu.cpp", "#include <hdf5.h>", "only io/src"),
+    ("solver/core/segmented.cpp", "  const char* v = std::getenv(\"X\");", "getenv"),
+]
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    root = os.path.abspath(sys.argv[1])
+    if "--plant" in sys.argv[2:]:
+        missed = 0
+        for rel, line, expect in PLANTS:
+            errs = [e for e in check_tree(root, {rel: line}) if e.startswith(rel + ":") and expect in e]
+            status = "caught" if errs else "MISSED"
+            print(f"{status}: {rel} + '{line.strip()}'" + (f" -> {errs[0]}" if errs else ""))
+            missed += 0 if errs else 1
+        if missed:
+            print(f"check_layering: {missed} planted violation(s) not reported")
+            return 1
+        print(f"check_layering: all {len(PLANTS)} planted violations reported")
+        return 0
+    errors = check_tree(root)
+    for e in errors:
+        print(e)
+    if errors:
+        print(f"check_layering: {len(errors)} violation(s) of the module stack (docs/ARCHITECTURE.md)")
+        return 1
+    print("check_layering: the module stack holds (no include from a lower module to a higher one)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
