@@ -45,6 +45,7 @@ SOLVER_HEADER_LEVEL = {
     "mpi.hpp": ("solver/mpi", 4),
     "validation.hpp": ("solver/select", 5),
     "solver.hpp": ("solver/select", 5),
+    "factory.hpp": ("solver/select", 5),
 }
 SOLVER_HEADER_DEFAULT = ("solver/core", 2)
 

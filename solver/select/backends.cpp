@@ -4,6 +4,8 @@
 
 #include <adi/cuda.hpp>
 #include <adi/detail/backends.hpp>
+#include <adi/factory.hpp>
+#include <adi/mpi.hpp>
 #include <adi/stepper.hpp>
 #include <adi/version.hpp>
 
@@ -79,7 +81,15 @@ double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
   return 2.0 * static_cast<double>(n * sizeof(double)) / secs[secs.size() / 2];
 }
 
+template <class T>
+std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, const StepperSpec& spec) {
+  if (spec.distributed) return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid);
+  return make_stepper<T>(p, spec.backend);
+}
+
 template std::unique_ptr<Stepper<float>> make_stepper<float>(const HeatProblem&, Backend);
 template std::unique_ptr<Stepper<double>> make_stepper<double>(const HeatProblem&, Backend);
+template std::unique_ptr<Stepper<float>> make_stepper<float>(const HeatProblem&, const StepperSpec&);
+template std::unique_ptr<Stepper<double>> make_stepper<double>(const HeatProblem&, const StepperSpec&);
 
 }  // namespace adi

@@ -6,6 +6,8 @@
 #include <adi/analytic.hpp>
 #include <adi/common.hpp>
 #include <adi/error.hpp>
+#include <adi/factory.hpp>
+#include <adi/options.hpp>
 #include <adi/grid.hpp>
 #include <adi/scheme.hpp>
 #include <adi/stepper.hpp>
