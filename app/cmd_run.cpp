@@ -107,7 +107,7 @@ int cmd_run(const RunOptions& o) {
     if (!root) return;
     check_memory(plan.memory);
     check_paths(plan, o.overwrite);
-    probe_inputs(plan);
+    probe_inputs(plan, o.env.app);
   });
 
   spdlog::debug("resolved config:\n{}", c.resolved_yaml);

@@ -43,11 +43,7 @@ constexpr double kGatherWarnBytes = 4.0 * (1 << 30);
 /// Whether a distributed run writes its files collectively (parallel HDF5):
 /// when the build has it, unless ADI_PARALLEL_IO=0 asks for the gather to
 /// rank 0 (the path of builds without it; for comparison and debugging).
-bool collective_io() {
-  if (!io::parallel_hdf5_built()) return false;
-  const char* v = std::getenv("ADI_PARALLEL_IO");
-  return !(v && std::strcmp(v, "0") == 0);
-}
+bool collective_io(const AppOptions& a) { return io::parallel_hdf5_built() && a.parallel_io; }
 
 /// Rank 0's provenance on every rank: a collective file's attributes must
 /// be the same on all of them (host and start time differ).
@@ -119,25 +115,20 @@ void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
 
 namespace {
 
-/// Seconds a child may take to read a file's header (ADI_READ_TIMEOUT,
-/// default 60), and its data (plus the time to read the file at 20 MB/s): a
-/// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
-/// slow disk should not stop a run, hence generous.
-double probe_header_seconds() {
-  if (const char* v = std::getenv("ADI_READ_TIMEOUT")) {
-    char* end = nullptr;
-    const double s = std::strtod(v, &end);
-    if (end != v && s > 0) return s;
-  }
-  return 60.0;
-}
 /// Memory a child may use for a file's header; for its data, twice the field
 /// more (read_field's copy as double planes and the result).
 constexpr double kProbeHeaderBytes = 1024.0 * 1024 * 1024;
-double probe_data_seconds(const std::string& path) {
+/// Seconds a child may take to read a file's header (ADI_READ_TIMEOUT,
+/// default 60), and its data (plus the time to read the file at 20 MB/s): a
+/// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
+/// slow disk should not stop a run, hence generous. ADI_ISOLATE_READS=0:
+/// no child at all.
+io::ProbeLimits header_limits(const AppOptions& a) { return {a.isolate_reads, a.read_timeout_s, kProbeHeaderBytes}; }
+io::ProbeLimits data_limits(const AppOptions& a, const std::string& path, double field_bytes) {
   std::error_code ec;
   const auto bytes = fs::file_size(path, ec);
-  return probe_header_seconds() + (ec ? 0.0 : static_cast<double>(bytes) / 20e6);
+  return {a.isolate_reads, a.read_timeout_s + (ec ? 0.0 : static_cast<double>(bytes) / 20e6),
+          kProbeHeaderBytes + 2.0 * field_bytes};
 }
 
 }  // namespace
@@ -151,7 +142,7 @@ RunPlan plan_run(const RunOptions& o) {
   if (!o.restart.empty()) {
     plan.restart = o.restart;
     io::probe_in_child(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
-                       probe_header_seconds(), kProbeHeaderBytes);
+                       header_limits(o.env.app));
     plan.restart_state = io::read_checkpoint_state(o.restart);
     const io::RunConfig stored =
         io::parse_config(plan.restart_state.config_yaml, o.restart + ":/provenance/config");
@@ -179,7 +170,7 @@ RunPlan plan_run(const RunOptions& o) {
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       const std::string file = resolve_input(c, c.initial.file);
       io::probe_in_child(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
-                         probe_header_seconds(), kProbeHeaderBytes);
+                         header_limits(o.env.app));
       plan.initial = io::inspect_field(file, c.initial.dataset);
       io::apply_field_geometry(c, *plan.initial);
     }
@@ -212,17 +203,17 @@ RunPlan plan_run(const RunOptions& o) {
   return plan;
 }
 
-void probe_inputs(const RunPlan& plan) {
-  const double bytes = kProbeHeaderBytes + 2.0 * plan.memory.field_bytes;
+void probe_inputs(const RunPlan& plan, const AppOptions& a) {
+  const double field = plan.memory.field_bytes;
   dispatch_precision(plan.config.precision, [&](auto tag) {
     using T = decltype(tag);
     if (!plan.restart.empty())
       io::probe_in_child(plan.restart, "checkpoint",
                          [&] { (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state); },
-                         probe_data_seconds(plan.restart), bytes);
+                         data_limits(a, plan.restart, field));
     else if (plan.initial)
       io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
-                         probe_data_seconds(plan.initial->file), bytes);
+                         data_limits(a, plan.initial->file, field));
   });
 }
 
@@ -272,7 +263,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   // from values all ranks agree on.
   const bool distributed = plan.ranks > 1;
   const bool root = mpi::world_rank() == 0;
-  const bool collective = distributed && collective_io();
+  const bool collective = distributed && collective_io(o.env.app);
   // Collective runs from the analytic mode: every rank fills its own box, so
   // rank 0 never holds the whole field (with the distributed error at the
   // end, below).
@@ -344,7 +335,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   }
   if (collective) std::vector<T>().swap(u);  // rank 0 no longer needs the whole field
 
-  io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml);
+  io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
   if (collective) share_provenance(prov);
   SignalGuard guard;
 
@@ -395,8 +386,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   // valid input makes the scheme produce NaN after a good step (it is
   // unconditionally stable, |g| <= 1), so ADI_FAULT_NAN_AT_STEP=N puts one
   // into the field after step N, loudly.
-  index_t nan_at = -1;
-  if (const char* v = std::getenv("ADI_FAULT_NAN_AT_STEP")) nan_at = std::atoll(v);
+  const index_t nan_at = o.env.app.fault_nan_at_step;
   index_t max_chunk = 1;
   auto next_stop = [&](index_t s) {
     index_t e = c.steps;

@@ -34,7 +34,7 @@ RunPlan plan_run(const RunOptions& o);
 /// Reads the input data (initial field, checkpoint) once in a child process
 /// (io/probe.hpp), after the memory check, so that a file that crashes the
 /// HDF5 library stops the run with an IoError instead.
-void probe_inputs(const RunPlan& plan);
+void probe_inputs(const RunPlan& plan, const AppOptions& a);
 
 /// Refuses to replace an existing output without --overwrite (IoError), and
 /// output/checkpoint/input paths that coincide (ConfigError).
