@@ -3,6 +3,13 @@
 // nothing allocated, nothing written) and the time loop with outputs,
 // checkpoints, signals and progress. Written against adi::Stepper<T> only,
 // so every backend runs through the same loop.
+//
+// execute_run's parts (run_driver.cpp): RunMode (how this rank takes part),
+// load_initial_state, build_stepper (make_stepper with a StepperSpec),
+// FieldBuffer (the field on the host for writes), RunWriters (output file,
+// checkpoints, failure marking), StepLoop (chunks, signals, NaN checks),
+// analytic_errors; the schedule of outputs, checkpoints and log lines is
+// output_schedule.hpp (pure), the progress lines progress.hpp.
 
 #include "commands.hpp"
 #include "memory.hpp"
