@@ -166,9 +166,12 @@ RunPlan plan_run(const RunOptions& o) {
       c.resolved_yaml = io::to_yaml(c);
     }
     io::check_restart_compatible(o.restart, plan.restart_state, c);
+    plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic &&
+                         stored.initial.kind == io::InitialConfig::Kind::Analytic;
   } else {
     c = o.config.empty() ? io::parse_config(io::default_config_text(), "<built-in heat.yaml>", sets)
                          : io::load_config(o.config, sets);
+    plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic;
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       const std::string file = resolve_input(c, c.initial.file);
       io::probe_in_child(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
@@ -787,7 +790,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   loop.check();
   rep.stats = loop.stats();
-  if (c.initial.kind == io::InitialConfig::Kind::Analytic) analytic_errors(field, m, c, rs.part, rep);
+  if (plan.from_analytic) analytic_errors(field, m, c, rs.part, rep);
   return rep;
 }
 

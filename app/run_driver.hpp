@@ -27,6 +27,12 @@ struct RunPlan {
   std::string restart;                    ///< checkpoint to continue from ("" = fresh start)
   io::CheckpointState restart_state;      ///< its header
   std::optional<io::FieldInfo> initial;   ///< the initial field file (fresh start from a file)
+  /// The state comes from the analytic mode: a fresh start from it, or a
+  /// checkpoint of a run whose config started from it (a CONFIG given to
+  /// --restart may say analytic for a run that began from a file). Only then
+  /// are the errors against the analytic solution and the round-off check
+  /// meaningful.
+  bool from_analytic = false;
   std::string output;                     ///< output file ("" = none)
   std::string checkpoint;                 ///< where checkpoints go
   int ranks = 1;                          ///< MPI ranks of this run
