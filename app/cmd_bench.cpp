@@ -129,7 +129,10 @@ int cmd_bench(const BenchOptions& o) {
     device = devs.empty() ? "?" : devs.front().name;
   } else {
     HeatProblem tiny;
-    device = make_stepper<double>(tiny, Backend::Cpu)->device_name();
+    StepperSpec cpu;
+    cpu.backend = Backend::Cpu;
+    cpu.options = o.solver;
+    device = make_stepper<double>(tiny, cpu)->device_name();
   }
   if (root) {
     std::printf("adi3d bench: %s (%s backend), copy bandwidth %.3f TB/s (copy of %s, read + write, median of 20)\n",
@@ -159,20 +162,18 @@ int cmd_bench(const BenchOptions& o) {
       double comm[5] = {0, 0, 0, 0, 0};  // halo, reduced, both, step (ms per step), share: max over ranks
       dispatch_precision(prec, [&](auto tag) {
         using T = decltype(tag);
+        StepperSpec spec;
+        spec.backend = be;
+        spec.distributed = distributed;
+        spec.grid = grid;
+        spec.options = o.solver;
         std::unique_ptr<Stepper<T>> st;
-        mpi::DistributedStepper<T>* dst = nullptr;
+        collectively([&] { st = make_stepper<T>(p, spec); });
+        // A distributed stepper also reports its box and communication times.
+        auto* dst = dynamic_cast<mpi::DistributedStepper<T>*>(st.get());
         Box box;
         box.size = p.n;
-        collectively([&] {
-          if (distributed) {
-            auto d = mpi::make_distributed_stepper<T>(p, be, grid);
-            dst = d.get();
-            box = d->part().box;
-            st = std::move(d);
-          } else {
-            st = make_stepper<T>(p, be);
-          }
-        });
+        if (dst) box = dst->part().box;
         kernels = st->device_name();
         const std::vector<T> u = analytic_box<T>(p, box);
         st->set_field(u.data());

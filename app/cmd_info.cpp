@@ -1,4 +1,5 @@
-// adi3d info: version, build options, and the devices this process sees.
+// adi3d info: version, build options, and the devices this process sees;
+// with -v also the knobs read from the environment.
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -13,7 +14,7 @@
 
 namespace adi::app {
 
-int cmd_info() {
+int cmd_info(const EnvOptions& env, bool verbose) {
   std::printf("adi3d %s (git %s, %s build)\n", ADI_VERSION, ADI_GIT_HASH, ADI_BUILD_TYPE);
   std::printf("  C++ compiler   %s\n", ADI_CXX_COMPILER);
   std::printf("  CUDA backend   %s\n", ADI_WITH_CUDA ? "built" : "not built");
@@ -33,6 +34,10 @@ int cmd_info() {
                   d.cc_minor);
   }
   std::printf("  backend auto   resolves to %s\n", backend_name(resolve_backend(Backend::Auto)));
+  if (verbose) {
+    std::printf("Solver options (ADI_* environment):\n%s", env.solver.describe().c_str());
+    std::printf("adi3d options (ADI_* environment):\n%s", env.app.describe().c_str());
+  }
   return kOk;
 }
 

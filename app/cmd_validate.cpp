@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
+#include "roundoff.hpp"
 #include "util.hpp"
 
 #include <adi/solver.hpp>
@@ -53,8 +54,9 @@ int cmd_validate(const ValidateOptions& o) {
       const RoundoffResult r = dispatch_precision(prec, [&](auto tag) {
         return roundoff_check<decltype(tag)>(rc.p, rc.steps, be);
       });
-      const double tol = prec == Precision::F64 ? 1e-12 : 1e-5;
-      const bool pass = r.error.rel_max() <= tol;
+      const RoundoffVerdict v = roundoff_verdict(r.error, prec, r.steps);
+      const double tol = v.tolerance;
+      const bool pass = !v.missed();
       ok = ok && pass;
       std::printf("  %-24s %-8s %6lld %14.10f %12.3e %10.0e  %s\n", rc.name.c_str(), precision_name(prec),
                   static_cast<long long>(r.steps), r.amplification, r.error.rel_max(), tol, pass ? "ok" : "FAILED");

@@ -1,6 +1,8 @@
 #pragma once
 // The adi3d subcommands. Each returns an exit code (exit_codes.hpp) and
 // throws only for errors main() maps to codes.
+#include "env_options.hpp"
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@ struct RunOptions {
   std::string restart;             ///< checkpoint to continue from
   std::vector<std::string> argv;   ///< the whole command line (provenance)
   bool quiet = false;              ///< no progress line, no periodic log lines
+  EnvOptions env;                  ///< the ADI_* knobs (read once by main)
 };
 int cmd_run(const RunOptions& o);
 
@@ -33,7 +36,8 @@ struct ValidateOptions {
 };
 int cmd_validate(const ValidateOptions& o);
 
-int cmd_info();
+/// `verbose` (adi3d info -v): also the knobs of the environment.
+int cmd_info(const EnvOptions& env, bool verbose);
 
 struct BenchOptions {
   std::vector<std::string> sizes{"256"};
@@ -44,6 +48,7 @@ struct BenchOptions {
   std::string baseline;  ///< "" or "cusparse"
   std::string json;
   std::string grid;      ///< under mpirun: the process grid "1xPyxPz" ("" = automatic)
+  SolverOptions solver;  ///< the ADI_* kernel and MPI knobs (read once by main)
 };
 int cmd_bench(const BenchOptions& o);
 

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   c_layout->add_option("--map", lay.map, "giles | pitch | xor | none")->capture_default_str();
   c_layout->add_flag("--vector16", lay.vector16, "draw the 16-byte (float4/double2) variant of the map");
 
-  auto* c_info = app.add_subcommand("info", "version, build options and visible devices");
+  auto* c_info = app.add_subcommand("info", "version, build options and visible devices (-v: also the ADI_* knobs)");
 
   std::string recover_file;
   auto* c_recover = app.add_subcommand(
@@ -112,13 +112,18 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // The environment, once: a malformed ADI_* value stops every command (exit 2).
+    EnvOptions env;
+    collectively([&] { env = read_env_options(); });
+    run.env = env;
+    bench.solver = env.solver;
     if (c_run->parsed()) return cmd_run(run);
     if (c_bench->parsed()) return cmd_bench(bench);
     // The rest is not distributed: rank 0 answers.
     if (rank != 0) return kOk;
     if (c_layout->parsed()) return cmd_layout(lay);
     if (c_val->parsed()) return cmd_validate(val);
-    if (c_info->parsed()) return cmd_info();
+    if (c_info->parsed()) return cmd_info(env, verbose);
     if (c_recover->parsed()) {
       const bool undone = io::recover_output(recover_file);
       std::printf("%s: %s\n", recover_file.c_str(),

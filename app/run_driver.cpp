@@ -9,6 +9,8 @@
 #include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
+#include "output_schedule.hpp"
+#include "progress.hpp"
 #include "signals.hpp"
 #include "util.hpp"
 
@@ -43,11 +45,7 @@ constexpr double kGatherWarnBytes = 4.0 * (1 << 30);
 /// Whether a distributed run writes its files collectively (parallel HDF5):
 /// when the build has it, unless ADI_PARALLEL_IO=0 asks for the gather to
 /// rank 0 (the path of builds without it; for comparison and debugging).
-bool collective_io() {
-  if (!io::parallel_hdf5_built()) return false;
-  const char* v = std::getenv("ADI_PARALLEL_IO");
-  return !(v && std::strcmp(v, "0") == 0);
-}
+bool collective_io(const AppOptions& a) { return io::parallel_hdf5_built() && a.parallel_io; }
 
 /// Rank 0's provenance on every rank: a collective file's attributes must
 /// be the same on all of them (host and start time differ).
@@ -119,25 +117,20 @@ void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
 
 namespace {
 
-/// Seconds a child may take to read a file's header (ADI_READ_TIMEOUT,
-/// default 60), and its data (plus the time to read the file at 20 MB/s): a
-/// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
-/// slow disk should not stop a run, hence generous.
-double probe_header_seconds() {
-  if (const char* v = std::getenv("ADI_READ_TIMEOUT")) {
-    char* end = nullptr;
-    const double s = std::strtod(v, &end);
-    if (end != v && s > 0) return s;
-  }
-  return 60.0;
-}
 /// Memory a child may use for a file's header; for its data, twice the field
 /// more (read_field's copy as double planes and the result).
 constexpr double kProbeHeaderBytes = 1024.0 * 1024 * 1024;
-double probe_data_seconds(const std::string& path) {
+/// Seconds a child may take to read a file's header (ADI_READ_TIMEOUT,
+/// default 60), and its data (plus the time to read the file at 20 MB/s): a
+/// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
+/// slow disk should not stop a run, hence generous. ADI_ISOLATE_READS=0:
+/// no child at all.
+io::ProbeLimits header_limits(const AppOptions& a) { return {a.isolate_reads, a.read_timeout_s, kProbeHeaderBytes}; }
+io::ProbeLimits data_limits(const AppOptions& a, const std::string& path, double field_bytes) {
   std::error_code ec;
   const auto bytes = fs::file_size(path, ec);
-  return probe_header_seconds() + (ec ? 0.0 : static_cast<double>(bytes) / 20e6);
+  return {a.isolate_reads, a.read_timeout_s + (ec ? 0.0 : static_cast<double>(bytes) / 20e6),
+          kProbeHeaderBytes + 2.0 * field_bytes};
 }
 
 }  // namespace
@@ -151,7 +144,7 @@ RunPlan plan_run(const RunOptions& o) {
   if (!o.restart.empty()) {
     plan.restart = o.restart;
     io::probe_in_child(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
-                       probe_header_seconds(), kProbeHeaderBytes);
+                       header_limits(o.env.app));
     plan.restart_state = io::read_checkpoint_state(o.restart);
     const io::RunConfig stored =
         io::parse_config(plan.restart_state.config_yaml, o.restart + ":/provenance/config");
@@ -173,13 +166,16 @@ RunPlan plan_run(const RunOptions& o) {
       c.resolved_yaml = io::to_yaml(c);
     }
     io::check_restart_compatible(o.restart, plan.restart_state, c);
+    plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic &&
+                         stored.initial.kind == io::InitialConfig::Kind::Analytic;
   } else {
     c = o.config.empty() ? io::parse_config(io::default_config_text(), "<built-in heat.yaml>", sets)
                          : io::load_config(o.config, sets);
+    plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic;
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       const std::string file = resolve_input(c, c.initial.file);
       io::probe_in_child(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
-                         probe_header_seconds(), kProbeHeaderBytes);
+                         header_limits(o.env.app));
       plan.initial = io::inspect_field(file, c.initial.dataset);
       io::apply_field_geometry(c, *plan.initial);
     }
@@ -212,17 +208,17 @@ RunPlan plan_run(const RunOptions& o) {
   return plan;
 }
 
-void probe_inputs(const RunPlan& plan) {
-  const double bytes = kProbeHeaderBytes + 2.0 * plan.memory.field_bytes;
+void probe_inputs(const RunPlan& plan, const AppOptions& a) {
+  const double field = plan.memory.field_bytes;
   dispatch_precision(plan.config.precision, [&](auto tag) {
     using T = decltype(tag);
     if (!plan.restart.empty())
       io::probe_in_child(plan.restart, "checkpoint",
                          [&] { (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state); },
-                         probe_data_seconds(plan.restart), bytes);
+                         data_limits(a, plan.restart, field));
     else if (plan.initial)
       io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
-                         probe_data_seconds(plan.initial->file), bytes);
+                         data_limits(a, plan.initial->file, field));
   });
 }
 
@@ -259,75 +255,124 @@ void check_paths(const RunPlan& plan, bool overwrite) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// execute_run, in named parts: the run mode, the initial state, the stepper,
+// the field as the writers see it, the writers, the step loop and the final
+// errors. The schedule (which steps write what) is output_schedule.hpp, the
+// progress lines progress.hpp.
+//
+// A distributed run: every rank steps its sub-box. Rank 0 reads the initial
+// data and scatters it. Outputs and checkpoints: with parallel HDF5 every
+// rank writes its box into the one file (collective calls); without it rank
+// 0 gathers the field and writes it alone. Every decision that leads to a
+// collective call (advance, fetch, the writes) is taken from values all
+// ranks agree on.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// How this rank takes part in the run (the flags are the same on every rank
+/// but `root`).
+struct RunMode {
+  bool distributed = false;     ///< several ranks, one sub-box each
+  bool root = true;             ///< rank 0: reads the inputs, writes gathered fields, prints
+  bool collective = false;      ///< every rank writes its own box (parallel HDF5)
+  /// A collective run from the analytic mode: every rank fills its own box,
+  /// so rank 0 never holds the whole field (and the final errors are
+  /// reduced over the ranks).
+  bool analytic_boxes = false;
+  /// This rank calls the writers (rank 0 alone when the field is gathered).
+  bool writes() const { return root || collective; }
+};
+
+RunMode run_mode(const RunPlan& plan, const AppOptions& a) {
+  RunMode m;
+  m.distributed = plan.ranks > 1;
+  m.root = mpi::world_rank() == 0;
+  m.collective = m.distributed && collective_io(a);
+  m.analytic_boxes =
+      m.collective && plan.restart.empty() && plan.config.initial.kind == io::InitialConfig::Kind::Analytic;
+  return m;
+}
+
+// ---- the initial state ------------------------------------------------------
+
 template <class T>
-RunReport drive(const RunPlan& plan, const RunOptions& o) {
+struct InitialState {
+  std::vector<T> field;  ///< the whole field on rank 0 (empty elsewhere, and with analytic boxes)
+  index_t step = 0;      ///< 0, or the checkpoint's step
+};
+
+/// The checkpoint, the initial HDF5 field or the analytic mode, read on rank
+/// 0 (collective: every rank learns whether it worked). Everything is read
+/// and checked before any output exists.
+template <class T>
+InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
-  RunReport rep;
-  // A distributed run: every rank steps its sub-box. Rank 0 reads the
-  // initial data and scatters it. Outputs and checkpoints: with parallel
-  // HDF5 every rank writes its box into the one file (collective calls);
-  // without it rank 0 gathers the field and writes it alone. Every decision
-  // that leads to a collective call (advance, fetch, the writes) is taken
-  // from values all ranks agree on.
-  const bool distributed = plan.ranks > 1;
-  const bool root = mpi::world_rank() == 0;
-  const bool collective = distributed && collective_io();
-  // Collective runs from the analytic mode: every rank fills its own box, so
-  // rank 0 never holds the whole field (with the distributed error at the
-  // end, below).
-  const bool analytic_boxes =
-      collective && plan.restart.empty() && c.initial.kind == io::InitialConfig::Kind::Analytic;
-
-  // ---- initial state (everything is checked before any output exists) ----
-  std::vector<T> u;
-  index_t s0 = plan.restart.empty() ? 0 : plan.restart_state.step;
+  InitialState<T> st;
+  st.step = plan.restart.empty() ? 0 : plan.restart_state.step;
   collectively([&] {
-    if (!root) return;
+    if (!m.root) return;
     if (!plan.restart.empty()) {
-      u = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
-      spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, s0, c.steps,
-                   static_cast<double>(s0) * p.dt);
+      st.field = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
+      spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, st.step, c.steps,
+                   static_cast<double>(st.step) * p.dt);
     } else if (plan.initial) {
       io::FieldData<T> fd = io::read_field<T>(*plan.initial);
       if (fd.rounded > 0)
         spdlog::warn("{}:{}: {} of {} values lost precision converting {} to {} (largest relative change {:.2e})",
                      plan.initial->file, plan.initial->dataset, fd.rounded, fd.values.size(),
                      precision_name(plan.initial->dtype), precision_name(c.precision), fd.max_rel_rounding);
-      u = std::move(fd.values);
-      if (!c.initial.boundary_from_file) zero_dirichlet_faces(p, u);
+      st.field = std::move(fd.values);
+      if (!c.initial.boundary_from_file) zero_dirichlet_faces(p, st.field);
       spdlog::info("initial field from {}:{} ({}{})", plan.initial->file, plan.initial->dataset,
                    precision_name(plan.initial->dtype),
                    c.initial.boundary_from_file ? ", Dirichlet faces keep its boundary values"
                                                 : ", Dirichlet faces set to 0");
-    } else if (!analytic_boxes) {
-      fill_analytic(p, u);
+    } else if (!m.analytic_boxes) {
+      fill_analytic(p, st.field);
     }
   });
-  rep.start_step = s0;
+  return st;
+}
 
+// ---- the stepper --------------------------------------------------------------
+
+template <class T>
+struct RunStepper {
   std::unique_ptr<Stepper<T>> stepper;
-  std::optional<io::FieldPart> part;  // this rank's box, for collective writes
+  std::optional<io::FieldPart> part;  ///< this rank's box, for collective writes
+};
+
+/// The serial or distributed stepper of the plan (collective), with the
+/// environment's solver options; logs what it runs on and how files are written.
+template <class T>
+RunStepper<T> build_stepper(const RunPlan& plan, const RunMode& m, const SolverOptions& options) {
+  const io::RunConfig& c = plan.config;
+  StepperSpec spec;
+  spec.backend = c.backend;
+  spec.distributed = m.distributed;
+  spec.grid = c.parallel.grid;
+  spec.options = options;
+  RunStepper<T> rs;
   collectively([&] {
-    if (distributed) {
-      auto ds = mpi::make_distributed_stepper<T>(p, c.backend, c.parallel.grid);
-      if (collective) part = io::FieldPart{ds->part().box.begin, ds->part().box.size};
-      stepper = std::move(ds);
-    } else {
-      stepper = make_stepper<T>(p, c.backend);
+    rs.stepper = make_stepper<T>(c.problem, spec);
+    if (m.collective) {
+      const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
+      rs.part = io::FieldPart{box.begin, box.size};
     }
   });
-  rep.backend = backend_name(stepper->backend());
-  rep.device = stepper->device_name();
-  spdlog::info("backend {} ({}), {}, {} of {} memory{}", rep.backend, rep.device, precision_name(c.precision),
-               human_bytes(static_cast<double>(stepper->bytes_allocated())),
-               stepper->backend() == Backend::Cpu ? "host" : "device", distributed ? " per rank" : "");
-  if (collective) {
+  const Stepper<T>& st = *rs.stepper;
+  spdlog::info("backend {} ({}), {}, {} of {} memory{}", backend_name(st.backend()), st.device_name(),
+               precision_name(c.precision), human_bytes(static_cast<double>(st.bytes_allocated())),
+               st.backend() == Backend::Cpu ? "host" : "device", m.distributed ? " per rank" : "");
+  if (m.collective) {
     spdlog::info("outputs and checkpoints: parallel HDF5, each of the {} ranks writes its part (collective)",
                  plan.ranks);
-  } else if (distributed &&
+  } else if (m.distributed &&
              (!plan.output.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0)) {
-    const double bytes = static_cast<double>(p.points()) * sizeof(T);
+    const double bytes = static_cast<double>(c.problem.points()) * sizeof(T);
     if (bytes > kGatherWarnBytes)
       spdlog::warn("outputs and checkpoints gather the whole field ({}) to rank 0, which writes them with serial "
                    "HDF5 (this build has no parallel HDF5): expect a pause per write",
@@ -335,308 +380,417 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     else
       spdlog::debug("outputs and checkpoints are gathered to rank 0 ({} per write)", human_bytes(bytes));
   }
-  if (analytic_boxes) {
+  return rs;
+}
+
+/// Puts the initial state into the stepper (collective): each rank's box of
+/// the analytic mode, or rank 0's field scattered.
+template <class T>
+void place_initial_state(RunStepper<T>& rs, InitialState<T>& init, const RunMode& m, const HeatProblem& p) {
+  if (m.analytic_boxes) {
     std::vector<T> box;
-    fill_analytic_box(p, part->offset, part->count, box);
-    stepper->set_field(box.data());
+    fill_analytic_box(p, rs.part->offset, rs.part->count, box);
+    rs.stepper->set_field(box.data());
   } else {
-    stepper->scatter_field(root ? u.data() : nullptr);
+    rs.stepper->scatter_field(m.root ? init.field.data() : nullptr);
   }
-  if (collective) std::vector<T>().swap(u);  // rank 0 no longer needs the whole field
+  if (m.collective) std::vector<T>().swap(init.field);  // rank 0 no longer needs the whole field
+}
 
-  io::Provenance prov = io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml);
-  if (collective) share_provenance(prov);
-  SignalGuard guard;
+// ---- the field as the writers see it ------------------------------------------
 
-  const bool have_output = !plan.output.empty();
-  std::optional<io::GridFile> out;
-  bool reopened = false;
-  collectively([&] {
-    if (!have_output || (!root && !collective)) return;
-    io::GridFile::Options oo;
-    oo.path = plan.output;
-    oo.xdmf = c.output.xdmf;
-    oo.geometry = io::geometry_of(c);
-    oo.precision = c.precision;
-    oo.compression = c.output.compression;
-    oo.provenance = prov;
-    oo.part = part;
-    // Rank 0 looks (a collective reopen or create must be the same on all).
-    double exists = root && !plan.restart.empty() && fs::exists(plan.output) ? 1.0 : 0.0;
-    if (collective) mpi::allreduce_max(&exists, 1);
-    if (exists > 0) {
-      out.emplace(io::GridFile::reopen(oo, s0));
-      reopened = true;
-      if (out->rolled_back())
-        spdlog::warn("{}: the previous run was killed inside a write; the file was restored to its last complete "
-                     "step",
-                     plan.output);
-      spdlog::info("continuing {} ({} steps kept)", plan.output, out->steps().size());
-    } else {
-      out.emplace(io::GridFile::create(oo));
-    }
-  });
+/// The stepper's field brought to the host for a write: the whole field on
+/// rank 0 (gathered), or with collective writes this rank's own box.
+template <class T>
+class FieldBuffer {
+ public:
+  FieldBuffer(Stepper<T>& st, const RunMode& m, const HeatProblem& p, const std::optional<io::FieldPart>& part,
+              std::vector<T> whole)
+      : st_(st), m_(m), points_(static_cast<std::size_t>(p.points())), part_(part), whole_(std::move(whole)) {}
 
-  const double dt = p.dt;
-  auto time_of = [&](index_t s) { return static_cast<double>(s) * dt; };
-  // Output every `every_time` seconds: step s is an output step when it is
-  // the first whose time reaches the next multiple (stateless, so restarts agree).
-  auto time_index = [&](index_t s) {
-    return static_cast<long long>(std::floor(time_of(s) / c.output.every_time + 1e-9));
-  };
-  auto output_due = [&](index_t s) {
-    if (!have_output) return false;
-    if (s == 0) return c.output.write_initial;
-    if (c.output.every_steps > 0 && s % c.output.every_steps == 0) return true;
-    if (c.output.every_time > 0 && time_index(s) > time_index(s - 1)) return true;
-    return s == c.steps && c.output.write_final;
-  };
-  // Fault injection for the tests of the NaN guard (docs/BAD_INPUT.md): no
-  // valid input makes the scheme produce NaN after a good step (it is
-  // unconditionally stable, |g| <= 1), so ADI_FAULT_NAN_AT_STEP=N puts one
-  // into the field after step N, loudly.
-  index_t nan_at = -1;
-  if (const char* v = std::getenv("ADI_FAULT_NAN_AT_STEP")) nan_at = std::atoll(v);
-  index_t max_chunk = 1;
-  auto next_stop = [&](index_t s) {
-    index_t e = c.steps;
-    if (nan_at > s) e = std::min(e, nan_at);
-    for (index_t every : {c.output.every_steps, c.checkpoint.every_steps, c.log_every})
-      if (every > 0) e = std::min(e, (s / every + 1) * every);
-    if (have_output && c.output.every_time > 0) {
-      const double k = static_cast<double>(time_index(s) + 1);
-      const double guess = std::floor(k * c.output.every_time / dt) - 1.0;
-      index_t cand = guess >= static_cast<double>(e) ? e : std::max<index_t>(s + 1, static_cast<index_t>(guess));
-      while (cand < e && time_index(cand) <= time_index(s)) ++cand;
-      e = std::min(e, cand);
-    }
-    return std::min(e, s + max_chunk);
-  };
+  /// Collective: the field at the current step into values().
+  void fetch() {
+    if (m_.collective) return fetch_box();
+    gather();
+  }
+  /// Collective: this rank's box (collective writes, the distributed errors).
+  void fetch_box() {
+    box_.resize(static_cast<std::size_t>(part_->count[0] * part_->count[1] * part_->count[2]));
+    st_.get_field(box_.data());
+  }
+  /// Collective: the whole field on rank 0.
+  std::vector<T>& gather() {
+    if (m_.root && whole_.size() != points_) whole_.resize(points_);
+    st_.gather_field(m_.root ? whole_.data() : nullptr);
+    return whole_;
+  }
+  /// Collective: rank 0's whole field (as gather() left it) back into the stepper.
+  void scatter() { st_.scatter_field(m_.root ? whole_.data() : nullptr); }
 
-  index_t s = s0;
-  FieldStats stats;
-  // Steps on disk, for the NaN message (a continued output already has some;
-  // rank 0 alone writes files and knows them, and its message is the one
-  // printed).
-  index_t last_output = out && !out->steps().empty() ? out->steps().back().step : -1, last_checkpoint = -1;
-  // The field is checked (field_stats: one pass over it, ~1 % of a step)
-  // before anything is written from it (outputs, checkpoints, the checkpoint
-  // of a signal) and at every log line (log.every steps, or about every 2 s of
-  // wall time), so a NaN never reaches a file, the last checkpoint stays the
-  // last good state, and a run that went bad stops within a log interval.
-  auto numerical_error = [&](const std::string& when) {
-    std::string kept;
-    if (last_checkpoint >= 0)
-      kept += "; the checkpoint " + plan.checkpoint + " (step " + std::to_string(last_checkpoint) +
-              ") is the last good state";
-    else if (!plan.restart.empty())
-      kept += "; the checkpoint " + plan.restart + " (step " + std::to_string(s0) + ") is the last good state";
-    if (out && last_output >= 0)
-      kept += "; " + plan.output + " holds the steps up to " + std::to_string(last_output);
-    const std::string msg = "the field holds NaN or Inf " + when + "; nothing was written from it" + kept;
-    // field_stats is reduced over the ranks: all of them see it.
-    if (distributed) throw CollectiveError(kNumericalError, "numerical error: " + msg, false, __FILE__, __LINE__);
-    ADI_THROW(NumericalError, msg);
-  };
-  auto check = [&] {
-    stats = stepper->field_stats();
-    if (!stats.finite)
-      numerical_error("after step " + std::to_string(s) + " (t = " + std::to_string(time_of(s)) + " s)");
-  };
-  // What the writes take: the whole field on rank 0, or (collective) each
-  // rank's own box.
-  std::vector<T> mine;
-  auto fetch_box = [&] {  // collective: this rank's box into `mine`
-    mine.resize(static_cast<std::size_t>(part->count[0] * part->count[1] * part->count[2]));
-    stepper->get_field(mine.data());
-  };
-  auto fetch = [&] {  // the stepper's field at step s, checked
-    check();
-    if (collective) return fetch_box();
-    if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
-    stepper->gather_field(root ? u.data() : nullptr);
-  };
-  // A collective write runs on every rank and they agree on its outcome;
-  // a write of rank 0's gathered field runs on rank 0 alone.
-  auto together = [&](const std::function<void()>& f) {
-    if (collective)
-      collectively(f);
-    else
-      f();
-  };
-  auto values = [&]() -> const T* { return collective ? mine.data() : u.data(); };
-  auto write_output = [&] {
-    if (!root && !collective) return;
+  const T* values() const { return m_.collective ? box_.data() : whole_.data(); }
+  const std::vector<T>& box() const { return box_; }
+
+ private:
+  Stepper<T>& st_;
+  const RunMode& m_;
+  std::size_t points_;
+  const std::optional<io::FieldPart>& part_;
+  std::vector<T> whole_, box_;
+};
+
+// ---- the writers ----------------------------------------------------------------
+
+/// The output file and the checkpoints, and what they hold (for the messages
+/// of a failed run). Called on every rank; only the ranks that write (rank 0,
+/// or all with collective I/O) touch files. A collective write runs on every
+/// rank and they agree on its outcome (collectively).
+template <class T>
+class RunWriters {
+ public:
+  RunWriters(const RunPlan& plan, const RunMode& m, io::Provenance prov, const std::optional<io::FieldPart>& part)
+      : plan_(plan), m_(m), prov_(std::move(prov)), part_(part) {}
+
+  /// Creates the output, or after a restart continues it (collective).
+  void open(index_t start_step) {
+    const io::RunConfig& c = plan_.config;
+    collectively([&] {
+      if (plan_.output.empty() || !m_.writes()) return;
+      io::GridFile::Options oo;
+      oo.path = plan_.output;
+      oo.xdmf = c.output.xdmf;
+      oo.geometry = io::geometry_of(c);
+      oo.precision = c.precision;
+      oo.compression = c.output.compression;
+      oo.provenance = prov_;
+      oo.part = part_;
+      // Rank 0 looks (a collective reopen or create must be the same on all).
+      double exists = m_.root && !plan_.restart.empty() && fs::exists(plan_.output) ? 1.0 : 0.0;
+      if (m_.collective) mpi::allreduce_max(&exists, 1);
+      if (exists > 0) {
+        out_.emplace(io::GridFile::reopen(oo, start_step));
+        reopened_ = true;
+        if (out_->rolled_back())
+          spdlog::warn("{}: the previous run was killed inside a write; the file was restored to its last complete "
+                       "step",
+                       plan_.output);
+        spdlog::info("continuing {} ({} steps kept)", plan_.output, out_->steps().size());
+      } else {
+        out_.emplace(io::GridFile::create(oo));
+      }
+    });
+    // Steps on disk, for the NaN message (a continued output already has some).
+    if (out_ && !out_->steps().empty()) last_output_ = out_->steps().back().step;
+  }
+
+  /// Rank 0: the output file exists and holds step s already (a restart).
+  bool output_holds(index_t s) const { return out_ && out_->has_step(s); }
+
+  void write_output(index_t s, double t, const T* values) {
+    if (!m_.writes()) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
-    together([&] { out->write_step(s, time_of(s), values()); });
-    ++rep.outputs_written;
-    last_output = s;
-  };
-  auto write_checkpoint = [&] {
-    if (!root && !collective) return;
+    together([&] { out_->write_step(s, t, values); });
+    ++outputs_written_;
+    last_output_ = s;
+  }
+
+  void write_checkpoint(index_t s, double t, const T* values) {
+    if (!m_.writes()) return;
+    const io::RunConfig& c = plan_.config;
     io::CheckpointState st;
     st.step = s;
-    st.time = time_of(s);
+    st.time = t;
     st.steps_total = c.steps;
     st.precision = c.precision;
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
-    together([&] { io::write_checkpoint(plan.checkpoint, st, values(), prov, part ? &*part : nullptr); });
-    rep.checkpoint_written = plan.checkpoint;
-    last_checkpoint = s;
-    spdlog::debug("checkpoint at step {} written to {}", s, plan.checkpoint);
-  };
+    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); });
+    checkpoint_written_ = plan_.checkpoint;
+    last_checkpoint_ = s;
+    spdlog::debug("checkpoint at step {} written to {}", s, plan_.checkpoint);
+  }
 
-  const bool tty = root && !o.quiet && isatty(STDERR_FILENO);
-  bool progress_shown = false;
-  auto clear_progress = [&] {
-    if (progress_shown) std::fprintf(stderr, "\r%100s\r", "");
-    progress_shown = false;
-  };
-  const auto t0 = Clock::now();
-  // On a terminal the progress line shows up after the first chunk.
-  auto last_log = tty ? t0 - std::chrono::seconds(1) : t0;
-  auto last_ckpt = t0;
-  int stop_signal = 0;  // agreed by all ranks after each chunk
+  /// Closes the output with its final status ("complete", "interrupted").
+  void finish(const std::string& status) {
+    if (!out_) return;
+    CriticalWrite cw;
+    together([&] { out_->finish(status); });
+  }
 
-  try {
-    {
-      // After a restart the output may hold step s already: rank 0 decides.
-      double first = root && output_due(s) && !out->has_step(s) ? 1.0 : 0.0;
-      if (distributed) mpi::allreduce_max(&first, 1);
-      if (first > 0) {
-        fetch();
-        write_output();
-      }
+  /// After an error: marks the output "failed: <why>" where that is safe.
+  /// A collective file can be closed only by all ranks together: after an
+  /// error they all raised (CollectiveError); otherwise the job is aborted
+  /// and the file stays at its last complete step.
+  void fail(const std::exception& e) noexcept {
+    const bool all_ranks_here = !m_.collective || dynamic_cast<const CollectiveError*>(&e) != nullptr;
+    if (!out_ || !all_ranks_here || (!reopened_ && out_->steps().empty())) return;
+    try {
+      out_->finish(std::string("failed: ") + e.what());
+    } catch (...) {
+      // the original error is what the user needs to see
     }
-    spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", s, c.steps, dt,
-                 have_output ? ", output to " + plan.output : std::string());
-    while (s < c.steps) {
+  }
+
+  /// "; the checkpoint ... (step N) is the last good state; run.h5 holds the
+  /// steps up to M": what a run that went bad leaves (rank 0's view).
+  std::string last_good_state(index_t start_step) const {
+    std::string kept;
+    if (last_checkpoint_ >= 0)
+      kept += "; the checkpoint " + plan_.checkpoint + " (step " + std::to_string(last_checkpoint_) +
+              ") is the last good state";
+    else if (!plan_.restart.empty())
+      kept += "; the checkpoint " + plan_.restart + " (step " + std::to_string(start_step) + ") is the last good state";
+    if (out_ && last_output_ >= 0) kept += "; " + plan_.output + " holds the steps up to " + std::to_string(last_output_);
+    return kept;
+  }
+
+  index_t outputs_written() const { return outputs_written_; }
+  const std::string& checkpoint_written() const { return checkpoint_written_; }
+
+ private:
+  void together(const std::function<void()>& f) {
+    if (m_.collective)
+      collectively(f);
+    else
+      f();
+  }
+
+  const RunPlan& plan_;
+  const RunMode& m_;
+  io::Provenance prov_;
+  const std::optional<io::FieldPart>& part_;
+  std::optional<io::GridFile> out_;
+  bool reopened_ = false;
+  index_t last_output_ = -1, last_checkpoint_ = -1, outputs_written_ = 0;
+  std::string checkpoint_written_;
+};
+
+// ---- the step loop ------------------------------------------------------------
+
+struct LoopEnd {
+  index_t step = 0;  ///< the last step done
+  int signal = 0;    ///< the signal that stopped the run early (0: it reached the end)
+  double wall = 0.0;
+  FieldStats stats;  ///< of the last check
+};
+
+/// Advances the stepper from `start` to the last step in chunks of about
+/// 0.1 s, stopping at every scheduled step (outputs, checkpoints, log lines)
+/// and at wall-clock checkpoints, until done or a signal asks to stop.
+///
+/// The field is checked (field_stats: one pass over it, ~1 % of a step)
+/// before anything is written from it (outputs, checkpoints, the checkpoint
+/// of a signal) and at every log line (log.every steps, or about every 2 s of
+/// wall time), so a NaN never reaches a file, the last checkpoint stays the
+/// last good state, and a run that went bad stops within a log interval.
+template <class T>
+class StepLoop {
+ public:
+  StepLoop(Stepper<T>& st, FieldBuffer<T>& field, RunWriters<T>& writers, ProgressReporter& progress,
+           const OutputSchedule& schedule, const RunMode& m, const RunPlan& plan, const AppOptions& a, index_t start)
+      : st_(st), field_(field), writers_(writers), progress_(progress), schedule_(schedule), m_(m), plan_(plan),
+        nan_at_(a.fault_nan_at_step), start_(start), s_(start) {}
+
+  /// The output of the start step, unless the file has it (a restart).
+  void write_start() {
+    double first = m_.root && schedule_.output_due(s_) && !writers_.output_holds(s_) ? 1.0 : 0.0;
+    if (m_.distributed) mpi::allreduce_max(&first, 1);
+    if (first > 0) {
+      fetch();
+      writers_.write_output(s_, schedule_.time_of(s_), field_.values());
+    }
+  }
+
+  LoopEnd run() {
+    const auto t0 = progress_.started();
+    auto last_ckpt = t0;
+    int stop_signal = 0;  // agreed by all ranks after each chunk
+    index_t max_chunk = 1;
+    const io::CheckpointConfig& ck = plan_.config.checkpoint;
+    while (s_ < schedule_.steps()) {
       SignalGuard::abort_if_requested();
-      if (distributed ? stop_signal != 0 : SignalGuard::stop_requested() != 0) break;
-      const index_t target = next_stop(s);
+      if (m_.distributed ? stop_signal != 0 : SignalGuard::stop_requested() != 0) break;
+      index_t target = std::min(schedule_.next_event(s_), s_ + max_chunk);
+      if (nan_at_ > s_) target = std::min(target, nan_at_);
       const auto c0 = Clock::now();
-      stepper->advance(target - s);
+      st_.advance(target - s_);
       double agreed[4] = {seconds(Clock::now() - c0), seconds(Clock::now() - last_ckpt),
-                          seconds(Clock::now() - last_log), static_cast<double>(SignalGuard::stop_requested())};
+                          progress_.since_last_line(Clock::now()), static_cast<double>(SignalGuard::stop_requested())};
       // One small all-reduce per chunk (about 0.1 s of stepping): the ranks
       // agree on the chunk length, the wall-clock checkpoints and log lines,
       // and on stopping after a signal that reached any of them.
-      if (distributed) mpi::allreduce_max(agreed, 4);
-      const double took = agreed[0];
+      if (m_.distributed) mpi::allreduce_max(agreed, 4);
       stop_signal = static_cast<int>(agreed[3]);
       // Chunks of about 0.1 s: logging costs nothing per step, and a signal
       // is answered within a chunk.
-      const double per_step = took / static_cast<double>(target - s);
+      const double per_step = agreed[0] / static_cast<double>(target - s_);
       max_chunk = std::clamp<index_t>(static_cast<index_t>(0.1 / std::max(per_step, 1e-9)), 1, index_t(1) << 20);
-      s = target;
-      if (s == nan_at) {
-        spdlog::warn("fault injection (ADI_FAULT_NAN_AT_STEP={}): a NaN put into the field after step {}", nan_at, s);
-        if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
-        stepper->gather_field(root ? u.data() : nullptr);
-        if (root) u[u.size() / 2] = std::numeric_limits<T>::quiet_NaN();
-        stepper->scatter_field(root ? u.data() : nullptr);
-      }
+      s_ = target;
+      if (s_ == nan_at_) inject_nan();
 
       bool fetched = false;
       const auto now = Clock::now();
-      if (output_due(s)) {
+      const double t = schedule_.time_of(s_);
+      if (schedule_.output_due(s_)) {
         fetch();
         fetched = true;
-        write_output();
+        writers_.write_output(s_, t, field_.values());
       }
-      const bool ck = (c.checkpoint.every_steps > 0 && s % c.checkpoint.every_steps == 0) ||
-                      (c.checkpoint.every_seconds > 0 && agreed[1] >= c.checkpoint.every_seconds);
-      if (ck) {
+      if (schedule_.checkpoint_due(s_) || (ck.every_seconds > 0 && agreed[1] >= ck.every_seconds)) {
         if (!fetched) fetch();
         fetched = true;
-        write_checkpoint();
+        writers_.write_checkpoint(s_, t, field_.values());
         last_ckpt = Clock::now();
       }
-      const bool log_due = c.log_every > 0 ? (s % c.log_every == 0 || s == c.steps)
-                                           : (agreed[2] >= (tty ? 0.25 : 2.0) || s == c.steps);
-      if (log_due) {
+      if (progress_.due(s_, agreed[2])) {
         if (!fetched) check();
-        const double el = seconds(now - t0);
-        const double rate = static_cast<double>(s - s0) / std::max(el, 1e-9);
-        const double eta = static_cast<double>(c.steps - s) / std::max(rate, 1e-9);
-        if (tty && c.log_every == 0 && s != c.steps) {
-          std::fprintf(stderr, "\r  step %lld/%lld  t = %.4g s  %.1f steps/s  ETA %s  max|u| = %.4g   ",
-                       static_cast<long long>(s), static_cast<long long>(c.steps), time_of(s), rate,
-                       human_seconds(eta).c_str(), stats.max_abs);
-          std::fflush(stderr);
-          progress_shown = true;
-        } else if (!o.quiet) {
-          clear_progress();
-          spdlog::info("step {}/{}  t = {:.6g} s  {:.1f} steps/s  ETA {}  max|u| = {:.6g}", s, c.steps, time_of(s),
-                       rate, human_seconds(eta), stats.max_abs);
-        }
-        last_log = now;
+        progress_.line(s_, stats_.max_abs, now);
       }
     }
-    clear_progress();
-    rep.end_step = s;
-    rep.wall = seconds(Clock::now() - t0);
-
-    if (s < c.steps) {  // stopped by a signal: checkpoint, close the output, ask to be requeued
-      rep.interrupted = true;
-      rep.signal = distributed ? stop_signal : SignalGuard::stop_requested();
-      spdlog::warn("{} received: stopping after step {} of {} (t = {:.6g} s)", signal_name(rep.signal), s, c.steps,
-                   time_of(s));
-      fetch();
-      write_checkpoint();
-      if (out) {
-        CriticalWrite cw;
-        together([&] { out->finish("interrupted"); });
-      }
-      spdlog::warn("checkpoint written to {}; continue with: adi3d run ... --restart {}", plan.checkpoint,
-                   plan.checkpoint);
-      return rep;
-    }
-    if (out) {
-      CriticalWrite cw;
-      together([&] { out->finish("complete"); });
-    }
-  } catch (const std::exception& e) {
-    clear_progress();
-    // A collective file can be closed only by all ranks together: after an
-    // error they all raised (CollectiveError); otherwise the job is aborted
-    // and the file stays at its last complete step.
-    const bool all_ranks_here = !collective || dynamic_cast<const CollectiveError*>(&e) != nullptr;
-    if (out && all_ranks_here && (reopened || !out->steps().empty())) {
-      try {
-        out->finish(std::string("failed: ") + e.what());
-      } catch (...) {
-        // the original error is what the user needs to see
-      }
-    }
-    throw;
+    progress_.clear();
+    LoopEnd end;
+    end.step = s_;
+    end.wall = seconds(Clock::now() - t0);
+    if (s_ < schedule_.steps()) end.signal = m_.distributed ? stop_signal : SignalGuard::stop_requested();
+    end.stats = stats_;
+    return end;
   }
 
-  check();
-  rep.stats = stats;
-  if (c.initial.kind != io::InitialConfig::Kind::Analytic) return rep;
-  const AnalyticMode m = analytic_mode(p);
-  const double scales[2] = {std::exp(-m.decay_rate * c.t_end), std::pow(m.amplification, static_cast<double>(c.steps))};
+  /// Collective: the field's statistics; NaN or Inf stops the run (exit 5)
+  /// with what on disk is still good.
+  void check() {
+    stats_ = st_.field_stats();
+    if (stats_.finite) return;
+    const std::string msg = "the field holds NaN or Inf after step " + std::to_string(s_) +
+                            " (t = " + std::to_string(schedule_.time_of(s_)) +
+                            " s); nothing was written from it" + writers_.last_good_state(start_);
+    // field_stats is reduced over the ranks: all of them see it.
+    if (m_.distributed) throw CollectiveError(kNumericalError, "numerical error: " + msg, false, __FILE__, __LINE__);
+    ADI_THROW(NumericalError, msg);
+  }
+
+  /// Collective: the field at the current step, checked, into the buffer.
+  void fetch() {
+    check();
+    field_.fetch();
+  }
+
+  const FieldStats& stats() const { return stats_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // Fault injection for the tests of the NaN guard (docs/BAD_INPUT.md): no
+  // valid input makes the scheme produce NaN after a good step (it is
+  // unconditionally stable, |g| <= 1), so ADI_FAULT_NAN_AT_STEP=N puts one
+  // into the field after step N, loudly.
+  void inject_nan() {
+    spdlog::warn("fault injection (ADI_FAULT_NAN_AT_STEP={}): a NaN put into the field after step {}", nan_at_, s_);
+    std::vector<T>& u = field_.gather();
+    if (m_.root) u[u.size() / 2] = std::numeric_limits<T>::quiet_NaN();
+    field_.scatter();
+  }
+
+  Stepper<T>& st_;
+  FieldBuffer<T>& field_;
+  RunWriters<T>& writers_;
+  ProgressReporter& progress_;
+  const OutputSchedule& schedule_;
+  const RunMode& m_;
+  const RunPlan& plan_;
+  index_t nan_at_, start_, s_;
+  FieldStats stats_;
+};
+
+// ---- the final errors -----------------------------------------------------------
+
+/// The field against the analytic solution (exact, and the discrete g^n U(0)
+/// of the round-off check) after a completed run from the analytic mode
+/// (collective; the norms are rank 0's). With collective I/O each rank
+/// compares its box and one reduction combines them: no gather.
+template <class T>
+void analytic_errors(FieldBuffer<T>& field, const RunMode& m, const io::RunConfig& c,
+                     const std::optional<io::FieldPart>& part, RunReport& rep) {
+  const HeatProblem& p = c.problem;
+  const AnalyticMode mode = analytic_mode(p);
+  const double scales[2] = {std::exp(-mode.decay_rate * c.t_end),
+                            std::pow(mode.amplification, static_cast<double>(c.steps))};
   ErrorNorms* norms[2] = {&rep.exact, &rep.discrete};
-  if (collective) {  // each rank its box, then one reduction: no gather (stats were just checked)
-    fetch_box();
+  if (m.collective) {
+    field.fetch_box();
     for (int q = 0; q < 2; ++q) {
-      const ErrorSums e = compare_box_with_mode(p, part->offset, part->count, mine.data(), scales[q]);
+      const ErrorSums e = compare_box_with_mode(p, part->offset, part->count, field.box().data(), scales[q]);
       double mx[3] = {e.max_abs, e.ref_max, e.finite ? 0.0 : 1.0}, sum = e.sum_sq;
       mpi::allreduce_max(mx, 3);
       mpi::allreduce_sum(&sum, 1);
       *norms[q] = ErrorSums{mx[0], mx[1], sum, mx[2] == 0.0}.norms(p.points());
     }
-    rep.have_error = root;
-    return rep;
+    rep.have_error = m.root;
+    return;
   }
-  if (root && u.size() != static_cast<std::size_t>(p.points())) u.resize(static_cast<std::size_t>(p.points()));
-  stepper->gather_field(root ? u.data() : nullptr);
-  if (root) {
-    rep.have_error = true;
-    for (int q = 0; q < 2; ++q) *norms[q] = compare_with_mode(p, u, scales[q]);
+  const std::vector<T>& u = field.gather();
+  if (!m.root) return;
+  rep.have_error = true;
+  for (int q = 0; q < 2; ++q) *norms[q] = compare_with_mode(p, u, scales[q]);
+}
+
+}  // namespace
+
+template <class T>
+RunReport drive(const RunPlan& plan, const RunOptions& o) {
+  const io::RunConfig& c = plan.config;
+  const RunMode m = run_mode(plan, o.env.app);
+  RunReport rep;
+
+  InitialState<T> init = load_initial_state<T>(plan, m);
+  rep.start_step = init.step;
+  RunStepper<T> rs = build_stepper<T>(plan, m, o.env.solver);
+  rep.backend = backend_name(rs.stepper->backend());
+  rep.device = rs.stepper->device_name();
+  place_initial_state(rs, init, m, c.problem);
+
+  io::Provenance prov =
+      io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
+  if (m.collective) share_provenance(prov);
+  SignalGuard guard;
+  RunWriters<T> writers(plan, m, std::move(prov), rs.part);
+  writers.open(init.step);
+
+  const OutputSchedule schedule(c, !plan.output.empty());
+  FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
+  ProgressReporter progress(schedule, m.root && !o.quiet && isatty(STDERR_FILENO), o.quiet, rep.start_step);
+  StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step);
+  try {
+    loop.write_start();
+    spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", rep.start_step, c.steps, c.problem.dt,
+                 plan.output.empty() ? std::string() : ", output to " + plan.output);
+    const LoopEnd end = loop.run();
+    rep.end_step = end.step;
+    rep.wall = end.wall;
+    if (end.signal != 0) {  // stopped by a signal: checkpoint, close the output, ask to be requeued
+      rep.interrupted = true;
+      rep.signal = end.signal;
+      spdlog::warn("{} received: stopping after step {} of {} (t = {:.6g} s)", signal_name(rep.signal), end.step,
+                   c.steps, schedule.time_of(end.step));
+      loop.fetch();
+      writers.write_checkpoint(end.step, schedule.time_of(end.step), field.values());
+      writers.finish("interrupted");
+      spdlog::warn("checkpoint written to {}; continue with: adi3d run ... --restart {}", plan.checkpoint,
+                   plan.checkpoint);
+    } else {
+      writers.finish("complete");
+    }
+  } catch (const std::exception& e) {
+    progress.clear();
+    writers.fail(e);
+    throw;
   }
+  rep.outputs_written = writers.outputs_written();
+  rep.checkpoint_written = writers.checkpoint_written();
+  if (rep.interrupted) return rep;
+
+  loop.check();
+  rep.stats = loop.stats();
+  if (plan.from_analytic) analytic_errors(field, m, c, rs.part, rep);
   return rep;
 }
 

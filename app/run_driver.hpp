@@ -3,6 +3,13 @@
 // nothing allocated, nothing written) and the time loop with outputs,
 // checkpoints, signals and progress. Written against adi::Stepper<T> only,
 // so every backend runs through the same loop.
+//
+// execute_run's parts (run_driver.cpp): RunMode (how this rank takes part),
+// load_initial_state, build_stepper (make_stepper with a StepperSpec),
+// FieldBuffer (the field on the host for writes), RunWriters (output file,
+// checkpoints, failure marking), StepLoop (chunks, signals, NaN checks),
+// analytic_errors; the schedule of outputs, checkpoints and log lines is
+// output_schedule.hpp (pure), the progress lines progress.hpp.
 
 #include "commands.hpp"
 #include "memory.hpp"
@@ -20,6 +27,12 @@ struct RunPlan {
   std::string restart;                    ///< checkpoint to continue from ("" = fresh start)
   io::CheckpointState restart_state;      ///< its header
   std::optional<io::FieldInfo> initial;   ///< the initial field file (fresh start from a file)
+  /// The state comes from the analytic mode: a fresh start from it, or a
+  /// checkpoint of a run whose config started from it (a CONFIG given to
+  /// --restart may say analytic for a run that began from a file). Only then
+  /// are the errors against the analytic solution and the round-off check
+  /// meaningful.
+  bool from_analytic = false;
   std::string output;                     ///< output file ("" = none)
   std::string checkpoint;                 ///< where checkpoints go
   int ranks = 1;                          ///< MPI ranks of this run
@@ -34,7 +47,7 @@ RunPlan plan_run(const RunOptions& o);
 /// Reads the input data (initial field, checkpoint) once in a child process
 /// (io/probe.hpp), after the memory check, so that a file that crashes the
 /// HDF5 library stops the run with an IoError instead.
-void probe_inputs(const RunPlan& plan);
+void probe_inputs(const RunPlan& plan, const AppOptions& a);
 
 /// Refuses to replace an existing output without --overwrite (IoError), and
 /// output/checkpoint/input paths that coincide (ConfigError).

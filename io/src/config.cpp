@@ -52,7 +52,8 @@ std::string describe(const YAML::Node& n) {
 
 class Reader {
  public:
-  Reader(std::string name, std::vector<Override> ov) : name_(std::move(name)), overrides_(std::move(ov)) {}
+  Reader(std::string name, std::vector<Override> ov, YAML::Node root)
+      : name_(std::move(name)), overrides_(std::move(ov)), root_(std::move(root)) {}
 
   std::string where(const YAML::Node& n, const std::string& key) const {
     for (const auto& o : overrides_)
@@ -67,8 +68,12 @@ class Reader {
     throw ConfigError(where(n, key), key, what, __FILE__, __LINE__);
   }
 
+  /// A required section (or top-level key) is absent: the error points at
+  /// the document.
+  [[noreturn]] void missing(const std::string& key, const std::string& what) const { fail(root_, key, what); }
+
   /// Rejects keys of `map` not in `allowed`, suggesting the closest one.
-  void only_keys(const YAML::Node& map, const std::string& path, std::initializer_list<const char*> allowed) const {
+  void only_keys(const YAML::Node& map, const std::string& path, const std::vector<const char*>& allowed) const {
     if (!map.IsDefined() || map.IsNull()) return;
     if (!map.IsMap()) fail(map, path, "expected a mapping, got " + describe(map));
     for (auto it = map.begin(); it != map.end(); ++it) {
@@ -147,6 +152,7 @@ class Reader {
  private:
   std::string name_;
   std::vector<Override> overrides_;
+  YAML::Node root_;
 };
 
 // Range checks in one line each at the call site.
@@ -206,7 +212,73 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
   return out;
 }
 
-void read_boundary(const Reader& r, const YAML::Node& b, HeatProblem& p) {
+// ---- One reader per section ------------------------------------------------
+//
+// Each reads its section's node `n` (undefined when the section is absent)
+// into the config `c`; a required section's reader reports its absence
+// itself (Reader::missing). build() calls them in the order of kSections.
+
+void read_grid(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  // With an initial HDF5 file the grid may come from the file's dataset
+  // shape instead (read_initial runs first, see build()).
+  const bool from_file = c.initial.kind == InitialConfig::Kind::File;
+  if (!n && !from_file) r.missing("grid", "missing section 'grid' (nx, ny, nz: nodes per axis, boundary nodes included)");
+  r.only_keys(n, "grid", {"nx", "ny", "nz"});
+  const char* nn[3] = {"nx", "ny", "nz"};
+  c.given.grid = n.IsDefined() && !n.IsNull();
+  for (int a = 0; a < 3 && c.given.grid; ++a) {
+    const std::string key = std::string("grid.") + nn[a];
+    const YAML::Node v = n[nn[a]];
+    if (!v) r.fail(n, key, std::string("missing; expected an integer >= 3"));
+    index_t& na = c.problem.n[a];
+    na = r.integer(v, key);
+    require(r, v, key, na >= 3, "an integer >= 3 (two boundary nodes and at least one interior node)");
+    require(r, v, key, na <= (index_t(1) << 24), "an integer <= 16777216");
+  }
+}
+
+void read_domain(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  r.only_keys(n, "domain", {"lx", "ly", "lz", "origin"});
+  const char* ln[3] = {"lx", "ly", "lz"};
+  for (int a = 0; a < 3; ++a)
+    if (const YAML::Node v = n[ln[a]]) {
+      const std::string key = std::string("domain.") + ln[a];
+      c.problem.length[a] = r.real(v, key);
+      require(r, v, key, c.problem.length[a] > 0, "a length > 0 [m]");
+      c.given.length[a] = true;
+    }
+  if (const YAML::Node o = n["origin"]) {
+    if (!o.IsSequence() || o.size() != 3)
+      r.fail(o, "domain.origin",
+             "expected [x0, y0, z0] (three coordinates [m]), got " +
+                 (o.IsSequence() ? std::to_string(o.size()) + " values" : describe(o)));
+    for (int a = 0; a < 3; ++a) c.origin[a] = r.real(o[a], "domain.origin");
+    c.given.origin = true;
+  }
+}
+
+void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  std::array<double, 3>& alpha = c.problem.alpha;
+  if (n.IsScalar()) {
+    const double v = r.real(n, "diffusivity");
+    require(r, n, "diffusivity", v >= 0, "a diffusivity >= 0 [m^2/s]");
+    alpha.fill(v);
+    return;
+  }
+  r.only_keys(n, "diffusivity", {"x", "y", "z"});
+  const char* an[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a)
+    if (const YAML::Node v = n[an[a]]) {
+      const std::string key = std::string("diffusivity.") + an[a];
+      alpha[a] = r.real(v, key);
+      require(r, v, key, alpha[a] >= 0, "a diffusivity >= 0 [m^2/s]");
+    }
+}
+
+void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
+  HeatProblem& p = c.problem;
   const std::vector<std::pair<const char*, Boundary>> kinds{{"dirichlet", Boundary::Dirichlet},
                                                             {"neumann", Boundary::Neumann}};
   if (!b.IsDefined() || b.IsNull()) return;
@@ -236,7 +308,55 @@ void read_boundary(const Reader& r, const YAML::Node& b, HeatProblem& p) {
   }
 }
 
-void read_initial(const Reader& r, const YAML::Node& n, InitialConfig& ic) {
+void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
+  double& dt = c.problem.dt;
+  if (!t) r.missing("time", "missing section 'time' (dt and either steps or t_end)");
+  r.only_keys(t, "time", {"dt", "steps", "t_end"});
+  if (!t["dt"]) r.fail(t, "time.dt", "missing; expected a time step > 0 [s]");
+  dt = r.real(t["dt"], "time.dt");
+  require(r, t["dt"], "time.dt", dt > 0, "a time step > 0 [s]");
+  if (t["steps"] && t["t_end"]) r.fail(t["t_end"], "time.t_end", "give either time.steps or time.t_end, not both");
+  if (const YAML::Node s = t["steps"]) {
+    c.steps = r.integer(s, "time.steps");
+    require(r, s, "time.steps", c.steps >= 0, "an integer >= 0");
+  } else if (const YAML::Node e = t["t_end"]) {
+    const double te = r.real(e, "time.t_end");
+    require(r, e, "time.t_end", te >= 0, "a time >= 0 [s]");
+    // The run ends exactly at t_end: the number of steps is rounded up and dt
+    // shrunk to fit, never stretched.
+    const double q = te / dt;
+    require(r, e, "time.t_end", q < 1e12, "fewer than 1e12 steps of dt");
+    c.steps = static_cast<index_t>(std::ceil(q - 1e-9));
+    if (c.steps > 0) dt = te / static_cast<double>(c.steps);
+  } else {
+    r.fail(t, "time", "missing time.steps or time.t_end");
+  }
+}
+
+void read_scheme(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  r.only_keys(n, "scheme", {"theta"});
+  if (const YAML::Node th = n["theta"]) {
+    c.problem.theta = r.real(th, "scheme.theta");
+    require(r, th, "scheme.theta", c.problem.theta >= 0.5 && c.problem.theta <= 1.0,
+            "0.5 <= theta <= 1 (below 1/2 the 3D Douglas scheme is not unconditionally stable)");
+  }
+}
+
+void read_precision(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  c.precision = r.choice<Precision>(
+      n, "precision", {{"float64", Precision::F64}, {"fp64", Precision::F64}, {"double", Precision::F64},
+                       {"float32", Precision::F32}, {"fp32", Precision::F32}, {"float", Precision::F32}});
+}
+
+void read_backend(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  c.backend = r.choice<Backend>(n, "backend", {{"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}, {"auto", Backend::Auto}});
+}
+
+void read_initial(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  InitialConfig& ic = c.initial;
   if (!n.IsDefined() || n.IsNull()) return;
   if (n.IsScalar()) {
     const std::string s = r.text(n, "initial");
@@ -261,181 +381,119 @@ void read_initial(const Reader& r, const YAML::Node& n, InitialConfig& ic) {
   }
 }
 
+void read_output(const Reader& r, const YAML::Node& o, RunConfig& c) {
+  if (!o) return;
+  OutputConfig& out = c.output;
+  r.only_keys(o, "output", {"file", "every", "every_time", "initial", "final", "compression", "xdmf"});
+  if (o["file"]) out.file = r.text(o["file"], "output.file");
+  if (const YAML::Node e = o["every"]) {
+    out.every_steps = r.integer(e, "output.every");
+    require(r, e, "output.every", out.every_steps >= 0, "a number of steps >= 0");
+  }
+  if (const YAML::Node e = o["every_time"]) {
+    out.every_time = r.real(e, "output.every_time");
+    require(r, e, "output.every_time", out.every_time >= 0, "a simulated time >= 0 [s]");
+  }
+  if (o["initial"]) out.write_initial = r.boolean(o["initial"], "output.initial");
+  if (o["final"]) out.write_final = r.boolean(o["final"], "output.final");
+  if (const YAML::Node e = o["compression"]) {
+    const index_t lvl = r.integer(e, "output.compression");
+    require(r, e, "output.compression", lvl >= 0 && lvl <= 9, "a gzip level 0..9 (0 = off)");
+    out.compression = static_cast<int>(lvl);
+  }
+  if (o["xdmf"]) out.xdmf = r.boolean(o["xdmf"], "output.xdmf");
+}
+
+void read_checkpoint(const Reader& r, const YAML::Node& k, RunConfig& c) {
+  if (!k) return;
+  CheckpointConfig& ck = c.checkpoint;
+  r.only_keys(k, "checkpoint", {"file", "every", "every_seconds"});
+  if (k["file"]) ck.file = r.text(k["file"], "checkpoint.file");
+  if (const YAML::Node e = k["every"]) {
+    ck.every_steps = r.integer(e, "checkpoint.every");
+    require(r, e, "checkpoint.every", ck.every_steps >= 0, "a number of steps >= 0");
+  }
+  if (const YAML::Node e = k["every_seconds"]) {
+    ck.every_seconds = r.real(e, "checkpoint.every_seconds");
+    require(r, e, "checkpoint.every_seconds", ck.every_seconds >= 0, "wall-clock seconds >= 0");
+  }
+}
+
+void read_log(const Reader& r, const YAML::Node& l, RunConfig& c) {
+  if (!l) return;
+  r.only_keys(l, "log", {"every"});
+  if (const YAML::Node e = l["every"]) {
+    c.log_every = r.integer(e, "log.every");
+    require(r, e, "log.every", c.log_every >= 0, "a number of steps >= 0");
+  }
+}
+
+void read_parallel(const Reader& r, const YAML::Node& par, RunConfig& c) {
+  if (!par) return;
+  r.only_keys(par, "parallel", {"grid"});
+  const YAML::Node g = par["grid"];
+  if (!g) return;
+  std::array<int, 3>& pg = c.parallel.grid;
+  c.parallel.where = r.where(g, "parallel.grid");
+  if (g.IsScalar() && g.Scalar() == "auto") return;
+  if (!g.IsSequence() || g.size() != 3)
+    r.fail(g, "parallel.grid",
+           "expected [1, Py, Pz] (ranks along x, y, z) or auto, got " +
+               (g.IsSequence() ? std::to_string(g.size()) + " values" : describe(g)));
+  for (int a = 0; a < 3; ++a) {
+    const index_t v = r.integer(g[a], "parallel.grid");
+    require(r, g[a], "parallel.grid", v >= 1 && v <= 1000000, "a number of ranks >= 1");
+    pg[a] = static_cast<int>(v);
+  }
+  if (pg[0] != 1)
+    r.fail(g[0], "parallel.grid",
+           "the x axis is never split (x lines stay on one rank): expected [1, Py, Pz], got [" +
+               std::to_string(pg[0]) + ", " + std::to_string(pg[1]) + ", " + std::to_string(pg[2]) + "]");
+}
+
+/// The top-level sections, in the order the "unknown key" message lists
+/// them. Adding a section: a reader above, a row here, its struct in
+/// config.hpp and its lines in emit_resolved_impl (to_yaml).
+struct Section {
+  const char* key;
+  void (*read)(const Reader&, const YAML::Node&, RunConfig&);
+};
+constexpr Section kSections[] = {
+    {"grid", read_grid},
+    {"domain", read_domain},
+    {"diffusivity", read_diffusivity},
+    {"boundary", read_boundary},
+    {"time", read_time},
+    {"scheme", read_scheme},
+    {"precision", read_precision},
+    {"backend", read_backend},
+    {"initial", read_initial},
+    {"output", read_output},
+    {"checkpoint", read_checkpoint},
+    {"log", read_log},
+    {"parallel", read_parallel},
+};
+/// Read before the others: sections whose values others depend on (with an
+/// initial HDF5 file the grid may come from the file).
+constexpr const char* kReadFirst[] = {"initial"};
+
 RunConfig build(const YAML::Node& root, const Reader& r) {
   RunConfig c;
   c.source = r.name();
-  r.only_keys(root, "",
-              {"grid", "domain", "diffusivity", "boundary", "time", "scheme", "precision", "backend", "initial",
-               "output", "checkpoint", "log", "parallel"});
-  HeatProblem& p = c.problem;
+  std::vector<const char*> keys;
+  for (const Section& s : kSections) keys.push_back(s.key);
+  r.only_keys(root, "", keys);
+  auto first = [](const char* key) {
+    return std::any_of(std::begin(kReadFirst), std::end(kReadFirst),
+                       [&](const char* f) { return std::strcmp(f, key) == 0; });
+  };
+  for (const bool pass_first : {true, false})
+    for (const Section& s : kSections)
+      if (first(s.key) == pass_first) s.read(r, root[s.key], c);
 
-  // The initial section first: with an initial HDF5 file the grid may come
-  // from the file's dataset shape instead of the config.
-  read_initial(r, root["initial"], c.initial);
-  const bool from_file = c.initial.kind == InitialConfig::Kind::File;
-
-  const YAML::Node grid = root["grid"];
-  if (!grid && !from_file)
-    r.fail(root, "grid", "missing section 'grid' (nx, ny, nz: nodes per axis, boundary nodes included)");
-  r.only_keys(grid, "grid", {"nx", "ny", "nz"});
-  const char* nn[3] = {"nx", "ny", "nz"};
-  c.given.grid = grid.IsDefined() && !grid.IsNull();
-  for (int a = 0; a < 3 && c.given.grid; ++a) {
-    const std::string key = std::string("grid.") + nn[a];
-    const YAML::Node n = grid[nn[a]];
-    if (!n) r.fail(grid, key, std::string("missing; expected an integer >= 3"));
-    p.n[a] = r.integer(n, key);
-    require(r, n, key, p.n[a] >= 3, "an integer >= 3 (two boundary nodes and at least one interior node)");
-    require(r, n, key, p.n[a] <= (index_t(1) << 24), "an integer <= 16777216");
-  }
-
-  if (const YAML::Node d = root["domain"]) {
-    r.only_keys(d, "domain", {"lx", "ly", "lz", "origin"});
-    const char* ln[3] = {"lx", "ly", "lz"};
-    for (int a = 0; a < 3; ++a)
-      if (const YAML::Node n = d[ln[a]]) {
-        const std::string key = std::string("domain.") + ln[a];
-        p.length[a] = r.real(n, key);
-        require(r, n, key, p.length[a] > 0, "a length > 0 [m]");
-        c.given.length[a] = true;
-      }
-    if (const YAML::Node o = d["origin"]) {
-      if (!o.IsSequence() || o.size() != 3)
-        r.fail(o, "domain.origin",
-               "expected [x0, y0, z0] (three coordinates [m]), got " +
-                   (o.IsSequence() ? std::to_string(o.size()) + " values" : describe(o)));
-      for (int a = 0; a < 3; ++a) c.origin[a] = r.real(o[a], "domain.origin");
-      c.given.origin = true;
-    }
-  }
-
-  if (const YAML::Node d = root["diffusivity"]) {
-    if (d.IsScalar()) {
-      const double v = r.real(d, "diffusivity");
-      require(r, d, "diffusivity", v >= 0, "a diffusivity >= 0 [m^2/s]");
-      p.alpha.fill(v);
-    } else {
-      r.only_keys(d, "diffusivity", {"x", "y", "z"});
-      const char* an[3] = {"x", "y", "z"};
-      for (int a = 0; a < 3; ++a)
-        if (const YAML::Node n = d[an[a]]) {
-          const std::string key = std::string("diffusivity.") + an[a];
-          p.alpha[a] = r.real(n, key);
-          require(r, n, key, p.alpha[a] >= 0, "a diffusivity >= 0 [m^2/s]");
-        }
-    }
-  }
-
-  read_boundary(r, root["boundary"], p);
-
-  const YAML::Node t = root["time"];
-  if (!t) r.fail(root, "time", "missing section 'time' (dt and either steps or t_end)");
-  r.only_keys(t, "time", {"dt", "steps", "t_end"});
-  if (!t["dt"]) r.fail(t, "time.dt", "missing; expected a time step > 0 [s]");
-  p.dt = r.real(t["dt"], "time.dt");
-  require(r, t["dt"], "time.dt", p.dt > 0, "a time step > 0 [s]");
-  if (t["steps"] && t["t_end"]) r.fail(t["t_end"], "time.t_end", "give either time.steps or time.t_end, not both");
-  if (const YAML::Node s = t["steps"]) {
-    c.steps = r.integer(s, "time.steps");
-    require(r, s, "time.steps", c.steps >= 0, "an integer >= 0");
-  } else if (const YAML::Node e = t["t_end"]) {
-    const double te = r.real(e, "time.t_end");
-    require(r, e, "time.t_end", te >= 0, "a time >= 0 [s]");
-    // The run ends exactly at t_end: the number of steps is rounded up and dt
-    // shrunk to fit, never stretched.
-    const double q = te / p.dt;
-    require(r, e, "time.t_end", q < 1e12, "fewer than 1e12 steps of dt");
-    c.steps = static_cast<index_t>(std::ceil(q - 1e-9));
-    if (c.steps > 0) p.dt = te / static_cast<double>(c.steps);
-  } else {
-    r.fail(t, "time", "missing time.steps or time.t_end");
-  }
-
-  if (const YAML::Node s = root["scheme"]) {
-    r.only_keys(s, "scheme", {"theta"});
-    if (const YAML::Node th = s["theta"]) {
-      p.theta = r.real(th, "scheme.theta");
-      require(r, th, "scheme.theta", p.theta >= 0.5 && p.theta <= 1.0,
-              "0.5 <= theta <= 1 (below 1/2 the 3D Douglas scheme is not unconditionally stable)");
-    }
-  }
-
-  if (const YAML::Node n = root["precision"])
-    c.precision = r.choice<Precision>(
-        n, "precision", {{"float64", Precision::F64}, {"fp64", Precision::F64}, {"double", Precision::F64},
-                         {"float32", Precision::F32}, {"fp32", Precision::F32}, {"float", Precision::F32}});
-  if (const YAML::Node n = root["backend"])
-    c.backend = r.choice<Backend>(n, "backend", {{"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}, {"auto", Backend::Auto}});
-
-  if (const YAML::Node o = root["output"]) {
-    r.only_keys(o, "output", {"file", "every", "every_time", "initial", "final", "compression", "xdmf"});
-    if (o["file"]) c.output.file = r.text(o["file"], "output.file");
-    if (const YAML::Node e = o["every"]) {
-      c.output.every_steps = r.integer(e, "output.every");
-      require(r, e, "output.every", c.output.every_steps >= 0, "a number of steps >= 0");
-    }
-    if (const YAML::Node e = o["every_time"]) {
-      c.output.every_time = r.real(e, "output.every_time");
-      require(r, e, "output.every_time", c.output.every_time >= 0, "a simulated time >= 0 [s]");
-    }
-    if (o["initial"]) c.output.write_initial = r.boolean(o["initial"], "output.initial");
-    if (o["final"]) c.output.write_final = r.boolean(o["final"], "output.final");
-    if (const YAML::Node e = o["compression"]) {
-      const index_t lvl = r.integer(e, "output.compression");
-      require(r, e, "output.compression", lvl >= 0 && lvl <= 9, "a gzip level 0..9 (0 = off)");
-      c.output.compression = static_cast<int>(lvl);
-    }
-    if (o["xdmf"]) c.output.xdmf = r.boolean(o["xdmf"], "output.xdmf");
-  }
-
-  if (const YAML::Node k = root["checkpoint"]) {
-    r.only_keys(k, "checkpoint", {"file", "every", "every_seconds"});
-    if (k["file"]) c.checkpoint.file = r.text(k["file"], "checkpoint.file");
-    if (const YAML::Node e = k["every"]) {
-      c.checkpoint.every_steps = r.integer(e, "checkpoint.every");
-      require(r, e, "checkpoint.every", c.checkpoint.every_steps >= 0, "a number of steps >= 0");
-    }
-    if (const YAML::Node e = k["every_seconds"]) {
-      c.checkpoint.every_seconds = r.real(e, "checkpoint.every_seconds");
-      require(r, e, "checkpoint.every_seconds", c.checkpoint.every_seconds >= 0, "wall-clock seconds >= 0");
-    }
-  }
-
-  if (const YAML::Node par = root["parallel"]) {
-    r.only_keys(par, "parallel", {"grid"});
-    if (const YAML::Node g = par["grid"]) {
-      c.parallel.where = r.where(g, "parallel.grid");
-      const bool is_auto = g.IsScalar() && g.Scalar() == "auto";
-      if (!is_auto) {
-        if (!g.IsSequence() || g.size() != 3)
-          r.fail(g, "parallel.grid",
-                 "expected [1, Py, Pz] (ranks along x, y, z) or auto, got " +
-                     (g.IsSequence() ? std::to_string(g.size()) + " values" : describe(g)));
-        for (int a = 0; a < 3; ++a) {
-          const index_t v = r.integer(g[a], "parallel.grid");
-          require(r, g[a], "parallel.grid", v >= 1 && v <= 1000000, "a number of ranks >= 1");
-          c.parallel.grid[a] = static_cast<int>(v);
-        }
-        if (c.parallel.grid[0] != 1)
-          r.fail(g[0], "parallel.grid",
-                 "the x axis is never split (x lines stay on one rank): expected [1, Py, Pz], got [" +
-                     std::to_string(c.parallel.grid[0]) + ", " + std::to_string(c.parallel.grid[1]) + ", " +
-                     std::to_string(c.parallel.grid[2]) + "]");
-      }
-    }
-  }
-
-  if (const YAML::Node l = root["log"]) {
-    r.only_keys(l, "log", {"every"});
-    if (const YAML::Node e = l["every"]) {
-      c.log_every = r.integer(e, "log.every");
-      require(r, e, "log.every", c.log_every >= 0, "a number of steps >= 0");
-    }
-  }
-
-  c.t_end = static_cast<double>(c.steps) * p.dt;
+  c.t_end = static_cast<double>(c.steps) * c.problem.dt;
   try {
-    p.validate();  // belt and braces: the checks above should have caught everything
+    c.problem.validate();  // belt and braces: the checks above should have caught everything
   } catch (const Error& e) {
     r.fail(root, "", e.what());
   }
@@ -507,7 +565,7 @@ RunConfig parse_config(const std::string& text, const std::string& name, const s
     throw ConfigError(name, "", "the config is empty; expected a mapping of sections (grid, time, ...)", __FILE__,
                       __LINE__);
   const auto ov = apply_overrides(root, overrides);
-  const Reader r(name, ov);
+  const Reader r(name, ov, root);
   RunConfig c = build(root, r);
   c.resolved_yaml = emit_resolved_impl(c);
   return c;

@@ -30,14 +30,10 @@ double vm_size() {
 }
 }  // namespace
 
-bool isolated_reads_enabled() {
-  const char* v = std::getenv("ADI_ISOLATE_READS");
-  return !(v && std::strcmp(v, "0") == 0);
-}
-
 void probe_in_child(const std::string& file, const std::string& what, const std::function<void()>& probe,
-                    double timeout_s, double memory_bytes) {
-  if (!isolated_reads_enabled()) return;
+                    const ProbeLimits& limits) {
+  if (!limits.isolate) return;
+  const double timeout_s = limits.timeout_s, memory_bytes = limits.memory_bytes;
   detail::init_hdf5();  // before the fork, so both processes start alike
   int fds[2];
   if (::pipe(fds) != 0) return;  // cannot isolate: the parent's own read goes ahead

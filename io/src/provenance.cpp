@@ -7,7 +7,6 @@
 
 #include <hdf5.h>
 
-#include <cstdlib>
 #include <ctime>
 #include <unistd.h>
 
@@ -47,7 +46,8 @@ std::string hdf5_library_version() {
 }
 
 Provenance collect_provenance(const std::vector<std::string>& argv, const std::string& backend,
-                              const std::string& device, const std::string& config_yaml) {
+                              const std::string& device, const std::string& config_yaml,
+                              const std::string& batch_job) {
   Provenance p;
   p.version = ADI_VERSION;
   p.git_hash = ADI_GIT_HASH;
@@ -60,11 +60,7 @@ Provenance collect_provenance(const std::vector<std::string>& argv, const std::s
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) p.host = host;
   p.command_line = shell_join(argv);
-  if (const char* j = std::getenv("SLURM_JOB_ID")) {
-    p.slurm_job_id = j;
-    if (const char* t = std::getenv("SLURM_ARRAY_TASK_ID")) p.slurm_job_id += std::string(" array task ") + t;
-    if (const char* r = std::getenv("SLURM_RESTART_COUNT")) p.slurm_job_id += std::string(" restart ") + r;
-  }
+  p.slurm_job_id = batch_job;
   p.start_time = utc_now_iso8601();
   p.config_yaml = config_yaml;
   return p;

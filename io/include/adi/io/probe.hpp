@@ -20,19 +20,26 @@
 
 namespace adi::io {
 
-/// False when ADI_ISOLATE_READS=0 (e.g. where fork() is not allowed): the
-/// probes then do nothing and a damaged file may crash the process.
-bool isolated_reads_enabled();
+/// How a read is isolated. The caller decides (adi3d: ADI_ISOLATE_READS and
+/// ADI_READ_TIMEOUT, read once by the app); the library reads no environment.
+struct ProbeLimits {
+  /// false (e.g. where fork() is not allowed): probe_in_child does nothing,
+  /// and a damaged file may crash the process in the caller's own read.
+  bool isolate = true;
+  double timeout_s = 60.0;                      ///< wall-clock seconds the child may take
+  double memory_bytes = 1024.0 * 1024 * 1024;  ///< what the child may allocate beyond the process' size
+};
 
 /// Runs `probe` (which reads `file`) in a child process and waits at most
-/// `timeout_s` seconds; the child may allocate at most `memory_bytes` beyond
-/// what the process had (RLIMIT_AS: a damaged size field can make HDF5
-/// allocate and fill gigabytes; the child's allocation then fails cleanly).
-/// Returns when `probe` returned in the child. Throws an IoError with the
-/// message of the exception `probe` threw in the child; "<file>: <what>: the
-/// HDF5 library crashed reading it (...)" when the child died; and a timeout
-/// error when it did not finish in time.
+/// `limits.timeout_s` seconds; the child may allocate at most
+/// `limits.memory_bytes` beyond what the process had (RLIMIT_AS: a damaged
+/// size field can make HDF5 allocate and fill gigabytes; the child's
+/// allocation then fails cleanly). Returns when `probe` returned in the
+/// child, or at once when `limits.isolate` is false. Throws an IoError with
+/// the message of the exception `probe` threw in the child; "<file>: <what>:
+/// the HDF5 library crashed reading it (...)" when the child died; and a
+/// timeout error when it did not finish in time.
 void probe_in_child(const std::string& file, const std::string& what, const std::function<void()>& probe,
-                    double timeout_s, double memory_bytes);
+                    const ProbeLimits& limits);
 
 }  // namespace adi::io

@@ -18,16 +18,19 @@ struct Provenance {
   std::string device;         ///< Stepper::device_name()
   std::string host;           ///< gethostname
   std::string command_line;   ///< the whole argv, shell-quoted
-  std::string slurm_job_id;   ///< SLURM_JOB_ID (with SLURM_ARRAY_TASK_ID, SLURM_RESTART_COUNT), "" outside Slurm
+  std::string slurm_job_id;   ///< the batch job (adi3d: SLURM_JOB_ID [array task N] [restart N]), "" outside one
   std::string start_time;     ///< ISO 8601 UTC
   std::string end_time;       ///< ISO 8601 UTC; "" while the run is going
   std::string config_yaml;    ///< the resolved config (every default filled in)
 };
 
-/// Fills in everything this process can know; `backend`, `device` and
-/// `config_yaml` come from the caller. start_time is now.
+/// Fills in everything this process can know; `backend`, `device`,
+/// `config_yaml` and `batch_job` (the batch system's job, "" outside one:
+/// the caller reads the environment, e.g. Slurm's variables) come from the
+/// caller. start_time is now.
 Provenance collect_provenance(const std::vector<std::string>& argv, const std::string& backend,
-                              const std::string& device, const std::string& config_yaml);
+                              const std::string& device, const std::string& config_yaml,
+                              const std::string& batch_job = "");
 
 /// Now as "2024-05-01T12:34:56Z".
 std::string utc_now_iso8601();

@@ -1,0 +1,72 @@
+#pragma once
+// Which steps of a run write an output, a checkpoint or a log line, from the
+// config alone: output.every / every_time / initial / final,
+// checkpoint.every, log.every and the number of steps. Pure (no file, no
+// clock, no stepper), so it is unit-tested (tests/unit/test_output_schedule.cpp).
+//
+// Time is always t = step * dt, never a running sum, and every decision is a
+// function of the step only, so a run restarted at step k (a checkpoint
+// stores the step) schedules exactly the steps after k that the
+// uninterrupted run schedules.
+//
+// The wall-clock events are not here: checkpoint.every_seconds and, with
+// log.every = 0, a log line about every 2 s (0.25 s on a terminal); the
+// step loop adds them at the steps it stops at.
+
+#include <adi/io/config.hpp>
+
+#include <vector>
+
+namespace adi::app {
+
+class OutputSchedule {
+ public:
+  /// `have_output`: the run writes an output file (output.file is set).
+  OutputSchedule(const io::RunConfig& c, bool have_output);
+
+  index_t steps() const { return steps_; }
+  double time_of(index_t s) const { return static_cast<double>(s) * dt_; }
+
+  /// Step s writes an output: step 0 if output.initial; multiples of
+  /// output.every; the first step whose time reaches each multiple of
+  /// output.every_time; the last step if output.final.
+  bool output_due(index_t s) const;
+  /// Step s is a multiple of checkpoint.every.
+  bool checkpoint_due(index_t s) const;
+  /// Step s is a multiple of log.every, or the last step.
+  bool log_due(index_t s) const;
+  /// log.every = 0: log lines follow the wall clock (and the last step).
+  bool log_by_wall_clock() const { return log_every_ == 0; }
+
+  /// The first step after s that is due for an output, a checkpoint or a
+  /// log line, or the last step: the step loop never steps past it.
+  index_t next_event(index_t s) const;
+
+  struct Entry {
+    index_t step;
+    bool output, checkpoint, log;
+    bool operator==(const Entry& o) const {
+      return step == o.step && output == o.output && checkpoint == o.checkpoint && log == o.log;
+    }
+  };
+  /// What a run from step `start` does, walking next_event as the step loop
+  /// does: first `start` itself (an output if due there: a restarted run
+  /// writes it when the file lacks it), then every step after it with
+  /// something due. Wall-clock events excluded.
+  std::vector<Entry> list(index_t start) const;
+
+ private:
+  /// Which multiple of output.every_time step s has reached.
+  long long time_index(index_t s) const;
+
+  index_t steps_;
+  double dt_;
+  bool have_output_;
+  index_t output_every_;
+  double output_every_time_;
+  bool output_initial_, output_final_;
+  index_t checkpoint_every_;
+  index_t log_every_;
+};
+
+}  // namespace adi::app

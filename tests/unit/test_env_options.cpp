@@ -1,0 +1,92 @@
+// adi3d's environment knobs (app/env_options.hpp): read once, strictly; a
+// malformed value is an InvalidArgument (exit 2) that names the variable.
+
+#include <env_options.hpp>
+
+#include <adi/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+using adi::app::EnvOptions;
+using adi::app::read_env_options;
+
+namespace {
+
+EnvOptions read(const std::map<std::string, std::string>& env) {
+  return read_env_options([&](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+void expect_rejected(const std::string& name, const std::string& value) {
+  try {
+    read({{name, value}});
+    FAIL() << name << "=" << value << " was accepted";
+  } catch (const adi::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(name + "='"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(EnvOptions, DefaultsWhenUnsetOrEmpty) {
+  const EnvOptions d = read({});
+  const adi::SolverOptions s{};
+  EXPECT_EQ(d.solver.describe(), s.describe());
+  EXPECT_TRUE(d.app.parallel_io);
+  EXPECT_TRUE(d.app.isolate_reads);
+  EXPECT_EQ(d.app.read_timeout_s, 60.0);
+  EXPECT_EQ(d.app.fault_nan_at_step, -1);
+  EXPECT_EQ(d.app.batch_job, "");
+  // Empty values keep the defaults too.
+  const EnvOptions e = read({{"ADI_X_SEG", ""}, {"ADI_MPI_OVERLAP", ""}, {"ADI_READ_TIMEOUT", ""}});
+  EXPECT_EQ(e.solver.x_seg, 0);
+  EXPECT_TRUE(e.solver.mpi_overlap);
+  EXPECT_EQ(e.app.read_timeout_s, 60.0);
+}
+
+TEST(EnvOptions, ReadsEveryKnob) {
+  const EnvOptions o = read({{"ADI_CUDA_DEVICE", "1"},   {"ADI_CUDA_SYNC", "1"},     {"ADI_X_SEG", "16"},
+                             {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_RHS_VEC", "2"},
+                             {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "1"},      {"ADI_MPI_OVERLAP", "0"},
+                             {"ADI_MPI_BATCHES", "3"},   {"ADI_PARALLEL_IO", "0"},   {"ADI_READ_TIMEOUT", "2.5"},
+                             {"ADI_FAULT_NAN_AT_STEP", "7"}, {"ADI_ISOLATE_READS", "0"}, {"SLURM_JOB_ID", "4242"},
+                             {"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_RESTART_COUNT", "1"}});
+  EXPECT_EQ(o.solver.cuda_device, 1);
+  EXPECT_TRUE(o.solver.cuda_sync);
+  EXPECT_EQ(o.solver.x_seg, 16);
+  EXPECT_EQ(o.solver.yz_seg, 32);
+  EXPECT_FALSE(o.solver.lanes_const);
+  EXPECT_EQ(o.solver.rhs_vec, 2);
+  EXPECT_EQ(o.solver.rhs_ahead, 8);
+  EXPECT_TRUE(o.solver.fuse_rhs);
+  EXPECT_FALSE(o.solver.mpi_overlap);
+  EXPECT_EQ(o.solver.mpi_batches, 3);
+  EXPECT_FALSE(o.app.parallel_io);
+  EXPECT_EQ(o.app.read_timeout_s, 2.5);
+  EXPECT_EQ(o.app.fault_nan_at_step, 7);
+  EXPECT_FALSE(o.app.isolate_reads);
+  EXPECT_EQ(o.app.batch_job, "4242 array task 3 restart 1");
+  EXPECT_NE(o.solver.describe().find("set by ADI_X_SEG"), std::string::npos);
+  EXPECT_NE(o.app.describe().find("set by ADI_READ_TIMEOUT"), std::string::npos);
+}
+
+TEST(EnvOptions, MalformedValuesNameTheVariable) {
+  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_FUSE_RHS", "ADI_MPI_OVERLAP", "ADI_PARALLEL_IO",
+                           "ADI_ISOLATE_READS"})
+    for (const char* v : {"yes", "2", "01", " 1", "1 "}) expect_rejected(flag, v);
+  for (const char* v : {"abc", "-1", "1.5", "0x1", " 0", "99999999999999999999"}) expect_rejected("ADI_CUDA_DEVICE", v);
+  for (const char* v : {"65", "-2", "16k"}) {
+    expect_rejected("ADI_X_SEG", v);
+    expect_rejected("ADI_YZ_SEG", v);
+  }
+  for (const char* v : {"1", "3", "8", "four"}) expect_rejected("ADI_RHS_VEC", v);
+  for (const char* v : {"0", "1", "16"}) expect_rejected("ADI_RHS_AHEAD", v);
+  for (const char* v : {"0", "-3", "x"}) expect_rejected("ADI_MPI_BATCHES", v);
+  for (const char* v : {"0", "-5", "inf", "nan", "5s", " 5"}) expect_rejected("ADI_READ_TIMEOUT", v);
+  for (const char* v : {"0", "-1", "seven"}) expect_rejected("ADI_FAULT_NAN_AT_STEP", v);
+}
