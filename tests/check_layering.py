@@ -46,6 +46,7 @@ SOLVER_HEADER_LEVEL = {
     "validation.hpp": ("solver/select", 5),
     "solver.hpp": ("solver/select", 5),
     "factory.hpp": ("solver/select", 5),
+    "verification.hpp": ("solver/select", 5),
 }
 SOLVER_HEADER_DEFAULT = ("solver/core", 2)
 

@@ -5,49 +5,6 @@
 
 namespace adi {
 
-void HeatProblem::validate() const {
-  const char* names[3] = {"x", "y", "z"};
-  for (int a = 0; a < 3; ++a) {
-    if (n[a] < 3) {
-      std::ostringstream s;
-      s << "n" << names[a] << " = " << n[a] << ": a grid axis needs at least 3 nodes (two boundary nodes and one "
-                                              "interior node)";
-      ADI_THROW(InvalidArgument, s.str());
-    }
-    if (!(length[a] > 0.0) || !std::isfinite(length[a])) {
-      std::ostringstream s;
-      s << "domain length along " << names[a] << " = " << length[a] << ": expected a finite value > 0";
-      ADI_THROW(InvalidArgument, s.str());
-    }
-    if (!(alpha[a] >= 0.0) || !std::isfinite(alpha[a])) {
-      std::ostringstream s;
-      s << "diffusivity along " << names[a] << " = " << alpha[a] << ": expected a finite value >= 0";
-      ADI_THROW(InvalidArgument, s.str());
-    }
-  }
-  if (!(dt > 0.0) || !std::isfinite(dt)) {
-    std::ostringstream s;
-    s << "dt = " << dt << ": expected a finite value > 0";
-    ADI_THROW(InvalidArgument, s.str());
-  }
-  // Offsets, padded spans (up to ~12x the points for nx = 3 padded to 32) and
-  // byte counts are 64-bit signed: 2^56 nodes keeps every one of them below
-  // 2^63. (That is 512 PiB in fp64; the memory check stops far earlier.)
-  const double points = static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
-  if (points > 72057594037927936.0) {  // 2^56
-    std::ostringstream s;
-    s << "the grid has " << n[0] << " x " << n[1] << " x " << n[2] << " = " << points
-      << " nodes; at most 2^56 (7.2e16) are supported (64-bit offsets)";
-    ADI_THROW(InvalidArgument, s.str());
-  }
-  if (!(theta >= 0.5 && theta <= 1.0)) {
-    std::ostringstream s;
-    s << "theta = " << theta
-      << ": expected 0.5 <= theta <= 1 (below 1/2 the 3D Douglas scheme is not unconditionally stable)";
-    ADI_THROW(InvalidArgument, s.str());
-  }
-}
-
 LineMatrix douglas_line_matrix(const HeatProblem& p, Axis axis) {
   const int ax = axis_index(axis);
   const index_t n = p.n[ax];

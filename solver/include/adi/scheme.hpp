@@ -18,37 +18,22 @@
 // Neumann uses a mirrored ghost node u[-1] = u[1], so the boundary row of the
 // second difference is 2 (u[1] - u[0]) / h^2. Both keep the sine and cosine
 // modes exact discrete eigenvectors, which is what the round-off check uses.
+//
+// This header is the constant-coefficient fast path (HeatProblem::classic()
+// problems run it bit for bit as before). The general problem — K, c, q
+// fields, heat sources, flux/convective/periodic faces, moving Dirichlet
+// values, flat axes — is written row by row in discrete.hpp and dirichlet.hpp.
 
 #include <adi/common.hpp>
 #include <adi/error.hpp>
 #include <adi/grid.hpp>
+#include <adi/problem.hpp>
 #include <adi/tridiag.hpp>
 
 #include <array>
 #include <string>
 
 namespace adi {
-
-enum class Boundary : int { Dirichlet = 0, Neumann = 1 };
-constexpr const char* boundary_name(Boundary b) { return b == Boundary::Dirichlet ? "dirichlet" : "neumann"; }
-
-struct HeatProblem {
-  std::array<index_t, 3> n{{3, 3, 3}};          ///< nodes per axis, boundary nodes included (>= 3)
-  std::array<double, 3> length{{1.0, 1.0, 1.0}};  ///< box edge lengths [m]
-  std::array<double, 3> alpha{{1.0, 1.0, 1.0}};   ///< diffusivity per axis [m^2/s]
-  std::array<Boundary, 3> lo{{Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet}};
-  std::array<Boundary, 3> hi{{Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet}};
-  double theta = 0.5;  ///< Douglas weight, in [1/2, 1]
-  double dt = 1e-3;    ///< time step [s]
-
-  double spacing(int axis) const { return length[axis] / static_cast<double>(n[axis] - 1); }
-  /// lambda_a = alpha_a dt / h_a^2, the mesh ratio per axis.
-  double mesh_ratio(int axis) const { return alpha[axis] * dt / (spacing(axis) * spacing(axis)); }
-  Layout3 layout() const { return Layout3::packed(n[0], n[1], n[2]); }
-  index_t points() const { return n[0] * n[1] * n[2]; }
-  /// Throws InvalidArgument naming the offending parameter.
-  void validate() const;
-};
 
 /// The line matrix (I - theta dt L_a) along axis a, boundary rows included.
 LineMatrix douglas_line_matrix(const HeatProblem& p, Axis a);

@@ -4,6 +4,7 @@
 
 #include <adi/backend.hpp>
 #include <adi/common.hpp>
+#include <adi/error.hpp>
 #include <adi/scheme.hpp>
 
 #include <memory>
@@ -43,7 +44,7 @@ class Stepper {
   virtual void scatter_field(const T* root_host) { set_field(root_host); }
   virtual void gather_field(T* root_host) { get_field(root_host); }
 
-  /// Advance one time step.
+  /// Advance one time step (and the step index).
   virtual void step() = 0;
   /// Advance `count` steps (backends may batch launches).
   virtual void advance(index_t count) {
@@ -62,6 +63,28 @@ class Stepper {
   virtual std::vector<double> time_phase(Phase p, int warmup, int reps) = 0;
   /// Bytes of memory the stepper holds (device memory for device backends).
   virtual std::size_t bytes_allocated() const = 0;
+
+  /// Steps taken since t = 0: the time is step_index() * dt (a restart sets
+  /// it from the checkpoint). Time-dependent data (tables, sources) are
+  /// evaluated from it, never from an accumulated time.
+  index_t step_index() const { return step_index_; }
+  void set_step_index(index_t s) { step_index_ = s; }
+  double time() const { return static_cast<double>(step_index_) * problem().dt; }
+
+  /// Sets every Dirichlet node to its face value V f(t) at the current time:
+  /// what a fresh run starts from (not a restart, whose field already holds
+  /// them). A no-op for faces that keep their initial values without a table.
+  virtual void impose_boundary_values() {}
+
+  /// The work array (the right-hand side after Phase::Rhs, then D1, D2 after
+  /// the x and y solves), packed like get_field: for tests of the stages.
+  virtual void get_work(T* host) {
+    (void)host;
+    ADI_THROW(InvalidArgument, "this stepper does not expose its work array");
+  }
+
+ protected:
+  index_t step_index_ = 0;
 };
 
 /// Builds a stepper. Throws BackendUnavailable when the backend was not built

@@ -1,0 +1,337 @@
+// The CPU backend of the general problem (problem.hpp, discrete.hpp): K, c
+// and q fields, heat sources, flux / convective / periodic faces, moving
+// Dirichlet values, flat axes. Plain loops over the rows of discrete.hpp:
+// this is the oracle for the device and distributed backends' general path.
+// (HeatProblem::classic() problems run CpuStepper, bit for bit as before.)
+
+#include "general_stepper.hpp"
+
+#include "line_rows.hpp"
+#include "tridiag_cpu.hpp"
+
+#include <adi/dirichlet.hpp>
+#include <adi/discrete.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace adi::cpu {
+
+namespace {
+
+LineEnd line_end(Boundary b) {
+  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
+}
+
+/// Checks a material field's values: finite, and > 0 unless `signed_ok`.
+void check_field(const std::vector<double>& v, const std::string& what, const std::string& name,
+                 const std::array<index_t, 3>& n, bool signed_ok) {
+  for (std::size_t q = 0; q < v.size(); ++q) {
+    const double x = v[q];
+    if (std::isfinite(x) && (signed_ok || x > 0.0)) continue;
+    const index_t i = static_cast<index_t>(q) % n[0], j = (static_cast<index_t>(q) / n[0]) % n[1],
+                  k = static_cast<index_t>(q) / (n[0] * n[1]);
+    std::ostringstream s;
+    s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << i << ", " << j << ", " << k
+      << ") (dataset index [" << k << ", " << j << ", " << i << "]): expected a finite value"
+      << (signed_ok ? "" : " > 0");
+    ADI_THROW(InvalidArgument, s.str());
+  }
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> GeneralCpuStepper<T>::load(const FieldSource& f, const char* what, bool signed_ok) const {
+  std::vector<double> v(static_cast<std::size_t>(p_.points()));
+  f.read({{0, 0, 0}}, p_.n, v.data());
+  check_field(v, what, f.name(), p_.n, signed_ok);
+  return std::vector<T>(v.begin(), v.end());
+}
+
+template <class T>
+GeneralCpuStepper<T>::GeneralCpuStepper(const HeatProblem& p) : p_(p), layout_(p.layout()) {
+  p_.validate();
+  const auto n = static_cast<std::size_t>(layout_.span());
+  u_.assign(n, T(0));
+  w_.assign(n, T(0));
+  // Material. An isotropic conductivity field is one array for all axes.
+  for (int a = 0; a < 3; ++a) {
+    const auto& src = p_.material.conductivity[a];
+    if (!src || p_.flat(a)) continue;
+    for (int b = 0; b < a; ++b)
+      if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
+    if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
+  }
+  if (p_.material.capacity) {
+    rho_ = load(*p_.material.capacity, "heat capacity", false);
+    for (T& r : rho_) r = T(1) / r;
+  }
+  if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
+  for (int a = 0; a < 3; ++a) {
+    AxisEnds<T>& e = ends_[a];
+    e.n = p_.n[a];
+    if (p_.flat(a)) continue;
+    const double h = p_.spacing(a);
+    e.inv_h2 = static_cast<T>(1.0 / (h * h));
+    e.lo = line_end(p_.lo[a]);
+    e.hi = line_end(p_.hi[a]);
+    if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
+    if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
+  }
+  dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
+  // Constant coefficients: one matrix per axis, factorised once.
+  if (!p_.material.lines_vary()) {
+    for (int a = 0; a < 3; ++a) {
+      if (p_.flat(a)) continue;
+      const index_t na = p_.n[a];
+      LineMatrix m(na);
+      const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
+      const T tdt = static_cast<T>(p_.theta * p_.dt);
+      for (index_t i = 0; i < na; ++i) {
+        if (fixed_row(i, ends_[a])) continue;  // identity
+        T ra, rb, rc;
+        implicit_row(row_coupling<T>(i, ends_[a], k, k, k, rho), tdt, ra, rb, rc);
+        m.a[i] = ra;
+        m.b[i] = rb;
+        m.c[i] = rc;
+      }
+      if (p_.periodic(a)) {
+        cyclic_[a] = std::make_unique<LineMatrix>(m);
+      } else {
+        m.a[0] = 0.0;
+        m.c[na - 1] = 0.0;
+        factor_[a] = ThomasFactor<T>::factor(m);
+      }
+    }
+  }
+}
+
+template <class T>
+std::string GeneralCpuStepper<T>::device_name() const {
+  std::ostringstream s;
+  s << "CPU, " << omp_get_max_threads() << " OpenMP thread" << (omp_get_max_threads() == 1 ? "" : "s")
+    << ", general path";
+  return s.str();
+}
+
+template <class T>
+void GeneralCpuStepper<T>::set_field(const T* host) {
+  std::memcpy(u_.data(), host, sizeof(T) * u_.size());
+}
+
+template <class T>
+void GeneralCpuStepper<T>::get_field(T* host) {
+  std::memcpy(host, u_.data(), sizeof(T) * u_.size());
+}
+
+template <class T>
+void GeneralCpuStepper<T>::get_work(T* host) {
+  std::memcpy(host, w_.data(), sizeof(T) * w_.size());
+}
+
+template <class T>
+void GeneralCpuStepper<T>::impose_boundary_values() {
+  impose_dirichlet(dirichlet_, this->time(), u_.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
+}
+
+// w = dt (sum_a A_a u + beta(t*) + q f(t*) / c) at every node that is not
+// Dirichlet; the Dirichlet nodes get their increments' right-hand side.
+template <class T>
+void GeneralCpuStepper<T>::rhs() {
+  const Layout3& L = layout_;
+  const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
+  const T dt = static_cast<T>(p_.dt);
+  // beta of the Mirror ends at t*: 2 q_in / h (per unit volume; times 1/c at the node).
+  T beta[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  for (int a = 0; a < 3; ++a) {
+    if (p_.flat(a) || p_.periodic(a)) continue;
+    const double h = p_.spacing(a);
+    for (int side = 0; side < 2; ++side) {
+      const Boundary b = side ? p_.hi[a] : p_.lo[a];
+      const FaceData& d = side ? p_.hi_data[a] : p_.lo_data[a];
+      const double f = d.table.at(tstar);
+      if (b == Boundary::Neumann) beta[a][side] = static_cast<T>(2.0 * d.flux * f / h);
+      if (b == Boundary::Robin) beta[a][side] = static_cast<T>(2.0 * d.h * d.ambient * f / h);
+    }
+  }
+  const T qf = static_cast<T>(p_.source_table.at(tstar));
+  const T qconst = static_cast<T>(p_.source);
+  const T rho_const = static_cast<T>(1.0 / p_.capacity);
+  const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
+  const T* u = u_.data();
+  T* w = w_.data();
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < nz; ++k)
+    for (index_t j = 0; j < ny; ++j)
+      for (index_t i = 0; i < nx; ++i) {
+        const index_t idx[3] = {i, j, k};
+        const index_t o = L.offset(i, j, k);
+        bool fixed = false;
+        for (int a = 0; a < 3; ++a)
+          if (!p_.flat(a) && fixed_row(idx[a], ends_[a])) fixed = true;
+        if (fixed) {
+          w[o] = T(0);
+          continue;
+        }
+        const T rho = rho_.empty() ? rho_const : rho_[o];
+        const T uc = u[o];
+        T acc = T(0), bsum = T(0);
+        for (int a = 0; a < 3; ++a) {
+          if (p_.flat(a)) continue;
+          const AxisEnds<T>& e = ends_[a];
+          const index_t ia = idx[a], na = e.n, s = L.stride[a];
+          // Neighbour offsets: wrap on a periodic axis, the inner node mirrored at a Mirror end.
+          index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);
+          index_t op = ia < na - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (na - 1) * s : o - s);
+          const T* K = conductivity(a);
+          const T kc = K ? K[o] : static_cast<T>(p_.alpha[a]);
+          const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+          acc += row_apply(row_coupling<T>(ia, e, km, kc, kp, rho), u[om], uc, u[op]);
+          if (ia == 0 && e.lo == LineEnd::Mirror) bsum += beta[a][0];
+          if (ia == na - 1 && e.hi == LineEnd::Mirror) bsum += beta[a][1];
+        }
+        const T q = q_.empty() ? qconst : q_[o];
+        w[o] = dt * (acc + rho * (bsum + q * qf));
+      }
+  if (dirichlet_.moving) {
+    const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
+    dirichlet_rhs(dirichlet_, df, w, {{L.stride[0], L.stride[1], L.stride[2]}});
+  }
+}
+
+// d <- (I - theta dt A_a)^{-1} d along every line of axis a; with acc, the
+// solution is added into acc instead (the fused update u += D).
+template <class T>
+void GeneralCpuStepper<T>::solve(int a, T* acc) {
+  if (p_.flat(a)) {
+    if (acc)
+      for (std::size_t q = 0; q < w_.size(); ++q) acc[q] += w_[q];
+    return;
+  }
+  const Layout3& L = layout_;
+  if (!p_.material.lines_vary() && !p_.periodic(a)) {
+    solve_constant_fused(static_cast<Axis>(a), factor_[a], w_.data(), acc, L);
+    return;
+  }
+  const int o1 = (a + 1) % 3, o2 = (a + 2) % 3;
+  const index_t n = L.n[a], s = L.stride[a];
+  const index_t lines = L.n[o1] * L.n[o2];
+  const T tdt = static_cast<T>(p_.theta * p_.dt);
+  const T rho_const = static_cast<T>(1.0 / p_.capacity);
+  const T* K = conductivity(a);
+  const T kconst = static_cast<T>(p_.alpha[a]);
+  const AxisEnds<T>& e = ends_[a];
+  const LineMatrix* cm = cyclic_[a].get();
+  bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+  {
+    std::vector<T> ra(n), rb(n), rc(n), d(n), cp(n), z(n), bb(n);
+#pragma omp for schedule(static)
+    for (index_t line = 0; line < lines; ++line) {
+      const index_t c1 = line % L.n[o1], c2 = line / L.n[o1];
+      const index_t base = c1 * L.stride[o1] + c2 * L.stride[o2];
+      for (index_t i = 0; i < n; ++i) {
+        d[i] = w_[base + i * s];
+        if (cm) {  // constant coefficients, periodic
+          ra[i] = static_cast<T>(cm->a[i]);
+          rb[i] = static_cast<T>(cm->b[i]);
+          rc[i] = static_cast<T>(cm->c[i]);
+          continue;
+        }
+        if (fixed_row(i, e)) {
+          ra[i] = rc[i] = T(0);
+          rb[i] = T(1);
+          continue;
+        }
+        const index_t o = base + i * s;
+        const index_t om = i > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (n - 1) * s : o + s);
+        const index_t op = i < n - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (n - 1) * s : o - s);
+        const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
+        const T rho = rho_.empty() ? rho_const : rho_[o];
+        implicit_row(row_coupling<T>(i, e, km, kc, kp, rho), tdt, ra[i], rb[i], rc[i]);
+      }
+      const bool good = p_.periodic(a) ? detail::cyclic(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
+                                                        z.data(), bb.data())
+                                       : detail::thomas(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+      ok = ok && good;
+      for (index_t i = 0; i < n; ++i) {
+        if (acc)
+          acc[base + i * s] += d[i];
+        else
+          w_[base + i * s] = d[i];
+      }
+    }
+  }
+  if (!ok)
+    ADI_THROW(NumericalError, std::string("line solve along ") + axis_name(static_cast<Axis>(a)) +
+                                  ": zero or non-finite pivot (non-finite or extreme material values?)");
+}
+
+template <class T>
+void GeneralCpuStepper<T>::run_phase(Phase ph) {
+  switch (ph) {
+    case Phase::Rhs: rhs(); break;
+    case Phase::SolveX: solve(0, nullptr); break;
+    case Phase::SolveY: solve(1, nullptr); break;
+    case Phase::SolveZ: solve(2, u_.data()); break;
+    case Phase::Step: step(); break;
+    case Phase::RhsSolveX:
+      rhs();
+      solve(0, nullptr);
+      break;
+  }
+}
+
+template <class T>
+void GeneralCpuStepper<T>::step() {
+  rhs();
+  solve(0, nullptr);
+  solve(1, nullptr);
+  solve(2, u_.data());
+  ++this->step_index_;
+}
+
+template <class T>
+FieldStats GeneralCpuStepper<T>::field_stats() {
+  double m = 0.0;
+  bool finite = true;
+  const index_t n = static_cast<index_t>(u_.size());
+  const T* u = u_.data();
+#pragma omp parallel for reduction(max : m) reduction(&& : finite) schedule(static)
+  for (index_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(u[i]);
+    finite = finite && std::isfinite(v);
+    m = std::max(m, std::abs(v));
+  }
+  return FieldStats{m, finite};
+}
+
+template <class T>
+std::vector<double> GeneralCpuStepper<T>::time_phase(Phase p, int warmup, int reps) {
+  for (int r = 0; r < warmup; ++r) run_phase(p);
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run_phase(p);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return ms;
+}
+
+template <class T>
+std::size_t GeneralCpuStepper<T>::bytes_allocated() const {
+  std::size_t b = u_.size() + w_.size() + rho_.size() + q_.size();
+  for (const auto& k : k_) b += k.size();
+  return sizeof(T) * b;
+}
+
+template class GeneralCpuStepper<float>;
+template class GeneralCpuStepper<double>;
+
+}  // namespace adi::cpu

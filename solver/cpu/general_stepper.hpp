@@ -1,0 +1,55 @@
+#pragma once
+// Internal to the CPU backend: the stepper of the general problem
+// (general_stepper.cpp).
+#include <adi/detail/backends.hpp>
+#include <adi/dirichlet.hpp>
+#include <adi/discrete.hpp>
+#include <adi/stepper.hpp>
+#include <adi/tridiag.hpp>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace adi::cpu {
+
+template <class T>
+class GeneralCpuStepper final : public Stepper<T> {
+ public:
+  explicit GeneralCpuStepper(const HeatProblem& p);
+  const HeatProblem& problem() const override { return p_; }
+  Backend backend() const override { return Backend::Cpu; }
+  std::string device_name() const override;
+  void set_field(const T* host) override;
+  void get_field(T* host) override;
+  void get_work(T* host) override;
+  void impose_boundary_values() override;
+  void step() override;
+  FieldStats field_stats() override;
+  void run_phase(Phase p) override;
+  std::vector<double> time_phase(Phase p, int warmup, int reps) override;
+  std::size_t bytes_allocated() const override;
+
+ private:
+  std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const;
+  const T* conductivity(int a) const {
+    const int b = k_shared_[a] >= 0 ? k_shared_[a] : a;
+    return k_[b].empty() ? nullptr : k_[b].data();
+  }
+  void rhs();
+  void solve(int axis, T* acc);
+
+  HeatProblem p_;
+  Layout3 layout_;
+  std::vector<T> u_, w_;
+  std::array<std::vector<T>, 3> k_;   // conductivity per axis (empty: constant)
+  std::array<int, 3> k_shared_{{-1, -1, -1}};  // axis whose array this axis shares (isotropic field)
+  std::vector<T> rho_;  // 1 / c (empty: constant)
+  std::vector<T> q_;    // source (empty: constant)
+  std::array<AxisEnds<T>, 3> ends_{};
+  std::array<ThomasFactor<T>, 3> factor_;             // constant coefficients, not periodic
+  std::array<std::unique_ptr<LineMatrix>, 3> cyclic_;  // constant coefficients, periodic
+  DirichletData dirichlet_;
+};
+
+}  // namespace adi::cpu

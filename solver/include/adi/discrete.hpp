@@ -1,0 +1,116 @@
+#pragma once
+// The discrete operator of the general problem (problem.hpp), row by row, as
+// small host/device functions: the CPU oracle and the device kernels compute
+// every row of every line from these, so all backends do the same arithmetic.
+//
+// Along axis a (spacing h), at node i with capacity c_i, the conservative
+// flux form is
+//
+//     (A_a u)_i = gm (u_{i-1} - u_i) + gp (u_{i+1} - u_i) - gr u_i  (+ beta_i)
+//
+//     gm = K_{i-1/2} / (c_i h^2),  gp = K_{i+1/2} / (c_i h^2),
+//     K_{i+1/2} = harmonic_mean(K_i, K_{i+1})   (series conductance: the
+//                 discrete flux is continuous across an interface midway
+//                 between nodes, and exact for a piecewise-linear profile)
+//
+// and the Douglas step in delta form is
+//
+//     w = dt ( sum_a A_a u^n + beta(t*) + q f(t*) / c ),   t* = t^n + theta dt
+//     (I - theta dt A_x) D1 = w,  (I - theta dt A_y) D2 = D1,  (I - theta dt A_z) D = D2
+//     u^{n+1} = u^n + D
+//
+// The right-hand side is the Crank-Nicolson one for theta = 1/2 and the
+// factorisation error is theta^2 dt^2 (A_x A_y + ...) D = O(dt^3): second
+// order. Time-dependent data (tables, sources) are taken at t*, the midpoint.
+//
+// How a line ends (LineEnd), at node 0 (and likewise at node n - 1):
+//   Fixed  — a Dirichlet node: identity row; its increment comes from the
+//            face data (see dirichlet.hpp), never from the stencil.
+//   Mirror — an insulated, flux or convective (Robin) face: the half cell
+//            [0, h/2] balances   c_0 (h/2) du_0/dt = K_{1/2} (u_1 - u_0)/h
+//            + q_in,  q_in = flux (Neumann) or h_c (u_inf - u_0) (Robin).
+//            That is the ghost node u_{-1} = u_1 (+ data), K_{-1} = K_1, so
+//            gm = 0, gp = 2 K_{1/2}/(c_0 h^2), gr = 2 h_c/(c_0 h) (Robin) and
+//            beta_0 = 2 q_data / (c_0 h). Second order, exactly conservative
+//            with trapezoidal weights (w_0 = 1/2), and exact for the linear
+//            steady profile of a slab.
+//   Open   — the neighbour is a real node that this box does not own: the
+//            ghost plane of a distributed run (filled by a halo exchange).
+//   Wrap   — a periodic axis: node 0's lower neighbour is node n - 1.
+// Conservation: with trapezoidal weights w_i (1/2 at Fixed/Mirror ends) every
+// A_a without Robin terms satisfies sum_i w_i c_i (A_a v)_i = boundary flux
+// terms only (the interior telescopes), and so does each implicit solve:
+// c D_a - theta dt c A_a D_a = c D_{a-1} summed with w gives
+// E(D_a) = E(D_{a-1}) + theta dt E(A_a D_a). With insulated faces that is 0,
+// so E(D) = E(w) = dt E(q f / c) exactly: the step conserves energy to
+// round-off, whatever the splitting error.
+
+#include <adi/common.hpp>
+#include <adi/problem.hpp>
+
+namespace adi {
+
+enum class LineEnd : int { Fixed = 0, Mirror = 1, Open = 2, Wrap = 3 };
+
+/// One axis of a (sub-)box as the row functions see it.
+template <class T>
+struct AxisEnds {
+  index_t n = 0;  ///< nodes along the axis in the box (1: flat axis, no operator)
+  LineEnd lo = LineEnd::Fixed, hi = LineEnd::Fixed;
+  T inv_h2 = T(0);                  ///< 1 / h^2
+  T lo_robin = T(0), hi_robin = T(0);  ///< 2 h_c / h at a Robin end [W/(m^3 K)], 0 otherwise
+};
+
+/// The couplings of one row: (A u)_i = gm (u_- - u_i) + gp (u_+ - u_i) - gr u_i.
+template <class T>
+struct RowCoupling {
+  T gm = T(0), gp = T(0), gr = T(0);
+};
+
+/// Row i of a line of n nodes (0 < n; callers skip Fixed rows). km, kc, kp:
+/// conductivity of the lower neighbour, the node, the upper neighbour as the
+/// caller found them (for a Mirror end the caller may pass anything for the
+/// missing neighbour: it is not used; for Wrap the node at the other end; for
+/// Open the ghost). rho = 1 / c_i.
+template <class T>
+ADI_HD ADI_FORCEINLINE RowCoupling<T> row_coupling(index_t i, const AxisEnds<T>& e, T km, T kc, T kp, T rho) {
+  RowCoupling<T> r;
+  const T s = e.inv_h2 * rho;
+  const bool at_lo = i == 0, at_hi = i == e.n - 1;
+  const bool mirror_lo = at_lo && e.lo == LineEnd::Mirror, mirror_hi = at_hi && e.hi == LineEnd::Mirror;
+  T gm = mirror_lo ? T(0) : harmonic_mean(km, kc) * s;
+  T gp = mirror_hi ? T(0) : harmonic_mean(kc, kp) * s;
+  // The mirrored half cell: the inward conductance counts twice (half the volume).
+  if (mirror_lo) gp = gp + gp;
+  if (mirror_hi) gm = gm + gm;
+  T gr = T(0);
+  if (mirror_lo) gr = gr + e.lo_robin * rho;
+  if (mirror_hi) gr = gr + e.hi_robin * rho;
+  r.gm = gm;
+  r.gp = gp;
+  r.gr = gr;
+  return r;
+}
+
+/// Whether row i of the axis is a Dirichlet (identity) row.
+template <class T>
+ADI_HD ADI_FORCEINLINE bool fixed_row(index_t i, const AxisEnds<T>& e) {
+  return (i == 0 && e.lo == LineEnd::Fixed) || (i == e.n - 1 && e.hi == LineEnd::Fixed);
+}
+
+/// dt (A_a u)_i without beta: the stencil part of the right-hand side.
+template <class T>
+ADI_HD ADI_FORCEINLINE T row_apply(const RowCoupling<T>& r, T um, T uc, T up) {
+  return r.gm * (um - uc) + r.gp * (up - uc) - r.gr * uc;
+}
+
+/// Row i of (I - theta dt A_a): sub-diagonal a, diagonal b, super-diagonal c
+/// (identity for a Fixed row).
+template <class T>
+ADI_HD ADI_FORCEINLINE void implicit_row(const RowCoupling<T>& r, T theta_dt, T& a, T& b, T& c) {
+  a = -theta_dt * r.gm;
+  c = -theta_dt * r.gp;
+  b = T(1) + theta_dt * (r.gm + r.gp + r.gr);
+}
+
+}  // namespace adi

@@ -1,0 +1,174 @@
+#pragma once
+// What a run solves: the heat equation
+//
+//     c(x) du/dt = div(K(x) grad u) + q(x) f(t)
+//
+// on a box of nx * ny * nz nodes, with a boundary condition on each face.
+// Plain data, no I/O: fields (K, c, q) come through FieldSource, which io/
+// implements for HDF5 files (hyperslab reads, so that an MPI rank reads only
+// its own box) and which tests and the Python module implement in memory.
+//
+// Units (SI): K conductivity W/(m K), c volumetric heat capacity J/(m^3 K),
+// q heat source W/m^3, u temperature K (or any unit: the equation is linear),
+// h heat transfer coefficient W/(m^2 K), fluxes W/m^2. With c = 1 (the
+// default) K is the diffusivity alpha [m^2/s] of u_t = div(alpha grad u),
+// which is what a config that gives only `diffusivity:` means.
+//
+// Grid. A non-periodic axis of n >= 3 nodes has its two boundary nodes on
+// the faces: x_i = x0 + i h, h = L / (n - 1). A periodic axis has n >= 3
+// distinct nodes and no duplicated node: x_i = x0 + i h, h = L / n, node n
+// is node 0. An axis with n = 1 carries no derivative at all (a 2D or 1D
+// problem): nothing is computed or solved along it, and it has no faces.
+
+#include <adi/common.hpp>
+#include <adi/error.hpp>
+#include <adi/grid.hpp>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adi {
+
+/// Kind of a face. Dirichlet: a fixed value (the node's own value from the
+/// initial field, or a constant), times an optional time table. Neumann: a
+/// prescribed heat flux into the domain (0: insulated, the old "neumann").
+/// Robin: convective exchange, -K du/dn = h (u - u_inf). Periodic: both faces
+/// of the axis together.
+enum class Boundary : int { Dirichlet = 0, Neumann = 1, Robin = 2, Periodic = 3 };
+constexpr const char* boundary_name(Boundary b) {
+  return b == Boundary::Dirichlet ? "dirichlet"
+         : b == Boundary::Neumann ? "neumann"
+         : b == Boundary::Robin   ? "robin"
+                                  : "periodic";
+}
+
+/// A piecewise-linear factor f(t) through (t[i], v[i]), t strictly
+/// increasing; constant before the first and after the last point. Empty:
+/// f = 1.
+struct TimeTable {
+  std::vector<double> t, v;
+  bool empty() const { return t.empty(); }
+  double at(double time) const;
+  /// Throws InvalidArgument naming `what` unless the times are finite and
+  /// strictly increasing and the values finite.
+  void validate(const std::string& what) const;
+};
+
+/// The data of one face (units above). Which members count depends on the
+/// face's Boundary kind; the others stay 0.
+struct FaceData {
+  /// Dirichlet: true = the initial field's values on the face (the old
+  /// behaviour), false = `value`. Either way times `table`.
+  bool value_from_initial = true;
+  double value = 0.0;
+  double flux = 0.0;     ///< Neumann: heat flux into the domain [W/m^2], times `table`
+  double h = 0.0;        ///< Robin: heat transfer coefficient [W/(m^2 K)]
+  double ambient = 0.0;  ///< Robin: u_inf, times `table`
+  TimeTable table;       ///< f(t) of the value / flux / ambient (empty: 1)
+};
+
+/// A scalar field on the grid that is read by boxes: the whole grid for one
+/// process, one rank's box (plus ghost planes) for a distributed run.
+class FieldSource {
+ public:
+  virtual ~FieldSource() = default;
+  /// For messages and provenance, e.g. "wall.h5:/K".
+  virtual std::string name() const = 0;
+  /// Nodes [lo, lo + size) of the whole grid, packed x fastest, into out.
+  /// Throws (an io error, or InvalidArgument) on a bad value, naming the
+  /// field and the node.
+  virtual void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const = 0;
+  /// A short fingerprint of the content for provenance ("" if unknown).
+  virtual std::string checksum() const { return ""; }
+};
+
+/// A FieldSource over a packed x-fastest array in memory (tests, Python).
+class ArrayField final : public FieldSource {
+ public:
+  ArrayField(std::string name, const std::array<index_t, 3>& n, std::vector<double> values);
+  std::string name() const override { return name_; }
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override;
+  const std::vector<double>& values() const { return v_; }
+
+ private:
+  std::string name_;
+  std::array<index_t, 3> n_;
+  std::vector<double> v_;
+};
+
+/// K, c and q: each a constant or a field.
+struct Material {
+  /// Conductivity per axis when it is a field (nullptr: the constant
+  /// HeatProblem::alpha[a]). An isotropic field is the same pointer three times.
+  std::array<std::shared_ptr<const FieldSource>, 3> conductivity{};
+  std::shared_ptr<const FieldSource> capacity;  ///< nullptr: HeatProblem::capacity
+  std::shared_ptr<const FieldSource> source;    ///< nullptr: HeatProblem::source
+  bool conductivity_varies() const { return conductivity[0] || conductivity[1] || conductivity[2]; }
+  bool capacity_varies() const { return capacity != nullptr; }
+  /// The line matrices differ from line to line (K or c is a field).
+  bool lines_vary() const { return conductivity_varies() || capacity_varies(); }
+};
+
+struct HeatProblem {
+  std::array<index_t, 3> n{{3, 3, 3}};            ///< nodes per axis (>= 3, or 1: no derivative along it)
+  std::array<double, 3> length{{1.0, 1.0, 1.0}};  ///< box edge lengths [m]
+  /// Constant conductivity K per axis [W/(m K)] (with capacity 1: the
+  /// diffusivity [m^2/s]); ignored on an axis whose conductivity is a field.
+  std::array<double, 3> alpha{{1.0, 1.0, 1.0}};
+  double capacity = 1.0;  ///< constant volumetric heat capacity c [J/(m^3 K)]
+  double source = 0.0;    ///< constant heat source q [W/m^3] (unless material.source)
+  TimeTable source_table; ///< f(t) of the source (empty: 1)
+  Material material;
+  std::array<Boundary, 3> lo{{Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet}};
+  std::array<Boundary, 3> hi{{Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet}};
+  std::array<FaceData, 3> lo_data{}, hi_data{};
+  /// The initial field, where Dirichlet faces that keep their initial values
+  /// (FaceData::value_from_initial) get them when those values move in time
+  /// (a table): restarts read the faces from here again. nullptr otherwise.
+  std::shared_ptr<const FieldSource> initial_field;
+  double theta = 0.5;  ///< Douglas weight, in [1/2, 1]
+  double dt = 1e-3;    ///< time step [s]
+
+  /// True for an axis with a single node: no stencil, no solve along it.
+  bool flat(int axis) const { return n[axis] == 1; }
+  bool periodic(int axis) const { return lo[axis] == Boundary::Periodic; }
+  /// Node spacing: L / (n - 1), or L / n on a periodic axis, or L on a flat one.
+  double spacing(int axis) const {
+    if (n[axis] == 1) return length[axis];
+    return length[axis] / static_cast<double>(periodic(axis) ? n[axis] : n[axis] - 1);
+  }
+  /// lambda_a = K_a dt / (c h_a^2), the mesh ratio per axis (constant coefficients).
+  double mesh_ratio(int axis) const {
+    return (alpha[axis] / capacity) * dt / (spacing(axis) * spacing(axis));
+  }
+  Layout3 layout() const { return Layout3::packed(n[0], n[1], n[2]); }
+  index_t points() const { return n[0] * n[1] * n[2]; }
+
+  /// Constant coefficients, Dirichlet / insulated faces, no source, no time
+  /// tables: the problem the original kernels solve, bit for bit.
+  bool classic() const;
+  /// Some face data depend on time (a table on a face with data).
+  bool has_time_dependent_faces() const;
+  /// Some Dirichlet face has a nonzero increment between steps.
+  bool has_moving_dirichlet() const;
+  /// The source term is present (a field, or a nonzero constant).
+  bool has_source() const { return material.source != nullptr || source != 0.0; }
+
+  /// Throws InvalidArgument naming the offending parameter.
+  void validate() const;
+};
+
+/// Harmonic mean of two conductivities: the conductance of two half cells
+/// in series, which makes the discrete flux continuous across a material
+/// interface midway between nodes. Exactly a when a == b (a constant field
+/// reproduces the constant input), 0 when either is 0.
+template <class T>
+ADI_HD ADI_FORCEINLINE T harmonic_mean(T a, T b) {
+  if (a == b) return a;
+  const T s = a + b;
+  return s > T(0) ? T(2) * a * b / s : T(0);
+}
+
+}  // namespace adi
