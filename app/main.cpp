@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "exit_codes.hpp"
+#include "launch.hpp"
 #include "log.hpp"
 #include "memory.hpp"
 
@@ -25,7 +26,7 @@ using namespace adi;
 using namespace adi::app;
 
 int main(int argc, char** argv) {
-  mpi::Session session(&argc, &argv);
+  mpi::Session session(&argc, &argv, launched_by_mpi());
   const int rank = mpi::world_rank(), ranks = mpi::world_size();
   CLI::App app{"adi3d: the 3D heat equation by ADI (Douglas) on GPUs and CPUs"};
   app.require_subcommand(1);
@@ -97,17 +98,17 @@ int main(int argc, char** argv) {
 
   // Several copies that do not talk to each other (a build without MPI, or
   // ADI_MPI=0) would each run the whole case and write the same files.
-  if (ranks == 1 && mpi::launched_size() > 1) {
+  if (ranks == 1 && launched_size() > 1) {
     if (mpi::built())
       std::fprintf(stderr,
                    "adi3d: error: started as one of %d MPI ranks, but MPI was not started (ADI_MPI=0?); "
                    "unset ADI_MPI, or run it without mpirun/srun\n",
-                   mpi::launched_size());
+                   launched_size());
     else
       std::fprintf(stderr,
                    "adi3d: error: started as one of %d MPI ranks, but this adi3d was built without MPI "
                    "(configure with -DADI_ENABLE_MPI=ON); run it without mpirun/srun, or with one task\n",
-                   mpi::launched_size());
+                   launched_size());
     return kBackendError;
   }
 

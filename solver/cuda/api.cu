@@ -17,8 +17,8 @@ struct ConstantSolver<T>::Impl {
 };
 
 template <class T>
-ConstantSolver<T>::ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout)
-    : impl_(new Impl{LineSolver<T>(m, axis, layout)}) {}
+ConstantSolver<T>::ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options)
+    : impl_(new Impl{LineSolver<T>(m, axis, layout, options)}) {}
 template <class T>
 ConstantSolver<T>::~ConstantSolver() = default;
 template <class T>
@@ -121,17 +121,19 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
 }
 
 template <class T>
-void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p, void* stream) {
+void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p, void* stream,
+                 const SolverOptions& options) {
   L.validate("douglas_rhs field");
   for (int a = 0; a < 3; ++a)
     ADI_REQUIRE(L.n[a] == p.n[a], "douglas_rhs: field extents differ from the problem's grid");
-  launch_rhs(u, w, L, rhs_coefficients<T>(p), static_cast<cudaStream_t>(stream));
+  launch_rhs(u, w, L, rhs_coefficients<T>(p), static_cast<cudaStream_t>(stream), options);
 }
 
 template <class T>
-void douglas_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& k, void* stream) {
+void douglas_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& k, void* stream,
+                 const SolverOptions& options) {
   L.validate("douglas_rhs field");
-  launch_rhs(u, w, L, k, static_cast<cudaStream_t>(stream));
+  launch_rhs(u, w, L, k, static_cast<cudaStream_t>(stream), options);
 }
 
 template class ConstantSolver<float>;
@@ -139,8 +141,9 @@ template class ConstantSolver<double>;
 #define ADI_INSTANTIATE(T)                                                                                   \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);                 \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);            \
-  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);               \
-  template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*);
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&); \
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*,               \
+                               const SolverOptions&);
 ADI_INSTANTIATE(float)
 ADI_INSTANTIATE(double)
 #undef ADI_INSTANTIATE

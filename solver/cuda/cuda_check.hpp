@@ -42,6 +42,11 @@ class CudaError : public BackendUnavailable {
 /// After a launch: the launch-configuration error now, and in checking builds
 /// (or with ADI_CUDA_SYNC=1 in the environment) the kernel's own error too.
 void check_launch(const char* what, const char* file, int line);
+/// SolverOptions::cuda_sync (ADI_CUDA_SYNC=1): every checked launch also
+/// synchronises, so an asynchronous fault is reported at the kernel that
+/// caused it. A debugging switch of the process (debug builds always do
+/// it); a stepper built with the option turns it on.
+void set_sync_checks(bool on);
 
 }  // namespace adi::cuda
 

@@ -4,6 +4,7 @@
 #include "cuda_check.hpp"
 
 #include <cstdlib>
+#include <atomic>
 #include <sstream>
 
 namespace adi::cuda {
@@ -16,18 +17,19 @@ void throw_cuda_error(cudaError_t e, const char* call, const char* file, int lin
 }
 
 namespace {
+std::atomic<bool> g_sync_checks{false};
 bool sync_checks() {
 #ifndef NDEBUG
   return true;
 #else
-  static const bool on = [] {
-    const char* v = std::getenv("ADI_CUDA_SYNC");
-    return v && *v && *v != '0';
-  }();
-  return on;
+  return g_sync_checks.load(std::memory_order_relaxed);
 #endif
 }
 }  // namespace
+
+void set_sync_checks(bool on) {
+  if (on) g_sync_checks.store(true, std::memory_order_relaxed);
+}
 
 void check_launch(const char* what, const char* file, int line) {
   cudaError_t e = cudaGetLastError();

@@ -660,11 +660,6 @@ __global__ void generic_kernel(T* __restrict__ d, T* __restrict__ acc, const T* 
 
 // ---------------------------------------------------------------------------
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
 int next_pow2(index_t v) {
   int p = 1;
   while (p < v) p *= 2;
@@ -686,19 +681,12 @@ std::size_t lanes_smem(const PlanView<T>& p, int stages) {
                       static_cast<std::size_t>(stages) * p.S * p.I * 32);
 }
 
-// ADI_LANES_CONST=0 keeps every segment on the shared-memory tables (to
-// measure what the constant-bank tables gain).
-bool lanes_const_tables() {
-  static const bool on = [] {
-    const char* v = std::getenv("ADI_LANES_CONST");
-    return !(v && std::string(v) == "0");
-  }();
-  return on;
-}
-
 template <class T, int I, bool Acc>
 void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
                        unsigned mask, cudaStream_t st) {
+  // mask == 0 keeps every segment on the shared-memory tables
+  // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
+  // the constant-bank tables gain).
   const int stages = lanes_smem(p, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, stages);
   // Above 48 KB a kernel must opt in to its dynamic shared memory.
@@ -713,7 +701,7 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
   g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
   g.row_bytes = g.row_fits ? static_cast<unsigned>(row_bytes) : 0u;
-  const SegmentConsts<T, I> sc = segment_consts<T, I>(host_tables, p.S, lanes_const_tables() ? mask : 0u);
+  const SegmentConsts<T, I> sc = segment_consts<T, I>(host_tables, p.S, mask);
   const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
   lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages, sc);
   ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
@@ -773,7 +761,8 @@ constexpr int kWarpMaxI = 64;
 }  // namespace
 
 template <class T>
-LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : axis_(axis), layout_(L) {
+LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options)
+    : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
   L.validate("device line solve");
   const int a = axis_index(axis);
   const index_t n = L.n[a];
@@ -786,7 +775,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
   if (unit_x && n <= 32 * kWarpMaxI) {
     kind_ = Kind::Warp;
     maxS = 32;
-    I = env_int("ADI_X_SEG", 0);
+    I = options.x_seg;
     if (I == 0)
       for (int c : {2, 4, 8, 16, 32, 64})
         if (32 * c >= n) {
@@ -795,7 +784,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
         }
   } else {
     kind_ = Kind::Lanes;
-    I = env_int("ADI_YZ_SEG", 0);
+    I = options.yz_seg;
     // Prefer at most 16 segments (512-thread blocks, 128 registers a thread):
     // on an H200 at 512^3 I = 32, S = 16 beat I = 16, S = 32 in both
     // precisions (y fp32 0.322 vs 0.341 ms, fp64 0.562 vs 0.606; z+update
@@ -824,7 +813,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L) : ax
       S_ = S;
       host_tables_ = plan_tables(plan);
       tables_.upload(host_tables_);
-      interior_mask_ = interior_segment_mask(host_tables_, I, S);
+      interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I, S) : 0u;
       view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I, S};
       return;
     }

@@ -19,6 +19,7 @@
 #include "segmented.cuh"
 
 #include <adi/grid.hpp>
+#include <adi/options.hpp>
 #include <adi/scheme.hpp>
 #include <adi/tridiag.hpp>
 
@@ -32,7 +33,9 @@ class LineSolver {
  public:
   enum class Kind { Warp, Lanes, Generic };
 
-  LineSolver(const LineMatrix& m, Axis axis, const Layout3& layout);
+  /// `options` carries the segment-length overrides (x_seg, yz_seg; 0: the
+  /// planner's choice) and lanes_const; the app fills it from ADI_* knobs.
+  LineSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options = {});
   LineSolver(LineSolver&&) = default;
 
   /// d <- A^{-1} d along the axis; with acc != nullptr the solution is added
@@ -57,6 +60,7 @@ class LineSolver {
   DeviceBuffer<T> tables_;
   std::vector<T> host_tables_;  // the plan's tables as uploaded (SegmentConsts are made from them)
   unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_
+  bool lanes_const_ = true;     // SolverOptions::lanes_const: y/z tables from the constant bank
   PlanView<T> view_{};
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;

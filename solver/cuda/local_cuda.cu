@@ -128,11 +128,12 @@ DeviceBuffer<T> upload(const std::vector<double>& v) {
 template <class T>
 class CudaLocal final : public LocalBackend<T> {
  public:
-  CudaLocal(const LocalProblem& lp, int device)
-      : lp_(lp), device_(set_device(device)), st_(LocalStorage::make(lp.size(), lp.ghosts, 32)),
-        solver_{LineSolver<T>(lp.plans[0].local, Axis::X, st_.layout),
-                LineSolver<T>(lp.plans[1].local, Axis::Y, st_.layout),
-                LineSolver<T>(lp.plans[2].local, Axis::Z, st_.layout)} {
+  CudaLocal(const LocalProblem& lp, int device, const SolverOptions& o)
+      : lp_(lp), options_(o), device_((cuda::set_sync_checks(o.cuda_sync), set_device(device))),
+        st_(LocalStorage::make(lp.size(), lp.ghosts, 32)),
+        solver_{LineSolver<T>(lp.plans[0].local, Axis::X, st_.layout, o),
+                LineSolver<T>(lp.plans[1].local, Axis::Y, st_.layout, o),
+                LineSolver<T>(lp.plans[2].local, Axis::Z, st_.layout, o)} {
     ADI_REQUIRE(!lp.ghosts[0], "CUDA ranks: the x axis is never split");
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -239,7 +240,7 @@ class CudaLocal final : public LocalBackend<T> {
   void rhs(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& hi) override {
     current();
     const index_t o = st_.layout.offset(lo[0], lo[1], lo[2]);
-    cuda::launch_rhs(U() + o, W() + o, sub_layout(st_.layout, lo, hi), lp_.rhs_coefficients_of<T>(lo, hi), stream_);
+    cuda::launch_rhs(U() + o, W() + o, sub_layout(st_.layout, lo, hi), lp_.rhs_coefficients_of<T>(lo, hi), stream_, options_);
   }
   void solve_local_fused_z() override {
     current();
@@ -260,7 +261,7 @@ class CudaLocal final : public LocalBackend<T> {
     if (it == batch_solver_.end())
       it = batch_solver_
                .emplace(key, LineSolver<T>(lp_.plans[axis].local, static_cast<Axis>(axis),
-                                           sub_layout(st_.layout, lo, hi)))
+                                           sub_layout(st_.layout, lo, hi), options_))
                .first;
     it->second.solve(W() + st_.layout.offset(lo[0], lo[1], lo[2]), nullptr, stream_);
   }
@@ -363,6 +364,7 @@ class CudaLocal final : public LocalBackend<T> {
   }
 
   LocalProblem lp_;
+  SolverOptions options_;
   int device_;
   LocalStorage st_;
   LineSolver<T> solver_[3];
@@ -380,10 +382,11 @@ class CudaLocal final : public LocalBackend<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem& lp, int device) {
-  return std::make_unique<CudaLocal<T>>(lp, device);
+std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem& lp, int device, const SolverOptions& options) {
+  return std::make_unique<CudaLocal<T>>(lp, device, options);
 }
-template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const LocalProblem&, int);
-template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int);
+template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const LocalProblem&, int, const SolverOptions&);
+template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int,
+                                                                       const SolverOptions&);
 
 }  // namespace adi::mpi::detail

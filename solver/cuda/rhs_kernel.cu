@@ -247,24 +247,18 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 
 // Points per thread of the vector kernel (0: the scalar kernel). Measured on
 // an H200 at 512^3 (docs/PERFORMANCE.md): see the defaults below.
-// ADI_RHS_VEC overrides (0, 2 or 4; 2 only for double).
+// SolverOptions::rhs_vec (ADI_RHS_VEC) overrides (0, 2 or 4; 2 only for double).
 template <class T>
-int rhs_points_per_thread() {
-  static const int v = [] {
-    const char* e = std::getenv("ADI_RHS_VEC");
-    return e && *e ? std::atoi(e) : (sizeof(T) == 4 ? 4 : RHS_DEFAULT_F64_VEC);
-  }();
-  return v;
+int rhs_points_per_thread(const SolverOptions& o) {
+  return o.rhs_vec >= 0 ? o.rhs_vec : (sizeof(T) == 4 ? 4 : RHS_DEFAULT_F64_VEC);
 }
 
 // Planes the point-per-thread kernel loads ahead: 4 in both precisions
 // (H200, 512^3: fp64 D = 2 / 4 / 8: 0.729 / 0.676 / 0.703 ms; fp32 D = 4 /
-// 8: 0.397 / 0.428 ms). Read at every launch (a getenv is far below a
-// launch's cost), so the GPU tests can run every depth in one process.
-template <class T>
-int rhs_prefetch_planes() {
-  const char* e = std::getenv("ADI_RHS_AHEAD");
-  const int a = e && *e ? std::atoi(e) : 4;
+// 8: 0.397 / 0.428 ms). SolverOptions::rhs_ahead (ADI_RHS_AHEAD) overrides,
+// so the GPU tests can run every depth in one process.
+int rhs_prefetch_planes(const SolverOptions& o) {
+  const int a = o.rhs_ahead;
   return a == 2 || a == 8 ? a : 4;
 }
 
@@ -277,8 +271,9 @@ std::string rhs_unlaunchable(const Layout3& L) {
 }
 
 template <class T>
-void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st) {
-  int V = rhs_points_per_thread<T>();
+void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st,
+                const SolverOptions& options) {
+  int V = rhs_points_per_thread<T>(options);
   if (V != 0 && V != 4 && !(V == 2 && sizeof(T) == 8)) V = 4;
   // The vector kernel mirrors x at the row ends through its lane shuffles:
   // a ghost face along x (never used by adi3d, whose x lines stay on one
@@ -292,9 +287,9 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
                   static_cast<unsigned>((L.n[2] + kChunkZ - 1) / kChunkZ));
   ADI_REQUIRE(grid.y <= 65535 && grid.z <= 65535, "grid too large for the RHS kernel");
   if (!vec) {
-    // Centres in flight per thread (see rhs_scalar_kernel); ADI_RHS_AHEAD
+    // Centres in flight per thread (see rhs_scalar_kernel); rhs_ahead
     // overrides (2, 4 or 8).
-    const int ahead = rhs_prefetch_planes<T>();
+    const int ahead = rhs_prefetch_planes(options);
     if (ahead == 2)
       rhs_scalar_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc);
     else if (ahead == 8)
@@ -309,8 +304,9 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
   ADI_CUDA_CHECK_LAUNCH("rhs_kernel");
 }
 
-template void launch_rhs<float>(const float*, float*, const Layout3&, const RhsCoefficients<float>&, cudaStream_t);
+template void launch_rhs<float>(const float*, float*, const Layout3&, const RhsCoefficients<float>&, cudaStream_t,
+                                const SolverOptions&);
 template void launch_rhs<double>(const double*, double*, const Layout3&, const RhsCoefficients<double>&,
-                                 cudaStream_t);
+                                 cudaStream_t, const SolverOptions&);
 
 }  // namespace adi::cuda

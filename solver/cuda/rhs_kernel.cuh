@@ -1,6 +1,7 @@
 #pragma once
 // The Douglas right-hand side w = dt (Lx + Ly + Lz) u on the GPU.
 #include <adi/grid.hpp>
+#include <adi/options.hpp>
 #include <adi/scheme.hpp>
 
 #include <cuda_runtime.h>
@@ -14,6 +15,10 @@ namespace adi::cuda {
 /// such a grid is refused before a run writes anything.
 std::string rhs_unlaunchable(const Layout3& L);
 
+/// `options.rhs_vec` (points per thread, -1: by precision) and
+/// `options.rhs_ahead` (planes in flight of the scalar kernel, 0: 4) are the
+/// experiment knobs ADI_RHS_VEC / ADI_RHS_AHEAD, read by the app.
 template <class T>
-void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st);
+void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st,
+                const SolverOptions& options = {});
 }  // namespace adi::cuda

@@ -51,12 +51,12 @@ __global__ void stats_kernel(const T* __restrict__ u, Layout3 L, double* block_m
   if (threadIdx.x == 0) block_max[blockIdx.x] = smax[0];
 }
 
-int select_device() {
+// SolverOptions::cuda_device (ADI_CUDA_DEVICE; -1: device 0).
+int select_device(int requested) {
   int n = 0;
   ADI_CUDA_CHECK(cudaGetDeviceCount(&n));
-  int dev = 0;
-  if (const char* v = std::getenv("ADI_CUDA_DEVICE")) dev = std::atoi(v);
-  if (dev < 0 || dev >= n)
+  const int dev = requested < 0 ? 0 : requested;
+  if (dev >= n)
     ADI_THROW(BackendUnavailable, "ADI_CUDA_DEVICE=" + std::to_string(dev) + " but " + std::to_string(n) +
                                       " CUDA device(s) are visible");
   ADI_CUDA_CHECK(cudaSetDevice(dev));
@@ -68,12 +68,12 @@ int select_device() {
 template <class T>
 class CudaStepper final : public Stepper<T> {
  public:
-  explicit CudaStepper(const HeatProblem& p)
-      : p_(p), device_(select_device()), layout_(pitched_layout(p)),
-        kc_(rhs_coefficients<T>(p)),
-        solver_{LineSolver<T>(douglas_line_matrix(p, Axis::X), Axis::X, layout_),
-                LineSolver<T>(douglas_line_matrix(p, Axis::Y), Axis::Y, layout_),
-                LineSolver<T>(douglas_line_matrix(p, Axis::Z), Axis::Z, layout_)} {
+  CudaStepper(const HeatProblem& p, const SolverOptions& o)
+      : p_(p), options_(o), device_((set_sync_checks(o.cuda_sync), select_device(o.cuda_device))),
+        layout_(pitched_layout(p)), kc_(rhs_coefficients<T>(p)),
+        solver_{LineSolver<T>(douglas_line_matrix(p, Axis::X), Axis::X, layout_, o),
+                LineSolver<T>(douglas_line_matrix(p, Axis::Y), Axis::Y, layout_, o),
+                LineSolver<T>(douglas_line_matrix(p, Axis::Z), Axis::Z, layout_, o)} {
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
@@ -100,8 +100,7 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
     stats_max_.resize(kStatsBlocks);
-    const char* fuse = std::getenv("ADI_FUSE_RHS");
-    fuse_rhs_ = solver_[0].can_fuse_rhs() && fuse && std::string(fuse) == "1";
+    fuse_rhs_ = solver_[0].can_fuse_rhs() && o.fuse_rhs;
     stats_bad_.resize(1);
   }
   ~CudaStepper() override {
@@ -136,7 +135,7 @@ class CudaStepper final : public Stepper<T> {
 
   void run_phase(Phase ph) override {
     switch (ph) {
-      case Phase::Rhs: launch_rhs(u_.get(), w_.get(), layout_, kc_, stream_); break;
+      case Phase::Rhs: launch_rhs(u_.get(), w_.get(), layout_, kc_, stream_, options_); break;
       case Phase::SolveX: solver_[0].solve(w_.get(), nullptr, stream_); break;
       case Phase::SolveY: solver_[1].solve(w_.get(), nullptr, stream_); break;
       case Phase::SolveZ: solver_[2].solve(w_.get(), u_.get(), stream_); break;
@@ -215,6 +214,7 @@ class CudaStepper final : public Stepper<T> {
   }
 
   HeatProblem p_;
+  SolverOptions options_;
   int device_;
   // ADI_FUSE_RHS=1 computes the RHS inside the x solve. Off by default: on an
   // H200 it measured no faster than the two launches (docs/PERFORMANCE.md).
@@ -231,11 +231,11 @@ class CudaStepper final : public Stepper<T> {
 };
 
 template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p) {
-  return std::make_unique<CudaStepper<T>>(p);
+std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p, const SolverOptions& options) {
+  return std::make_unique<CudaStepper<T>>(p, options);
 }
 
-template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&);
-template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&);
+template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&, const SolverOptions&);
+template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&, const SolverOptions&);
 
 }  // namespace adi::cuda

@@ -13,18 +13,18 @@ namespace {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem&) {
+std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem&, const SolverOptions&) {
   unavailable();
 }
-template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&);
-template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&);
+template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&, const SolverOptions&);
+template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&, const SolverOptions&);
 std::vector<DeviceInfo> devices() { return {}; }
 std::string unavailable_reason() { return hooks::not_built_message(hooks::Missing::Cuda); }
 
 template <class T>
 struct ConstantSolver<T>::Impl {};
 template <class T>
-ConstantSolver<T>::ConstantSolver(const LineMatrix&, Axis, const Layout3&) {
+ConstantSolver<T>::ConstantSolver(const LineMatrix&, Axis, const Layout3&, const SolverOptions&) {
   unavailable();
 }
 template <class T>
@@ -54,11 +54,11 @@ void solve_general(Axis, const T*, const T*, const T*, T*, const Layout3&, void*
   unavailable();
 }
 template <class T>
-void douglas_rhs(const T*, T*, const Layout3&, const HeatProblem&, void*) {
+void douglas_rhs(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&) {
   unavailable();
 }
 template <class T>
-void douglas_rhs(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*) {
+void douglas_rhs(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*, const SolverOptions&) {
   unavailable();
 }
 
@@ -67,8 +67,9 @@ template class ConstantSolver<double>;
 #define ADI_INSTANTIATE(T)                                                                        \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);      \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*); \
-  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*);       \
-  template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*);
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&); \
+  template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*,               \
+                               const SolverOptions&);
 ADI_INSTANTIATE(float)
 ADI_INSTANTIATE(double)
 #undef ADI_INSTANTIATE
@@ -87,9 +88,9 @@ double device_copy_bandwidth(std::size_t, int) { unavailable(); }
 
 namespace adi::mpi::detail {
 template <class T>
-std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem&, int) {
+std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem&, int, const SolverOptions&) {
   adi::hooks::not_built(adi::hooks::Missing::Cuda);
 }
-template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const LocalProblem&, int);
-template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int);
+template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const LocalProblem&, int, const SolverOptions&);
+template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int, const SolverOptions&);
 }  // namespace adi::mpi::detail

@@ -366,7 +366,8 @@ class MpiStepper final : public DistributedStepper<T> {
 
 template <class T>
 std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProblem& p, Backend b,
-                                                                const std::array<int, 3>& grid) {
+                                                                const std::array<int, 3>& grid,
+                                                                const SolverOptions& options) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   ADI_REQUIRE(initialized, "make_distributed_stepper: MPI is not initialised (no adi::mpi::Session)");
@@ -404,7 +405,14 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
         const std::string why = cuda_unavailable_reason();
         if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
         const auto devs = cuda_devices();
-        local = detail::make_cuda_local<T>(lp, local_rank() % static_cast<int>(devs.size()));
+        // One rank per GPU: the local rank picks the device, unless the
+        // options name one (SolverOptions::cuda_device, ADI_CUDA_DEVICE).
+        const int ndev = static_cast<int>(devs.size());
+        if (options.cuda_device >= ndev)
+          ADI_THROW(BackendUnavailable, "ADI_CUDA_DEVICE=" + std::to_string(options.cuda_device) + " but " +
+                                            std::to_string(ndev) + " CUDA device(s) are visible");
+        local = detail::make_cuda_local<T>(lp, options.cuda_device >= 0 ? options.cuda_device : local_rank() % ndev,
+                                           options);
       } else {
         local = detail::make_cpu_local<T>(lp);
       }
@@ -417,12 +425,10 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     if (first_failed < size)
       ADI_THROW(PeerError, "rank " + std::to_string(first_failed) + " could not set up its " +
                                         backend_name(resolved) + " backend (see its message)");
-    // Overlap (default on) and the batch count: ADI_MPI_OVERLAP=0, ADI_MPI_BATCHES=N.
-    // Every rank must take the same path (the collectives must match): the
-    // smallest values win.
-    int knobs[2] = {1, 4};
-    if (const char* v = std::getenv("ADI_MPI_OVERLAP"); v && *v) knobs[0] = std::strcmp(v, "0") != 0;
-    if (const char* v = std::getenv("ADI_MPI_BATCHES"); v && *v) knobs[1] = std::atoi(v);
+    // Overlap (default on) and the batch count (SolverOptions::mpi_overlap,
+    // mpi_batches; ADI_MPI_OVERLAP=0, ADI_MPI_BATCHES=N). Every rank must
+    // take the same path (the collectives must match): the smallest values win.
+    int knobs[2] = {options.mpi_overlap ? 1 : 0, options.mpi_batches > 0 ? options.mpi_batches : 4};
     knobs[1] = std::clamp(knobs[1], 1, kMaxBatches);
     ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, knobs, 2, MPI_INT, MPI_MIN, comm));
     return std::make_unique<MpiStepper<T>>(p, d, std::move(local), comm, lp, knobs[0] != 0, knobs[1]);
@@ -433,8 +439,10 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
 }
 
 template std::unique_ptr<DistributedStepper<float>> make_distributed_stepper<float>(const HeatProblem&, Backend,
-                                                                                    const std::array<int, 3>&);
+                                                                                    const std::array<int, 3>&,
+                                                                                    const SolverOptions&);
 template std::unique_ptr<DistributedStepper<double>> make_distributed_stepper<double>(const HeatProblem&, Backend,
-                                                                                      const std::array<int, 3>&);
+                                                                                      const std::array<int, 3>&,
+                                                                                      const SolverOptions&);
 
 }  // namespace adi::mpi

@@ -15,37 +15,14 @@ namespace adi::mpi {
 namespace {
 bool g_active = false;  // this process called MPI_Init through a Session
 int g_local_rank = 0;
-
-bool env_set(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v;
-}
 }  // namespace
 
 bool built() { return true; }
 
-bool launched() {
-  if (const char* v = std::getenv("ADI_MPI"); v && *v) return std::strcmp(v, "0") != 0;
-  // Open MPI (mpirun), MPICH/Hydra and Intel MPI, PMI-1/2 (srun --mpi=pmi2),
-  // PMIx (srun --mpi=pmix, prterun), MVAPICH.
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "MPI_LOCALNRANKS",
-                           "MV2_COMM_WORLD_SIZE", "HYDRA_CONTROL_FD"})
-    if (env_set(name)) return true;
-  return false;
-}
-
-int launched_size() {
-  // Open MPI, PMI (MPICH/Hydra, srun --mpi=pmi2), MVAPICH, and srun itself
-  // (every task of a job step sees the step's task count).
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
-    if (const char* v = std::getenv(name); v && *v) return std::max(1, std::atoi(v));
-  return 1;
-}
-
-Session::Session(int* argc, char*** argv) {
+Session::Session(int* argc, char*** argv, bool init) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (initialized || !launched()) return;
+  if (initialized || !init) return;
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   // Errors are checked and turned into exceptions (and MPI_Abort in the app).

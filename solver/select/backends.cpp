@@ -44,7 +44,7 @@ Backend resolve_backend(Backend requested) {
 }
 
 template <class T>
-std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b) {
+std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options) {
   p.validate();
   // TEMPORARY (until the CUDA general path lands): auto picks the CPU for
   // problems beyond the classic ones.
@@ -56,7 +56,7 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b) {
       if (!p.classic())
         ADI_THROW(BackendUnavailable, "the CUDA backend does not run this problem yet (material fields, sources, "
                                       "flux/convective/periodic faces or time tables); use --backend cpu");
-      return cuda::make_cuda_stepper<T>(p);
+      return cuda::make_cuda_stepper<T>(p, options);
     }
     case Backend::Cpu:
     case Backend::Auto: return cpu::make_cpu_stepper<T>(p);
@@ -89,12 +89,12 @@ double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
 
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, const StepperSpec& spec) {
-  if (spec.distributed) return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid);
-  return make_stepper<T>(p, spec.backend);
+  if (spec.distributed) return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
+  return make_stepper<T>(p, spec.backend, spec.options);
 }
 
-template std::unique_ptr<Stepper<float>> make_stepper<float>(const HeatProblem&, Backend);
-template std::unique_ptr<Stepper<double>> make_stepper<double>(const HeatProblem&, Backend);
+template std::unique_ptr<Stepper<float>> make_stepper<float>(const HeatProblem&, Backend, const SolverOptions&);
+template std::unique_ptr<Stepper<double>> make_stepper<double>(const HeatProblem&, Backend, const SolverOptions&);
 template std::unique_ptr<Stepper<float>> make_stepper<float>(const HeatProblem&, const StepperSpec&);
 template std::unique_ptr<Stepper<double>> make_stepper<double>(const HeatProblem&, const StepperSpec&);
 

@@ -163,7 +163,7 @@ std::vector<Case> all_cases() {
 INSTANTIATE_TEST_SUITE_P(Lines, CudaLines, ::testing::ValuesIn(all_cases()), case_name);
 
 // Every segment length the kernels are built for, forced through the
-// ADI_X_SEG / ADI_YZ_SEG overrides, on a ragged line length.
+// x_seg / yz_seg options (ADI_X_SEG / ADI_YZ_SEG), on a ragged line length.
 TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
@@ -172,8 +172,8 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
       if (axis == Axis::Y && I == 2) continue;
       const index_t n = axis == Axis::X ? 30 * I + 1 : 15 * I + 1;  // S = 32 (x) or 16 (y), last segment ragged
       const Layout3 L = axis == Axis::X ? Layout3::padded(n, 7, 3, n + 3, 7) : Layout3::packed(41, n, 3);
-      const char* var = axis == Axis::X ? "ADI_X_SEG" : "ADI_YZ_SEG";
-      setenv(var, std::to_string(I).c_str(), 1);
+      SolverOptions opt;
+      (axis == Axis::X ? opt.x_seg : opt.yz_seg) = I;
       for (bool dbl : {false, true}) {
         const LineMatrix m = random_dominant(rng, n);
         auto run = [&](auto tag) {
@@ -181,7 +181,9 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
           const auto d0 = random_field<T>(rng, L);
           auto want = d0;
           cpu::solve_constant(axis, ThomasFactor<T>::factor(m), want.data(), L);
-          const cuda::ConstantSolver<T> solver(m, axis, L);
+          const cuda::ConstantSolver<T> solver(m, axis, L, opt);
+          // The override reached the planner (not a silent fall-back).
+          EXPECT_NE(solver.describe().find("I = " + std::to_string(I) + ","), std::string::npos) << solver.describe();
           DeviceArray<T> dev(d0);
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
@@ -192,7 +194,6 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
         else
           run(float{});
       }
-      unsetenv(var);
     }
 }
 
@@ -266,19 +267,18 @@ TEST(CudaGeneral, ReportsZeroPivot) {
 // the last plane of a chunk takes its upper neighbour from the next), with
 // every prefetch depth of the point-per-thread kernel.
 template <class T>
-void rhs_is_equivalent_to_ref(Kind kind, index_t nz, const char* ahead);
+void rhs_is_equivalent_to_ref(Kind kind, index_t nz, int ahead);
 
 template <class T>
 void rhs_is_equivalent_to_ref(Kind kind) {
-  for (const char* ahead : {"2", "4", "8"}) {
-    setenv("ADI_RHS_AHEAD", ahead, 1);
+  for (int ahead : {2, 4, 8})
     for (index_t nz : {23, 71}) rhs_is_equivalent_to_ref<T>(kind, nz, ahead);
-  }
-  unsetenv("ADI_RHS_AHEAD");
 }
 
 template <class T>
-void rhs_is_equivalent_to_ref(Kind kind, index_t nz, const char* ahead) {
+void rhs_is_equivalent_to_ref(Kind kind, index_t nz, int ahead) {
+  SolverOptions opt;
+  opt.rhs_ahead = ahead;
   SeededRng rng;
   for (int combo = 0; combo < 8; ++combo) {
     HeatProblem p;
@@ -295,11 +295,11 @@ void rhs_is_equivalent_to_ref(Kind kind, index_t nz, const char* ahead) {
     std::vector<T> want(u.size(), poison<T>());
     cpu::douglas_rhs(u.data(), want.data(), L, p);
     DeviceArray<T> du(u), dw(std::vector<T>(u.size(), poison<T>()));
-    cuda::douglas_rhs(du.get(), dw.get(), L, p);
+    cuda::douglas_rhs(du.get(), dw.get(), L, p, nullptr, opt);
     ADI_TEST_CUDA(cudaDeviceSynchronize());
     const double tolerance = std::is_same<T, float>::value ? 1e-6 : 1e-14;
     EXPECT_LE(compare_fields(dw.download(), want, L), tolerance)
-        << "boundary combination " << combo << ", nz " << nz << ", ADI_RHS_AHEAD " << ahead;
+        << "boundary combination " << combo << ", nz " << nz << ", rhs_ahead " << ahead;
   }
 }
 

@@ -121,7 +121,7 @@ TEST(CudaStepper, PhasesComposeToAStep) {
 namespace {
 // The RHS fused into the x solve equals the two phases run separately (to
 // round-off: the fused kernel may contract differently), on every boundary
-// combination (ADI_FUSE_RHS=1 turns the fused path on).
+// combination (SolverOptions::fuse_rhs, ADI_FUSE_RHS=1, turns the fused path on).
 TEST(CudaStepper, FusedRhsSolveXIsEquivalentToSeparatePhases) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
@@ -131,9 +131,9 @@ TEST(CudaStepper, FusedRhsSolveXIsEquivalentToSeparatePhases) {
     p.hi[0] = combo & 2 ? Boundary::Neumann : Boundary::Dirichlet;
     std::vector<double> u0(static_cast<std::size_t>(p.points()));
     for (auto& v : u0) v = rng.uniform(-1, 1);
-    setenv("ADI_FUSE_RHS", "1", 1);
-    auto fused = make_stepper<double>(p, Backend::Cuda);
-    unsetenv("ADI_FUSE_RHS");
+    SolverOptions fuse;
+    fuse.fuse_rhs = true;
+    auto fused = make_stepper<double>(p, Backend::Cuda, fuse);
     auto split = make_stepper<double>(p, Backend::Cuda);
     const auto ph = fused->phases();
     ASSERT_FALSE(ph.empty());

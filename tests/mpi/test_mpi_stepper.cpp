@@ -15,6 +15,7 @@
 #include <adi/mpi.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -29,6 +30,16 @@ int ranks() { return mpi::world_size(); }
 Backend test_backend() {
   const char* b = std::getenv("ADI_MPI_TEST_BACKEND");
   return b && std::strcmp(b, "cuda") == 0 ? Backend::Cuda : Backend::Cpu;
+}
+
+/// The exchange knobs the ctest entries vary (ADI_MPI_OVERLAP=0,
+/// ADI_MPI_BATCHES=N): the library reads no environment, the test passes
+/// them as the app does.
+SolverOptions test_options() {
+  SolverOptions o;
+  if (const char* v = std::getenv("ADI_MPI_OVERLAP"); v && *v) o.mpi_overlap = std::strcmp(v, "0") != 0;
+  if (const char* v = std::getenv("ADI_MPI_BATCHES"); v && *v) o.mpi_batches = std::atoi(v);
+  return o;
 }
 
 /// Skips (or fails with ADI_REQUIRE_GPU=1) the CUDA variant without a device
@@ -125,7 +136,7 @@ double run_compare(const HeatProblem& p, const std::array<int, 3>& grid, index_t
   std::vector<T> want(u0.size());
   ref->get_field(want.data());
 
-  auto st = mpi::make_distributed_stepper<T>(p, test_backend(), grid);
+  auto st = mpi::make_distributed_stepper<T>(p, test_backend(), grid, test_options());
   const Box b = st->part().box;
   // Half the tests set the boxes directly, half scatter from rank 0.
   if (steps % 2) {
@@ -207,7 +218,7 @@ TEST(MpiStepper, AnalyticRoundoff) {
   p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Dirichlet};
   std::vector<double> u;
   fill_analytic(p, u);
-  auto st = mpi::make_distributed_stepper<double>(p, test_backend());
+  auto st = mpi::make_distributed_stepper<double>(p, test_backend(), {{0, 0, 0}}, test_options());
   st->scatter_field(rank() == 0 ? u.data() : nullptr);
   st->advance(25);
   std::vector<double> out(rank() == 0 ? u.size() : 0);
@@ -227,7 +238,7 @@ void check_line_solve(Axis axis, SharedRng& rng, double tol) {
       for (auto& v : d) v = static_cast<T>(rng.uniform(-1, 1));
       std::vector<T> want = d;
       cpu::solve_constant(axis, ThomasFactor<T>::factor(douglas_line_matrix(p, axis)), want.data(), p.layout());
-      auto st = mpi::make_distributed_stepper<T>(p, test_backend(), g);
+      auto st = mpi::make_distributed_stepper<T>(p, test_backend(), g, test_options());
       std::vector<T> box = box_of(d, p, st->part().box);
       st->solve_lines(axis, box.data());
       const double diff = global_rel_diff(box, box_of(want, p, st->part().box));
@@ -252,7 +263,7 @@ TEST(MpiStepper, ScatterGatherRoundTripAndStats) {
   std::vector<double> u(static_cast<std::size_t>(p.points()));
   for (auto& v : u) v = rng.uniform(-1, 1);
   u[1234] = -7.25;
-  auto st = mpi::make_distributed_stepper<double>(p, test_backend());
+  auto st = mpi::make_distributed_stepper<double>(p, test_backend(), {{0, 0, 0}}, test_options());
   st->scatter_field(rank() == 0 ? u.data() : nullptr);
   std::vector<double> back(rank() == 0 ? u.size() : 0, poison<double>());
   st->gather_field(rank() == 0 ? back.data() : nullptr);

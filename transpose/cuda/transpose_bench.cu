@@ -67,13 +67,14 @@ struct Options {
   int tiles = 1024;                // --once
   std::string json;
   bool list = false;
+  bool require_gpu = false;        // --require-gpu: no device is a failure (exit 1), not a skip (77)
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "transpose_bench: %s\n"
                "usage: transpose_bench [--filter S]... [--elements N] [--reps R] [--runs N] [--once [--tiles N]]\n"
-               "                       [--model] [--json FILE] [--list]\n"
+               "                       [--model] [--json FILE] [--list] [--require-gpu]\n"
                "  --filter S    only kernels whose name contains S (repeat: all must match), e.g. giles, f64, _i32_\n"
                "  --elements N  elements per array when timing (default 2^25)\n"
                "  --reps R      extra shared-memory round trips per tile (default 32; 1 with --once)\n"
@@ -81,7 +82,8 @@ struct Options {
                "  --once        launch every kernel exactly once (for ncu), --tiles tiles each (default 1024)\n"
                "  --model       only print the bank model's prediction for the --once launches (no GPU needed)\n"
                "  --json FILE   also write the results as JSON\n"
-               "  --list        list the kernel names and exit\n",
+               "  --list        list the kernel names and exit\n"
+               "  --require-gpu without a CUDA device exit 1 (default: 77, ctest's skip)\n",
                why);
   std::exit(2);
 }
@@ -112,6 +114,7 @@ Options parse(int argc, char** argv) {
     else if (s == "--tiles") o.tiles = static_cast<int>(number(1, 1 << 22));
     else if (s == "--json") o.json = value();
     else if (s == "--list") o.list = true;
+    else if (s == "--require-gpu") o.require_gpu = true;
     else if (s == "-h" || s == "--help") usage("round-trips 32 x I tiles through each shared-memory map");
     else usage(("unknown argument '" + s + "'").c_str());
   }
@@ -275,13 +278,12 @@ int run(const Options& o) {
     return 0;
   }
 
-  // Without a device: 77 (ctest's "skipped"), or a failure when ADI_REQUIRE_GPU=1.
+  // Without a device: 77 (ctest's "skipped"), or a failure with
+  // --require-gpu (the gpu tests pass it when ADI_REQUIRE_GPU=1).
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    const char* req = std::getenv("ADI_REQUIRE_GPU");
-    const bool required = req && std::strcmp(req, "1") == 0;
-    std::fprintf(stderr, "transpose_bench: no usable CUDA device%s\n", required ? " (ADI_REQUIRE_GPU=1)" : "; skipped");
-    return required ? 1 : 77;
+    std::fprintf(stderr, "transpose_bench: no usable CUDA device%s\n", o.require_gpu ? " (--require-gpu)" : "; skipped");
+    return o.require_gpu ? 1 : 77;
   }
   int dev = 0;
   BENCH_CUDA(cudaGetDevice(&dev));

@@ -5,6 +5,7 @@
 // function throws BackendUnavailable.
 
 #include <adi/grid.hpp>
+#include <adi/options.hpp>
 #include <adi/scheme.hpp>
 #include <adi/tridiag.hpp>
 
@@ -20,7 +21,8 @@ namespace adi::cuda {
 template <class T>
 class ConstantSolver {
  public:
-  ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout);
+  /// `options`: the kernel knobs (x_seg, yz_seg, lanes_const; adi/options.hpp).
+  ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options = {});
   ~ConstantSolver();
   ConstantSolver(ConstantSolver&&) noexcept;
   ConstantSolver& operator=(ConstantSolver&&) noexcept;
@@ -47,11 +49,14 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
 
 /// w = dt (Lx + Ly + Lz) u, as adi::cpu::douglas_rhs, on device pointers.
 template <class T>
-void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p, void* stream = nullptr);
+/// `options`: the RHS kernel knobs (rhs_vec, rhs_ahead).
+void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p, void* stream = nullptr,
+                 const SolverOptions& options = {});
 /// The same on a sub-box described by its coefficients (ghost faces: see
 /// adi::cpu::douglas_rhs; u must be readable at index -1 / n across them).
 template <class T>
-void douglas_rhs(const T* u, T* w, const Layout3& layout, const RhsCoefficients<T>& k, void* stream = nullptr);
+void douglas_rhs(const T* u, T* w, const Layout3& layout, const RhsCoefficients<T>& k, void* stream = nullptr,
+                 const SolverOptions& options = {});
 
 /// The same Douglas step with cuSPARSE's batched solvers and coefficient
 /// arrays in device memory (gtsv2StridedBatch for x lines,

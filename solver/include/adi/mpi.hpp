@@ -22,6 +22,7 @@
 // field through rank 0 (for initial data, outputs and checkpoints).
 
 #include <adi/decomposition.hpp>
+#include <adi/options.hpp>
 #include <adi/stepper.hpp>
 
 #include <array>
@@ -38,21 +39,15 @@ class PeerError : public BackendUnavailable {
 
 /// Whether this build has the MPI backend.
 bool built();
-/// Whether this process was started by an MPI launcher (mpirun, mpiexec,
-/// srun): an Open MPI, MPICH/Hydra, PMI or PMIx rank variable is set.
-/// ADI_MPI=0 / ADI_MPI=1 in the environment overrides the guess.
-bool launched();
-/// The job size the launcher announces in the environment (1 if none): how
-/// a build without MPI notices that it was started as one of many ranks.
-int launched_size();
-
 /// MPI for the lifetime of the object: MPI_Init_thread (funneled: OpenMP
-/// threads never call MPI) when the build has MPI and the process was
-/// launched by an MPI launcher, MPI_Finalize at the end. Otherwise nothing
-/// happens and the world is one rank: a plain `adi3d run` never needs mpirun.
+/// threads never call MPI) when the build has MPI and `init` is true,
+/// MPI_Finalize at the end. Otherwise nothing happens and the world is one
+/// rank. The app passes whether an MPI launcher started the process (it
+/// reads the launcher's environment, app/launch.hpp), so a plain
+/// `adi3d run` never needs mpirun.
 class Session {
  public:
-  Session(int* argc, char*** argv);
+  Session(int* argc, char*** argv, bool init = true);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -112,6 +107,7 @@ class DistributedStepper : public Stepper<T> {
 /// others with PeerError naming that rank).
 template <class T>
 std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProblem& p, Backend b,
-                                                                const std::array<int, 3>& grid = {{0, 0, 0}});
+                                                                const std::array<int, 3>& grid = {{0, 0, 0}},
+                                                                const SolverOptions& options = {});
 
 }  // namespace adi::mpi

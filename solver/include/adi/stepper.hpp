@@ -5,6 +5,7 @@
 #include <adi/backend.hpp>
 #include <adi/common.hpp>
 #include <adi/error.hpp>
+#include <adi/options.hpp>
 #include <adi/scheme.hpp>
 
 #include <memory>
@@ -89,8 +90,9 @@ class Stepper {
 
 /// Builds a stepper. Throws BackendUnavailable when the backend was not built
 /// or no device is present; Auto picks CUDA when a device is usable, else CPU.
+/// `options`: the backends' experiment knobs (adi/options.hpp).
 template <class T>
-std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b);
+std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options = {});
 
 /// What `auto` resolves to on this machine.
 Backend resolve_backend(Backend requested);

@@ -3,6 +3,7 @@
 // solver/cpu, solver/cuda and solver/mpi define them; solver/hooks defines
 // the ones of a backend that was not built, each saying why it cannot run.
 // Only solver/select calls them. Free of CUDA and MPI headers.
+#include <adi/options.hpp>
 #include <adi/stepper.hpp>
 
 #include <memory>
@@ -16,7 +17,7 @@ std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p);
 
 namespace adi::cuda {
 template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p);
+std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p, const SolverOptions& options = {});
 std::vector<DeviceInfo> devices();
 /// "" when a device is usable, otherwise the reason (driver error text).
 std::string unavailable_reason();

@@ -139,6 +139,7 @@ template <class T>
 std::unique_ptr<LocalBackend<T>> make_cpu_local(const LocalProblem& lp);
 /// Throws BackendUnavailable in a build without CUDA.
 template <class T>
-std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem& lp, int device);
+std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem& lp, int device,
+                                                 const SolverOptions& options = {});
 
 }  // namespace adi::mpi::detail
