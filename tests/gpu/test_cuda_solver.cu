@@ -182,8 +182,13 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
           auto want = d0;
           cpu::solve_constant(axis, ThomasFactor<T>::factor(m), want.data(), L);
           const cuda::ConstantSolver<T> solver(m, axis, L, opt);
-          // The override reached the planner (not a silent fall-back).
-          EXPECT_NE(solver.describe().find("I = " + std::to_string(I) + ","), std::string::npos) << solver.describe();
+          // The override reached the planner: it plans segments of I rows, or,
+          // where I values of T do not fit a thread's registers (y lines of
+          // doubles: I <= 32), falls back to the generic kernel.
+          const bool fits = !(axis == Axis::Y && sizeof(T) == 8 && I > 32);
+          EXPECT_NE(solver.describe().find(fits ? "I = " + std::to_string(I) + "," : std::string("generic")),
+                    std::string::npos)
+              << solver.describe();
           DeviceArray<T> dev(d0);
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
