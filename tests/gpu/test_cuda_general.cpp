@@ -339,9 +339,8 @@ TEST(CudaGeneral, IsEquivalentToRefF32) {
   run_all<float>(1e-5);
 }
 
-// A NaN in the field reaches a pivot through no division (the rows depend on
-// K and c only), so poison a conductivity instead: the construction must
-// refuse it with the CPU's message, before any device memory is used.
+// A bad material value is refused when the stepper is built, with the CPU's
+// message naming the node, before any device memory is used.
 TEST(CudaGeneral, RejectsBadMaterial) {
   ADI_GPU_TEST_PRELUDE();
   HeatProblem p = base(5, 4, 3);
@@ -354,6 +353,28 @@ TEST(CudaGeneral, RejectsBadMaterial) {
   } catch (const InvalidArgument& e) {
     std::printf("[ message  ] %s\n", e.what());
     EXPECT_NE(std::string(e.what()).find("(2, 3, 0)"), std::string::npos) << e.what();
+  }
+}
+
+// An extreme but finite conductivity overflows a row to infinity: the line
+// solve's device error word turns into the CPU's NumericalError naming the axis.
+TEST(CudaGeneral, ReportsNonFinitePivot) {
+  ADI_GPU_TEST_PRELUDE();
+  HeatProblem p = base(6, 5, 4);
+  std::vector<double> k(120, 1.0);
+  k[33] = k[34] = 1e306;  // neighbours along x: K_{i+1/2} = 1e306, times 1 / h^2 overflows
+  p.material.conductivity = {std::make_shared<ArrayField>("K", p.n, k), nullptr, nullptr};
+  for (Backend b : {Backend::Cpu, Backend::Cuda}) {
+    auto st = make_stepper<double>(p, b);
+    std::vector<double> u(120, 0.25);
+    st->set_field(u.data());
+    try {
+      st->step();
+      ADD_FAILURE() << backend_name(b) << ": an infinite pivot went unreported";
+    } catch (const NumericalError& e) {
+      std::printf("[ message  ] %s: %s\n", backend_name(b), e.what());
+      EXPECT_NE(std::string(e.what()).find("along x"), std::string::npos) << e.what();
+    }
   }
 }
 
