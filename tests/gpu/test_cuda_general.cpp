@@ -235,7 +235,8 @@ void report(const Case& c, const char* stage, const Diff& d, const std::vector<T
   const index_t nx = c.p.n[0], ny = c.p.n[1];
   const index_t q = d.at < 0 ? 0 : d.at;
   const index_t i = q % nx, j = (q / nx) % ny, k = q / (nx * ny);
-  std::printf("[ compare  ] %-58s %-4s %-8s rel %.3e (tol %.0e) max|cpu| %.3e worst at (%lld,%lld,%lld) gpu %.17g cpu %.17g%s\n",
+  std::printf("[ compare  ] %-58s %-4s %-8s rel %.3e (tol %.0e) max|cpu| %.3e worst at (%lld,%lld,%lld) "
+              "gpu %.17g cpu %.17g%s\n",
               c.name.c_str(), sizeof(T) == 8 ? "f64" : "f32", stage, d.rel, tol, d.scale, static_cast<long long>(i),
               static_cast<long long>(j), static_cast<long long>(k),
               got.empty() ? 0.0 : static_cast<double>(got[static_cast<std::size_t>(q)]),

@@ -53,7 +53,9 @@ LineEnd line_end(Boundary b) {
 /// Blocks for `count` threads of kThreads; throws if the grid would not fit.
 unsigned blocks_for(index_t count) {
   const index_t b = (count + kThreads - 1) / kThreads;
-  if (b <= 0 || b > 0x7fffffff) ADI_THROW(BackendUnavailable, "CUDA general path: launch of " + std::to_string(count) + " threads does not fit a grid");
+  if (b <= 0 || b > 0x7fffffff)
+    ADI_THROW(BackendUnavailable,
+              "CUDA general path: launch of " + std::to_string(count) + " threads does not fit a grid");
   return static_cast<unsigned>(b);
 }
 
@@ -431,7 +433,8 @@ class CudaGeneralStepper final : public Stepper<T> {
     if (err & 8) ADI_THROW(NumericalError, "CUDA general path: a Dirichlet node's offset lies outside the grid");
     std::string axes;
     for (int a = 0; a < 3; ++a)
-      if (err & (general::kPivotErrorX << a)) axes += std::string(axes.empty() ? "" : ", ") + axis_name(static_cast<Axis>(a));
+      if (err & (general::kPivotErrorX << a))
+        axes += std::string(axes.empty() ? "" : ", ") + axis_name(static_cast<Axis>(a));
     ADI_THROW(NumericalError, "line solve along " + axes +
                                   ": zero or non-finite pivot (non-finite or extreme material values?)");
   }
