@@ -46,16 +46,13 @@ Backend resolve_backend(Backend requested) {
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options) {
   p.validate();
-  // TEMPORARY (until the CUDA general path lands): auto picks the CPU for
-  // problems beyond the classic ones.
-  const Backend r = b == Backend::Auto && !p.classic() ? Backend::Cpu : resolve_backend(b);
-  switch (r) {
+  switch (resolve_backend(b)) {
     case Backend::Cuda: {
       const std::string why = cuda_unavailable_reason();
       if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
-      if (!p.classic())
-        ADI_THROW(BackendUnavailable, "the CUDA backend does not run this problem yet (material fields, sources, "
-                                      "flux/convective/periodic faces or time tables); use --backend cpu");
+      // Classic problems keep the original kernels, bit for bit and at their
+      // speed; everything else runs the general path (the CPU oracle's step).
+      if (!p.classic()) return cuda::make_cuda_general_stepper<T>(p, options);
       return cuda::make_cuda_stepper<T>(p, options);
     }
     case Backend::Cpu:

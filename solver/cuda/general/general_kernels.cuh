@@ -1,0 +1,298 @@
+#pragma once
+// Kernels of the general problem on the GPU (CudaGeneralStepper): the
+// right-hand side, one thread per point, and the line solves, one thread per
+// line, with every row's coefficients computed on the fly from K and 1/c
+// through the row functions of discrete.hpp — the same arithmetic, in the
+// same order, as GeneralCpuStepper (the oracle). The sources that include
+// this header are compiled with -fmad=false: the host build does not contract
+// a * b + c into fused multiply-adds, so neither may the device, or fp64
+// results drift from the oracle by more than the last bit.
+//
+// Layout: the packed x-fastest grid (strides 1, nx, nx ny), the same as the
+// host arrays, so set_field / get_field / Dirichlet offsets need no pitch.
+//
+// This is the first, correct version. y and z lines are assigned to threads
+// x-index fastest, so a warp reads 32 neighbouring elements of one row:
+// coalesced. x lines, one per thread, are strided by nx between the threads
+// of a warp (uncoalesced, ~nx/32 times the traffic): acceptable for now; the
+// fast path goes through the transposition module (transpose/) later.
+
+#include <adi/common.hpp>
+#include <adi/discrete.hpp>
+
+#include <cstdint>
+
+namespace adi::cuda::general {
+
+/// Everything a general-path kernel needs, passed by value.
+template <class T>
+struct GeneralParams {
+  index_t n[3] = {1, 1, 1};
+  index_t stride[3] = {1, 1, 1};
+  bool flat[3] = {true, true, true};
+  AxisEnds<T> ends[3];
+  const T* K[3] = {nullptr, nullptr, nullptr};  ///< conductivity per axis (nullptr: kconst)
+  T kconst[3] = {T(0), T(0), T(0)};
+  const T* rho = nullptr;  ///< 1 / c (nullptr: rho_const)
+  T rho_const = T(1);
+  const T* q = nullptr;  ///< source (nullptr: qconst)
+  T qconst = T(0);
+  T qf = T(1);  ///< f(t*) of the source table
+  T dt = T(0);
+  T theta_dt = T(0);
+  T beta[3][2] = {{T(0), T(0)}, {T(0), T(0)}, {T(0), T(0)}};  ///< 2 q_in / h of Mirror ends at t*
+};
+
+/// Bits of the device error word: a zero or non-finite pivot along axis a sets bit a.
+constexpr int kPivotErrorX = 1;
+
+// w = dt (sum_a A_a u + rho (beta + q f)) at every non-Dirichlet node, 0 at
+// Dirichlet nodes: GeneralCpuStepper::rhs line by line.
+template <class T>
+__global__ void general_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P) {
+  const index_t total = P.n[0] * P.n[1] * P.n[2];
+  const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  const index_t i = t % P.n[0], j = (t / P.n[0]) % P.n[1], k = t / (P.n[0] * P.n[1]);
+  const index_t idx[3] = {i, j, k};
+  const index_t o = i * P.stride[0] + j * P.stride[1] + k * P.stride[2];
+  bool fixed = false;
+  for (int a = 0; a < 3; ++a)
+    if (!P.flat[a] && fixed_row(idx[a], P.ends[a])) fixed = true;
+  if (fixed) {
+    w[o] = T(0);
+    return;
+  }
+  const T rho = P.rho ? P.rho[o] : P.rho_const;
+  const T uc = u[o];
+  T acc = T(0), bsum = T(0);
+  for (int a = 0; a < 3; ++a) {
+    if (P.flat[a]) continue;
+    const AxisEnds<T>& e = P.ends[a];
+    const index_t ia = idx[a], na = e.n, s = P.stride[a];
+    const index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);
+    const index_t op = ia < na - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (na - 1) * s : o - s);
+    const T* K = P.K[a];
+    const T kc = K ? K[o] : P.kconst[a];
+    const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+    acc += row_apply(row_coupling<T>(ia, e, km, kc, kp, rho), u[om], uc, u[op]);
+    if (ia == 0 && e.lo == LineEnd::Mirror) bsum += P.beta[a][0];
+    if (ia == na - 1 && e.hi == LineEnd::Mirror) bsum += P.beta[a][1];
+  }
+  const T q = P.q ? P.q[o] : P.qconst;
+  w[o] = P.dt * (acc + rho * (bsum + q * P.qf));
+}
+
+/// The Dirichlet nodes' right-hand side when faces move: w = sum_F df_F W_F
+/// (dirichlet.hpp), summed in double in face order as dirichlet_rhs does.
+/// Node m: offset off[m], the faces of its terms in bits of mask[m], W_F at
+/// W[6 m + F].
+struct DirichletIncrements {
+  double df[6] = {0, 0, 0, 0, 0, 0};
+};
+
+template <class T>
+__global__ void general_dirichlet_rhs_kernel(T* __restrict__ w, const index_t* __restrict__ off,
+                                             const std::uint8_t* __restrict__ mask, const double* __restrict__ W,
+                                             index_t count, index_t span, DirichletIncrements inc,
+                                             int* __restrict__ error) {
+  const index_t m = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (m >= count) return;
+  const index_t o = off[m];
+  if (o < 0 || o >= span) {  // cannot happen with a consistent DirichletData: say so rather than write
+    atomicOr(error, 8);
+    return;
+  }
+  double s = 0.0;
+  for (int f = 0; f < 6; ++f)
+    if (mask[m] & (1u << f)) s += inc.df[f] * W[6 * m + f];
+  w[o] = static_cast<T>(s);
+}
+
+/// The rows of one line: (a, b, c) of row i of (I - theta dt A_a), exactly as
+/// GeneralCpuStepper::solve builds them.
+template <class T>
+struct LineRows {
+  const GeneralParams<T>& P;
+  int axis;
+  index_t base;
+  __device__ void row(index_t i, T& ra, T& rb, T& rc) const {
+    const AxisEnds<T>& e = P.ends[axis];
+    if (fixed_row(i, e)) {
+      ra = rc = T(0);
+      rb = T(1);
+      return;
+    }
+    const index_t s = P.stride[axis], n = e.n;
+    const index_t o = base + i * s;
+    const index_t om = i > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (n - 1) * s : o + s);
+    const index_t op = i < n - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (n - 1) * s : o - s);
+    const T* K = P.K[axis];
+    const T kc = K ? K[o] : P.kconst[axis], km = K ? K[om] : kc, kp = K ? K[op] : kc;
+    const T rho = P.rho ? P.rho[o] : P.rho_const;
+    implicit_row(row_coupling<T>(i, e, km, kc, kp, rho), P.theta_dt, ra, rb, rc);
+  }
+};
+
+/// Line `line` of axis a -> offset of its node 0. The two other axes p1 < p2,
+/// p1's index fastest across threads: for y and z lines that is x, so a warp
+/// touches consecutive elements (coalesced); for x lines it is y (strided).
+template <class T>
+__device__ ADI_FORCEINLINE index_t line_base(const GeneralParams<T>& P, int a, index_t line) {
+  const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
+  const index_t c1 = line % P.n[p1], c2 = line / P.n[p1];
+  return c1 * P.stride[p1] + c2 * P.stride[p2];
+}
+
+__device__ ADI_FORCEINLINE bool bad_pivot(double p) { return !isfinite(p) || p == 0.0; }
+
+// Thomas with rows on the fly (detail::thomas of line_rows.hpp): the forward
+// sweep leaves d' in w and c' in cp (a scratch grid of the same layout); the
+// back substitution writes x to w, or adds it into acc (the fused u += D).
+template <class T>
+__global__ void general_thomas_kernel(T* __restrict__ w, T* __restrict__ cp, T* __restrict__ acc,
+                                      GeneralParams<T> P, int a, index_t lines, int* __restrict__ error) {
+  const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= lines) return;
+  const index_t base = line_base(P, a, line), s = P.stride[a], n = P.n[a];
+  const LineRows<T> rows{P, a, base};
+  T ra, rb, rc;
+  rows.row(0, ra, rb, rc);
+  T piv = rb;
+  bool ok = !bad_pivot(static_cast<double>(piv));
+  T inv = T(1) / piv;
+  T cprev = n > 1 ? rc * inv : T(0);
+  T dprev = w[base] * inv;
+  cp[base] = cprev;
+  w[base] = dprev;
+  for (index_t i = 1; i < n; ++i) {
+    const index_t o = base + i * s;
+    rows.row(i, ra, rb, rc);
+    piv = rb - ra * cprev;
+    ok = ok && !bad_pivot(static_cast<double>(piv));
+    inv = T(1) / piv;
+    cprev = i + 1 < n ? rc * inv : T(0);
+    dprev = (w[o] - ra * dprev) * inv;
+    cp[o] = cprev;
+    w[o] = dprev;
+  }
+  // dprev is x[n-1].
+  T x = dprev;
+  if (acc) acc[base + (n - 1) * s] += x;
+  for (index_t i = n - 2; i >= 0; --i) {
+    const index_t o = base + i * s;
+    x = w[o] - cp[o] * x;
+    if (acc)
+      acc[o] += x;
+    else
+      w[o] = x;
+  }
+  if (!ok) atomicOr(error, kPivotErrorX << a);
+}
+
+// The cyclic line of a periodic axis: Sherman-Morrison exactly as
+// detail::cyclic (line_rows.hpp) — one forward sweep for d and z (z in a
+// second scratch grid), back substitution of both, then x = y - f z.
+template <class T>
+__global__ void general_cyclic_kernel(T* __restrict__ w, T* __restrict__ cp, T* __restrict__ zs,
+                                      T* __restrict__ acc, GeneralParams<T> P, int a, index_t lines,
+                                      int* __restrict__ error) {
+  const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= lines) return;
+  const index_t base = line_base(P, a, line), s = P.stride[a], n = P.n[a];
+  const LineRows<T> rows{P, a, base};
+  T a0, b0, c0, an, bn, cn;
+  rows.row(0, a0, b0, c0);
+  rows.row(n - 1, an, bn, cn);
+  const T lo = a0, hi = cn;
+  const T g = -b0;
+  // Row 0.
+  T piv = b0 - g;
+  bool ok = !bad_pivot(static_cast<double>(piv));
+  T inv = T(1) / piv;
+  T cprev = c0 * inv;
+  T dprev = w[base] * inv;
+  T zprev = g * inv;
+  cp[base] = cprev;
+  w[base] = dprev;
+  zs[base] = zprev;
+  for (index_t i = 1; i < n; ++i) {
+    const index_t o = base + i * s;
+    T ra, rb, rc;
+    if (i == n - 1) {
+      ra = an;
+      rb = bn - hi * lo / g;
+      rc = cn;
+    } else {
+      rows.row(i, ra, rb, rc);
+    }
+    const T zi = i == n - 1 ? hi : T(0);
+    piv = rb - ra * cprev;
+    ok = ok && !bad_pivot(static_cast<double>(piv));
+    inv = T(1) / piv;
+    cprev = i + 1 < n ? rc * inv : T(0);
+    dprev = (w[o] - ra * dprev) * inv;
+    zprev = (zi - ra * zprev) * inv;
+    cp[o] = cprev;
+    w[o] = dprev;
+    zs[o] = zprev;
+  }
+  const T dn = dprev, zn = zprev;
+  T dx = dn, zx = zn;
+  for (index_t i = n - 2; i >= 0; --i) {
+    const index_t o = base + i * s;
+    dx = w[o] - cp[o] * dx;
+    zx = zs[o] - cp[o] * zx;
+    w[o] = dx;
+    zs[o] = zx;
+  }
+  // dx, zx are y[0], z[0].
+  const T r = lo / g;
+  const T den = T(1) + zx + r * zn;
+  ok = ok && !bad_pivot(static_cast<double>(den));
+  const T f = (dx + r * dn) / den;
+  for (index_t i = 0; i < n; ++i) {
+    const index_t o = base + i * s;
+    const T xi = w[o] - f * zs[o];
+    if (acc)
+      acc[o] += xi;
+    else
+      w[o] = xi;
+  }
+  if (!ok) atomicOr(error, kPivotErrorX << a);
+}
+
+// Constant coefficients, not periodic: the host's ThomasFactor (computed in
+// double, stored in T) applied exactly as cpu::solve_constant_fused does, so
+// these axes match the oracle bit for bit. fa, fcp, finv: n values each.
+template <class T>
+__global__ void general_factor_kernel(T* __restrict__ w, T* __restrict__ acc, const T* __restrict__ fa,
+                                      const T* __restrict__ fcp, const T* __restrict__ finv, GeneralParams<T> P,
+                                      int a, index_t lines) {
+  const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= lines) return;
+  const index_t base = line_base(P, a, line), s = P.stride[a], n = P.n[a];
+  T prev = w[base] * finv[0];
+  w[base] = prev;
+  for (index_t i = 1; i < n; ++i) {
+    const index_t o = base + i * s;
+    prev = (w[o] - fa[i] * prev) * finv[i];
+    w[o] = prev;
+  }
+  if (acc) acc[base + (n - 1) * s] += prev;
+  for (index_t i = n - 2; i >= 0; --i) {
+    const index_t o = base + i * s;
+    prev = w[o] - fcp[i] * prev;
+    w[o] = prev;
+    if (acc) acc[o] += prev;
+  }
+}
+
+/// acc += w over the grid (a flat axis' "solve" with the fused update).
+template <class T>
+__global__ void general_add_kernel(const T* __restrict__ w, T* __restrict__ acc, index_t count) {
+  const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < count) acc[t] += w[t];
+}
+
+}  // namespace adi::cuda::general

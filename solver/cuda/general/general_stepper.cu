@@ -1,0 +1,472 @@
+// The CUDA backend of the general problem (problem.hpp, discrete.hpp): K, c
+// and q fields, heat sources, flux / convective / periodic faces, moving
+// Dirichlet values, flat axes — everything HeatProblem::classic() is not.
+// Its step is GeneralCpuStepper's (solver/cpu/general_stepper.cpp, the
+// oracle), operation for operation:
+//   rhs      w = dt (sum_a A_a u + rho (beta(t*) + q f(t*))), 0 at Dirichlet
+//            nodes, then the moving Dirichlet nodes' W terms (dirichlet.hpp);
+//   solve x  w <- (I - theta dt A_x)^{-1} w
+//   solve y  w <- (I - theta dt A_y)^{-1} w
+//   solve z  u += (I - theta dt A_z)^{-1} w    (the fused update)
+// A flat axis has no solve (solve z on a flat z is u += w). Per axis the
+// solve is one of three kernels (general_kernels.cuh): the host's
+// ThomasFactor for constant coefficients on a non-periodic axis (as the CPU
+// does), Thomas with rows on the fly when K or c is a field, and cyclic
+// Sherman-Morrison on a periodic axis. Device memory: u, w, one scratch grid
+// for the modified upper diagonal c' (only when some axis solves on the
+// fly), a second one for the Sherman-Morrison vector z (only with a periodic
+// axis), the material fields (K per axis, one array for an isotropic field;
+// 1/c; q), and the moving Dirichlet nodes' W terms.
+//
+// Note: after SolveZ the work array holds the forward-swept values, not D2
+// (the CPU oracle keeps D2 there on its on-the-fly path): get_work is
+// meaningful after Rhs, SolveX and SolveY.
+
+#include <adi/detail/backends.hpp>
+#include "../cuda_check.hpp"
+#include "../device_buffer.hpp"
+#include "../stepper_support.cuh"
+#include "general_kernels.cuh"
+
+#include <adi/dirichlet.hpp>
+#include <adi/discrete.hpp>
+#include <adi/tridiag.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+namespace adi::cuda {
+
+namespace {
+
+using general::GeneralParams;
+
+constexpr int kThreads = 256;
+
+LineEnd line_end(Boundary b) {
+  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
+}
+
+/// Blocks for `count` threads of kThreads; throws if the grid would not fit.
+unsigned blocks_for(index_t count) {
+  const index_t b = (count + kThreads - 1) / kThreads;
+  if (b <= 0 || b > 0x7fffffff)
+    ADI_THROW(BackendUnavailable,
+              "CUDA general path: launch of " + std::to_string(count) + " threads does not fit a grid");
+  return static_cast<unsigned>(b);
+}
+
+/// Checks a material field's values: finite, and > 0 unless `signed_ok`
+/// (the same test and message as the CPU backend).
+void check_field(const std::vector<double>& v, const std::string& what, const std::string& name,
+                 const std::array<index_t, 3>& n, bool signed_ok) {
+  for (std::size_t q = 0; q < v.size(); ++q) {
+    const double x = v[q];
+    if (std::isfinite(x) && (signed_ok || x > 0.0)) continue;
+    const index_t i = static_cast<index_t>(q) % n[0], j = (static_cast<index_t>(q) / n[0]) % n[1],
+                  k = static_cast<index_t>(q) / (n[0] * n[1]);
+    std::ostringstream s;
+    s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << i << ", " << j << ", " << k
+      << ") (dataset index [" << k << ", " << j << ", " << i << "]): expected a finite value"
+      << (signed_ok ? "" : " > 0");
+    ADI_THROW(InvalidArgument, s.str());
+  }
+}
+
+}  // namespace
+
+template <class T>
+class CudaGeneralStepper final : public Stepper<T> {
+ public:
+  CudaGeneralStepper(const HeatProblem& p, const SolverOptions& o)
+      : p_(p), device_((set_sync_checks(o.cuda_sync), detail::select_device(o.cuda_device))) {
+    p_.validate();
+    cudaDeviceProp prop{};
+    ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    layout_ = p_.layout();
+    const std::size_t n = static_cast<std::size_t>(layout_.span());
+
+    // Host side first (fields read and checked, factors, Dirichlet data):
+    // a bad input throws before any device memory is taken.
+    std::array<std::vector<T>, 3> k_host;
+    std::array<int, 3> k_shared{{-1, -1, -1}};
+    for (int a = 0; a < 3; ++a) {
+      const auto& src = p_.material.conductivity[a];
+      if (!src || p_.flat(a)) continue;
+      for (int b = 0; b < a; ++b)
+        if (p_.material.conductivity[b] == src && !k_host[b].empty()) k_shared[a] = b;
+      if (k_shared[a] < 0) k_host[a] = load(*src, "conductivity", false);
+    }
+    std::vector<T> rho_host, q_host;
+    if (p_.material.capacity) {
+      rho_host = load(*p_.material.capacity, "heat capacity", false);
+      for (T& r : rho_host) r = T(1) / r;
+    }
+    if (p_.material.source) q_host = load(*p_.material.source, "heat source", true);
+
+    P_.dt = static_cast<T>(p_.dt);
+    P_.theta_dt = static_cast<T>(p_.theta * p_.dt);
+    P_.rho_const = static_cast<T>(1.0 / p_.capacity);
+    P_.qconst = static_cast<T>(p_.source);
+    for (int a = 0; a < 3; ++a) {
+      P_.n[a] = layout_.n[a];
+      P_.stride[a] = layout_.stride[a];
+      P_.flat[a] = p_.flat(a);
+      P_.kconst[a] = static_cast<T>(p_.alpha[a]);
+      AxisEnds<T>& e = P_.ends[a];
+      e.n = p_.n[a];
+      if (p_.flat(a)) continue;
+      const double h = p_.spacing(a);
+      e.inv_h2 = static_cast<T>(1.0 / (h * h));
+      e.lo = line_end(p_.lo[a]);
+      e.hi = line_end(p_.hi[a]);
+      if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
+      if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
+    }
+    dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
+
+    // Per axis: which solve. Constant coefficients on a non-periodic axis use
+    // the host's ThomasFactor, exactly as the CPU oracle does.
+    std::array<ThomasFactor<T>, 3> factors;
+    bool need_cp = false, need_z = false;
+    for (int a = 0; a < 3; ++a) {
+      if (p_.flat(a)) continue;
+      if (p_.periodic(a)) {
+        kind_[a] = SolveKind::Cyclic;
+        need_cp = need_z = true;
+        continue;
+      }
+      if (p_.material.lines_vary()) {
+        kind_[a] = SolveKind::OnTheFly;
+        need_cp = true;
+        continue;
+      }
+      kind_[a] = SolveKind::Factor;
+      const index_t na = p_.n[a];
+      LineMatrix m(na);
+      const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
+      for (index_t i = 0; i < na; ++i) {
+        if (fixed_row(i, P_.ends[a])) continue;
+        T ra, rb, rc;
+        implicit_row(row_coupling<T>(i, P_.ends[a], k, k, k, rho), P_.theta_dt, ra, rb, rc);
+        m.a[i] = ra;
+        m.b[i] = rb;
+        m.c[i] = rc;
+      }
+      m.a[0] = 0.0;
+      m.c[na - 1] = 0.0;
+      factors[a] = ThomasFactor<T>::factor(m);
+    }
+
+    // The moving Dirichlet nodes, flattened: offset, term mask, W per face.
+    std::vector<index_t> d_off;
+    std::vector<std::uint8_t> d_mask;
+    std::vector<double> d_w;
+    if (dirichlet_.moving) {
+      for (const DirichletFace& f : dirichlet_.faces) {
+        std::uint8_t mask = 0;
+        for (const auto& term : f.terms) mask = static_cast<std::uint8_t>(mask | (1u << term.face));
+        for (index_t c2 = 0; c2 < f.n2; ++c2)
+          for (index_t c1 = 0; c1 < f.n1; ++c1) {
+            const index_t q = f.index(c1, c2);
+            if (!f.owned[q]) continue;
+            d_off.push_back(f.plane * layout_.stride[f.axis] + c1 * layout_.stride[f.o1] +
+                            c2 * layout_.stride[f.o2]);
+            d_mask.push_back(mask);
+            const std::size_t at = d_w.size();
+            d_w.resize(at + 6, 0.0);
+            for (const auto& term : f.terms) d_w[at + static_cast<std::size_t>(term.face)] = term.w[q];
+          }
+      }
+    }
+
+    // Device memory: check that it fits, then allocate and upload.
+    std::size_t need = sizeof(T) * n * (2 + (need_cp ? 1 : 0) + (need_z ? 1 : 0));
+    for (const auto& k : k_host) need += sizeof(T) * k.size();
+    need += sizeof(T) * (rho_host.size() + q_host.size());
+    need += d_off.size() * (sizeof(index_t) + 1 + 6 * sizeof(double));
+    std::size_t free_b = 0, total_b = 0;
+    ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+      std::ostringstream s;
+      s << "the general CUDA path needs " << need / (1 << 20) << " MiB of device memory for this grid but " << name_
+        << " has " << free_b / (1 << 20) << " MiB free";
+      ADI_THROW(BackendUnavailable, s.str());
+    }
+    ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
+    ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
+    u_.resize(n);
+    w_.resize(n);
+    if (need_cp) cp_.resize(n);
+    if (need_z) z_.resize(n);
+    for (int a = 0; a < 3; ++a) k_[a].upload(k_host[a]);
+    for (int a = 0; a < 3; ++a) {
+      const int b = k_shared[a] >= 0 ? k_shared[a] : a;
+      P_.K[a] = k_host[b].empty() ? nullptr : k_[b].get();
+    }
+    if (!rho_host.empty()) rho_.upload(rho_host), P_.rho = rho_.get();
+    if (!q_host.empty()) q_.upload(q_host), P_.q = q_.get();
+    for (int a = 0; a < 3; ++a) {
+      if (kind_[a] != SolveKind::Factor) continue;
+      const index_t na = factors[a].size();
+      fa_[a].upload(std::vector<T>(factors[a].lower(), factors[a].lower() + na));
+      fcp_[a].upload(std::vector<T>(factors[a].upper_over_pivot(), factors[a].upper_over_pivot() + na));
+      finv_[a].upload(std::vector<T>(factors[a].inv_pivot(), factors[a].inv_pivot() + na));
+    }
+    dirichlet_count_ = static_cast<index_t>(d_off.size());
+    if (dirichlet_count_) {
+      d_off_.upload(d_off);
+      d_mask_.upload(d_mask);
+      d_w_.upload(d_w);
+    }
+    stats_max_.resize(kStatsBlocks);
+    stats_bad_.resize(1);
+    error_.resize(1);
+    ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(error_.get(), 0, sizeof(int), stream_));
+    // DeviceBuffer::upload is a plain cudaMemcpy from pageable memory, which
+    // may return before its DMA lands, and stream_ does not wait for the
+    // legacy stream: wait for everything once here.
+    ADI_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  ~CudaGeneralStepper() override {
+    if (ev0_) cudaEventDestroy(ev0_);
+    if (ev1_) cudaEventDestroy(ev1_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  const HeatProblem& problem() const override { return p_; }
+  Backend backend() const override { return Backend::Cuda; }
+  std::string device_name() const override {
+    std::ostringstream s;
+    s << name_ << " (device " << device_ << "; general path:";
+    for (int a = 0; a < 3; ++a)
+      s << " " << axis_name(static_cast<Axis>(a)) << "="
+        << (kind_[a] == SolveKind::None      ? "flat"
+            : kind_[a] == SolveKind::Factor  ? "thomas-factor"
+            : kind_[a] == SolveKind::OnTheFly ? "thomas-on-the-fly"
+                                              : "cyclic");
+    s << ")";
+    return s.str();
+  }
+
+  void set_field(const T* host) override {
+    ADI_CUDA_CHECK(cudaMemcpyAsync(u_.get(), host, u_.bytes(), cudaMemcpyHostToDevice, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void get_field(T* host) override {
+    ADI_CUDA_CHECK(cudaMemcpyAsync(host, u_.get(), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void get_work(T* host) override {
+    ADI_CUDA_CHECK(cudaMemcpyAsync(host, w_.get(), w_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  // Once per run: through the host, with the CPU's own impose_dirichlet.
+  void impose_boundary_values() override {
+    if (dirichlet_.faces.empty()) return;
+    std::vector<T> h(static_cast<std::size_t>(layout_.span()));
+    get_field(h.data());
+    impose_dirichlet(dirichlet_, this->time(), h.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
+    set_field(h.data());
+  }
+
+  void run_phase(Phase ph) override {
+    switch (ph) {
+      case Phase::Rhs: rhs(); break;
+      case Phase::SolveX: solve(0, nullptr); break;
+      case Phase::SolveY: solve(1, nullptr); break;
+      case Phase::SolveZ: solve(2, u_.get()); break;
+      case Phase::RhsSolveX:
+        rhs();
+        solve(0, nullptr);
+        break;
+      case Phase::Step:  // like GeneralCpuStepper: a whole step, the step index included
+        launch_step();
+        break;
+    }
+  }
+
+  void step() override {
+    launch_step();
+    check_errors();
+  }
+  void advance(index_t count) override {
+    for (index_t s = 0; s < count; ++s) launch_step();
+    check_errors();
+  }
+
+  FieldStats field_stats() override {
+    ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
+    // The stats kernel walks rows of a Layout3: the packed layout is one.
+    detail::stats_kernel<T><<<kStatsBlocks, detail::kStatsThreads, 0, stream_>>>(u_.get(), layout_, stats_max_.get(),
+                                                                                stats_bad_.get());
+    ADI_CUDA_CHECK_LAUNCH("stats_kernel (general path)");
+    std::vector<double> m(kStatsBlocks);
+    int bad = 0;
+    ADI_CUDA_CHECK(cudaMemcpyAsync(m.data(), stats_max_.get(), sizeof(double) * kStatsBlocks, cudaMemcpyDeviceToHost,
+                                   stream_));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(&bad, stats_bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    FieldStats st;
+    st.finite = bad == 0;
+    for (double v : m) st.max_abs = std::max(st.max_abs, v);
+    return st;
+  }
+
+  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
+    for (int r = 0; r < warmup; ++r) run_phase(p);
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      ADI_CUDA_CHECK(cudaEventRecord(ev0_, stream_));
+      run_phase(p);
+      ADI_CUDA_CHECK(cudaEventRecord(ev1_, stream_));
+      ADI_CUDA_CHECK(cudaEventSynchronize(ev1_));
+      float t = 0;
+      ADI_CUDA_CHECK(cudaEventElapsedTime(&t, ev0_, ev1_));
+      ms.push_back(t);
+    }
+    return ms;
+  }
+
+  std::size_t bytes_allocated() const override {
+    std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes();
+    for (int a = 0; a < 3; ++a) b += k_[a].bytes() + fa_[a].bytes() + fcp_[a].bytes() + finv_[a].bytes();
+    b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + stats_max_.bytes() + stats_bad_.bytes() + error_.bytes();
+    return b;
+  }
+
+ private:
+  enum class SolveKind { None, Factor, OnTheFly, Cyclic };
+  static constexpr int kStatsBlocks = 264;
+
+  std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
+    std::vector<double> v(static_cast<std::size_t>(p_.points()));
+    f.read({{0, 0, 0}}, p_.n, v.data());
+    check_field(v, what, f.name(), p_.n, signed_ok);
+    return std::vector<T>(v.begin(), v.end());
+  }
+
+  void launch_step() {
+    rhs();
+    solve(0, nullptr);
+    solve(1, nullptr);
+    solve(2, u_.get());
+    ++this->step_index_;
+  }
+
+  // The time-dependent data at t* = t + theta dt, on the host as the CPU does.
+  void rhs() {
+    const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
+    GeneralParams<T> P = P_;
+    for (int a = 0; a < 3; ++a) {
+      if (p_.flat(a) || p_.periodic(a)) continue;
+      const double h = p_.spacing(a);
+      for (int side = 0; side < 2; ++side) {
+        const Boundary b = side ? p_.hi[a] : p_.lo[a];
+        const FaceData& d = side ? p_.hi_data[a] : p_.lo_data[a];
+        const double f = d.table.at(tstar);
+        if (b == Boundary::Neumann) P.beta[a][side] = static_cast<T>(2.0 * d.flux * f / h);
+        if (b == Boundary::Robin) P.beta[a][side] = static_cast<T>(2.0 * d.h * d.ambient * f / h);
+      }
+    }
+    P.qf = static_cast<T>(p_.source_table.at(tstar));
+    const index_t total = layout_.points();
+    general::general_rhs_kernel<T><<<blocks_for(total), kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
+    ADI_CUDA_CHECK_LAUNCH("general_rhs_kernel");
+    if (dirichlet_.moving && dirichlet_count_ > 0) {
+      const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
+      general::DirichletIncrements inc;
+      for (int f = 0; f < 6; ++f) inc.df[f] = df[f];
+      general::general_dirichlet_rhs_kernel<T><<<blocks_for(dirichlet_count_), kThreads, 0, stream_>>>(
+          w_.get(), d_off_.get(), d_mask_.get(), d_w_.get(), dirichlet_count_, layout_.span(), inc, error_.get());
+      ADI_CUDA_CHECK_LAUNCH("general_dirichlet_rhs_kernel");
+    }
+  }
+
+  void solve(int a, T* acc) {
+    const index_t total = layout_.points();
+    if (kind_[a] == SolveKind::None) {  // flat axis: no operator, D_a = D_{a-1}
+      if (acc) {
+        general::general_add_kernel<T><<<blocks_for(total), kThreads, 0, stream_>>>(w_.get(), acc, total);
+        ADI_CUDA_CHECK_LAUNCH("general_add_kernel");
+      }
+      return;
+    }
+    const index_t lines = total / layout_.n[a];
+    switch (kind_[a]) {
+      case SolveKind::Factor:
+        general::general_factor_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(
+            w_.get(), acc, fa_[a].get(), fcp_[a].get(), finv_[a].get(), P_, a, lines);
+        ADI_CUDA_CHECK_LAUNCH("general_factor_kernel");
+        break;
+      case SolveKind::OnTheFly:
+        general::general_thomas_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(w_.get(), cp_.get(), acc, P_,
+                                                                                         a, lines, error_.get());
+        ADI_CUDA_CHECK_LAUNCH("general_thomas_kernel");
+        break;
+      case SolveKind::Cyclic:
+        general::general_cyclic_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(
+            w_.get(), cp_.get(), z_.get(), acc, P_, a, lines, error_.get());
+        ADI_CUDA_CHECK_LAUNCH("general_cyclic_kernel");
+        break;
+      case SolveKind::None: break;
+    }
+  }
+
+  // The device error word, read after a step (one 4-byte copy): a zero or
+  // non-finite pivot is a NumericalError naming the axis, as on the CPU.
+  void check_errors() {
+    int err = 0;
+    ADI_CUDA_CHECK(cudaMemcpyAsync(&err, error_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (err == 0) return;
+    ADI_CUDA_CHECK(cudaMemsetAsync(error_.get(), 0, sizeof(int), stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (err & 8) ADI_THROW(NumericalError, "CUDA general path: a Dirichlet node's offset lies outside the grid");
+    std::string axes;
+    for (int a = 0; a < 3; ++a)
+      if (err & (general::kPivotErrorX << a))
+        axes += std::string(axes.empty() ? "" : ", ") + axis_name(static_cast<Axis>(a));
+    ADI_THROW(NumericalError, "line solve along " + axes +
+                                  ": zero or non-finite pivot (non-finite or extreme material values?)");
+  }
+
+  HeatProblem p_;
+  int device_;
+  std::string name_;
+  Layout3 layout_;
+  GeneralParams<T> P_;
+  SolveKind kind_[3] = {SolveKind::None, SolveKind::None, SolveKind::None};
+  DirichletData dirichlet_;
+  index_t dirichlet_count_ = 0;
+  DeviceBuffer<T> u_, w_, cp_, z_, rho_, q_;
+  DeviceBuffer<T> k_[3], fa_[3], fcp_[3], finv_[3];
+  DeviceBuffer<index_t> d_off_;
+  DeviceBuffer<std::uint8_t> d_mask_;
+  DeviceBuffer<double> d_w_;
+  DeviceBuffer<double> stats_max_;
+  DeviceBuffer<int> stats_bad_;
+  DeviceBuffer<int> error_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
+};
+
+template <class T>
+std::unique_ptr<Stepper<T>> make_cuda_general_stepper(const HeatProblem& p, const SolverOptions& options) {
+  return std::make_unique<CudaGeneralStepper<T>>(p, options);
+}
+
+template std::unique_ptr<Stepper<float>> make_cuda_general_stepper<float>(const HeatProblem&, const SolverOptions&);
+template std::unique_ptr<Stepper<double>> make_cuda_general_stepper<double>(const HeatProblem&,
+                                                                                const SolverOptions&);
+
+}  // namespace adi::cuda
