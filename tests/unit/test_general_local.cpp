@@ -195,4 +195,55 @@ TEST(GeneralLocal, FlatAxisAndOneRowBoxes) {
   }
 }
 
+/// A field that counts the nodes each read asks for and checks every read
+/// stays inside the grid.
+class CountingField final : public FieldSource {
+ public:
+  CountingField(const std::array<index_t, 3>& n, double v) : n_(n), v_(v) {}
+  std::string name() const override { return "counting"; }
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
+    for (int a = 0; a < 3; ++a) EXPECT_TRUE(lo[a] >= 0 && size[a] >= 1 && lo[a] + size[a] <= n_[a]);
+    const index_t pts = size[0] * size[1] * size[2];
+    read_points += pts;
+    ++reads;
+    for (index_t q = 0; q < pts; ++q) out[q] = v_;
+  }
+  mutable index_t read_points = 0, reads = 0;
+
+ private:
+  std::array<index_t, 3> n_;
+  double v_;
+};
+
+TEST(GeneralLocal, EachRankReadsOnlyItsBoxAndGhostLayers) {
+  for (int periodic : {0, 6}) {
+    HeatProblem p;
+    p.n = {10, 13, 9};
+    p.lo.fill(Boundary::Neumann);
+    p.hi.fill(Boundary::Robin);
+    for (int a = 1; a < 3; ++a)
+      if (periodic & (1 << a)) p.lo[a] = p.hi[a] = Boundary::Periodic;
+    for (const std::array<int, 3> g : {std::array<int, 3>{1, 3, 2}, {1, 1, 4}, {1, 1, 1}}) {
+      Decomposition d = Decomposition::plan(p.n, g[1] * g[2], g);
+      d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
+      for (int r = 0; r < d.ranks(); ++r) {
+        auto K = std::make_shared<CountingField>(p.n, 2.0);
+        auto c = std::make_shared<CountingField>(p.n, 3.0);
+        HeatProblem q = p;
+        q.material.conductivity = {K, K, K};  // isotropic: read once
+        q.material.capacity = c;
+        mpi::detail::make_general_cpu_local<double>(q, d, r);
+        const Box b = d.part(r).box;
+        index_t expected = 1;
+        for (int a = 0; a < 3; ++a) expected *= b.size[a] + (d.is_split(a) ? 2 : 0);
+        EXPECT_EQ(K->read_points, expected) << "rank " << r << " of 1x" << g[1] << "x" << g[2];
+        EXPECT_EQ(c->read_points, expected);
+        if (d.ranks() > 1) {
+          EXPECT_LT(K->read_points, p.points());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
