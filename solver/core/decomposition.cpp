@@ -103,6 +103,7 @@ int Decomposition::rank_of(const std::array<int, 3>& c) const {
 int Decomposition::neighbour(int rank, int axis, int dir) const {
   std::array<int, 3> c = coords(rank);
   c[axis] += dir;
+  if (wraps(axis)) c[axis] = (c[axis] + dims_[axis]) % dims_[axis];
   return rank_of(c);
 }
 
@@ -114,8 +115,8 @@ LocalPart Decomposition::part(int rank) const {
     const Split1D s = split(a);
     lp.box.begin[a] = s.begin(lp.coords[a]);
     lp.box.size[a] = s.size(lp.coords[a]);
-    lp.lo_cut[a] = lp.coords[a] > 0;
-    lp.hi_cut[a] = lp.coords[a] < dims_[a] - 1;
+    lp.lo_cut[a] = lp.coords[a] > 0 || wraps(a);
+    lp.hi_cut[a] = lp.coords[a] < dims_[a] - 1 || wraps(a);
   }
   return lp;
 }

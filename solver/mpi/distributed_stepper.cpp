@@ -7,6 +7,7 @@
 #include <adi/cuda.hpp>
 
 #include <adi/detail/local_backend.hpp>
+#include "general_distributed.hpp"
 #include "mpi_check.hpp"
 
 #include <algorithm>
@@ -372,10 +373,17 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
   MPI_Initialized(&initialized);
   ADI_REQUIRE(initialized, "make_distributed_stepper: MPI is not initialised (no adi::mpi::Session)");
   p.validate();
-  // TEMPORARY (until the distributed general path lands).
-  if (!p.classic())
-    ADI_THROW(BackendUnavailable, "distributed runs do not support this problem yet (material fields, sources, "
-                                  "flux/convective/periodic faces, time tables or flat axes); run it on one process");
+  // Problems beyond the classic ones (material fields, sources, flux /
+  // convective / periodic faces, time tables, flat axes) have their own
+  // stepper (general_distributed.cpp), on the CPU local backend only; the
+  // classic path below is untouched. Decided from the arguments alone, so
+  // every rank throws the same error.
+  const bool general = !p.classic();
+  if (general && b == Backend::Cuda)
+    ADI_THROW(BackendUnavailable, "distributed runs of this problem (material fields, sources, flux/convective/"
+                                  "periodic faces, time tables or flat axes) run on the CPU local backend only: "
+                                  "the CUDA local backend supports constant coefficients with Dirichlet/insulated "
+                                  "faces; use backend cpu (or run on one GPU without mpirun)");
   MPI_Comm comm;
   ADI_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -388,6 +396,8 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     ADI_REQUIRE(grid[0] == 0 || grid[0] == 1,
                 "process grid: the x axis is never split (x lines stay on one rank); expected [1, Py, Pz]");
     const Decomposition d = Decomposition::plan(p.n, size, grid);
+    // Auto is the CPU here: it is the only local backend of the general path.
+    if (general) return detail::make_general_distributed<T>(p, d, comm);
     const LocalProblem lp = LocalProblem::make(p, d, rank);
 
     // Auto: CUDA when every rank has a device.

@@ -128,6 +128,39 @@ TEST(Decomposition, PartsTileTheGridAndNeighboursAgree) {
   }
 }
 
+TEST(Decomposition, PeriodicSplitAxesFormARing) {
+  const std::array<index_t, 3> n{17, 11, 7};
+  for (const std::array<int, 3> g : {std::array<int, 3>{1, 2, 2}, {1, 3, 1}, {1, 1, 4}, {1, 1, 1}}) {
+    Decomposition d = Decomposition::plan(n, g[0] * g[1] * g[2], g);
+    const Decomposition plain = d;
+    d.set_periodic({{true, true, false}});  // x (never split) and y periodic
+    EXPECT_EQ(d.grid(), plain.grid());       // the plan does not change
+    for (int r = 0; r < d.ranks(); ++r) {
+      const LocalPart p = d.part(r), q = plain.part(r);
+      const std::array<int, 3> c = d.coords(r);
+      // x: one rank, no neighbour, no cut (the wrap stays inside the box).
+      EXPECT_EQ(d.neighbour(r, 0, -1), -1);
+      EXPECT_FALSE(p.lo_cut[0] || p.hi_cut[0]);
+      // y: a ring when split (with 2 ranks both neighbours are the same rank).
+      const int P = g[1];
+      if (P > 1) {
+        EXPECT_EQ(d.coords(d.neighbour(r, 1, -1))[1], (c[1] + P - 1) % P);
+        EXPECT_EQ(d.coords(d.neighbour(r, 1, +1))[1], (c[1] + 1) % P);
+        EXPECT_EQ(d.neighbour(d.neighbour(r, 1, +1), 1, -1), r);
+        EXPECT_TRUE(p.lo_cut[1] && p.hi_cut[1]);
+      } else {
+        EXPECT_EQ(d.neighbour(r, 1, +1), -1);
+        EXPECT_FALSE(p.lo_cut[1] || p.hi_cut[1]);
+      }
+      // z: not periodic, as without set_periodic.
+      EXPECT_EQ(d.neighbour(r, 2, -1), plain.neighbour(r, 2, -1));
+      EXPECT_EQ(d.neighbour(r, 2, +1), plain.neighbour(r, 2, +1));
+      EXPECT_EQ(p.lo_cut[2], q.lo_cut[2]);
+      EXPECT_EQ(p.hi_cut[2], q.hi_cut[2]);
+    }
+  }
+}
+
 TEST(LocalStorage, GhostLayersAndAlignment) {
   const LocalStorage s = LocalStorage::make({37, 14, 11}, {false, true, true}, 32);
   EXPECT_EQ(s.layout.n[0], 37);

@@ -81,8 +81,17 @@ class Decomposition {
   std::array<int, 3> coords(int rank) const;
   /// The rank at grid coordinates c, or -1 outside the grid.
   int rank_of(const std::array<int, 3>& c) const;
-  /// The neighbouring rank along `axis` in direction dir (-1 or +1), -1 at a face of the domain.
+  /// The neighbouring rank along `axis` in direction dir (-1 or +1), -1 at a
+  /// face of the domain. Along a periodic axis split among several ranks
+  /// (set_periodic) the ranks form a ring: the last rank's upper neighbour is
+  /// the first, so there is no face of the domain there (with two ranks both
+  /// neighbours are the same rank).
   int neighbour(int rank, int axis, int dir) const;
+  /// Marks periodic axes (default: none, as for every classic problem). Only
+  /// neighbour() and part()'s cut flags change: a split periodic axis has
+  /// cuts on both sides of every rank. The plan itself does not depend on it.
+  void set_periodic(const std::array<bool, 3>& periodic) { periodic_ = periodic; }
+  bool wraps(int axis) const { return periodic_[axis] && dims_[axis] > 1; }
   LocalPart part(int rank) const;
   /// Nodes on the cuts between sub-boxes, counted once per cut face.
   double cut_area() const;
@@ -92,6 +101,7 @@ class Decomposition {
  private:
   std::array<index_t, 3> n_{{1, 1, 1}};
   std::array<int, 3> dims_{{1, 1, 1}};
+  std::array<bool, 3> periodic_{{false, false, false}};
 };
 
 /// How one rank stores its box: one ghost layer on both sides of every axis

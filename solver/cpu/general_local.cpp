@@ -1,0 +1,546 @@
+// One rank's box of the general problem on the CPU (general_local.hpp has
+// the design: ghost layers of u, K, 1/c and q; rows from discrete.hpp with
+// global indices; the partition method for lines that cross ranks). The
+// arithmetic of every row, of the right-hand side and of the whole-line
+// solves is that of cpu::GeneralCpuStepper (general_stepper.cpp), the oracle.
+
+#include <adi/detail/general_local.hpp>
+
+#include "line_rows.hpp"
+
+#include <adi/dirichlet.hpp>
+#include <adi/discrete.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+namespace adi::mpi::detail {
+
+namespace {
+
+LineEnd line_end(Boundary b) {
+  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
+}
+
+std::array<int, 2> others(int axis) {
+  return axis == 0 ? std::array<int, 2>{{1, 2}} : axis == 1 ? std::array<int, 2>{{0, 2}} : std::array<int, 2>{{0, 1}};
+}
+
+/// A run of consecutive local indices whose global indices are consecutive too.
+struct Run {
+  index_t local = 0, global = 0, len = 0;
+};
+
+template <class T>
+class GeneralCpuLocal final : public GeneralLocal<T> {
+ public:
+  GeneralCpuLocal(const HeatProblem& p, const Decomposition& d, int rank) : p_(p), part_(d.part(rank)) {
+    std::array<bool, 3> ghosts{};
+    for (int a = 0; a < 3; ++a) {
+      ghosts[a] = d.is_split(a);
+      split_[a] = d.split(a);
+    }
+    st_ = LocalStorage::make(part_.box.size, ghosts, 1);
+    ghosts_ = ghosts;
+    const auto n = static_cast<std::size_t>(st_.elements);
+    u_.assign(n, T(0));
+    w_.assign(n, T(0));
+    for (int a = 0; a < 3; ++a) {
+      AxisEnds<T>& e = ends_[a];
+      e.n = p_.n[a];
+      if (p_.flat(a)) continue;
+      const double h = p_.spacing(a);
+      e.inv_h2 = static_cast<T>(1.0 / (h * h));
+      e.lo = line_end(p_.lo[a]);
+      e.hi = line_end(p_.hi[a]);
+      if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
+      if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
+      if (ghosts[a]) {
+        alpha_.assign(n, T(0));
+        beta_.assign(n, T(0));
+      }
+    }
+    // Material: the box and its ghost layers only. An isotropic field is one array.
+    for (int a = 0; a < 3; ++a) {
+      const auto& src = p_.material.conductivity[a];
+      if (!src || p_.flat(a)) continue;
+      for (int b = 0; b < a; ++b)
+        if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
+      if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
+    }
+    if (p_.material.capacity) {
+      rho_ = load(*p_.material.capacity, "heat capacity", false);
+      for (T& r : rho_) r = T(1) / r;
+    }
+    if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
+    dirichlet_ = build_dirichlet(p_, part_.box.begin, part_.box.size);
+  }
+
+  std::string device_name() const override {
+    std::ostringstream s;
+    const int t = omp_get_max_threads();
+    s << "CPU, " << t << " OpenMP thread" << (t == 1 ? "" : "s") << " per rank, general path";
+    return s.str();
+  }
+  std::size_t bytes_allocated() const override {
+    std::size_t b = u_.size() + w_.size() + rho_.size() + q_.size() + alpha_.size() + beta_.size();
+    for (const auto& k : k_) b += k.size();
+    return sizeof(T) * b;
+  }
+
+  void set_field(const T* packed) override { copy_box(const_cast<T*>(packed), U(), true); }
+  void get_field(T* packed) override { copy_box(packed, U(), false); }
+  void set_work(const T* packed) override { copy_box(const_cast<T*>(packed), W(), true); }
+  void get_work(T* packed) override { copy_box(packed, W(), false); }
+
+  FieldStats field_stats() override {
+    const Layout3& L = st_.layout;
+    const T* u = U();
+    double m = 0.0;
+    bool finite = true;
+#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) schedule(static)
+    for (index_t k = 0; k < L.n[2]; ++k)
+      for (index_t j = 0; j < L.n[1]; ++j) {
+        const T* row = u + L.offset(0, j, k);
+        for (index_t i = 0; i < L.n[0]; ++i) {
+          const double v = static_cast<double>(row[i]);
+          finite = finite && std::isfinite(v);
+          m = std::max(m, std::abs(v));
+        }
+      }
+    return FieldStats{m, finite};
+  }
+
+  index_t lines(int axis) const override {
+    const auto o = others(axis);
+    return st_.layout.n[o[0]] * st_.layout.n[o[1]];
+  }
+  void pack_face(int axis, int side, T* host) override {
+    plane_copy(U(), axis, side ? st_.layout.n[axis] - 1 : 0, host, true);
+  }
+  void unpack_ghost(int axis, int side, const T* host) override {
+    plane_copy(U(), axis, side ? st_.layout.n[axis] : -1, const_cast<T*>(host), false);
+  }
+
+  void impose_boundary_values(double t) override { impose_dirichlet(dirichlet_, t, U(), strides()); }
+
+  // w = dt (sum_a A_a u + beta(t*) + q f(t*) / c), as GeneralCpuStepper::rhs
+  // with global indices: only the ranks that own a face apply its data.
+  void rhs(double t0) override {
+    const Layout3& L = st_.layout;
+    const double tstar = t0 + p_.theta * p_.dt;
+    const T dt = static_cast<T>(p_.dt);
+    T beta[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int a = 0; a < 3; ++a) {
+      if (p_.flat(a) || p_.periodic(a)) continue;
+      const double h = p_.spacing(a);
+      for (int side = 0; side < 2; ++side) {
+        const Boundary b = side ? p_.hi[a] : p_.lo[a];
+        const FaceData& fd = side ? p_.hi_data[a] : p_.lo_data[a];
+        const double f = fd.table.at(tstar);
+        if (b == Boundary::Neumann) beta[a][side] = static_cast<T>(2.0 * fd.flux * f / h);
+        if (b == Boundary::Robin) beta[a][side] = static_cast<T>(2.0 * fd.h * fd.ambient * f / h);
+      }
+    }
+    const T qf = static_cast<T>(p_.source_table.at(tstar));
+    const T qconst = static_cast<T>(p_.source);
+    const T rho_const = static_cast<T>(1.0 / p_.capacity);
+    const T* u = U();
+    T* w = W();
+    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
+    const T* Q = q_.empty() ? nullptr : q_.data() + st_.origin;
+    const index_t b0[3] = {part_.box.begin[0], part_.box.begin[1], part_.box.begin[2]};
+#pragma omp parallel for collapse(2) schedule(static)
+    for (index_t k = 0; k < L.n[2]; ++k)
+      for (index_t j = 0; j < L.n[1]; ++j)
+        for (index_t i = 0; i < L.n[0]; ++i) {
+          const index_t loc[3] = {i, j, k};
+          const index_t o = L.offset(i, j, k);
+          bool fixed = false;
+          for (int a = 0; a < 3; ++a)
+            if (!p_.flat(a) && fixed_row(b0[a] + loc[a], ends_[a])) fixed = true;
+          if (fixed) {
+            w[o] = T(0);
+            continue;
+          }
+          const T rho = R ? R[o] : rho_const;
+          const T uc = u[o];
+          T acc = T(0), bsum = T(0);
+          for (int a = 0; a < 3; ++a) {
+            if (p_.flat(a)) continue;
+            const AxisEnds<T>& e = ends_[a];
+            const index_t gi = b0[a] + loc[a];
+            const index_t om = lower(a, o, loc[a]), op = upper(a, o, loc[a]);
+            const T* K = conductivity(a);
+            const T kc = K ? K[o] : static_cast<T>(p_.alpha[a]);
+            const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+            acc += row_apply(row_coupling<T>(gi, e, km, kc, kp, rho), u[om], uc, u[op]);
+            if (gi == 0 && e.lo == LineEnd::Mirror) bsum += beta[a][0];
+            if (gi == e.n - 1 && e.hi == LineEnd::Mirror) bsum += beta[a][1];
+          }
+          const T q = Q ? Q[o] : qconst;
+          w[o] = dt * (acc + rho * (bsum + q * qf));
+        }
+    if (dirichlet_.moving) {
+      const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
+      dirichlet_rhs(dirichlet_, df, w, strides());
+    }
+  }
+
+  void solve_whole(int a, bool add_to_u) override {
+    const Layout3& L = st_.layout;
+    if (p_.flat(a)) {  // no operator along a: D_a = D_{a-1}
+      if (add_to_u) for_box([&](index_t o) { U()[o] += W()[o]; });
+      return;
+    }
+    const index_t n = L.n[a], s = L.stride[a];
+    const index_t nl = lines(a);
+    const bool periodic = p_.periodic(a);
+    T* w = W();
+    T* u = U();
+    bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+    {
+      std::vector<T> ra(n), rb(n), rc(n), d(n), cp(n), z(n), bb(n);
+#pragma omp for schedule(static)
+      for (index_t line = 0; line < nl; ++line) {
+        const index_t base = line_base(a, line);
+        rows(a, base, ra.data(), rb.data(), rc.data(), d.data());
+        const bool good = periodic ? cpu::detail::cyclic(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
+                                                         z.data(), bb.data())
+                                   : cpu::detail::thomas(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+        ok = ok && good;
+        for (index_t i = 0; i < n; ++i) {
+          if (add_to_u) u[base + i * s] += d[i];
+          else w[base + i * s] = d[i];
+        }
+      }
+    }
+    check(ok, a);
+  }
+
+  // The interior elimination of every line (general_local.hpp): r into w,
+  // alpha, beta into their arrays at the interior nodes, the two reduced rows out.
+  void reduce(int a, T* out) override {
+    const Layout3& L = st_.layout;
+    const index_t m = L.n[a], s = L.stride[a];
+    const index_t nl = lines(a);
+    T* w = W();
+    T* al = alpha_.data() + st_.origin;
+    T* be = beta_.data() + st_.origin;
+    bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+    {
+      std::vector<T> ra(m), rb(m), rc(m), d(m), f(m), g(m), cp(m);
+#pragma omp for schedule(static)
+      for (index_t line = 0; line < nl; ++line) {
+        const index_t base = line_base(a, line);
+        rows(a, base, ra.data(), rb.data(), rc.data(), d.data());
+        T row[kReducedValues] = {};
+        if (m == 1) {
+          row[0] = ra[0];
+          row[1] = rb[0];
+          row[2] = rc[0];
+          row[3] = d[0];
+        } else {
+          T r1 = T(0), a1 = T(0), b1 = T(1);      // x_1 = r_1 + alpha_1 F + beta_1 L (m = 2: x_1 = L)
+          T rm = T(0), am = T(1), bm = T(0);      // x_{m-2} likewise (m = 2: x_0 = F)
+          if (m >= 3) {
+            // Rows 1 .. m-2 with x_0 = F and x_{m-1} = L moved to the right:
+            // three right-hand sides (d, -a_1 e_1, -c_{m-2} e_{m-2}), one factorisation.
+            for (index_t i = 1; i < m - 1; ++i) f[i] = g[i] = T(0);
+            f[1] = -ra[1];
+            g[m - 2] = -rc[m - 2];
+            T piv = rb[1];
+            ok = ok && std::isfinite(static_cast<double>(piv)) && piv != T(0);
+            T inv = T(1) / piv;
+            cp[1] = rc[1] * inv;
+            d[1] *= inv;
+            f[1] *= inv;
+            g[1] *= inv;
+            for (index_t i = 2; i < m - 1; ++i) {
+              piv = rb[i] - ra[i] * cp[i - 1];
+              ok = ok && std::isfinite(static_cast<double>(piv)) && piv != T(0);
+              inv = T(1) / piv;
+              cp[i] = rc[i] * inv;
+              d[i] = (d[i] - ra[i] * d[i - 1]) * inv;
+              f[i] = (f[i] - ra[i] * f[i - 1]) * inv;
+              g[i] = (g[i] - ra[i] * g[i - 1]) * inv;
+            }
+            for (index_t i = m - 3; i >= 1; --i) {
+              d[i] -= cp[i] * d[i + 1];
+              f[i] -= cp[i] * f[i + 1];
+              g[i] -= cp[i] * g[i + 1];
+            }
+            for (index_t i = 1; i < m - 1; ++i) {
+              w[base + i * s] = d[i];
+              al[base + i * s] = f[i];
+              be[base + i * s] = g[i];
+            }
+            r1 = d[1], a1 = f[1], b1 = g[1];
+            rm = d[m - 2], am = f[m - 2], bm = g[m - 2];
+          }
+          const T c0 = rc[0], an = ra[m - 1];
+          row[0] = ra[0];
+          row[1] = rb[0] + c0 * a1;
+          row[2] = c0 * b1;
+          row[3] = d[0] - c0 * r1;
+          row[4] = an * am;
+          row[5] = rb[m - 1] + an * bm;
+          row[6] = rc[m - 1];
+          row[7] = d[m - 1] - an * rm;
+        }
+        for (int v = 0; v < kReducedValues; ++v) out[v * nl + line] = row[v];
+      }
+    }
+    check(ok, a);
+  }
+
+  void finish(int a, const T* gathered, bool add_to_u) override {
+    const Layout3& L = st_.layout;
+    const index_t m = L.n[a], s = L.stride[a];
+    const index_t nl = lines(a);
+    const Split1D sp = split_[a];
+    const int P = sp.parts, me = part_.coords[a];
+    // Unknowns of the reduced system: min(m_q, 2) per rank q, in rank order.
+    std::vector<index_t> cnt(static_cast<std::size_t>(P)), off(static_cast<std::size_t>(P) + 1, 0);
+    for (int q = 0; q < P; ++q) {
+      cnt[q] = std::min<index_t>(sp.size(q), 2);
+      off[q + 1] = off[q] + cnt[q];
+    }
+    const index_t N = off[P];
+    const bool ring = p_.periodic(a);
+    T* w = W();
+    T* u = U();
+    const T* al = alpha_.data() + st_.origin;
+    const T* be = beta_.data() + st_.origin;
+    bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+    {
+      std::vector<T> za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N);
+#pragma omp for schedule(static)
+      for (index_t line = 0; line < nl; ++line) {
+        for (int q = 0; q < P; ++q) {
+          const T* blk = gathered + static_cast<index_t>(q) * kReducedValues * nl;
+          for (index_t r = 0; r < cnt[q]; ++r) {
+            const index_t z = off[q] + r;
+            za[z] = blk[(4 * r + 0) * nl + line];
+            zb[z] = blk[(4 * r + 1) * nl + line];
+            zc[z] = blk[(4 * r + 2) * nl + line];
+            zd[z] = blk[(4 * r + 3) * nl + line];
+          }
+        }
+        bool good;
+        if (!ring) {
+          good = cpu::detail::thomas(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data());
+        } else if (N >= 3) {  // the first rank's a couples to the last unknown, the last rank's c to the first
+          good = cpu::detail::cyclic(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data(), zz.data(), bb.data());
+        } else {  // a ring of two unknowns: both couplings of a row reach the other unknown
+          const T a01 = za[0] + zc[0], a10 = za[1] + zc[1];
+          const T det = zb[0] * zb[1] - a01 * a10;
+          good = std::isfinite(static_cast<double>(det)) && det != T(0);
+          const T x0 = (zd[0] * zb[1] - a01 * zd[1]) / det;
+          const T x1 = (zb[0] * zd[1] - a10 * zd[0]) / det;
+          zd[0] = x0;
+          zd[1] = x1;
+        }
+        ok = ok && good;
+        const T F = zd[off[me]], Lv = zd[off[me] + cnt[me] - 1];
+        const index_t base = line_base(a, line);
+        for (index_t i = 0; i < m; ++i) {
+          const index_t o = base + i * s;
+          const T x = i == 0 ? F : i == m - 1 ? Lv : w[o] + al[o] * F + be[o] * Lv;
+          if (add_to_u) u[o] += x;
+          else w[o] = x;
+        }
+      }
+    }
+    check(ok, a);
+  }
+
+ private:
+  T* U() { return u_.data() + st_.origin; }
+  T* W() { return w_.data() + st_.origin; }
+  const T* conductivity(int a) const {
+    const int b = k_shared_[a] >= 0 ? k_shared_[a] : a;
+    return k_[b].empty() ? nullptr : k_[b].data() + st_.origin;
+  }
+  std::array<index_t, 3> strides() const {
+    return {{st_.layout.stride[0], st_.layout.stride[1], st_.layout.stride[2]}};
+  }
+
+  // Neighbours along a of the node at offset o, local index i: the ghost
+  // plane across a cut (a split periodic axis has cuts everywhere: its ghost
+  // beyond the last node holds node 0), the other end of the box on a
+  // periodic axis the rank holds whole, the mirrored inner node at a
+  // domain face (unused by Mirror rows' arithmetic, never read by Fixed rows).
+  index_t lower(int a, index_t o, index_t i) const {
+    const index_t s = st_.layout.stride[a], m = st_.layout.n[a];
+    if (i > 0 || part_.lo_cut[a]) return o - s;
+    return ends_[a].lo == LineEnd::Wrap ? o + (m - 1) * s : o + s;
+  }
+  index_t upper(int a, index_t o, index_t i) const {
+    const index_t s = st_.layout.stride[a], m = st_.layout.n[a];
+    if (i < m - 1 || part_.hi_cut[a]) return o + s;
+    return ends_[a].hi == LineEnd::Wrap ? o - (m - 1) * s : o - s;
+  }
+
+  /// Offset of node 0 of line `line` along a (line = c1 + n_o1 c2).
+  index_t line_base(int a, index_t line) const {
+    const auto o = others(a);
+    const Layout3& L = st_.layout;
+    return (line % L.n[o[0]]) * L.stride[o[0]] + (line / L.n[o[0]]) * L.stride[o[1]];
+  }
+
+  /// The rank's rows of one line of (I - theta dt A_a), and its right-hand side from w.
+  void rows(int a, index_t base, T* ra, T* rb, T* rc, T* d) {
+    const Layout3& L = st_.layout;
+    const index_t m = L.n[a], s = L.stride[a], b0 = part_.box.begin[a];
+    const AxisEnds<T>& e = ends_[a];
+    const T tdt = static_cast<T>(p_.theta * p_.dt);
+    const T rho_const = static_cast<T>(1.0 / p_.capacity);
+    const T kconst = static_cast<T>(p_.alpha[a]);
+    const T* K = conductivity(a);
+    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
+    const T* w = W();
+    for (index_t i = 0; i < m; ++i) {
+      const index_t o = base + i * s;
+      d[i] = w[o];
+      if (fixed_row(b0 + i, e)) {
+        ra[i] = rc[i] = T(0);
+        rb[i] = T(1);
+        continue;
+      }
+      const index_t om = lower(a, o, i), op = upper(a, o, i);
+      const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
+      const T rho = R ? R[o] : rho_const;
+      implicit_row(row_coupling<T>(b0 + i, e, km, kc, kp, rho), tdt, ra[i], rb[i], rc[i]);
+    }
+  }
+
+  void check(bool ok, int a) const {
+    if (!ok)
+      ADI_THROW(NumericalError, std::string("line solve along ") + axis_name(static_cast<Axis>(a)) +
+                                    ": zero or non-finite pivot (non-finite or extreme material values?)");
+  }
+
+  template <class F>
+  void for_box(F&& f) {
+    const Layout3& L = st_.layout;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (index_t k = 0; k < L.n[2]; ++k)
+      for (index_t j = 0; j < L.n[1]; ++j)
+        for (index_t i = 0; i < L.n[0]; ++i) f(L.offset(i, j, k));
+  }
+
+  // A material field on the box and its ghost layers (global indices wrapped
+  // on a periodic axis, clamped at a domain face, where the value is never
+  // used), one FieldSource::read per block of consecutive global indices:
+  // one read for an interior rank, at most 27 at a periodic corner.
+  std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
+    std::array<std::vector<Run>, 3> runs;
+    for (int a = 0; a < 3; ++a) {
+      const index_t g = ghosts_[a] ? 1 : 0, n = p_.n[a], m = part_.box.size[a];
+      auto glob = [&](index_t l) {
+        index_t x = part_.box.begin[a] + l;
+        if (x < 0 || x >= n) x = p_.periodic(a) ? (x + n) % n : std::clamp<index_t>(x, 0, n - 1);
+        return x;
+      };
+      for (index_t l = -g; l < m + g;) {
+        Run r{l, glob(l), 1};
+        while (l + r.len < m + g && glob(l + r.len) == r.global + r.len) ++r.len;
+        runs[a].push_back(r);
+        l += r.len;
+      }
+    }
+    std::vector<T> out(static_cast<std::size_t>(st_.elements), T(0));
+    T* base = out.data() + st_.origin;
+    const Layout3& L = st_.layout;
+    std::vector<double> buf;
+    for (const Run& rz : runs[2])
+      for (const Run& ry : runs[1])
+        for (const Run& rx : runs[0]) {
+          buf.resize(static_cast<std::size_t>(rx.len * ry.len * rz.len));
+          f.read({{rx.global, ry.global, rz.global}}, {{rx.len, ry.len, rz.len}}, buf.data());
+          for (index_t k = 0; k < rz.len; ++k)
+            for (index_t j = 0; j < ry.len; ++j)
+              for (index_t i = 0; i < rx.len; ++i) {
+                const double x = buf[static_cast<std::size_t>(i + rx.len * (j + ry.len * k))];
+                if (!(std::isfinite(x) && (signed_ok || x > 0.0))) {
+                  const index_t gi = rx.global + i, gj = ry.global + j, gk = rz.global + k;
+                  std::ostringstream s;
+                  s << what << " field " << f.name() << ": value " << x << " at node (i, j, k) = (" << gi << ", "
+                    << gj << ", " << gk << ") (dataset index [" << gk << ", " << gj << ", " << gi
+                    << "]): expected a finite value" << (signed_ok ? "" : " > 0");
+                  ADI_THROW(InvalidArgument, s.str());
+                }
+                base[L.offset(rx.local + i, ry.local + j, rz.local + k)] = static_cast<T>(x);
+              }
+        }
+    return out;
+  }
+
+  void copy_box(T* packed, T* field, bool in) {
+    const Layout3& L = st_.layout;
+    const index_t nx = L.n[0], ny = L.n[1];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (index_t k = 0; k < L.n[2]; ++k)
+      for (index_t j = 0; j < ny; ++j) {
+        T* row = field + L.offset(0, j, k);
+        T* pk = packed + nx * (j + ny * k);
+        if (in) std::memcpy(row, pk, sizeof(T) * nx);
+        else std::memcpy(pk, row, sizeof(T) * nx);
+      }
+  }
+
+  // The plane at index idx (-1 .. n) along axis <-> packed (o1 fastest).
+  void plane_copy(T* field, int axis, index_t idx, T* packed, bool out) {
+    const Layout3& L = st_.layout;
+    const auto o = others(axis);
+    const index_t n1 = L.n[o[0]], n2 = L.n[o[1]];
+    for (index_t c2 = 0; c2 < n2; ++c2) {
+      index_t c[3];
+      c[axis] = idx;
+      c[o[1]] = c2;
+      c[o[0]] = 0;
+      T* f = field + L.offset(c[0], c[1], c[2]);
+      const index_t s1 = L.stride[o[0]];
+      T* pk = packed + n1 * c2;
+      if (out)
+        for (index_t c1 = 0; c1 < n1; ++c1) pk[c1] = f[c1 * s1];
+      else
+        for (index_t c1 = 0; c1 < n1; ++c1) f[c1 * s1] = pk[c1];
+    }
+  }
+
+  HeatProblem p_;
+  LocalPart part_;
+  std::array<Split1D, 3> split_{};
+  std::array<bool, 3> ghosts_{};
+  LocalStorage st_;
+  std::vector<T> u_, w_;
+  std::vector<T> alpha_, beta_;        // the interior's coefficients of F and L (split axes)
+  std::array<std::vector<T>, 3> k_;    // conductivity per axis, box + ghosts (empty: constant)
+  std::array<int, 3> k_shared_{{-1, -1, -1}};
+  std::vector<T> rho_, q_;             // 1 / c and q, box + ghosts (empty: constant)
+  std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
+  DirichletData dirichlet_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<GeneralLocal<T>> make_general_cpu_local(const HeatProblem& p, const Decomposition& d, int rank) {
+  return std::make_unique<GeneralCpuLocal<T>>(p, d, rank);
+}
+template std::unique_ptr<GeneralLocal<float>> make_general_cpu_local<float>(const HeatProblem&, const Decomposition&,
+                                                                           int);
+template std::unique_ptr<GeneralLocal<double>> make_general_cpu_local<double>(const HeatProblem&,
+                                                                             const Decomposition&, int);
+
+}  // namespace adi::mpi::detail

@@ -1,0 +1,104 @@
+#pragma once
+// Internal to adi::mpi: one rank's arithmetic for the GENERAL problem
+// (problem.hpp: K, c, q fields, sources, flux / convective / periodic faces,
+// moving Dirichlet values, flat axes) on the CPU. No MPI here: the
+// distributed stepper (solver/mpi/general_distributed.cpp) moves the numbers.
+// The classic problems keep their own path (local_backend.hpp), bit for bit.
+//
+// The rank holds its box with one ghost layer on both sides of every split
+// axis (LocalStorage), for u and for K, 1/c and q. K, c and q are read once,
+// through FieldSource::read, on the box plus those ghost layers only (on a
+// periodic axis the ghost beyond the last node is node 0: wrapped reads).
+// Every row is built from discrete.hpp with the node's GLOBAL index along
+// the axis and the domain's AxisEnds, so each rank computes exactly the rows
+// of the whole-grid oracle (cpu::GeneralCpuStepper).
+//
+// Lines along a split axis (the line matrices now differ from line to line,
+// so nothing can be planned once as for the classic path): rank q owns rows
+// r0 .. r0 + m - 1 of a line; F = x[r0] and L = x[r0 + m - 1] are its
+// first and last unknowns. Its interior rows 1 .. m - 2 are eliminated
+// locally with F and L as known boundary values (one Thomas factorisation,
+// three right-hand sides: the "3-sweep" / partition method):
+//
+//     x_i = r_i + alpha_i F + beta_i L,   i = 1 .. m - 2.
+//
+// Substituted into the rank's first and last rows this gives two rows in
+// the unknowns ... L_{q-1}, F_q, L_q, F_{q+1} ... (ordered rank by rank):
+//
+//     first: a_0 L_{q-1} + (b_0 + c_0 alpha_1) F_q + c_0 beta_1 L_q        = d_0 - c_0 r_1
+//     last:  a_{m-1} alpha_{m-2} F_q + (b_{m-1} + a_{m-1} beta_{m-2}) L_q
+//                                    + c_{m-1} F_{q+1}                     = d_{m-1} - a_{m-1} r_{m-2}
+//
+// (m = 2: no interior, x_1 = L and x_0 = F; m = 1: F = L and the rank's one
+// row a_0 L_{q-1} + b_0 F + c_0 F_{q+1} = d_0 is its only reduced row). In
+// that order the reduced rows of all ranks form ONE tridiagonal system of
+// N = sum_q min(m_q, 2) unknowns per line; on a periodic axis the first
+// rank's a_0 couples to the last rank's L and the last rank's c to the first
+// rank's F: the system closes into a ring (a cyclic tridiagonal solve). It
+// is the Schur complement of the line matrix on the segment end points; the
+// Douglas matrices are strictly diagonally dominant, and so are their Schur
+// complements, so neither the interior eliminations nor the reduced solves
+// need pivoting and the result agrees with the one-rank solve to round-off.
+// Per line a rank sends 8 numbers (its two reduced rows), all lines of the
+// rank in one all-gather per split axis; every rank then solves the reduced
+// system of each of its lines (2P unknowns at most) and finishes locally.
+
+#include <adi/decomposition.hpp>
+#include <adi/stepper.hpp>
+
+#include <array>
+#include <memory>
+#include <string>
+
+namespace adi::mpi::detail {
+
+/// Values per line in a rank's contribution to the reduced systems: two rows
+/// (a, b, c, d) — the first and last row; a one-row rank fills only the first.
+constexpr int kReducedValues = 8;
+
+template <class T>
+class GeneralLocal {
+ public:
+  virtual ~GeneralLocal() = default;
+  virtual std::string device_name() const = 0;
+  virtual std::size_t bytes_allocated() const = 0;
+
+  /// u and w <-> the box (packed, x fastest).
+  virtual void set_field(const T* packed) = 0;
+  virtual void get_field(T* packed) = 0;
+  virtual void set_work(const T* packed) = 0;
+  virtual void get_work(T* packed) = 0;
+  virtual FieldStats field_stats() = 0;
+
+  /// Elements of a plane perpendicular to `axis` (= lines along it), ordered
+  /// (c_o1, c_o2), o1 < o2 the other axes, o1 fastest.
+  virtual index_t lines(int axis) const = 0;
+  /// u's plane at index `side ? n_a - 1 : 0` -> host; host -> u's ghost
+  /// plane at index `side ? n_a : -1`.
+  virtual void pack_face(int axis, int side, T* host) = 0;
+  virtual void unpack_ghost(int axis, int side, const T* host) = 0;
+
+  /// u <- V f(t) at the Dirichlet nodes of the box.
+  virtual void impose_boundary_values(double t) = 0;
+  /// w = the Douglas right-hand side of the step from t (ghost planes of u filled).
+  virtual void rhs(double t) = 0;
+  /// w <- (I - theta dt A_axis)^{-1} w along an axis the rank holds whole;
+  /// with add_to_u, u += the solution instead (the last solve's update).
+  virtual void solve_whole(int axis, bool add_to_u) = 0;
+  /// Split axis, first half: eliminates the interior of every line of the
+  /// rank; writes the reduced rows, value v of line l at rows[v * L + l]
+  /// (L = lines(axis), v < kReducedValues).
+  virtual void reduce(int axis, T* rows) = 0;
+  /// Second half: `gathered` is the all-gather of every rank's `rows` along
+  /// the axis (rank q's block at q * kReducedValues * L); solves each line's
+  /// reduced system and completes the line, into w or (add_to_u) added into u.
+  virtual void finish(int axis, const T* gathered, bool add_to_u) = 0;
+};
+
+/// The CPU (OpenMP) implementation for rank `rank` of `d` (whose periodic
+/// axes are set). Reads K, c, q of its box; throws InvalidArgument on a bad
+/// material value (naming the field and the global node).
+template <class T>
+std::unique_ptr<GeneralLocal<T>> make_general_cpu_local(const HeatProblem& p, const Decomposition& d, int rank);
+
+}  // namespace adi::mpi::detail

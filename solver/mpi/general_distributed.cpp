@@ -1,0 +1,294 @@
+// The distributed Douglas step of the general problem (K, c, q fields,
+// sources, every face kind, periodic axes cut across ranks, flat axes) on the
+// CPU local backend. Per step:
+//   1. ghost planes of u from the neighbours along every split axis; along a
+//      split periodic axis the ranks form a ring (Decomposition::set_periodic),
+//      so the first rank's lower ghost is the last rank's top plane;
+//   2. the right-hand side on the box (general_local.hpp: the oracle's rows
+//      with global indices, face data only where the rank owns the face);
+//   3. x lines locally (x is never split); y and z lines locally where the
+//      axis is not split, otherwise by the partition method of
+//      general_local.hpp: interior elimination, ONE all-gather of 8 numbers
+//      per line over the ranks of the axis (all lines of the rank in one
+//      message), the reduced tridiagonal (on a periodic axis cyclic) system
+//      per line, and the local completion; the z solve adds into u.
+// No overlap and no batches (the classic path's pipelining is for the GPU;
+// here the CPU computes either way).
+
+#include "general_distributed.hpp"
+
+#include <adi/detail/general_local.hpp>
+#include "mpi_check.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace adi::mpi::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr index_t kChunk = index_t(1) << 28;  // message pieces whose counts fit an int
+
+template <class T>
+void send_all(const T* p, index_t n, int dest, int tag, MPI_Comm comm) {
+  for (index_t o = 0; o < n; o += kChunk)
+    ADI_MPI_CHECK(MPI_Send(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), dest, tag, comm));
+}
+template <class T>
+void recv_all(T* p, index_t n, int src, int tag, MPI_Comm comm) {
+  for (index_t o = 0; o < n; o += kChunk)
+    ADI_MPI_CHECK(MPI_Recv(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), src, tag, comm,
+                           MPI_STATUS_IGNORE));
+}
+
+template <class T>
+class GeneralMpiStepper final : public DistributedStepper<T> {
+ public:
+  GeneralMpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<GeneralLocal<T>> local,
+                    MPI_Comm comm)
+      : p_(p), dec_(d), local_(std::move(local)), comm_(comm) {
+    ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+    part_ = dec_.part(rank_);
+    for (int a = 0; a < 3; ++a) {
+      line_comm_[a] = MPI_COMM_NULL;
+      if (!dec_.is_split(a)) continue;
+      std::array<int, 3> c = part_.coords;
+      c[a] = 0;
+      ADI_MPI_CHECK(MPI_Comm_split(comm_, dec_.rank_of(c), part_.coords[a], &line_comm_[a]));
+    }
+  }
+  ~GeneralMpiStepper() override {
+    for (MPI_Comm& c : line_comm_)
+      if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+    MPI_Comm_free(&comm_);
+  }
+
+  const HeatProblem& problem() const override { return p_; }
+  Backend backend() const override { return Backend::Cpu; }
+  std::string device_name() const override {
+    return local_->device_name() + "; " + dec_.describe() + ", reduced-system line solves per line";
+  }
+  const Decomposition& decomposition() const override { return dec_; }
+  const LocalPart& part() const override { return part_; }
+
+  void set_field(const T* host) override { local_->set_field(host); }
+  void get_field(T* host) override { local_->get_field(host); }
+  void get_work(T* host) override { local_->get_work(host); }
+  void impose_boundary_values() override { local_->impose_boundary_values(this->time()); }
+
+  void scatter_field(const T* root_host) override {
+    const index_t n = part_.box.points();
+    std::vector<T> mine(static_cast<std::size_t>(n));
+    if (rank_ == 0) {
+      ADI_REQUIRE(root_host != nullptr, "scatter_field: rank 0 must pass the global field");
+      std::vector<T> theirs;
+      for (int r = 1; r < dec_.ranks(); ++r) {
+        const Box b = dec_.part(r).box;
+        theirs.resize(static_cast<std::size_t>(b.points()));
+        copy_box(root_host, theirs.data(), b, true);
+        send_all(theirs.data(), b.points(), r, 100, comm_);
+      }
+      copy_box(root_host, mine.data(), part_.box, true);
+    } else {
+      recv_all(mine.data(), n, 0, 100, comm_);
+    }
+    local_->set_field(mine.data());
+  }
+
+  void gather_field(T* root_host) override {
+    const index_t n = part_.box.points();
+    std::vector<T> mine(static_cast<std::size_t>(n));
+    local_->get_field(mine.data());
+    if (rank_ == 0) {
+      ADI_REQUIRE(root_host != nullptr, "gather_field: rank 0 must pass room for the global field");
+      copy_box(root_host, mine.data(), part_.box, false);
+      std::vector<T> theirs;
+      for (int r = 1; r < dec_.ranks(); ++r) {
+        const Box b = dec_.part(r).box;
+        theirs.resize(static_cast<std::size_t>(b.points()));
+        recv_all(theirs.data(), b.points(), r, 101, comm_);
+        copy_box(root_host, theirs.data(), b, false);
+      }
+    } else {
+      send_all(mine.data(), n, 0, 101, comm_);
+    }
+  }
+
+  void step() override {
+    const auto t0 = Clock::now();
+    run_phase(Phase::Rhs);
+    run_phase(Phase::SolveX);
+    run_phase(Phase::SolveY);
+    run_phase(Phase::SolveZ);
+    ++this->step_index_;
+    times_.step += since(t0);
+    ++times_.steps;
+  }
+
+  FieldStats field_stats() override {
+    const FieldStats mine = local_->field_stats();
+    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0};
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm_));
+    return FieldStats{v[0], v[1] == 0.0};
+  }
+
+  void run_phase(Phase ph) override {
+    switch (ph) {
+      case Phase::Rhs:
+        halo();
+        local_->rhs(this->time());
+        break;
+      case Phase::SolveX: solve(0, false); break;
+      case Phase::SolveY: solve(1, false); break;
+      case Phase::SolveZ: solve(2, true); break;
+      case Phase::Step: step(); break;
+      case Phase::RhsSolveX:
+        ADI_THROW(InvalidArgument, "the fused rhs+x phase is not available in a distributed run");
+    }
+  }
+
+  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
+    for (int r = 0; r < warmup; ++r) run_phase(p);
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      ADI_MPI_CHECK(MPI_Barrier(comm_));
+      const auto t0 = Clock::now();
+      run_phase(p);
+      ms.push_back(since(t0) * 1e3);
+    }
+    if (!ms.empty())
+      ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, ms.data(), static_cast<int>(ms.size()), MPI_DOUBLE, MPI_MAX, comm_));
+    return ms;
+  }
+
+  void solve_lines(Axis axis, T* box) override {
+    local_->set_work(box);
+    solve(axis_index(axis), false);
+    local_->get_work(box);
+  }
+
+  std::size_t bytes_allocated() const override { return local_->bytes_allocated(); }
+  CommTimes comm_times() const override { return times_; }
+  void reset_comm_times() override { times_ = CommTimes{}; }
+
+ private:
+  void copy_box(const T* global, T* box, const Box& b, bool extract) const {
+    const index_t nx = p_.n[0], ny = p_.n[1];
+    for (index_t k = 0; k < b.size[2]; ++k)
+      for (index_t j = 0; j < b.size[1]; ++j) {
+        const index_t g = b.begin[0] + nx * ((b.begin[1] + j) + ny * (b.begin[2] + k));
+        T* row = box + b.size[0] * (j + b.size[1] * k);
+        if (extract) std::memcpy(row, global + g, sizeof(T) * b.size[0]);
+        else std::memcpy(const_cast<T*>(global) + g, row, sizeof(T) * b.size[0]);
+      }
+  }
+
+  // One plane from each neighbour along every split axis into the ghost
+  // layers. A plane sent down travels with tag 2a, one sent up with 2a + 1,
+  // so a ring of two ranks (both neighbours the same rank) still tells its
+  // two planes apart.
+  void halo() {
+    const auto t0 = Clock::now();
+    MPI_Request req[8];
+    int nreq = 0;
+    for (int a = 1; a < 3; ++a) {
+      if (!dec_.is_split(a)) continue;
+      const index_t L = local_->lines(a);
+      for (int side = 0; side < 2; ++side) {
+        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
+        if (nb < 0) continue;
+        std::vector<T>& rb = recv_[a][side];
+        rb.resize(static_cast<std::size_t>(L));
+        ADI_MPI_CHECK(MPI_Irecv(rb.data(), static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
+                                &req[nreq++]));
+      }
+    }
+    for (int a = 1; a < 3; ++a) {
+      if (!dec_.is_split(a)) continue;
+      const index_t L = local_->lines(a);
+      for (int side = 0; side < 2; ++side) {
+        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
+        if (nb < 0) continue;
+        std::vector<T>& sb = send_[a][side];
+        sb.resize(static_cast<std::size_t>(L));
+        local_->pack_face(a, side, sb.data());
+        ADI_MPI_CHECK(MPI_Isend(sb.data(), static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
+                                &req[nreq++]));
+      }
+    }
+    ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    for (int a = 1; a < 3; ++a)
+      for (int side = 0; side < 2; ++side)
+        if (dec_.is_split(a) && dec_.neighbour(rank_, a, side ? +1 : -1) >= 0)
+          local_->unpack_ghost(a, side, recv_[a][side].data());
+    times_.halo += since(t0);
+  }
+
+  void solve(int a, bool add_to_u) {
+    if (!dec_.is_split(a)) {
+      local_->solve_whole(a, add_to_u);
+      return;
+    }
+    const index_t L = local_->lines(a);
+    const int P = dec_.grid()[a];
+    ADI_REQUIRE(kReducedValues * L * P < std::numeric_limits<int>::max(),
+                "distributed line solve: too many lines per rank for one all-gather");
+    rows_.resize(static_cast<std::size_t>(kReducedValues * L));
+    gathered_.resize(static_cast<std::size_t>(kReducedValues * L * P));
+    local_->reduce(a, rows_.data());
+    const auto t0 = Clock::now();
+    const int count = static_cast<int>(kReducedValues * L);
+    ADI_MPI_CHECK(MPI_Allgather(rows_.data(), count, datatype<T>(), gathered_.data(), count, datatype<T>(),
+                                line_comm_[a]));
+    times_.reduced += since(t0);
+    local_->finish(a, gathered_.data(), add_to_u);
+  }
+
+  HeatProblem p_;
+  Decomposition dec_;
+  LocalPart part_;
+  std::unique_ptr<GeneralLocal<T>> local_;
+  MPI_Comm comm_;
+  MPI_Comm line_comm_[3];
+  int rank_ = 0;
+  CommTimes times_;
+  std::vector<T> send_[3][2], recv_[3][2], rows_, gathered_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<DistributedStepper<T>> make_general_distributed(const HeatProblem& p, Decomposition d, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
+  // Collective: a rank whose box has a bad material value (or whose reads
+  // fail) makes all of them throw.
+  std::unique_ptr<GeneralLocal<T>> local;
+  std::exception_ptr failure;
+  try {
+    local = make_general_cpu_local<T>(p, d, rank);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  int first_failed = failure ? rank : size;
+  ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+  if (failure) std::rethrow_exception(failure);
+  if (first_failed < size)
+    ADI_THROW(PeerError, "rank " + std::to_string(first_failed) + " could not set up its box (see its message)");
+  return std::make_unique<GeneralMpiStepper<T>>(p, d, std::move(local), comm);
+}
+
+template std::unique_ptr<DistributedStepper<float>> make_general_distributed<float>(const HeatProblem&, Decomposition,
+                                                                                    MPI_Comm);
+template std::unique_ptr<DistributedStepper<double>> make_general_distributed<double>(const HeatProblem&,
+                                                                                      Decomposition, MPI_Comm);
+
+}  // namespace adi::mpi::detail

@@ -1,0 +1,17 @@
+#pragma once
+// Internal to adi::mpi: the distributed stepper of the general problem on
+// the CPU local backend (general_distributed.cpp; the rank's arithmetic is
+// detail/general_local.hpp). make_distributed_stepper chooses it for every
+// problem that is not HeatProblem::classic().
+#include <adi/mpi.hpp>
+
+#include <mpi.h>
+
+namespace adi::mpi::detail {
+
+/// Collective over `comm` (which the stepper then owns and frees). `d` is the
+/// plan of p.n over comm's ranks; its periodic axes are set here.
+template <class T>
+std::unique_ptr<DistributedStepper<T>> make_general_distributed(const HeatProblem& p, Decomposition d, MPI_Comm comm);
+
+}  // namespace adi::mpi::detail
