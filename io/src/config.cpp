@@ -513,8 +513,15 @@ void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
         const YAML::Node n = b[face];
         if (!n) continue;
         not_flat(a, n, "boundary." + face);
-        if (set[2 * a + side])
-          r.fail(n, "boundary." + face, "this face is also set by " + key[2 * a + side] + "; give each face once");
+        if (set[2 * a + side]) {
+          // Said twice: a --set override replaces what it conflicts with;
+          // in the file itself it is an error.
+          const bool face_set = r.where(n, "boundary." + face).rfind("--set ", 0) == 0;
+          const bool axis_set = r.where(node[2 * a + side], key[2 * a + side]).rfind("--set ", 0) == 0;
+          if (axis_set && !face_set) continue;
+          if (!face_set)
+            r.fail(n, "boundary." + face, "this face is also set by " + key[2 * a + side] + "; give each face once");
+        }
         put(a, side, read_face(r, n, "boundary." + face), n, "boundary." + face);
       }
     std::string missing;
