@@ -510,6 +510,7 @@ class RunWriters {
       oo.compression = c.output.compression;
       oo.provenance = prov_;
       oo.part = part_;
+      oo.fields = io::named_fields(c);
       // Rank 0 looks (a collective reopen or create must be the same on all).
       double exists = m_.root && !plan_.restart.empty() && fs::exists(plan_.output) ? 1.0 : 0.0;
       if (m_.collective) mpi::allreduce_max(&exists, 1);

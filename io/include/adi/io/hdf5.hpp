@@ -182,6 +182,10 @@ class GridFile {
     /// renames, journals and writes the sidecar. The file, its layout and
     /// its sidecar are those of a serial run.
     std::optional<FieldPart> part;
+    /// Fields written once by create() as /material/<name> (float64), and
+    /// listed in the sidecar beside u: the material and source (named_fields).
+    /// Serial files only (general problems do not run distributed yet).
+    std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> fields;
   };
   /// Starts a new file (as "<path>.tmp"; the caller has checked that
   /// replacing an existing "<path>" is wanted).
