@@ -223,6 +223,13 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
       io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
                          data_limits(a, plan.initial->file, field));
   });
+  // The material and source fields likewise: a damaged file that crashes
+  // HDF5 stops the run with an IoError, and a bad value is found before
+  // anything is written (their checksum reads every plane).
+  for (const auto& [key, f] : io::named_fields(plan.config))
+    if (const auto* h = dynamic_cast<const io::Hdf5Field*>(f.get()))
+      io::probe_in_child(h->info().file, h->what() + " field", [&] { (void)h->checksum(); },
+                         data_limits(a, h->info().file, field));
 }
 
 void check_paths(const RunPlan& plan, bool overwrite) {
