@@ -226,6 +226,9 @@ DirichletData build_dirichlet(const HeatProblem& p, const std::array<index_t, 3>
         if (!touches) continue;
         // The in-plane solves in reverse solve order: o2 (solved later) first.
         for (int a : {f.o2, f.o1}) {
+          // A flat in-plane axis has no solve (its factor is the identity): its
+          // region is one node wide, with no neighbours to build a row from.
+          if (p.flat(a)) continue;
           const bool along1 = a == f.o1;
           std::vector<double> out(v.size(), 0.0);
           std::vector<std::uint8_t> ok(v.size(), 0);

@@ -194,6 +194,16 @@ output: {file: slab.h5, every: 5}
     T.check(diff < 1e-9, "the 2D run differs from the z-independent 3D run by %g" % diff)
     xmf = open(os.path.join(d, "flat.xmf")).read()
     T.check('Dimensions="1 9 13"' in xmf, "the .xmf states the 2D grid")
+    # A moving Dirichlet face in 2D (it used to stop with "a face node's
+    # operator reached outside its halo", exit 5): the face holds V f(t).
+    T.write(os.path.join(d, "moving.yaml"), base.replace("steps: 10", "steps: 7") + """grid: {nx: 13, ny: 9, nz: 1}
+boundary: {x: {lo: {type: dirichlet, value: 310, table: [[0, 1], [20, 1.1]]}, hi: {type: convective, h: 20, ambient: 290}}, y: insulated}
+output: {file: moving.h5, every: 7}
+""")
+    adi(a, d, ["run", "moving.yaml"])
+    u = last(os.path.join(d, "moving.h5"))
+    T.check(np.allclose(u[0, :, 0], 310.0 * (1 + 0.1 * 14.0 / 20.0), rtol=0, atol=1e-9),
+            "the moving x_lo face holds V f(t): %s" % u[0, :, 0])
 
 
 # ---- bad material fields ------------------------------------------------------------
