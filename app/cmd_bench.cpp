@@ -84,6 +84,59 @@ std::vector<T> analytic_box(const HeatProblem& p, const Box& b) {
   return u;
 }
 
+/// A smooth field computed where it is read (no array: a 512^3 bench needs
+/// no extra GiB): base (1 + amp sin(2 pi i / n) ...) over the grid.
+class SmoothField final : public FieldSource {
+ public:
+  SmoothField(std::string name, std::array<index_t, 3> n, double base, double amp)
+      : name_(std::move(name)), n_(n), base_(base), amp_(amp) {}
+  std::string name() const override { return name_; }
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
+    const double tau = 6.283185307179586;
+    for (index_t k = 0; k < size[2]; ++k)
+      for (index_t j = 0; j < size[1]; ++j)
+        for (index_t i = 0; i < size[0]; ++i) {
+          const double s = std::sin(tau * static_cast<double>(lo[0] + i) / static_cast<double>(n_[0])) *
+                           std::cos(tau * static_cast<double>(lo[1] + j) / static_cast<double>(n_[1])) *
+                           std::sin(tau * static_cast<double>(lo[2] + k) / static_cast<double>(n_[2]) + 0.5);
+          *out++ = base_ * (1.0 + amp_ * s);
+        }
+  }
+
+ private:
+  std::string name_;
+  std::array<index_t, 3> n_;
+  double base_, amp_;
+};
+
+/// The benchmarked problem: the classic one (constant, dirichlet), or the
+/// general one with the material and faces asked for (#16, #17).
+HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& material, const std::string& faces) {
+  HeatProblem p;
+  p.n = n;
+  p.dt = 1e-4;
+  if (material == "field") {
+    const auto k = std::make_shared<SmoothField>("bench K field", n, 1.0, 0.5);
+    p.material.conductivity = {k, k, k};
+    p.material.source = std::make_shared<SmoothField>("bench q field", n, 10.0, 1.0);
+  }
+  if (faces == "mixed") {
+    p.lo = p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Robin};
+    for (FaceData* d : {&p.lo_data[0], &p.hi_data[0]}) d->value_from_initial = false, d->value = 0.25;
+    for (FaceData* d : {&p.lo_data[1], &p.hi_data[1]}) d->flux = 2.0;
+    for (FaceData* d : {&p.lo_data[2], &p.hi_data[2]}) d->h = 5.0, d->ambient = 0.1;
+  } else if (faces == "robin") {
+    p.lo.fill(Boundary::Robin);
+    p.hi.fill(Boundary::Robin);
+    for (int a = 0; a < 3; ++a)
+      for (FaceData* d : {&p.lo_data[a], &p.hi_data[a]}) d->h = 5.0, d->ambient = 0.1;
+  } else if (faces == "periodic") {
+    p.lo.fill(Boundary::Periodic);
+    p.hi.fill(Boundary::Periodic);
+  }
+  return p;
+}
+
 struct PhaseRow {
   std::string name;
   double median_ms, min_ms;
@@ -113,6 +166,13 @@ int cmd_bench(const BenchOptions& o) {
     if (!o.baseline.empty() && distributed)
       ADI_THROW(InvalidArgument, "--baseline cusparse runs on one GPU: run it without mpirun");
     grid = parse_grid(o.grid);
+    if (o.material != "constant" && o.material != "field")
+      ADI_THROW(InvalidArgument, "--material '" + o.material + "': expected constant or field");
+    if (o.faces != "dirichlet" && o.faces != "mixed" && o.faces != "robin" && o.faces != "periodic")
+      ADI_THROW(InvalidArgument, "--faces '" + o.faces + "': expected dirichlet, mixed, robin or periodic");
+    if (!o.baseline.empty() && (o.material != "constant" || o.faces != "dirichlet"))
+      ADI_THROW(InvalidArgument, "--baseline cusparse is the constant-coefficient Dirichlet case: drop --material "
+                                 "and --faces");
     for (const std::string& size : o.sizes) parse_size(size);
   });
 
@@ -152,9 +212,7 @@ int cmd_bench(const BenchOptions& o) {
   for (const std::string& size : o.sizes) {
     const auto n = parse_size(size);
     for (Precision prec : precs) {
-      HeatProblem p;
-      p.n = n;
-      p.dt = 1e-4;
+      const HeatProblem p = bench_problem(n, o.material, o.faces);
       const double points = static_cast<double>(p.points()) / ranks;  // per rank
       const double word = prec == Precision::F32 ? 4.0 : 8.0;
       std::vector<PhaseRow> rows;
@@ -210,13 +268,14 @@ int cmd_bench(const BenchOptions& o) {
         }
       });
       if (!root) continue;
-      std::printf("\ncase %lld x %lld x %lld, %s, %s\n  kernels: %s\n", static_cast<long long>(n[0]),
-                  static_cast<long long>(n[1]), static_cast<long long>(n[2]), precision_name(prec), backend_name(be),
-                  kernels.c_str());
+      std::printf("\ncase %lld x %lld x %lld, %s, %s, material %s, faces %s\n  kernels: %s\n",
+                  static_cast<long long>(n[0]), static_cast<long long>(n[1]), static_cast<long long>(n[2]),
+                  precision_name(prec), backend_name(be), o.material.c_str(), o.faces.c_str(), kernels.c_str());
       std::printf("  %-9s %10s %10s %9s %11s %8s\n", "phase", "median ms", "min ms", "words/pt",
                   distributed ? "GB/s/rank" : "eff GB/s", "% copy");
       js << (first_case ? "" : ",") << "\n    {\"size\": [" << n[0] << ", " << n[1] << ", " << n[2]
-         << "], \"precision\": \"" << precision_name(prec) << "\", \"kernels\": \"" << json_escape(kernels)
+         << "], \"precision\": \"" << precision_name(prec) << "\", \"material\": \"" << o.material
+         << "\", \"faces\": \"" << o.faces << "\", \"kernels\": \"" << json_escape(kernels)
          << "\", \"phases\": [";
       first_case = false;
       for (std::size_t q = 0; q < rows.size(); ++q) {

@@ -46,6 +46,8 @@ struct BenchOptions {
   int reps = 20;
   int warmup = 3;
   std::string baseline;  ///< "" or "cusparse"
+  std::string material = "constant";  ///< constant | field (an isotropic K field, constant c, a q field)
+  std::string faces = "dirichlet";    ///< dirichlet | mixed | robin | periodic
   std::string json;
   std::string grid;      ///< under mpirun: the process grid "1xPyxPz" ("" = automatic)
   SolverOptions solver;  ///< the ADI_* kernel and MPI knobs (read once by main)

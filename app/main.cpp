@@ -79,6 +79,12 @@ int main(int argc, char** argv) {
   c_bench->add_option("--reps", bench.reps, "timed repetitions per phase (median reported)")->capture_default_str();
   c_bench->add_option("--warmup", bench.warmup, "untimed repetitions first")->capture_default_str();
   c_bench->add_option("--baseline", bench.baseline, "also run the step with cuSPARSE (cusparse)");
+  c_bench->add_option("--material", bench.material,
+                      "constant | field (an isotropic conductivity field, constant c, a heat source field)")
+      ->capture_default_str();
+  c_bench->add_option("--faces", bench.faces,
+                      "dirichlet | mixed (x value, y flux, z convective) | robin (all convective) | periodic (all axes)")
+      ->capture_default_str();
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
   c_bench->add_option("--grid", bench.grid,
                       "under mpirun: the process grid 1xPYxPZ (default: chosen from the ranks and the size)");

@@ -2,6 +2,7 @@
 
 #include "util.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -79,16 +80,25 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
   // the grid, plus the node more that uneven splits give the first ranks
   // and the ghost planes (a quarter more bounds both for boxes of 8 planes).
   const double stepper_field = ranks > 1 ? 1.25 * m.field_bytes / ranks : m.field_bytes;
+  // Material and source fields: one array each in the stepper (an isotropic
+  // conductivity is one array for the three axes), beside u and the work array.
+  std::vector<const FieldSource*> distinct;
+  const Material& mat = c.problem.material;
+  for (const FieldSource* f : {mat.conductivity[0].get(), mat.conductivity[1].get(), mat.conductivity[2].get(),
+                               mat.capacity.get(), mat.source.get()})
+    if (f && std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
+  m.material_fields = static_cast<int>(distinct.size());
+  const double stepper_arrays = 2.0 + m.material_fields;
   if (m.backend == Backend::Cuda) {
     m.host_bytes = m.field_bytes + slack;
-    m.device_bytes = 2.0 * stepper_field;
+    m.device_bytes = stepper_arrays * stepper_field;
     const auto devs = cuda_devices();
     if (!devs.empty()) {
       m.device_total = static_cast<double>(devs[0].global_memory);
       m.device_name = devs[0].name;
     }
   } else {
-    m.host_bytes = m.field_bytes + 2.0 * stepper_field + slack;
+    m.host_bytes = m.field_bytes + stepper_arrays * stepper_field + slack;
   }
   m.host_available = mem_available();
   m.host_limit_source = "/proc/meminfo MemAvailable";
@@ -122,6 +132,9 @@ std::string describe_memory(const MemoryEstimate& m) {
   else
     s << "available unknown";
   s << "\n";
+  if (m.material_fields > 0)
+    s << "# memory: " << m.material_fields << " material/source field" << (m.material_fields == 1 ? "" : "s")
+      << " counted (" << human_bytes(m.material_fields * m.field_bytes) << ")\n";
   if (m.backend == Backend::Cuda) {
     s << "# memory: device " << human_bytes(m.device_bytes) << " needed" << (m.ranks > 1 ? " per rank" : "")
       << ", ";

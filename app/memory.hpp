@@ -18,6 +18,7 @@ class InsufficientMemory : public Error {
 struct MemoryEstimate {
   Backend backend = Backend::Cpu;   ///< resolved
   double field_bytes = 0;           ///< one nx*ny*nz field in the run's precision
+  int material_fields = 0;          ///< K, c, q arrays the stepper holds (distinct fields of the material)
   double host_bytes = 0;            ///< host memory the run needs
   double device_bytes = 0;          ///< device memory (CUDA), 0 on the CPU
   double host_available = -1;       ///< MemAvailable, capped by the cgroup limit (-1: unknown)

@@ -52,7 +52,7 @@ bool collective_io(const AppOptions& a) { return io::parallel_hdf5_built() && a.
 void share_provenance(io::Provenance& p) {
   for (std::string* f : {&p.version, &p.git_hash, &p.build_type, &p.cxx_compiler, &p.cuda_compiler, &p.hdf5_version,
                          &p.backend, &p.device, &p.host, &p.command_line, &p.slurm_job_id, &p.start_time,
-                         &p.end_time, &p.config_yaml})
+                         &p.end_time, &p.config_yaml, &p.fields})
     mpi::broadcast(*f);
 }
 
@@ -180,6 +180,9 @@ RunPlan plan_run(const RunOptions& o) {
       io::apply_field_geometry(c, *plan.initial);
     }
   }
+  // The material and source fields: headers, shapes and geometry now (a
+  // bad one stops the run before anything is allocated); values as read.
+  io::attach_fields(c);
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
   plan.ranks = mpi::world_size();
@@ -220,6 +223,13 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
       io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
                          data_limits(a, plan.initial->file, field));
   });
+  // The material and source fields likewise: a damaged file that crashes
+  // HDF5 stops the run with an IoError, and a bad value is found before
+  // anything is written (their checksum reads every plane).
+  for (const auto& [key, f] : io::named_fields(plan.config))
+    if (const auto* h = dynamic_cast<const io::Hdf5Field*>(f.get()))
+      io::probe_in_child(h->info().file, h->what() + " field", [&] { (void)h->checksum(); },
+                         data_limits(a, h->info().file, field));
 }
 
 void check_paths(const RunPlan& plan, bool overwrite) {
@@ -330,6 +340,9 @@ InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
                    precision_name(plan.initial->dtype),
                    c.initial.boundary_from_file ? ", Dirichlet faces keep its boundary values"
                                                 : ", Dirichlet faces set to 0");
+    } else if (c.initial.kind == io::InitialConfig::Kind::Uniform) {
+      st.field.assign(static_cast<std::size_t>(p.points()), static_cast<T>(c.initial.value));
+      spdlog::info("initial field: {} everywhere", c.initial.value);
     } else if (!m.analytic_boxes) {
       fill_analytic(p, st.field);
     }
@@ -338,6 +351,47 @@ InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
 }
 
 // ---- the stepper --------------------------------------------------------------
+
+/// The same value at every node: the initial field of `initial: {value: T}`.
+class UniformField final : public FieldSource {
+ public:
+  explicit UniformField(double v) : v_(v) {}
+  std::string name() const override { return "initial.value"; }
+  void read(const std::array<index_t, 3>&, const std::array<index_t, 3>& size, double* out) const override {
+    std::fill(out, out + size[0] * size[1] * size[2], v_);
+  }
+
+ private:
+  double v_;
+};
+
+/// The problem the stepper solves: the config's, plus (general problems
+/// only) the initial field its Dirichlet faces take their values from, so
+/// that the stepper can impose and move them (dirichlet.hpp). Classic
+/// problems stay exactly as they were.
+HeatProblem stepper_problem(const RunPlan& plan) {
+  const io::RunConfig& c = plan.config;
+  HeatProblem p = c.problem;
+  if (p.classic()) return p;
+  if (c.initial.kind == io::InitialConfig::Kind::Uniform) {
+    p.initial_field = std::make_shared<UniformField>(c.initial.value);
+  } else if (c.initial.kind == io::InitialConfig::Kind::File) {
+    if (!c.initial.boundary_from_file) {
+      // The faces the file would have given are 0: say so to the stepper.
+      for (int a = 0; a < 3; ++a)
+        for (FaceData* d : {&p.lo_data[a], &p.hi_data[a]})
+          if (d->value_from_initial) d->value_from_initial = false, d->value = 0.0;
+    } else if (plan.initial) {
+      p.initial_field = std::make_shared<io::Hdf5Field>(*plan.initial, "initial", io::Hdf5Field::Values::Finite);
+    } else if (p.has_moving_dirichlet()) {
+      // A restart: the moving faces' values V are the initial file's again.
+      const std::string file = resolve_input(c, c.initial.file);
+      p.initial_field = std::make_shared<io::Hdf5Field>(io::inspect_field(file, c.initial.dataset), "initial",
+                                                        io::Hdf5Field::Values::Finite);
+    }
+  }
+  return p;
+}
 
 template <class T>
 struct RunStepper {
@@ -357,7 +411,7 @@ RunStepper<T> build_stepper(const RunPlan& plan, const RunMode& m, const SolverO
   spec.options = options;
   RunStepper<T> rs;
   collectively([&] {
-    rs.stepper = make_stepper<T>(c.problem, spec);
+    rs.stepper = make_stepper<T>(stepper_problem(plan), spec);
     if (m.collective) {
       const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
       rs.part = io::FieldPart{box.begin, box.size};
@@ -463,6 +517,7 @@ class RunWriters {
       oo.compression = c.output.compression;
       oo.provenance = prov_;
       oo.part = part_;
+      oo.fields = io::named_fields(c);
       // Rank 0 looks (a collective reopen or create must be the same on all).
       double exists = m_.root && !plan_.restart.empty() && fs::exists(plan_.output) ? 1.0 : 0.0;
       if (m_.collective) mpi::allreduce_max(&exists, 1);
@@ -747,9 +802,17 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   rep.backend = backend_name(rs.stepper->backend());
   rep.device = rs.stepper->device_name();
   place_initial_state(rs, init, m, c.problem);
+  // Time-dependent data (tables, moving faces) are evaluated at step * dt: a
+  // restart continues the uninterrupted run's times exactly. A fresh start
+  // sets the Dirichlet faces to their values at t = 0 (a `value:` face, a
+  // table with f(0) != 1); a restart's field holds them already.
+  rs.stepper->set_step_index(init.step);
+  if (plan.restart.empty()) rs.stepper->impose_boundary_values();
 
   io::Provenance prov =
       io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
+  if (m.root)
+    for (const auto& [key, f] : io::named_fields(c)) prov.fields += key + " = " + f->name() + " " + f->checksum() + "\n";
   if (m.collective) share_provenance(prov);
   SignalGuard guard;
   RunWriters<T> writers(plan, m, std::move(prov), rs.part);

@@ -232,7 +232,9 @@ void read_grid(const Reader& r, const YAML::Node& n, RunConfig& c) {
     if (!v) r.fail(n, key, std::string("missing; expected an integer >= 3"));
     index_t& na = c.problem.n[a];
     na = r.integer(v, key);
-    require(r, v, key, na >= 3, "an integer >= 3 (two boundary nodes and at least one interior node)");
+    require(r, v, key, na >= 3 || na == 1,
+            "an integer >= 3 (two boundary nodes and at least one interior node), or 1 (a flat axis: a 2D or 1D "
+            "problem)");
     require(r, v, key, na <= (index_t(1) << 24), "an integer <= 16777216");
   }
 }
@@ -258,6 +260,78 @@ void read_domain(const Reader& r, const YAML::Node& n, RunConfig& c) {
   }
 }
 
+// ---- values that are a number or a field, tables, per-axis maps -------------
+
+/// `{file: k.h5, dataset: /K}`: a field from HDF5 (read and checked when the
+/// run starts, io/hdf5.hpp).
+FieldRef read_field_ref(const Reader& r, const YAML::Node& n, const std::string& key) {
+  r.only_keys(n, key, {"file", "dataset"});
+  FieldRef f;
+  f.key = key;
+  f.where = r.where(n, key);
+  if (!n["file"]) r.fail(n, key + ".file", "missing; expected the HDF5 file of the field ({file: f.h5, dataset: /K})");
+  f.file = r.text(n["file"], key + ".file");
+  if (f.file.empty()) r.fail(n["file"], key + ".file", "expected a file name, got an empty string");
+  if (!n["dataset"]) r.fail(n, key + ".dataset", "missing; expected the dataset path inside the file, e.g. /K");
+  f.dataset = r.text(n["dataset"], key + ".dataset");
+  if (f.dataset.empty()) r.fail(n["dataset"], key + ".dataset", "expected a dataset path such as /K");
+  return f;
+}
+
+/// A number (into `value`, which must satisfy `positive` if set) or a field
+/// mapping (into `field`).
+void read_number_or_field(const Reader& r, const YAML::Node& n, const std::string& key, double& value, FieldRef& field,
+                          bool positive, const std::string& expected) {
+  if (n.IsMap()) {
+    field = read_field_ref(r, n, key);
+    return;
+  }
+  if (!n.IsScalar()) r.fail(n, key, "expected " + expected + " or a field {file: ..., dataset: ...}, got " + describe(n));
+  value = r.real(n, key);
+  require(r, n, key, !positive || value > 0, expected);
+}
+
+/// `[[t0, f0], [t1, f1], ...]`: a piecewise-linear factor f(t), times strictly increasing.
+TimeTable read_table(const Reader& r, const YAML::Node& n, const std::string& key) {
+  if (!n.IsSequence() || n.size() == 0)
+    r.fail(n, key, "expected a table [[t0, f0], [t1, f1], ...] (time [s], factor), got " + describe(n));
+  TimeTable t;
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string ek = key + "[" + std::to_string(k) + "]";
+    if (!e.IsSequence() || e.size() != 2)
+      r.fail(e, ek, "expected a pair [t, f] (time [s], factor), got " +
+                        (e.IsSequence() ? std::to_string(e.size()) + " values" : describe(e)));
+    const double tk = r.real(e[0], ek), vk = r.real(e[1], ek);
+    if (!t.t.empty() && !(tk > t.t.back()))
+      r.fail(e[0], ek, "expected times that increase strictly, got t = " + describe(e[0]) + " after t = " +
+                           describe(n[k - 1][0]));
+    t.t.push_back(tk);
+    t.v.push_back(vk);
+  }
+  return t;
+}
+
+/// A per-axis map {x: .., y: .., z: ..}: every axis that is not flat must be
+/// named, or a `default:` given (#15: a partial map never fills in silently).
+template <class F>
+void read_per_axis(const Reader& r, const YAML::Node& n, const std::string& key, const HeatProblem& p, F&& one) {
+  r.only_keys(n, key, {"x", "y", "z", "default"});
+  const char* an[3] = {"x", "y", "z"};
+  std::string missing;
+  for (int a = 0; a < 3; ++a) {
+    if (const YAML::Node v = n[an[a]])
+      one(a, v, key + "." + an[a]);
+    else if (const YAML::Node d = n["default"])
+      one(a, d, key + ".default");
+    else if (!p.flat(a))
+      missing += (missing.empty() ? "" : ", ") + std::string(an[a]);
+  }
+  if (!missing.empty())
+    r.fail(n, key,
+           "missing axis " + missing + ": a per-axis map names x, y and z (or gives default: for the others)");
+}
+
 void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c) {
   if (!n) return;
   std::array<double, 3>& alpha = c.problem.alpha;
@@ -267,44 +341,214 @@ void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c) {
     alpha.fill(v);
     return;
   }
-  r.only_keys(n, "diffusivity", {"x", "y", "z"});
-  const char* an[3] = {"x", "y", "z"};
-  for (int a = 0; a < 3; ++a)
-    if (const YAML::Node v = n[an[a]]) {
-      const std::string key = std::string("diffusivity.") + an[a];
-      alpha[a] = r.real(v, key);
-      require(r, v, key, alpha[a] >= 0, "a diffusivity >= 0 [m^2/s]");
+  read_per_axis(r, n, "diffusivity", c.problem, [&](int a, const YAML::Node& v, const std::string& key) {
+    alpha[a] = r.real(v, key);
+    require(r, v, key, alpha[a] >= 0, "a diffusivity >= 0 [m^2/s]");
+  });
+}
+
+const char* kConductivityExpected = "a conductivity > 0 [W/(m K)]";
+
+void read_material(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  r.only_keys(n, "material", {"conductivity", "heat_capacity"});
+  MaterialConfig& m = c.material;
+  m.given = true;
+  if (const YAML::Node k = n["conductivity"]) {
+    const std::string key = "material.conductivity";
+    if (k.IsMap() && (k["file"] || k["dataset"])) {  // one field for all axes
+      m.conductivity[0] = read_field_ref(r, k, key);
+      m.conductivity[1] = m.conductivity[2] = m.conductivity[0];
+      m.isotropic_field = true;
+    } else if (k.IsMap()) {
+      read_per_axis(r, k, key, c.problem, [&](int a, const YAML::Node& v, const std::string& ak) {
+        read_number_or_field(r, v, ak, c.problem.alpha[a], m.conductivity[a], true, kConductivityExpected);
+      });
+    } else {
+      double v = 1.0;
+      FieldRef unused;
+      read_number_or_field(r, k, key, v, unused, true, kConductivityExpected);
+      c.problem.alpha.fill(v);
     }
+  }
+  if (const YAML::Node h = n["heat_capacity"])
+    read_number_or_field(r, h, "material.heat_capacity", c.problem.capacity, m.capacity, true,
+                         "a volumetric heat capacity > 0 [J/(m^3 K)]");
+}
+
+void read_source(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n.IsDefined() || n.IsNull()) return;
+  const char* expected = "a power density [W/m^3]";
+  if (!n.IsMap()) {
+    double v = 0.0;
+    FieldRef unused;
+    read_number_or_field(r, n, "source", v, unused, false, expected);
+    c.problem.source = v;
+    return;
+  }
+  r.only_keys(n, "source", {"power_density", "table"});
+  if (!n["power_density"])
+    r.fail(n, "source.power_density", "missing; expected a power density [W/m^3] or a field {file: ..., dataset: ...}");
+  read_number_or_field(r, n["power_density"], "source.power_density", c.problem.source, c.material.source, false,
+                       expected);
+  if (const YAML::Node t = n["table"]) c.problem.source_table = read_table(r, t, "source.table");
+}
+
+// ---- boundary ------------------------------------------------------------------
+
+struct FaceSpec {
+  Boundary kind = Boundary::Dirichlet;
+  FaceData data;
+};
+
+/// One face: a short form (dirichlet, neumann, insulated, periodic) or
+/// {type: ..., and the keys of that type}.
+FaceSpec read_face(const Reader& r, const YAML::Node& n, const std::string& key) {
+  FaceSpec f;
+  const std::vector<std::pair<const char*, int>> types{{"dirichlet", 0}, {"neumann", 1},   {"insulated", 2},
+                                                       {"convective", 3}, {"robin", 3},    {"periodic", 4}};
+  const YAML::Node t = n.IsMap() ? n["type"] : n;
+  if (n.IsMap() && !t) r.fail(n, key + ".type", "missing; expected dirichlet, neumann, insulated, convective, robin or periodic");
+  const int type = r.choice(t, n.IsMap() ? key + ".type" : key, types);
+  static const std::vector<const char*> allowed[5] = {{"type", "value", "table"},
+                                                      {"type", "flux", "table"},
+                                                      {"type"},
+                                                      {"type", "h", "ambient", "table"},
+                                                      {"type"}};
+  if (!n.IsMap()) {
+    if (type == 3)
+      r.fail(n, key, "a convective face needs its data: expected {type: convective, h: W/(m^2 K), ambient: T}");
+  } else {
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      const auto& al = allowed[type];
+      if (std::find_if(al.begin(), al.end(), [&](const char* x) { return k == x; }) != al.end()) continue;
+      if (k == "value" || k == "flux" || k == "h" || k == "ambient" || k == "table") {
+        std::string list;
+        for (const char* x : al) list += (list.empty() ? "" : ", ") + std::string(x);
+        r.fail(it->first, key + "." + k,
+               "does not belong to a " + t.Scalar() + " face; expected one of: " + list);
+      }
+    }
+    r.only_keys(n, key, allowed[type]);
+  }
+  switch (type) {
+    case 0:
+      f.kind = Boundary::Dirichlet;
+      if (n.IsMap() && n["value"]) {
+        f.data.value_from_initial = false;
+        f.data.value = r.real(n["value"], key + ".value");
+      }
+      break;
+    case 1:
+      f.kind = Boundary::Neumann;
+      if (n.IsMap() && n["flux"]) f.data.flux = r.real(n["flux"], key + ".flux");
+      break;
+    case 2: f.kind = Boundary::Neumann; break;
+    case 3:
+      f.kind = Boundary::Robin;
+      if (!n["h"]) r.fail(n, key + ".h", "missing; expected a heat transfer coefficient >= 0 [W/(m^2 K)]");
+      f.data.h = r.real(n["h"], key + ".h");
+      require(r, n["h"], key + ".h", f.data.h >= 0, "a heat transfer coefficient >= 0 [W/(m^2 K)]");
+      if (!n["ambient"]) r.fail(n, key + ".ambient", "missing; expected the ambient temperature u_inf");
+      f.data.ambient = r.real(n["ambient"], key + ".ambient");
+      break;
+    default: f.kind = Boundary::Periodic; break;
+  }
+  if (n.IsMap() && n["table"]) f.data.table = read_table(r, n["table"], key + ".table");
+  return f;
 }
 
 void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
   HeatProblem& p = c.problem;
-  const std::vector<std::pair<const char*, Boundary>> kinds{{"dirichlet", Boundary::Dirichlet},
-                                                            {"neumann", Boundary::Neumann}};
   if (!b.IsDefined() || b.IsNull()) return;
-  if (b.IsScalar()) {  // one kind for all six faces
-    const Boundary k = r.choice(b, "boundary", kinds);
-    p.lo.fill(k);
-    p.hi.fill(k);
-    return;
-  }
-  r.only_keys(b, "boundary", {"x", "y", "z", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"});
   const char* ax[3] = {"x", "y", "z"};
-  for (int a = 0; a < 3; ++a) {
-    const std::string key = std::string("boundary.") + ax[a];
-    if (const YAML::Node n = b[ax[a]]) {
-      if (n.IsMap()) {
-        r.only_keys(n, key, {"lo", "hi"});
-        if (n["lo"]) p.lo[a] = r.choice(n["lo"], key + ".lo", kinds);
-        if (n["hi"]) p.hi[a] = r.choice(n["hi"], key + ".hi", kinds);
+  const char* nn[3] = {"nx", "ny", "nz"};
+  std::array<bool, 6> set{};
+  std::array<YAML::Node, 6> node;
+  std::array<std::string, 6> key;
+  auto put = [&](int a, int side, const FaceSpec& f, const YAML::Node& n, const std::string& k) {
+    (side ? p.hi : p.lo)[a] = f.kind;
+    (side ? p.hi_data : p.lo_data)[a] = f.data;
+    set[2 * a + side] = true;
+    node[2 * a + side] = n;
+    key[2 * a + side] = k;
+  };
+  if (!b.IsMap()) {  // one kind for all faces
+    const FaceSpec f = read_face(r, b, "boundary");
+    for (int a = 0; a < 3; ++a)
+      if (!p.flat(a))
+        for (int side = 0; side < 2; ++side) put(a, side, f, b, "boundary");
+  } else {
+    r.only_keys(b, "boundary", {"x", "y", "z", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi", "default"});
+    auto not_flat = [&](int a, const YAML::Node& n, const std::string& k) {
+      if (p.flat(a))
+        r.fail(n, k,
+               std::string("the ") + ax[a] + " axis is flat (" + nn[a] + " = 1: a 2D or 1D problem) and has no faces; "
+               "remove this key");
+    };
+    for (int a = 0; a < 3; ++a) {
+      const std::string k = std::string("boundary.") + ax[a];
+      const YAML::Node n = b[ax[a]];
+      if (!n) continue;
+      not_flat(a, n, k);
+      if (n.IsMap() && !n["type"]) {
+        r.only_keys(n, k, {"lo", "hi"});
+        for (int side = 0; side < 2; ++side) {
+          const char* s = side ? "hi" : "lo";
+          if (!n[s])
+            r.fail(n, k + "." + s, std::string("missing; name both faces of the axis (lo and hi), or use ") + ax[a] +
+                                       "_lo / " + ax[a] + "_hi and boundary.default");
+          put(a, side, read_face(r, n[s], k + "." + s), n[s], k + "." + s);
+        }
       } else {
-        p.lo[a] = p.hi[a] = r.choice(n, key, kinds);
+        const FaceSpec f = read_face(r, n, k);
+        put(a, 0, f, n, k);
+        put(a, 1, f, n, k);
       }
     }
-    for (int side = 0; side < 2; ++side) {
-      const std::string face = std::string(ax[a]) + (side ? "_hi" : "_lo");
-      if (const YAML::Node n = b[face]) (side ? p.hi[a] : p.lo[a]) = r.choice(n, "boundary." + face, kinds);
-    }
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        const std::string face = std::string(ax[a]) + (side ? "_hi" : "_lo");
+        const YAML::Node n = b[face];
+        if (!n) continue;
+        not_flat(a, n, "boundary." + face);
+        if (set[2 * a + side]) {
+          // Said twice: a --set override replaces what it conflicts with;
+          // in the file itself it is an error.
+          const bool face_set = r.where(n, "boundary." + face).rfind("--set ", 0) == 0;
+          const bool axis_set = r.where(node[2 * a + side], key[2 * a + side]).rfind("--set ", 0) == 0;
+          if (axis_set && !face_set) continue;
+          if (!face_set)
+            r.fail(n, "boundary." + face, "this face is also set by " + key[2 * a + side] + "; give each face once");
+        }
+        put(a, side, read_face(r, n, "boundary." + face), n, "boundary." + face);
+      }
+    std::string missing;
+    const YAML::Node d = b["default"];
+    const FaceSpec def = d ? read_face(r, d, "boundary.default") : FaceSpec{};
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        if (p.flat(a) || set[2 * a + side]) continue;
+        if (d)
+          put(a, side, def, d, "boundary.default");
+        else
+          missing += (missing.empty() ? "" : ", ") + std::string(ax[a]) + (side ? "_hi" : "_lo");
+      }
+    if (!missing.empty())
+      r.fail(b, "boundary",
+             "missing face " + missing + ": name every face (x, y, z, or x_lo ... z_hi), or give boundary.default");
+  }
+  // Periodic is a property of the axis: both faces or neither.
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a)) continue;
+    const bool lo = p.lo[a] == Boundary::Periodic, hi = p.hi[a] == Boundary::Periodic;
+    if (lo == hi) continue;
+    const int q = 2 * a + (lo ? 0 : 1);
+    r.fail(node[q], key[q],
+           std::string("periodic applies to both faces of an axis: ") + ax[a] + "_" + (lo ? "lo" : "hi") +
+               " is periodic but " + ax[a] + "_" + (lo ? "hi" : "lo") + " is " +
+               boundary_name(lo ? p.hi[a] : p.lo[a]) + " (write " + ax[a] + ": periodic)");
   }
 }
 
@@ -360,10 +604,17 @@ void read_initial(const Reader& r, const YAML::Node& n, RunConfig& c) {
   if (!n.IsDefined() || n.IsNull()) return;
   if (n.IsScalar()) {
     const std::string s = r.text(n, "initial");
-    if (s != "analytic") r.fail(n, "initial", "expected 'analytic' or {file: ..., dataset: ...}, got " + describe(n));
+    if (s != "analytic")
+      r.fail(n, "initial", "expected 'analytic', {value: T} or {file: ..., dataset: ...}, got " + describe(n));
     return;
   }
-  r.only_keys(n, "initial", {"type", "file", "dataset", "boundary_from_file"});
+  if (n.IsMap() && n["value"]) {  // a uniform start
+    r.only_keys(n, "initial", {"value"});
+    ic.kind = InitialConfig::Kind::Uniform;
+    ic.value = r.real(n["value"], "initial.value");
+    return;
+  }
+  r.only_keys(n, "initial", {"type", "file", "dataset", "boundary_from_file", "value"});
   std::string type = n["file"] ? "file" : "analytic";
   if (n["type"]) {
     type = r.text(n["type"], "initial.type");
@@ -462,6 +713,8 @@ constexpr Section kSections[] = {
     {"grid", read_grid},
     {"domain", read_domain},
     {"diffusivity", read_diffusivity},
+    {"material", read_material},
+    {"source", read_source},
     {"boundary", read_boundary},
     {"time", read_time},
     {"scheme", read_scheme},
@@ -492,12 +745,71 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
       if (first(s.key) == pass_first) s.read(r, root[s.key], c);
 
   c.t_end = static_cast<double>(c.steps) * c.problem.dt;
+  // diffusivity is K / c with c = 1: beside a material it would say K twice.
+  if (const YAML::Node m = root["material"]) {
+    if (root["diffusivity"] && m.IsMap() && (m["conductivity"] || m["heat_capacity"]))
+      r.fail(root["diffusivity"], "diffusivity",
+             std::string("contradicts material.") + (m["conductivity"] ? "conductivity" : "heat_capacity") +
+                 ": diffusivity is K / c with c = 1; give either diffusivity or material {conductivity, "
+                 "heat_capacity}");
+  }
+  // The analytic mode is the eigenmode of the constant-coefficient problem
+  // with Dirichlet / insulated faces: its errors mean nothing elsewhere.
+  if (c.initial.kind == InitialConfig::Kind::Analytic && (!c.problem.classic() || c.material.any_field())) {
+    const YAML::Node in = root["initial"];
+    r.fail(in.IsDefined() && !in.IsNull() ? in : root, "initial",
+           std::string(in.IsDefined() && !in.IsNull() ? "" : "analytic (the default) ") +
+               "is the analytic solution of the constant-coefficient problem with Dirichlet or insulated faces and "
+               "no source; this case has none: expected initial: {value: T} or {file: ..., dataset: ...}");
+  }
   try {
     c.problem.validate();  // belt and braces: the checks above should have caught everything
   } catch (const Error& e) {
     r.fail(root, "", e.what());
   }
   return c;
+}
+
+void emit_field(YAML::Emitter& e, const FieldRef& f) {
+  e << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value << f.file << YAML::Key << "dataset"
+    << YAML::Value << f.dataset << YAML::EndMap;
+}
+
+void emit_table(YAML::Emitter& e, const TimeTable& t) {
+  e << YAML::Flow << YAML::BeginSeq;
+  for (std::size_t k = 0; k < t.t.size(); ++k) e << YAML::Flow << YAML::BeginSeq << t.t[k] << t.v[k] << YAML::EndSeq;
+  e << YAML::EndSeq;
+}
+
+/// The short forms where they say everything (so that the resolved configs
+/// of runs without the new face data stay as they were), else the long form.
+void emit_face(YAML::Emitter& e, Boundary b, const FaceData& d) {
+  if (b == Boundary::Periodic) {
+    e << "periodic";
+    return;
+  }
+  if (b == Boundary::Dirichlet && d.value_from_initial && d.table.empty()) {
+    e << "dirichlet";
+    return;
+  }
+  if (b == Boundary::Neumann && d.flux == 0.0 && d.table.empty()) {
+    e << "neumann";
+    return;
+  }
+  e << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value;
+  if (b == Boundary::Dirichlet) {
+    e << "dirichlet";
+    if (!d.value_from_initial) e << YAML::Key << "value" << YAML::Value << d.value;
+  } else if (b == Boundary::Neumann) {
+    e << "neumann" << YAML::Key << "flux" << YAML::Value << d.flux;
+  } else {
+    e << "convective" << YAML::Key << "h" << YAML::Value << d.h << YAML::Key << "ambient" << YAML::Value << d.ambient;
+  }
+  if (!d.table.empty()) {
+    e << YAML::Key << "table" << YAML::Value;
+    emit_table(e, d.table);
+  }
+  e << YAML::EndMap;
 }
 
 std::string emit_resolved_impl(const RunConfig& c) {
@@ -512,14 +824,57 @@ std::string emit_resolved_impl(const RunConfig& c) {
     << p.length[0] << YAML::Key << "ly" << YAML::Value << p.length[1] << YAML::Key << "lz" << YAML::Value
     << p.length[2] << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.origin[0]
     << c.origin[1] << c.origin[2] << YAML::EndSeq << YAML::EndMap;
-  e << YAML::Key << "diffusivity" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
-    << YAML::Value << p.alpha[0] << YAML::Key << "y" << YAML::Value << p.alpha[1] << YAML::Key << "z"
-    << YAML::Value << p.alpha[2] << YAML::EndMap;
+  if (c.material.given) {
+    const MaterialConfig& m = c.material;
+    e << YAML::Key << "material" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "conductivity" << YAML::Value;
+    if (m.isotropic_field) {
+      emit_field(e, m.conductivity[0]);
+    } else {
+      e << YAML::Flow << YAML::BeginMap;
+      for (int a = 0; a < 3; ++a) {
+        e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value;
+        if (m.conductivity[a].given())
+          emit_field(e, m.conductivity[a]);
+        else
+          e << p.alpha[a];
+      }
+      e << YAML::EndMap;
+    }
+    e << YAML::Key << "heat_capacity" << YAML::Value;
+    if (m.capacity.given())
+      emit_field(e, m.capacity);
+    else
+      e << p.capacity;
+    e << YAML::EndMap;
+  } else {
+    e << YAML::Key << "diffusivity" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
+      << YAML::Value << p.alpha[0] << YAML::Key << "y" << YAML::Value << p.alpha[1] << YAML::Key << "z"
+      << YAML::Value << p.alpha[2] << YAML::EndMap;
+  }
+  // Only when there is one: the resolved configs of the other runs stay as they were.
+  if (p.source != 0.0 || c.material.source.given() || !p.source_table.empty()) {
+    e << YAML::Key << "source" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "power_density"
+      << YAML::Value;
+    if (c.material.source.given())
+      emit_field(e, c.material.source);
+    else
+      e << p.source;
+    if (!p.source_table.empty()) {
+      e << YAML::Key << "table" << YAML::Value;
+      emit_table(e, p.source_table);
+    }
+    e << YAML::EndMap;
+  }
   e << YAML::Key << "boundary" << YAML::Value << YAML::Flow << YAML::BeginMap;
   const char* ax[3] = {"x", "y", "z"};
-  for (int a = 0; a < 3; ++a)
-    e << YAML::Key << std::string(ax[a]) + "_lo" << YAML::Value << boundary_name(p.lo[a]) << YAML::Key
-      << std::string(ax[a]) + "_hi" << YAML::Value << boundary_name(p.hi[a]);
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a)) continue;  // a flat axis has no faces (and naming one is an error)
+    for (int side = 0; side < 2; ++side) {
+      e << YAML::Key << std::string(ax[a]) + (side ? "_hi" : "_lo") << YAML::Value;
+      emit_face(e, side ? p.hi[a] : p.lo[a], side ? p.hi_data[a] : p.lo_data[a]);
+    }
+  }
   e << YAML::EndMap;
   e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
     << p.dt << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
@@ -529,6 +884,9 @@ std::string emit_resolved_impl(const RunConfig& c) {
   e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);
   if (c.initial.kind == InitialConfig::Kind::Analytic) {
     e << YAML::Key << "initial" << YAML::Value << "analytic";
+  } else if (c.initial.kind == InitialConfig::Kind::Uniform) {
+    e << YAML::Key << "initial" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "value"
+      << YAML::Value << c.initial.value << YAML::EndMap;
   } else {
     e << YAML::Key << "initial" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
       << YAML::Value << c.initial.file << YAML::Key << "dataset" << YAML::Value << c.initial.dataset << YAML::Key

@@ -73,8 +73,8 @@ bool close_to(double a, double b, double scale) { return std::fabs(a - b) <= 1e-
 
 }  // namespace
 
-FieldInfo inspect_field(const std::string& file, const std::string& dataset) {
-  H5Id f = open_existing(file, "the initial field");
+FieldInfo inspect_field(const std::string& file, const std::string& dataset, const std::string& what) {
+  H5Id f = open_existing(file, what);
   const std::string ctx = file + ":" + dataset;
   if (!detail::path_exists(f.get(), dataset)) {
     const auto have = detail::list_datasets(f.get());
@@ -124,9 +124,10 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset) {
   }
   for (int a = 0; a < 3; ++a) info.n[a] = static_cast<index_t>(dims[2 - a]);
   for (int a = 0; a < 3; ++a)
-    if (info.n[a] < 3)
+    if (info.n[a] < 3 && info.n[a] != 1)
       throw IoError(ctx + ": shape (nz, ny, nx) = " + shape_text(info.n) +
-                        ": every axis needs at least 3 nodes (two boundary nodes and one interior node)",
+                        ": every axis needs at least 3 nodes (two boundary nodes and one interior node), or 1 "
+                        "(a flat axis)",
                     __FILE__, __LINE__);
 
   // Geometry: on the dataset, else on /grid (adi3d's own outputs and checkpoints).
@@ -222,8 +223,8 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
                                 " - 1) = " + std::to_string(h_cfg) + " m but " + f.geometry_source +
                                 " says spacing " + fmt3(*f.spacing) + " (x, y, z)",
                             __FILE__, __LINE__);
-      } else {
-        p.length[a] = h_file * static_cast<double>(p.n[a] - 1);
+      } else if (p.n[a] > 1) {  // a flat axis keeps its length (its "spacing" is the slab thickness)
+        p.length[a] = h_file * static_cast<double>(p.periodic(a) ? p.n[a] : p.n[a] - 1);
       }
     }
   }

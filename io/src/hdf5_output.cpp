@@ -132,7 +132,11 @@ struct GridFile::Impl {
   }
 
   void rewrite_xdmf() {
-    if (o.xdmf && root) write_xdmf(xmf, detail::base_name(o.path), o.geometry, o.precision, steps);
+    if (!o.xdmf || !root) return;
+    std::vector<std::string> fields;
+    if (!par)
+      for (const auto& f : o.fields) fields.push_back("/material/" + f.first);
+    write_xdmf(xmf, detail::base_name(o.path), o.geometry, o.precision, steps, fields);
   }
 
   static std::unique_ptr<Impl> make(const Options& o) {
@@ -164,6 +168,37 @@ GridFile::~GridFile() {
   if (!impl_->live && impl_->root) detail::remove_quietly(impl_->tmp);
 }
 
+namespace {
+/// /material/<name>: each field once, float64, plane by plane from its source
+/// (which checks the values as it reads them), with its source and checksum.
+void write_material(hid_t f, const GridFile::Options& o, const std::string& ctx) {
+  H5Id g = detail::create_group(f, "material", ctx);
+  const auto& n = o.geometry.n;
+  const hsize_t dims[3] = {static_cast<hsize_t>(n[2]), static_cast<hsize_t>(n[1]), static_cast<hsize_t>(n[0])};
+  std::vector<double> plane(static_cast<std::size_t>(n[0] * n[1]));
+  for (const auto& [name, src] : o.fields) {
+    H5Id space(H5Screate_simple(3, dims, nullptr), H5Sclose);
+    H5Id d(ADI_H5_CHECK(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        ctx, "cannot create dataset /material/" + name),
+           H5Dclose);
+    const hsize_t count[3] = {1, dims[1], dims[2]};
+    const hsize_t m = static_cast<hsize_t>(plane.size());
+    H5Id mspace(H5Screate_simple(1, &m, nullptr), H5Sclose);
+    for (index_t k = 0; k < n[2]; ++k) {
+      src->read({{0, 0, k}}, {{n[0], n[1], 1}}, plane.data());
+      const hsize_t start[3] = {static_cast<hsize_t>(k), 0, 0};
+      ADI_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), ctx,
+                   "cannot select a plane");
+      ADI_H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), space.get(), H5P_DEFAULT, plane.data()), ctx,
+                   "cannot write /material/" + name);
+    }
+    detail::write_attr(d.get(), "source", src->name(), ctx);
+    detail::write_attr(d.get(), "checksum", src->checksum(), ctx);
+  }
+}
+}  // namespace
+
 GridFile GridFile::create(const Options& o) {
   auto im = Impl::make(o);
   // A killed run's unfinished write to the file this one replaces: undo it
@@ -186,6 +221,7 @@ GridFile GridFile::create(const Options& o) {
     detail::write_grid_group(f, o.geometry, im->what());
     detail::write_provenance(f, "provenance", o.provenance, im->what());
     detail::create_group(f, "steps", im->what());
+    if (!im->par && !o.fields.empty()) write_material(f, o, im->what());
     im->flush(im->what());
   });
   return GridFile(std::move(im));

@@ -77,6 +77,8 @@ void write_provenance(hid_t loc, const std::string& name, const Provenance& p, c
       {"end_time", &p.end_time}};
   for (const auto& f : fields) write_attr(g.get(), f.first, *f.second, context);
   write_string_dataset(g.get(), "config", p.config_yaml, context);
+  // Only when there are some: the provenance of other runs stays as it was.
+  if (!p.fields.empty()) write_attr(g.get(), "input_fields", p.fields, context);
 }
 }  // namespace detail
 

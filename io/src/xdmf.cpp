@@ -34,7 +34,7 @@ std::string num(double v) {
 }  // namespace
 
 std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precision p,
-                      const std::vector<OutputStep>& steps) {
+                      const std::vector<OutputStep>& steps, const std::vector<std::string>& fields) {
   // Slowest index first everywhere: z y x.
   const std::string dims =
       std::to_string(g.n[2]) + " " + std::to_string(g.n[1]) + " " + std::to_string(g.n[0]);
@@ -62,8 +62,15 @@ std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precisi
       << "        <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n"
       << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << prec << "\" Dimensions=\"" << dims
       << "\">" << xml_escape(h5_name) << ":" << s.dataset << "</DataItem>\n"
-      << "        </Attribute>\n"
-      << "      </Grid>\n";
+      << "        </Attribute>\n";
+    for (const std::string& f : fields) {
+      const std::string name = f.substr(f.find_last_of('/') + 1);
+      x << "        <Attribute Name=\"" << xml_escape(name) << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"" << dims << "\">"
+        << xml_escape(h5_name) << ":" << xml_escape(f) << "</DataItem>\n"
+        << "        </Attribute>\n";
+    }
+    x << "      </Grid>\n";
   }
   x << "    </Grid>\n"
     << "  </Domain>\n"
@@ -72,9 +79,9 @@ std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precisi
 }
 
 void write_xdmf(const std::string& path, const std::string& h5_name, const GridGeometry& g, Precision p,
-                const std::vector<OutputStep>& steps) {
+                const std::vector<OutputStep>& steps, const std::vector<std::string>& fields) {
   const std::string tmp = path + ".tmp";
-  const std::string text = xdmf_text(h5_name, g, p, steps);
+  const std::string text = xdmf_text(h5_name, g, p, steps, fields);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) {

@@ -160,6 +160,7 @@ DirichletData build_dirichlet(const HeatProblem& p, const std::array<index_t, 3>
     f.n1 = size[f.o1];
     f.n2 = size[f.o2];
     f.table = fd.table;
+    f.keep = fd.value_from_initial && !p.initial_field;
     const std::size_t np = static_cast<std::size_t>(f.n1 * f.n2);
     f.owned.assign(np, 0);
     f.value.assign(np, 0.0);
@@ -292,6 +293,9 @@ void for_face_nodes(const DirichletFace& f, T* field, const std::array<index_t, 
 template <class T>
 void impose_dirichlet(const DirichletData& d, double t, T* field, const std::array<index_t, 3>& stride) {
   for (const DirichletFace& f : d.faces) {
+    // Its values V are the field's own (value_from_initial) but unknown here:
+    // writing V = 0 would wipe the initial face values, so leave them.
+    if (f.keep) continue;
     const double ft = f.table.at(t);
     for_face_nodes(f, field, stride, [&](T& x, index_t q) { x = static_cast<T>(f.value[q] * ft); });
   }

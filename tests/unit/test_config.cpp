@@ -17,7 +17,7 @@ namespace {
 const char* kGood = R"(grid: {nx: 33, ny: 17, nz: 9}
 domain: {lx: 2.0, ly: 1.0, lz: 0.5}
 diffusivity: {x: 1.0, y: 0.5, z: 0.25}
-boundary: {x: neumann, y: {lo: dirichlet, hi: neumann}, z_hi: neumann}
+boundary: {x: neumann, y: {lo: dirichlet, hi: neumann}, z_lo: dirichlet, z_hi: neumann}
 time: {dt: 0.001, steps: 40}
 scheme: {theta: 0.75}
 precision: float32
@@ -107,8 +107,8 @@ TEST(Config, MissingSectionsAndChoices) {
                R"(^case\.yaml:3:10: backend: expected one of cpu, cuda, auto, got 'gpu')");
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nscheme: {theta: 0.3}\n",
                R"(scheme\.theta: expected 0\.5 <= theta <= 1)");
-  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nboundary: {x: periodic}\n",
-               R"(boundary\.x: expected one of dirichlet, neumann, got 'periodic')");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nboundary: {x: sideways, y: dirichlet, z: dirichlet}\n",
+               R"(boundary\.x: expected one of dirichlet, neumann, insulated, convective, robin, periodic, got 'sideways')");
   expect_error("", R"(the config is empty)");
   expect_error("- 1\n- 2\n", R"(expected a mapping of sections)");
 }
@@ -220,6 +220,126 @@ TEST(Config, ParallelGrid) {
   expect_error(base + "parallel: {grid: [1, 2]}\n", R"(case.yaml:3:18: parallel.grid: expected \[1, Py, Pz\].*got 2 values)");
   expect_error(base + "parallel: {grid: [1, 0, 2]}\n", R"(parallel.grid: expected a number of ranks >= 1, got '0')");
   expect_error(base + "parallel: {grids: auto}\n", R"(parallel.grids: unknown key 'grids' \(did you mean 'grid'\?\))");
+}
+
+
+// ---- materials, sources and faces (#16, #17) and partial maps (#15.2) ----------
+
+const std::string kPhys = "grid: {nx: 9, ny: 7, nz: 5}\ntime: {dt: 0.1, steps: 2}\ninitial: {value: 20}\n";
+
+TEST(Config, MaterialSourceAndFaces) {
+  const RunConfig c = parse_config(kPhys +
+                                       "material:\n"
+                                       "  conductivity: {x: 2.0, y: {file: k.h5, dataset: /Ky}, z: 0.5}\n"
+                                       "  heat_capacity: 3.0e6\n"
+                                       "source: {power_density: {file: q.h5, dataset: /q}, table: [[0, 0], [10, 1]]}\n"
+                                       "boundary:\n"
+                                       "  x: {lo: {type: dirichlet, value: 300}, hi: {type: neumann, flux: -50}}\n"
+                                       "  y: periodic\n"
+                                       "  z_lo: {type: convective, h: 25, ambient: 290, table: [[0, 1], [5, 1.1]]}\n"
+                                       "  z_hi: insulated\n",
+                                   "case.yaml");
+  const HeatProblem& p = c.problem;
+  EXPECT_TRUE(c.material.given);
+  EXPECT_EQ(p.alpha[0], 2.0);
+  EXPECT_EQ(p.alpha[2], 0.5);
+  EXPECT_EQ(c.material.conductivity[1].file, "k.h5");
+  EXPECT_EQ(c.material.conductivity[1].dataset, "/Ky");
+  EXPECT_EQ(c.material.conductivity[1].where, "case.yaml:5:29");
+  EXPECT_FALSE(c.material.conductivity[0].given());
+  EXPECT_EQ(p.capacity, 3.0e6);
+  EXPECT_EQ(c.material.source.file, "q.h5");
+  EXPECT_EQ(p.source_table.t, (std::vector<double>{0, 10}));
+  EXPECT_EQ(p.lo[0], Boundary::Dirichlet);
+  EXPECT_FALSE(p.lo_data[0].value_from_initial);
+  EXPECT_EQ(p.lo_data[0].value, 300.0);
+  EXPECT_EQ(p.hi[0], Boundary::Neumann);
+  EXPECT_EQ(p.hi_data[0].flux, -50.0);
+  EXPECT_TRUE(p.periodic(1));
+  EXPECT_EQ(p.lo[2], Boundary::Robin);
+  EXPECT_EQ(p.lo_data[2].h, 25.0);
+  EXPECT_EQ(p.lo_data[2].ambient, 290.0);
+  EXPECT_EQ(p.lo_data[2].table.v, (std::vector<double>{1, 1.1}));
+  EXPECT_EQ(p.hi[2], Boundary::Neumann);
+  EXPECT_EQ(c.initial.kind, InitialConfig::Kind::Uniform);
+  EXPECT_EQ(c.initial.value, 20.0);
+  // The resolved config reads back to the same problem.
+  const RunConfig r = parse_config(c.resolved_yaml, "resolved.yaml");
+  EXPECT_EQ(r.resolved_yaml, c.resolved_yaml);
+  EXPECT_EQ(r.material.conductivity[1].dataset, "/Ky");
+  EXPECT_EQ(r.problem.lo_data[2].table.t, p.lo_data[2].table.t);
+  EXPECT_EQ(r.problem.hi_data[0].flux, -50.0);
+  // An isotropic field and a scalar source.
+  const RunConfig i = parse_config(kPhys + "material: {conductivity: {file: k.h5, dataset: /K}}\nsource: 5.0\n"
+                                           "boundary: insulated\n", "case.yaml");
+  EXPECT_TRUE(i.material.isotropic_field);
+  EXPECT_EQ(i.material.conductivity[2].dataset, "/K");
+  EXPECT_EQ(i.problem.source, 5.0);
+  EXPECT_EQ(parse_config(i.resolved_yaml, "r.yaml").resolved_yaml, i.resolved_yaml);
+}
+
+TEST(Config, ExistingConfigsResolveAsBefore) {
+  // No material, source or face data: the resolved config keeps its old keys.
+  const RunConfig c = parse_config(kGood, "case.yaml");
+  EXPECT_NE(c.resolved_yaml.find("diffusivity: {x: 1, y: 0.5, z: 0.25}"), std::string::npos) << c.resolved_yaml;
+  EXPECT_NE(c.resolved_yaml.find("boundary: {x_lo: neumann, x_hi: neumann, y_lo: dirichlet, y_hi: neumann, z_lo: "
+                                 "dirichlet, z_hi: neumann}"),
+            std::string::npos)
+      << c.resolved_yaml;
+  EXPECT_EQ(c.resolved_yaml.find("material"), std::string::npos);
+  EXPECT_EQ(c.resolved_yaml.find("source"), std::string::npos);
+  EXPECT_TRUE(c.problem.classic());
+}
+
+TEST(Config, FlatAxes) {
+  const RunConfig c = parse_config("grid: {nx: 9, ny: 7, nz: 1}\ntime: {dt: 0.1, steps: 2}\ninitial: {value: 1}\n"
+                                   "boundary: {x: neumann, y: dirichlet}\ndiffusivity: {x: 1, y: 2}\n",
+                                   "case.yaml");
+  EXPECT_TRUE(c.problem.flat(2));
+  EXPECT_EQ(c.resolved_yaml.find("z_lo"), std::string::npos) << c.resolved_yaml;
+  EXPECT_EQ(parse_config(c.resolved_yaml, "r.yaml").resolved_yaml, c.resolved_yaml);
+  expect_error("grid: {nx: 9, ny: 7, nz: 1}\ntime: {dt: 0.1, steps: 2}\ninitial: {value: 1}\n"
+               "boundary: {x: neumann, y: dirichlet, z: neumann}\n",
+               R"(^case\.yaml:4:41: boundary\.z: the z axis is flat \(nz = 1: a 2D or 1D problem\) and has no faces)");
+  expect_error("grid: {nx: 9, ny: 7, nz: 2}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(grid\.nz: expected an integer >= 3 .*or 1 \(a flat axis)");
+  // The analytic mode is not the solution of a 2D problem's sheet.
+  expect_error("grid: {nx: 9, ny: 7, nz: 1}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:1:1: initial: analytic \(the default\) is the analytic solution of the constant)");
+}
+
+TEST(Config, BadPhysicsInputNamesKey) {
+  const std::string g = kPhys;
+  // #15.2: partial per-axis maps.
+  expect_error(g + "diffusivity: {x: 1e-5}\n", R"(^case\.yaml:4:14: diffusivity: missing axis y, z: a per-axis map)");
+  expect_error(g + "boundary: {x: {lo: neumann}}\n", R"(^case\.yaml:4:15: boundary\.x\.hi: missing; name both faces)");
+  expect_error(g + "boundary: {x: neumann, y: neumann}\n",
+               R"(^case\.yaml:4:11: boundary: missing face z_lo, z_hi: name every face)");
+  expect_error(g + "material: {conductivity: {x: 1, z: 2}}\n", R"(material\.conductivity: missing axis y)");
+  EXPECT_EQ(parse_config(g + "diffusivity: {x: 2, default: 1}\n", "c.yaml").problem.alpha[1], 1.0);
+  EXPECT_EQ(parse_config(g + "boundary: {x: neumann, default: insulated}\n", "c.yaml").problem.hi[2],
+            Boundary::Neumann);
+  // Contradictions, keys of another face type, ranges, tables.
+  expect_error(g + "diffusivity: 1.0\nmaterial: {conductivity: 2.0}\n",
+               R"(^case\.yaml:4:14: diffusivity: contradicts material\.conductivity)");
+  expect_error(g + "boundary: {x_lo: {type: neumann, value: 3}, default: dirichlet}\n",
+               R"(^case\.yaml:4:34: boundary\.x_lo\.value: does not belong to a neumann face; expected one of: type, flux, table)");
+  expect_error(g + "boundary: {x: {type: convective, h: -1, ambient: 0}, default: dirichlet}\n",
+               R"(boundary\.x\.h: expected a heat transfer coefficient >= 0 \[W/\(m\^2 K\)\], got '-1')");
+  expect_error(g + "boundary: {x: {type: convective, h: 1}, default: dirichlet}\n", R"(boundary\.x\.ambient: missing)");
+  expect_error(g + "boundary: {x: convective, default: dirichlet}\n", R"(boundary\.x: a convective face needs its data)");
+  expect_error(g + "boundary: {x_lo: periodic, default: dirichlet}\n",
+               R"(^case\.yaml:4:18: boundary\.x_lo: periodic applies to both faces of an axis: x_lo is periodic but x_hi is dirichlet)");
+  expect_error(g + "boundary: {x: dirichlet, x_lo: neumann, default: dirichlet}\n",
+               R"(boundary\.x_lo: this face is also set by boundary\.x)");
+  expect_error(g + "source: {power_density: 1, table: [[0, 1], [2, 3], [1, 4]]}\n",
+               R"(^case\.yaml:4:53: source\.table\[2\]: expected times that increase strictly, got t = '1' after t = '2')");
+  expect_error(g + "boundary: {x: {type: dirichlet, value: 1, table: [[0, 1], [0, 2]]}, default: dirichlet}\n",
+               R"(boundary\.x\.table\[1\]: expected times that increase strictly)");
+  expect_error(g + "material: {conductivity: 0}\n", R"(material\.conductivity: expected a conductivity > 0 \[W/\(m K\)\], got '0')");
+  expect_error(g + "material: {heat_capacity: -3}\n", R"(material\.heat_capacity: expected a volumetric heat capacity > 0)");
+  expect_error(g + "material: {conductivity: {file: k.h5}}\n", R"(material\.conductivity\.dataset: missing)");
+  expect_error(g + "source: {table: [[0, 1]]}\n", R"(source\.power_density: missing)");
 }
 
 }  // namespace

@@ -103,6 +103,65 @@ RunConfig file_config(const std::string& extra = "") {
   return parse_config("initial: {file: in.h5}\ntime: {dt: 0.001, steps: 3}\n" + extra, "case.yaml");
 }
 
+// ---- material fields (Hdf5Field, attach_fields) ------------------------------------
+
+// A box of the grid is one hyperslab, x fastest, equal to the whole field's
+// nodes there (what one MPI rank reads); the checksum is that of the values
+// (a float32 file holding the same numbers has the same one); a bad value
+// names file, dataset and the node.
+TEST_F(Hdf5Test, MaterialFieldReadsBoxesAndChecksValues) {
+  const index_t nx = 7, ny = 5, nz = 4;
+  std::vector<double> v(static_cast<std::size_t>(nx * ny * nz));
+  for (index_t k = 0; k < nz; ++k)
+    for (index_t j = 0; j < ny; ++j)
+      for (index_t i = 0; i < nx; ++i) v[static_cast<std::size_t>(i + nx * (j + ny * k))] = f_node(i, j, k);
+  write_dataset(path("k.h5"), "/K", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {4, 5, 7}, v.data());
+  const std::vector<float> vf(v.begin(), v.end());  // f_node values are exact in float32
+  write_dataset(path("k32.h5"), "/K", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {4, 5, 7}, vf.data());
+  const Hdf5Field k(inspect_field(path("k.h5"), "/K"), "conductivity", Hdf5Field::Values::Positive);
+  const std::array<index_t, 3> lo{{2, 1, 1}}, size{{4, 3, 2}};
+  std::vector<double> box(static_cast<std::size_t>(size[0] * size[1] * size[2]), -1.0);
+  k.read(lo, size, box.data());
+  for (index_t c = 0; c < size[2]; ++c)
+    for (index_t b = 0; b < size[1]; ++b)
+      for (index_t a = 0; a < size[0]; ++a)
+        EXPECT_EQ(box[static_cast<std::size_t>(a + size[0] * (b + size[1] * c))], f_node(lo[0] + a, lo[1] + b, lo[2] + c));
+  const Hdf5Field k32(inspect_field(path("k32.h5"), "/K"), "conductivity", Hdf5Field::Values::Positive);
+  EXPECT_EQ(k.checksum().substr(0, 8), "fnv1a64:");
+  EXPECT_EQ(k.checksum(), k32.checksum());
+  v[static_cast<std::size_t>(3 + nx * (2 + ny * 1))] = -2.0;  // node (3, 2, 1)
+  write_dataset(path("bad.h5"), "/K", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {4, 5, 7}, v.data());
+  const Hdf5Field bad(inspect_field(path("bad.h5"), "/K"), "conductivity", Hdf5Field::Values::Positive);
+  EXPECT_THROW((void)bad.checksum(), IoError);  // it reads (and checks) every value
+  const Hdf5Field signed_ok(inspect_field(path("bad.h5"), "/K"), "heat source", Hdf5Field::Values::Finite);
+  EXPECT_NO_THROW(signed_ok.read({{0, 0, 0}}, {{nx, ny, nz}}, std::vector<double>(v.size()).data()));
+  std::vector<double> all(v.size());
+  expect_throw_matching<IoError>(
+      [&] { bad.read({{0, 0, 0}}, {{nx, ny, nz}}, all.data()); },
+      R"(bad\.h5:/K: the conductivity field holds -2 at node \(i, j, k\) = \(3, 2, 1\) \(dataset index \[1, 2, 3\]\); expected a finite value > 0)");
+  // A box that misses the bad node reads fine: only what is read is checked.
+  EXPECT_NO_THROW(bad.read({{4, 0, 0}}, {{3, 5, 4}}, all.data()));
+  // attach_fields: shapes against the grid, named by the config key.
+  RunConfig c = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.1, steps: 1}\ninitial: {value: 1}\n"
+                             "material: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: {file: k32.h5, dataset: /K}}\n",
+                             "case.yaml");
+  c.base_dir = dir_.string();
+  attach_fields(c);
+  EXPECT_NE(c.problem.material.conductivity[0], nullptr);
+  EXPECT_EQ(c.problem.material.conductivity[0], c.problem.material.conductivity[2]);
+  EXPECT_NE(c.problem.material.capacity, nullptr);
+  const auto named = named_fields(c);
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].first, "conductivity");
+  EXPECT_EQ(named[1].first, "heat_capacity");
+  RunConfig wrong = parse_config("grid: {nx: 7, ny: 5, nz: 5}\ntime: {dt: 0.1, steps: 1}\ninitial: {value: 1}\n"
+                                 "material: {conductivity: {file: k.h5, dataset: /K}}\n",
+                                 "case.yaml");
+  wrong.base_dir = dir_.string();
+  expect_throw_matching<ConfigError>([&] { attach_fields(wrong); },
+                                     R"(^case\.yaml:4:26: material\.conductivity: .*k\.h5:/K has shape \(nz, ny, nx\) = \(4, 5, 7\) but the grid is \(5, 5, 7\))");
+}
+
 // ---- reading ------------------------------------------------------------------------
 
 TEST_F(Hdf5Test, ReadsShapeZYXWithXFastest) {

@@ -49,6 +49,10 @@ struct DirichletFace {
   std::vector<std::uint8_t> owned;  ///< n1 n2: this face owns the node
   std::vector<double> value;        ///< n1 n2: V at owned nodes (0 elsewhere)
   TimeTable table;                  ///< f(t) of this face
+  /// The face keeps the initial field's values but the problem has no
+  /// initial_field to read them from (only possible for a face that does not
+  /// move): impose_dirichlet leaves its nodes as the field holds them.
+  bool keep = false;
   struct Term {
     int face = 0;            ///< the moving face F whose increment multiplies w
     std::vector<double> w;   ///< n1 n2: W_F at the nodes this face owns
@@ -75,7 +79,9 @@ DirichletData build_dirichlet(const HeatProblem& p, const std::array<index_t, 3>
 
 /// Sets every Dirichlet node of the box (packed x fastest, extents `size`,
 /// at `field` with element strides `stride`) to V f(t): what a fresh run
-/// starts from (a constant `value:` face, or a table with f(0) != 1).
+/// starts from (a constant `value:` face, or a table with f(0) != 1). Faces
+/// that keep the initial values without an initial_field (DirichletFace::keep)
+/// keep the field's current values.
 template <class T>
 void impose_dirichlet(const DirichletData& d, double t, T* field, const std::array<index_t, 3>& stride);
 

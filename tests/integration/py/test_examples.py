@@ -75,6 +75,51 @@ def grid_and_plot(a):
     sh([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "--step", "3"], w, rc=1)
 
 
+def physics(a):
+    """The material and boundary examples: make_wall.py -> layered_wall.yaml
+    (fields in the output and the .xmf), convective_cooling.yaml (against
+    the lumped-capacitance law), periodic.yaml, plate_2d.yaml (2D output)."""
+    w = a.work
+    ex = os.path.join(a.source, "examples")
+    for f in ("layered_wall.yaml", "convective_cooling.yaml", "periodic.yaml", "plate_2d.yaml"):
+        shutil.copy(os.path.join(ex, f), w)
+    sh([PY, os.path.join(ex, "make_wall.py"), os.path.join(w, "wall.h5")], w)
+    T.run(a, ["run", "layered_wall.yaml", "--backend", "cpu", "--set", "time.t_end=1800", "--quiet"], cwd=w)
+    with h5py.File(os.path.join(w, "wall_run.h5"), "r") as f:
+        T.check(sorted(f["material"]) == ["conductivity", "heat_capacity", "source"],
+                "material fields in the output: %s" % list(f["material"]))
+        K = f["material/conductivity"][()]
+        T.check(K.shape == (17, 21, 57) and K.min() == 0.035 and K.max() == 15.0, "conductivity field as written")
+        u = f["steps/%s/u" % sorted(f["steps"])[-1]][()]
+        T.check(u.max() > 283.15, "the heated block warms the wall")
+    xmf = open(os.path.join(w, "wall_run.xmf")).read()
+    for name in ("conductivity", "heat_capacity", "source"):
+        T.check('Attribute Name="%s"' % name in xmf, "the .xmf lists %s" % name)
+
+    T.run(a, ["run", "convective_cooling.yaml", "--backend", "cpu", "--set", "time.t_end=1200", "--quiet"], cwd=w)
+    with h5py.File(os.path.join(w, "cooling.h5"), "r") as f:
+        u = f["steps/%s/u" % sorted(f["steps"])[-1]][()]
+    # Lumped capacitance (Biot number 0.01): u - u_inf = (u0 - u_inf) exp(-h (A / V) t / c).
+    lumped = 293.15 + 280.0 * np.exp(-20.0 * 80.0 * 1200.0 / 3.6e6)
+    print("convective cooling at t = 1200 s: mean %.3f K, lumped capacitance %.3f K" % (u.mean(), lumped))
+    T.check(abs(u.mean() - lumped) < 0.01 * (lumped - 293.15), "mean temperature far from the lumped law")
+
+    T.run(a, ["run", "periodic.yaml", "--backend", "cpu", "--set", "time.t_end=100", "--quiet"], cwd=w)
+    with h5py.File(os.path.join(w, "periodic.h5"), "r") as f:
+        u = f["steps/%s/u" % sorted(f["steps"])[-1]][()]
+    T.check(u.shape == (9, 16, 40), "periodic output shape %s" % (u.shape,))
+    T.check(np.allclose(u, u[:, :1, :1], rtol=0, atol=1e-9), "a uniform source keeps x and y uniform")
+    T.check(np.all(u[0] == 293.15) and u[-1].max() > 293.15, "z_lo fixed, the interior heated")
+
+    T.run(a, ["run", "plate_2d.yaml", "--backend", "cpu", "--set", "time.t_end=300", "--quiet"], cwd=w)
+    with h5py.File(os.path.join(w, "plate_2d.h5"), "r") as f:
+        u = f["steps/%s/u" % sorted(f["steps"])[-1]][()]
+    T.check(u.shape == (1, 41, 81), "2D output shape %s" % (u.shape,))
+    T.check(u[0, :, 0].min() > u[0, :, 40].max() > 293.15 and np.all(u[0, :, -1] == 293.15),
+            "the flux heats the x = 0 edge, the x = Lx edge stays at 293.15")
+    T.check('Dimensions="1 41 81"' in open(os.path.join(w, "plate_2d.xmf")).read(), "the .xmf states the 2D grid")
+
+
 def convergence(a):
     w = a.work
     T.run(a, ["validate", "--backend", "cpu", "--levels", "8,16,32", "--json", "v.json"], cwd=w)
@@ -127,7 +172,7 @@ log: {every: 50}
     T.assert_same_fields(os.path.join(w, "out.h5"), os.path.join(ref, "out.h5"), "requeued job")
 
 
-PARTS = {"grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
+PARTS = {"grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm, "physics": physics}
 
 
 def body():

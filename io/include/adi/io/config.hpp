@@ -29,10 +29,37 @@ class ConfigError : public Error {
 };
 
 struct InitialConfig {
-  enum class Kind { Analytic, File } kind = Kind::Analytic;
+  /// Analytic: the eigenmode of the constant-coefficient problem (errors
+  /// against it are reported). File: an HDF5 field. Uniform: `value` everywhere.
+  enum class Kind { Analytic, File, Uniform } kind = Kind::Analytic;
+  double value = 0.0;           ///< Kind::Uniform: the start temperature
   std::string file;             ///< HDF5 file (Kind::File), relative to the config's folder (base_dir)
   std::string dataset = "/u";   ///< dataset path inside it
   bool boundary_from_file = true;  ///< Dirichlet faces keep the file's boundary values (false: zero)
+};
+
+/// A field read from HDF5 (`{file: k.h5, dataset: /K}`) instead of a constant:
+/// the layout, checks and messages of `initial:` (io/hdf5.hpp).
+struct FieldRef {
+  std::string file;     ///< HDF5 file, relative to RunConfig::base_dir ("" = not a field)
+  std::string dataset;  ///< dataset path inside it
+  std::string key;      ///< the config key, e.g. "material.conductivity.x"
+  std::string where;    ///< file:line:column of the key, for messages
+  bool given() const { return !file.empty(); }
+};
+
+/// `material:` and `source:` beyond the constants held in RunConfig::problem
+/// (alpha = conductivity per axis, capacity, source, source_table).
+struct MaterialConfig {
+  bool given = false;                   ///< a `material:` section was given (not `diffusivity:`)
+  std::array<FieldRef, 3> conductivity; ///< per axis; a field given once for all axes is the same ref thrice
+  bool isotropic_field = false;         ///< one conductivity field for all three axes
+  FieldRef capacity;                    ///< heat capacity field ("" = constant problem.capacity)
+  FieldRef source;                      ///< power density field ("" = constant problem.source)
+  bool any_field() const {
+    return conductivity[0].given() || conductivity[1].given() || conductivity[2].given() || capacity.given() ||
+           source.given();
+  }
 };
 
 struct OutputConfig {
@@ -80,6 +107,7 @@ struct RunConfig {
   Precision precision = Precision::F64;
   Backend backend = Backend::Auto;
   InitialConfig initial;
+  MaterialConfig material;
   OutputConfig output;
   CheckpointConfig checkpoint;
   ParallelConfig parallel;

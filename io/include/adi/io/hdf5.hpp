@@ -54,7 +54,8 @@ struct FieldInfo {
 /// float64 dataset. Geometry attributes `origin` and `spacing` (3 numbers each,
 /// x, y, z) are taken from the dataset itself, else from the file's /grid
 /// group (so an adi3d output or checkpoint works as an input), else absent.
-FieldInfo inspect_field(const std::string& file, const std::string& dataset);
+FieldInfo inspect_field(const std::string& file, const std::string& dataset,
+                        const std::string& what = "the initial field");
 
 template <class T>
 struct FieldData {
@@ -73,6 +74,47 @@ FieldData<T> read_field(const FieldInfo& info);
 /// value the config set explicitly must agree with the file (relative
 /// tolerance 1e-9), else ConfigError. Re-validates and refreshes c.resolved_yaml.
 void apply_field_geometry(RunConfig& c, const FieldInfo& f);
+
+// ---- material and source fields ---------------------------------------------
+
+/// A material or source field in an HDF5 file (`material.conductivity:
+/// {file, dataset}` ...), read by boxes: each read() is one hyperslab of the
+/// dataset, so a rank of a distributed run reads only its own box. The layout,
+/// dtypes and geometry rules are those of the initial field (inspect_field);
+/// the values are checked as they are read (K and c finite and > 0, q
+/// finite), and an error names the file, the dataset and the first bad node
+/// (IoError, exit 3).
+class Hdf5Field final : public FieldSource {
+ public:
+  enum class Values { Positive, Finite };
+  Hdf5Field(FieldInfo info, std::string what, Values check);
+  std::string name() const override { return info_.file + ":" + info_.dataset; }
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override;
+  /// "fnv1a64:<16 hex digits>" over the values as float64, x fastest (the
+  /// same for a float32 and a float64 file holding the same numbers).
+  /// Reads the whole field once, plane by plane; cached.
+  std::string checksum() const override;
+  const FieldInfo& info() const { return info_; }
+  const std::string& what() const { return what_; }
+
+ private:
+  FieldInfo info_;
+  std::string what_;  ///< "conductivity", "heat capacity", "heat source"
+  Values check_;
+  mutable std::string checksum_;
+};
+
+/// Opens the material and source fields a config names (c.material): checks
+/// each file's header, its shape against the grid and its geometry
+/// attributes against the config's (ConfigError naming the key, exit 2), and
+/// points c.problem.material at them. Paths are relative to c.base_dir. A
+/// field named for several axes is opened once.
+void attach_fields(RunConfig& c);
+
+/// The fields of c.problem (material, source) as (config key, source) pairs,
+/// for outputs and provenance: "conductivity" (isotropic) or
+/// "conductivity_x" ..., "heat_capacity", "source". Constants are left out.
+std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> named_fields(const RunConfig& c);
 
 // ---- output ------------------------------------------------------------------
 
@@ -140,6 +182,12 @@ class GridFile {
     /// renames, journals and writes the sidecar. The file, its layout and
     /// its sidecar are those of a serial run.
     std::optional<FieldPart> part;
+    /// Fields written once by create() as /material/<name> (float64), and
+    /// listed in the sidecar beside u: the material and source (named_fields).
+    /// Files written by one process only (serial runs, and distributed runs
+    /// that gather to rank 0); a collective file (parallel HDF5) leaves them
+    /// out for now: each rank would have to write its box of every field.
+    std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> fields;
   };
   /// Starts a new file (as "<path>.tmp"; the caller has checked that
   /// replacing an existing "<path>" is wanted).

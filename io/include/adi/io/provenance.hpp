@@ -22,6 +22,9 @@ struct Provenance {
   std::string start_time;     ///< ISO 8601 UTC
   std::string end_time;       ///< ISO 8601 UTC; "" while the run is going
   std::string config_yaml;    ///< the resolved config (every default filled in)
+  /// The input fields of the material and source, one per line:
+  /// "conductivity = wall.h5:/K fnv1a64:0123..." ("" when there are none).
+  std::string fields;
 };
 
 /// Fills in everything this process can know; `backend`, `device`,

@@ -17,12 +17,15 @@ namespace adi::io {
 
 /// The XDMF text for `steps` of the HDF5 file `h5_name` (as referenced from
 /// the sidecar: normally the base name, the two files sit side by side).
+/// `fields`: datasets written once (the material: "/material/conductivity",
+/// ...; float64), listed as further node attributes of every step, so
+/// ParaView shows them beside u.
 std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precision p,
-                      const std::vector<OutputStep>& steps);
+                      const std::vector<OutputStep>& steps, const std::vector<std::string>& fields = {});
 
 /// Writes xdmf_text to `path` atomically (temporary + rename): a reader, or
 /// a job killed mid-write, sees the previous version or the new one.
 void write_xdmf(const std::string& path, const std::string& h5_name, const GridGeometry& g, Precision p,
-                const std::vector<OutputStep>& steps);
+                const std::vector<OutputStep>& steps, const std::vector<std::string>& fields = {});
 
 }  // namespace adi::io

@@ -1,0 +1,156 @@
+// Material and source fields from HDF5 (hdf5.hpp: Hdf5Field, attach_fields).
+
+#include "h5util.hpp"
+
+#include <adi/io/hdf5.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace adi::io {
+
+using detail::H5Id;
+
+Hdf5Field::Hdf5Field(FieldInfo info, std::string what, Values check)
+    : info_(std::move(info)), what_(std::move(what)), check_(check) {}
+
+void Hdf5Field::read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const {
+  const std::string ctx = name();
+  for (int a = 0; a < 3; ++a)
+    if (lo[a] < 0 || size[a] < 0 || lo[a] + size[a] > info_.n[a])
+      throw IoError(ctx + ": a box outside the dataset was asked for", __FILE__, __LINE__);
+  const index_t points = size[0] * size[1] * size[2];
+  if (points == 0) return;
+  detail::init_hdf5();
+  const hid_t fid = H5Fopen(info_.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0)
+    throw IoError(info_.file + ": cannot open the " + what_ + " field: the file is missing, truncated or damaged",
+                  __FILE__, __LINE__);
+  H5Id f(fid, H5Fclose);
+  H5Id d(ADI_H5_CHECK(H5Dopen2(f.get(), info_.dataset.c_str(), H5P_DEFAULT), ctx, "cannot open dataset"), H5Dclose);
+  H5Id fspace(H5Dget_space(d.get()), H5Sclose);
+  // Dataset order (z, y, x): one hyperslab for the box, read as double.
+  const hsize_t start[3] = {static_cast<hsize_t>(lo[2]), static_cast<hsize_t>(lo[1]), static_cast<hsize_t>(lo[0])};
+  const hsize_t count[3] = {static_cast<hsize_t>(size[2]), static_cast<hsize_t>(size[1]),
+                            static_cast<hsize_t>(size[0])};
+  ADI_H5_CHECK(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), ctx,
+               "cannot select a box");
+  const hsize_t m = static_cast<hsize_t>(points);
+  H5Id mspace(H5Screate_simple(1, &m, nullptr), H5Sclose);
+  ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, out), ctx,
+               "cannot read the " + what_ + " field (the file may be truncated or damaged)");
+  const bool positive = check_ == Values::Positive;
+  for (index_t q = 0; q < points; ++q) {
+    const double v = out[q];
+    if (std::isfinite(v) && (!positive || v > 0.0)) continue;
+    const index_t i = lo[0] + q % size[0], j = lo[1] + (q / size[0]) % size[1], k = lo[2] + q / (size[0] * size[1]);
+    std::ostringstream s;
+    s << ctx << ": the " << what_ << " field holds " << v << " at node (i, j, k) = (" << i << ", " << j << ", " << k
+      << ") (dataset index [" << k << ", " << j << ", " << i << "]); expected a finite value"
+      << (positive ? " > 0" : "");
+    throw IoError(s.str(), __FILE__, __LINE__);
+  }
+}
+
+std::string Hdf5Field::checksum() const {
+  if (!checksum_.empty()) return checksum_;
+  // FNV-1a (64 bit) over the float64 bytes, plane by plane: cheap, no
+  // dependency, and enough to tell two inputs apart in the provenance.
+  std::uint64_t h = 1469598103934665603ull;
+  std::vector<double> plane(static_cast<std::size_t>(info_.n[0] * info_.n[1]));
+  for (index_t k = 0; k < info_.n[2]; ++k) {
+    read({{0, 0, k}}, {{info_.n[0], info_.n[1], 1}}, plane.data());
+    const auto* b = reinterpret_cast<const unsigned char*>(plane.data());
+    for (std::size_t q = 0; q < plane.size() * sizeof(double); ++q) {
+      h ^= b[q];
+      h *= 1099511628211ull;
+    }
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  checksum_ = buf;
+  return checksum_;
+}
+
+namespace {
+
+std::string shape_text(const std::array<index_t, 3>& n) {  // dataset order
+  return "(" + std::to_string(n[2]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[0]) + ")";
+}
+
+std::string resolve(const RunConfig& c, const std::string& p) {
+  if (p.empty() || p[0] == '/' || c.base_dir.empty() || c.base_dir == ".") return p;
+  return c.base_dir + "/" + p;
+}
+
+std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef& ref, const std::string& what,
+                                              Hdf5Field::Values check) {
+  const std::string file = resolve(c, ref.file);
+  FieldInfo info = inspect_field(file, ref.dataset, "the " + what + " field");
+  const HeatProblem& p = c.problem;
+  if (info.n != p.n)
+    throw ConfigError(ref.where, ref.key,
+                      file + ":" + ref.dataset + " has shape (nz, ny, nx) = " + shape_text(info.n) +
+                          " but the grid is " + shape_text(p.n) + "; a field needs one value per node",
+                      __FILE__, __LINE__);
+  if (info.spacing)
+    for (int a = 0; a < 3; ++a) {
+      if (p.flat(a)) continue;
+      const double h = p.spacing(a), hf = (*info.spacing)[a];
+      if (std::fabs(h - hf) > 1e-9 * std::max(h, hf)) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "spacing along %c is %.10g m in %s but %.10g m in the config", "xyz"[a], hf,
+                      info.geometry_source.c_str(), h);
+        throw ConfigError(ref.where, ref.key, buf, __FILE__, __LINE__);
+      }
+    }
+  if (info.origin)
+    for (int a = 0; a < 3; ++a) {
+      const double o = c.origin[a], of = (*info.origin)[a];
+      if (std::fabs(o - of) > 1e-9 * std::max({std::fabs(o), std::fabs(of), p.spacing(a)})) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "origin along %c is %.10g m in %s but %.10g m in the config", "xyz"[a], of,
+                      info.geometry_source.c_str(), o);
+        throw ConfigError(ref.where, ref.key, buf, __FILE__, __LINE__);
+      }
+    }
+  return std::make_shared<Hdf5Field>(std::move(info), what, check);
+}
+
+}  // namespace
+
+void attach_fields(RunConfig& c) {
+  MaterialConfig& m = c.material;
+  Material& mat = c.problem.material;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const FieldSource>> opened;
+  auto get = [&](const FieldRef& r, const std::string& what, Hdf5Field::Values v) {
+    auto& s = opened[{r.file + "\n" + what, r.dataset}];
+    if (!s) s = open_field(c, r, what, v);
+    return s;
+  };
+  for (int a = 0; a < 3; ++a)
+    if (m.conductivity[a].given() && !c.problem.flat(a))
+      mat.conductivity[a] = get(m.conductivity[a], "conductivity", Hdf5Field::Values::Positive);
+  if (m.capacity.given()) mat.capacity = get(m.capacity, "heat capacity", Hdf5Field::Values::Positive);
+  if (m.source.given()) mat.source = get(m.source, "heat source", Hdf5Field::Values::Finite);
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> named_fields(const RunConfig& c) {
+  std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> out;
+  const Material& m = c.problem.material;
+  if (c.material.isotropic_field && m.conductivity[0]) {
+    out.emplace_back("conductivity", m.conductivity[0]);
+  } else {
+    for (int a = 0; a < 3; ++a)
+      if (m.conductivity[a]) out.emplace_back(std::string("conductivity_") + "xyz"[a], m.conductivity[a]);
+  }
+  if (m.capacity) out.emplace_back("heat_capacity", m.capacity);
+  if (m.source) out.emplace_back("source", m.source);
+  return out;
+}
+
+}  // namespace adi::io
