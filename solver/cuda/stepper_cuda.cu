@@ -10,6 +10,7 @@
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "field_stats.cuh"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
 
@@ -23,33 +24,6 @@
 namespace adi::cuda {
 
 namespace {
-
-constexpr int kStatsThreads = 256;
-
-template <class T>
-__global__ void stats_kernel(const T* __restrict__ u, Layout3 L, double* block_max, int* nonfinite) {
-  __shared__ double smax[kStatsThreads];
-  const index_t nx = L.n[0], rows = L.n[1] * L.n[2];
-  double m = 0.0;
-  bool bad = false;
-  for (index_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const index_t k = row / L.n[1], j = row - k * L.n[1];
-    const T* r = u + j * L.stride[1] + k * L.stride[2];
-    for (index_t i = threadIdx.x; i < nx; i += blockDim.x) {
-      const double v = static_cast<double>(r[i * L.stride[0]]);
-      bad = bad || !isfinite(v);
-      m = fmax(m, fabs(v));
-    }
-  }
-  if (bad) atomicExch(nonfinite, 1);
-  smax[threadIdx.x] = m;
-  __syncthreads();
-  for (int o = blockDim.x / 2; o > 0; o >>= 1) {
-    if (threadIdx.x < o) smax[threadIdx.x] = fmax(smax[threadIdx.x], smax[threadIdx.x + o]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) block_max[blockIdx.x] = smax[0];
-}
 
 // SolverOptions::cuda_device (ADI_CUDA_DEVICE; -1: device 0).
 int select_device(int requested) {
@@ -99,9 +73,8 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
-    stats_max_.resize(kStatsBlocks);
+    stats_.allocate();
     fuse_rhs_ = solver_[0].can_fuse_rhs() && o.fuse_rhs;
-    stats_bad_.resize(1);
   }
   ~CudaStepper() override {
     if (ev0_) cudaEventDestroy(ev0_);
@@ -168,22 +141,7 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  FieldStats field_stats() override {
-    ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
-    stats_kernel<T><<<kStatsBlocks, kStatsThreads, 0, stream_>>>(u_.get(), layout_, stats_max_.get(),
-                                                                  stats_bad_.get());
-    ADI_CUDA_CHECK_LAUNCH("stats_kernel");
-    std::vector<double> m(kStatsBlocks);
-    int bad = 0;
-    ADI_CUDA_CHECK(cudaMemcpyAsync(m.data(), stats_max_.get(), sizeof(double) * kStatsBlocks,
-                                   cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaMemcpyAsync(&bad, stats_bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    FieldStats st;
-    st.finite = bad == 0;
-    for (double v : m) st.max_abs = std::max(st.max_abs, v);
-    return st;
-  }
+  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, stream_); }
 
   std::vector<double> time_phase(Phase p, int warmup, int reps) override {
     for (int r = 0; r < warmup; ++r) run_phase(p);
@@ -205,8 +163,6 @@ class CudaStepper final : public Stepper<T> {
   const Layout3& layout() const { return layout_; }
 
  private:
-  static constexpr int kStatsBlocks = 264;
-
   static Layout3 pitched_layout(const HeatProblem& p) {
     // Rows padded to 32 elements: 128-byte (fp32) or 256-byte (fp64) aligned rows.
     const index_t pitch = (p.n[0] + 31) / 32 * 32;
@@ -224,8 +180,7 @@ class CudaStepper final : public Stepper<T> {
   LineSolver<T> solver_[3];
   std::string name_;
   DeviceBuffer<T> u_, w_;
-  DeviceBuffer<double> stats_max_;
-  DeviceBuffer<int> stats_bad_;
+  FieldStatsReducer stats_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
 };
