@@ -41,8 +41,8 @@ lib_of() {
     exit 2
   fi
 }
-BASE_LIB=$(lib_of "$1")
-NEW_LIB=$(lib_of "$2")
+BASE_LIB=$(lib_of "$1") || exit 2
+NEW_LIB=$(lib_of "$2") || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$CUOBJDUMP" -sass "$BASE_LIB" >"$tmp/base.sass"
