@@ -1,9 +1,10 @@
 #pragma once
 // Internal to the CUDA backend: one constant-coefficient line matrix planned
-// for one axis of one layout. Construction picks the kernel and uploads the
-// small tables; solve() launches it. The stepper keeps one per axis.
+// for one axis of one layout. Construction picks the kernel (the pure planner
+// adi::plan_line_kernel) and uploads the small tables; solve() launches it
+// (line_solver.cu). The stepper keeps one per axis.
 //
-// Kernels (see line_kernels.cu):
+// Kernels (one file each in kernels/):
 //   Warp    — x lines (unit stride): a warp owns 32/S lines, lane = segment;
 //             rows are loaded coalesced and handed to lanes through the
 //             padded shared-memory transposition (adi::transpose).
@@ -19,6 +20,7 @@
 #include "segmented.cuh"
 
 #include <adi/grid.hpp>
+#include <adi/line_kernel_plan.hpp>
 #include <adi/options.hpp>
 #include <adi/scheme.hpp>
 #include <adi/tridiag.hpp>
@@ -31,7 +33,7 @@ namespace adi::cuda {
 template <class T>
 class LineSolver {
  public:
-  enum class Kind { Warp, Lanes, Generic };
+  using Kind = LineKernelFamily;
 
   /// `options` carries the segment-length overrides (x_seg, yz_seg; 0: the
   /// planner's choice) and lanes_const; the app fills it from ADI_* knobs.

@@ -1,7 +1,7 @@
 // One MPI rank's box on its GPU: the whole-grid CUDA backend's kernels
 // (launch_rhs with ghost faces, LineSolver with the rank's block matrices)
 // on the box's layout, plus the small kernels of the distributed step: the
-// pointwise correction of split lines and a reduction for field_stats.
+// pointwise correction of split lines (field_stats: field_stats.cu).
 //
 // The MPI libraries adi3d meets are not CUDA-aware, so everything that
 // crosses ranks is staged through pinned host buffers (cudaMallocHost, so
@@ -16,6 +16,7 @@
 
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "field_stats.cuh"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
 
@@ -33,8 +34,6 @@ using cuda::DeviceBuffer;
 using cuda::LineSolver;
 
 constexpr int kCorrectRows = 8;    // threads per line along the rows (blockDim.y)
-constexpr int kStatsThreads = 256;
-constexpr int kStatsBlocks = 264;
 
 // x = w + alpha_r X_prev + beta_r X_next for every node of the box, the
 // lines along `axis` (y or z) indexed (i, c2): i = x, c2 = the other axis.
@@ -65,31 +64,6 @@ __global__ void __launch_bounds__(32 * kCorrectRows)
     else
       w[o] = x;
   }
-}
-
-template <class T>
-__global__ void box_stats_kernel(const T* __restrict__ u, Layout3 L, double* block_max, int* nonfinite) {
-  __shared__ double smax[kStatsThreads];
-  const index_t nx = L.n[0], rows = L.n[1] * L.n[2];
-  double m = 0.0;
-  bool bad = false;
-  for (index_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const index_t k = row / L.n[1], j = row - k * L.n[1];
-    const T* r = u + j * L.stride[1] + k * L.stride[2];
-    for (index_t i = threadIdx.x; i < nx; i += blockDim.x) {
-      const double v = static_cast<double>(r[i]);
-      bad = bad || !isfinite(v);
-      m = fmax(m, fabs(v));
-    }
-  }
-  if (bad) atomicExch(nonfinite, 1);
-  smax[threadIdx.x] = m;
-  __syncthreads();
-  for (int o = blockDim.x / 2; o > 0; o >>= 1) {
-    if (threadIdx.x < o) smax[threadIdx.x] = fmax(smax[threadIdx.x], smax[threadIdx.x + o]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) block_max[blockIdx.x] = smax[0];
 }
 
 /// Pinned host memory (page-locked: async DMA copies, no bounce buffer).
@@ -165,8 +139,7 @@ class CudaLocal final : public LocalBackend<T> {
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    stats_max_.resize(kStatsBlocks);
-    stats_bad_.resize(1);
+    stats_.allocate();
   }
   ~CudaLocal() override {
     cudaSetDevice(device_);
@@ -207,20 +180,7 @@ class CudaLocal final : public LocalBackend<T> {
 
   FieldStats field_stats() override {
     current();
-    ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
-    box_stats_kernel<T><<<kStatsBlocks, kStatsThreads, 0, stream_>>>(U(), st_.layout, stats_max_.get(),
-                                                                      stats_bad_.get());
-    ADI_CUDA_CHECK_LAUNCH("box_stats_kernel");
-    std::vector<double> m(kStatsBlocks);
-    int bad = 0;
-    ADI_CUDA_CHECK(cudaMemcpyAsync(m.data(), stats_max_.get(), sizeof(double) * kStatsBlocks,
-                                   cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaMemcpyAsync(&bad, stats_bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    FieldStats st;
-    st.finite = bad == 0;
-    for (double v : m) st.max_abs = std::max(st.max_abs, v);
-    return st;
+    return stats_.reduce(U(), st_.layout, stream_);
   }
 
   T* host_buffer(int slot, std::size_t n) override {
@@ -371,8 +331,7 @@ class CudaLocal final : public LocalBackend<T> {
   std::string name_;
   DeviceBuffer<T> u_, w_;
   DeviceBuffer<T> alpha_[3], beta_[3], w_prev_[3], w_next_[3], gathered_[3];
-  DeviceBuffer<double> stats_max_;
-  DeviceBuffer<int> stats_bad_;
+  cuda::FieldStatsReducer stats_;
   std::map<int, PinnedBuffer<T>> pinned_;
   std::map<std::pair<int, index_t>, LineSolver<T>> batch_solver_;
   std::map<int, cudaEvent_t> events_;

@@ -253,10 +253,10 @@ int rhs_points_per_thread(const SolverOptions& o) {
   return o.rhs_vec >= 0 ? o.rhs_vec : (sizeof(T) == 4 ? 4 : RHS_DEFAULT_F64_VEC);
 }
 
-// Planes the point-per-thread kernel loads ahead: 4 in both precisions
-// (H200, 512^3: fp64 D = 2 / 4 / 8: 0.729 / 0.676 / 0.703 ms; fp32 D = 4 /
-// 8: 0.397 / 0.428 ms). SolverOptions::rhs_ahead (ADI_RHS_AHEAD) overrides,
-// so the GPU tests can run every depth in one process.
+// Planes the point-per-thread kernel loads ahead: 4 in both precisions, the
+// fastest depth measured (docs/perf_notes.md, "Timings behind choices in the
+// code"). SolverOptions::rhs_ahead (ADI_RHS_AHEAD) overrides, so the GPU tests
+// can run every depth in one process.
 int rhs_prefetch_planes(const SolverOptions& o) {
   const int a = o.rhs_ahead;
   return a == 2 || a == 8 ? a : 4;

@@ -10,6 +10,7 @@
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "field_stats.cuh"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
 #include "stepper_support.cuh"
@@ -23,9 +24,7 @@
 
 namespace adi::cuda {
 
-using detail::kStatsThreads;
 using detail::select_device;
-using detail::stats_kernel;
 
 template <class T>
 class CudaStepper final : public Stepper<T> {
@@ -61,9 +60,8 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
     ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
-    stats_max_.resize(kStatsBlocks);
+    stats_.allocate();
     fuse_rhs_ = solver_[0].can_fuse_rhs() && o.fuse_rhs;
-    stats_bad_.resize(1);
   }
   ~CudaStepper() override {
     if (ev0_) cudaEventDestroy(ev0_);
@@ -130,22 +128,7 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  FieldStats field_stats() override {
-    ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
-    stats_kernel<T><<<kStatsBlocks, kStatsThreads, 0, stream_>>>(u_.get(), layout_, stats_max_.get(),
-                                                                  stats_bad_.get());
-    ADI_CUDA_CHECK_LAUNCH("stats_kernel");
-    std::vector<double> m(kStatsBlocks);
-    int bad = 0;
-    ADI_CUDA_CHECK(cudaMemcpyAsync(m.data(), stats_max_.get(), sizeof(double) * kStatsBlocks,
-                                   cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaMemcpyAsync(&bad, stats_bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    FieldStats st;
-    st.finite = bad == 0;
-    for (double v : m) st.max_abs = std::max(st.max_abs, v);
-    return st;
-  }
+  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, stream_); }
 
   std::vector<double> time_phase(Phase p, int warmup, int reps) override {
     for (int r = 0; r < warmup; ++r) run_phase(p);
@@ -167,8 +150,6 @@ class CudaStepper final : public Stepper<T> {
   const Layout3& layout() const { return layout_; }
 
  private:
-  static constexpr int kStatsBlocks = 264;
-
   static Layout3 pitched_layout(const HeatProblem& p) {
     // Rows padded to 32 elements: 128-byte (fp32) or 256-byte (fp64) aligned rows.
     const index_t pitch = (p.n[0] + 31) / 32 * 32;
@@ -186,8 +167,7 @@ class CudaStepper final : public Stepper<T> {
   LineSolver<T> solver_[3];
   std::string name_;
   DeviceBuffer<T> u_, w_;
-  DeviceBuffer<double> stats_max_;
-  DeviceBuffer<int> stats_bad_;
+  FieldStatsReducer stats_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
 };

@@ -25,6 +25,7 @@
 #include <adi/detail/backends.hpp>
 #include "../cuda_check.hpp"
 #include "../device_buffer.hpp"
+#include "../field_stats.cuh"
 #include "../stepper_support.cuh"
 #include "general_kernels.cuh"
 
@@ -224,8 +225,7 @@ class CudaGeneralStepper final : public Stepper<T> {
       d_mask_.upload(d_mask);
       d_w_.upload(d_w);
     }
-    stats_max_.resize(kStatsBlocks);
-    stats_bad_.resize(1);
+    stats_.allocate();
     error_.resize(1);
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
@@ -304,23 +304,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     check_errors();
   }
 
-  FieldStats field_stats() override {
-    ADI_CUDA_CHECK(cudaMemsetAsync(stats_bad_.get(), 0, sizeof(int), stream_));
-    // The stats kernel walks rows of a Layout3: the packed layout is one.
-    detail::stats_kernel<T><<<kStatsBlocks, detail::kStatsThreads, 0, stream_>>>(u_.get(), layout_, stats_max_.get(),
-                                                                                stats_bad_.get());
-    ADI_CUDA_CHECK_LAUNCH("stats_kernel (general path)");
-    std::vector<double> m(kStatsBlocks);
-    int bad = 0;
-    ADI_CUDA_CHECK(cudaMemcpyAsync(m.data(), stats_max_.get(), sizeof(double) * kStatsBlocks, cudaMemcpyDeviceToHost,
-                                   stream_));
-    ADI_CUDA_CHECK(cudaMemcpyAsync(&bad, stats_bad_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    FieldStats st;
-    st.finite = bad == 0;
-    for (double v : m) st.max_abs = std::max(st.max_abs, v);
-    return st;
-  }
+  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, stream_); }
 
   std::vector<double> time_phase(Phase p, int warmup, int reps) override {
     for (int r = 0; r < warmup; ++r) run_phase(p);
@@ -340,13 +324,12 @@ class CudaGeneralStepper final : public Stepper<T> {
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes();
     for (int a = 0; a < 3; ++a) b += k_[a].bytes() + fa_[a].bytes() + fcp_[a].bytes() + finv_[a].bytes();
-    b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + stats_max_.bytes() + stats_bad_.bytes() + error_.bytes();
+    b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
     return b;
   }
 
  private:
   enum class SolveKind { None, Factor, OnTheFly, Cyclic };
-  static constexpr int kStatsBlocks = 264;
 
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
@@ -453,8 +436,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   DeviceBuffer<index_t> d_off_;
   DeviceBuffer<std::uint8_t> d_mask_;
   DeviceBuffer<double> d_w_;
-  DeviceBuffer<double> stats_max_;
-  DeviceBuffer<int> stats_bad_;
+  FieldStatsReducer stats_;
   DeviceBuffer<int> error_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;

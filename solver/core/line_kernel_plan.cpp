@@ -1,0 +1,82 @@
+#include <adi/line_kernel_plan.hpp>
+
+#include <sstream>
+
+namespace adi {
+
+int next_pow2(index_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
+                                const SolverOptions& options) {
+  LineKernelPlan plan;
+  const int max_I = lanes_max_I(element_size);
+  int I = 0, maxS = 0;
+  if (axis == Axis::X && unit_stride && n <= 32 * kWarpMaxI) {
+    plan.family = LineKernelFamily::Warp;
+    maxS = 32;
+    I = options.x_seg;
+    if (I == 0)
+      for (int c : {2, 4, 8, 16, 32, 64})
+        if (32 * c >= n) {
+          I = c;
+          break;
+        }
+  } else {
+    plan.family = LineKernelFamily::Lanes;
+    I = options.yz_seg;
+    // Prefer at most 16 segments (512-thread blocks, 128 registers a thread):
+    // fewer warps per line means a shorter reduced system and half the idle
+    // warps where S I overshoots n; measured faster at 512^3 and
+    // 500 x 384 x 260 (docs/perf_notes.md, "Lanes: S <= 16"). 32 segments
+    // only when 16 cannot hold the line.
+    if (I == 0)
+      for (int s_max : {16, 32}) {
+        for (int c : {4, 8, 16, 32, 64})
+          if (c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n) {
+            I = c;
+            break;
+          }
+        if (I) break;
+      }
+    maxS = I > 0 ? lanes_max_segments(I) : 0;
+    if (I == 0 || I > max_I) plan.family = LineKernelFamily::Generic;
+  }
+  if (plan.family != LineKernelFamily::Generic) {
+    const int S = I >= 2 ? next_pow2((n + I - 1) / I) : 0;
+    if (S <= maxS && I >= 2) {
+      plan.I = I;
+      plan.S = S;
+      return plan;
+    }
+    // an override that does not fit: fall back
+  }
+  plan.family = LineKernelFamily::Generic;
+  plan.I = static_cast<int>(n);
+  plan.S = 1;
+  return plan;
+}
+
+const char* family_name(LineKernelFamily f) {
+  switch (f) {
+    case LineKernelFamily::Warp: return "warp";
+    case LineKernelFamily::Lanes: return "lanes";
+    case LineKernelFamily::Generic: return "generic";
+  }
+  return "?";
+}
+
+std::string describe(const LineKernelPlan& p) {
+  std::ostringstream s;
+  s << family_name(p.family) << " kernel";
+  if (p.family == LineKernelFamily::Generic)
+    s << " (thread-per-line Thomas)";
+  else
+    s << ", I = " << p.I << ", S = " << p.S;
+  return s.str();
+}
+
+}  // namespace adi

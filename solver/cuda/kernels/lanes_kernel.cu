@@ -1,0 +1,364 @@
+// Lanes kernel: y and z lines (and x lines of non-unit stride or too long
+// for the warp kernel). Lane = line, warp = segment.
+
+#include "line_kernels.cuh"
+
+#include <adi/transpose/warp_transpose.cuh>
+
+#include <cstddef>
+
+#include <algorithm>
+
+namespace adi::cuda::kernels {
+
+namespace {
+
+using transpose::MapKind;
+
+// Slot of (segment s, line l) in the reduced-system exchange of the Lanes
+// kernel: a 32-row (line) by S-column (segment) tile. Phase 1 has lane l of
+// warp s write column s (lanes S apart: the "column" phase); phase 2 has
+// thread t = 32 s + lane read element t (consecutive: the "row" phase). Giles'
+// map for a power-of-two width S is conflict-free in both (maps.hpp).
+template <class T>
+__device__ __forceinline__ int exchange_slot(int s, int l, int S) {
+  return transpose::giles_index(s, l, S, transpose::wavefront_elems(sizeof(T)));
+}
+template <class T>
+constexpr int exchange_slots() {
+  // for any S <= 32, rounded up to 16 bytes
+  constexpr int n = transpose::map_size(MapKind::Giles, 32, transpose::wavefront_elems(sizeof(T)));
+  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
+}
+
+// ---------------------------------------------------------------------------
+// Lanes kernel: block = 32 lines x S segments (blockDim = (32, S)), persistent
+// over tiles of 32 lines. Thread (lane, s) owns rows s*I .. s*I+I-1 of line
+// lane. Tiles are staged through shared memory with cp.async: while one tile
+// is solved from registers, the next is already on its way, so the SM keeps
+// a whole tile (64-128 KB) of loads in flight instead of stalling on them.
+// Each thread copies and later reads exactly its own slots [r][lane]
+// (consecutive lanes, consecutive words: conflict-free), so the staging
+// needs no cross-thread barrier; the reduced-system exchange does.
+//
+// Buffers (`stages` tiles of dynamic shared memory):
+//   plain solve, 2 stages: tile t+1 lands while t is solved (double buffer)
+//   plain solve, 1 stage : tile t+1 is issued as soon as t is in registers
+//   fused update, 2 stages: buffer 0 holds D, buffer 1 the accumulator u
+//   fused update, 1 stage : the buffer takes u of tile t while t is solved,
+//                           then D of tile t+1 while u is written back
+// ---------------------------------------------------------------------------
+struct LanesGeom {
+  index_t s_line;   // stride along the line
+  index_t nu, su;   // lanes axis (32 consecutive lines per tile)
+  index_t nv, sv;   // outer axis
+  index_t tiles_u;  // tiles along u
+  index_t tiles;    // total tiles
+  unsigned row_bytes;  // s_line * sizeof(T), when it fits in 32 bits (row_fits)
+  bool row_fits;
+};
+
+// Thread (lane, s) of the lanes kernel over the tiles it visits. Two paths:
+//  - fast: all 32 lanes of the tile are lines and the segment lies inside
+//    the line (warp-uniform). Row j's address is base + j * row_bytes, one
+//    IMAD.WIDE with an immediate j per row, no predicate: the common case
+//    (every tile of a 512^3 grid).
+//  - predicated: ragged tiles (fewer than 32 lines left, or the segment
+//    crosses the line's end or lies in the padding): per-row validity, and
+//    cp.async's zero fill for rows that are not there.
+// The SASS of the predicated path alone was ~47 instructions per element
+// (64-bit pointer selects and increments per row, a 64-bit division per
+// tile, the exchange slots' divisions): issue-bound (docs/perf_notes.md).
+template <class T, int I>
+struct LanesTile {
+  const LanesGeom& g;
+  int n, s, lane;
+  index_t base = 0;
+  bool active = false;
+  bool fast = false;
+  __device__ LanesTile(const LanesGeom& geom, int rows, int seg, int ln) : g(geom), n(rows), s(seg), lane(ln) {}
+  __device__ __forceinline__ void select(index_t tile) {
+    s = opaque(s);  // keep the per-row address arithmetic in the loop (see opaque)
+    lane = opaque(lane);
+    const index_t v = tile_quotient(tile, g.tiles, g.tiles_u), ut = tile - v * g.tiles_u;
+    const index_t u = ut * 32 + lane;
+    active = u < g.nu;
+    fast = g.row_fits && ut * 32 + 32 <= g.nu && s * I + I <= n;
+    base = (active ? u : 0) * g.su + v * g.sv + static_cast<index_t>(s) * I * g.s_line;
+  }
+  __device__ __forceinline__ const T* row(const T* p, int j) const {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + static_cast<unsigned long long>(g.row_bytes) * j);
+  }
+  __device__ __forceinline__ T* row(T* p, int j) const {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + static_cast<unsigned long long>(g.row_bytes) * j);
+  }
+  // Stage this thread's rows of `src` (laid out like d) into buf[r][lane].
+  __device__ __forceinline__ void issue(const T* src, T* buf) const {
+    T* b = buf + s * I * 32 + lane;
+    if (fast) {
+      const T* q = src + base;
+#pragma unroll
+      for (int j = 0; j < I; ++j) cp_async(b + j * 32, row(q, j));
+      return;
+    }
+    const T* q = src + base;
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      const bool valid = active && s * I + j < n;
+      cp_async(b + j * 32, valid ? q : src, valid);
+      q += g.s_line;
+    }
+  }
+  __device__ __forceinline__ void read(const T* buf, T (&x)[I]) const {
+    const T* b = buf + s * I * 32 + lane;
+#pragma unroll
+    for (int j = 0; j < I; ++j) x[j] = b[j * 32];
+  }
+  __device__ __forceinline__ void store(T* dst, const T (&x)[I]) const {
+    T* q = dst + base;
+    if (fast) {
+#pragma unroll
+      for (int j = 0; j < I; ++j) *row(q, j) = x[j];
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (active && s * I + j < n) *q = x[j];
+      q += g.s_line;
+    }
+  }
+  // acc = staged acc + x
+  __device__ __forceinline__ void store_sum(T* dst, const T* buf, const T (&x)[I]) const {
+    T* q = dst + base;
+    const T* b = buf + s * I * 32 + lane;
+    if (fast) {
+#pragma unroll
+      for (int j = 0; j < I; ++j) *row(q, j) = b[j * 32] + x[j];
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (active && s * I + j < n) *q = b[j * 32] + x[j];
+      q += g.s_line;
+    }
+  }
+};
+
+// A thread's slots in the reduced-system exchange, fixed for the kernel:
+// computed once (the map's divisions by run-time S were per tile before).
+struct LanesSlots {
+  int mine;  // column phase: (segment s, line lane)
+  int slot;  // row phase: thread t = 32 s + lane takes (segment t % S, line t / S)
+  int seg;
+};
+
+template <class T>
+__device__ __forceinline__ LanesSlots lanes_slots(int s, int lane, int S) {
+  const int t = s * 32 + lane, log2S = __ffs(S) - 1;
+  const int seg = t & (S - 1);
+  return LanesSlots{exchange_slot<T>(s, lane, S), exchange_slot<T>(seg, t >> log2S, S), seg};
+}
+
+// The per-tile solve once the tile is in registers: sweeps, reduced system
+// through the padded exchange (column phase -> row phase), back substitution.
+// Segments in sc.mask take their row tables from the constant bank
+// (SegmentConsts), the others from shared memory; the branch is uniform per
+// warp (warp = segment).
+template <class T, int I>
+__device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L,
+                                            const SegmentConsts<T, I>& sc, int s, const LanesSlots& sl,
+                                            T* red_first, T* red_last) {
+  const int S = L.S;
+  const bool konst = (sc.mask >> s) & 1u;
+  if (konst)
+    local_sweeps(x, sc);
+  else
+    local_sweeps(x, segment_view(tab, L, s));
+  red_first[sl.mine] = x[0];
+  red_last[sl.mine] = x[I - 1];
+  __syncthreads();
+  {
+    T f = red_first[sl.slot], l = red_last[sl.slot];
+    reduced_solve(f, l, segment_view(tab, L, sl.seg), sl.seg, S);
+    red_first[sl.slot] = f;
+    red_last[sl.slot] = l;
+  }
+  __syncthreads();
+  const T zf = red_first[sl.mine], zl = red_last[sl.mine];
+  if (konst)
+    finish_segment(x, sc, zf, zl);
+  else
+    finish_segment(x, segment_view(tab, L, s), zf, zl);
+  __syncthreads();  // the exchange is reused by the next tile
+}
+
+template <class T, int I, bool Acc>
+__global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
+    lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
+                 const __grid_constant__ SegmentConsts<T, I> sc) {
+  extern __shared__ __align__(16) unsigned char lanes_smem[];
+  const TableLayout L = p.layout();
+  T* tab = reinterpret_cast<T*>(lanes_smem);
+  T* red_first = tab + L.total(sizeof(T));
+  T* red_last = red_first + exchange_slots<T>();
+  T* buf0 = red_last + exchange_slots<T>();
+  T* buf1 = buf0 + p.S * I * 32;
+  const index_t stride = gridDim.x;
+  index_t t = blockIdx.x;
+  if (t >= g.tiles) return;  // uniform per block
+  stage_tables(p, tab);
+  __syncthreads();
+  LanesTile<T, I> cur(g, p.n, threadIdx.y, threadIdx.x), nxt(g, p.n, threadIdx.y, threadIdx.x);
+  const LanesSlots sl = lanes_slots<T>(threadIdx.y, threadIdx.x, p.S);
+  T x[I];
+
+  if (!Acc && stages == 2) {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    if (t + stride < g.tiles) {
+      nxt.select(t + stride);
+      nxt.issue(d, buf1);
+    }
+    cp_async_commit();
+    for (int it = 0; t < g.tiles; ++it, t += stride) {
+      T* b = (it & 1) ? buf1 : buf0;
+      cur.select(t);
+      cp_async_wait<1>();
+      cur.read(b, x);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);  // ends with a barrier: b is free
+      cur.store(d, x);
+      if (t + 2 * stride < g.tiles) {
+        nxt.select(t + 2 * stride);
+        nxt.issue(d, b);
+      }
+      cp_async_commit();
+    }
+  } else if (!Acc) {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    for (; t < g.tiles; t += stride) {
+      cur.select(t);
+      cp_async_wait<0>();
+      cur.read(buf0, x);
+      __syncthreads();  // reads done before the slots are refilled
+      if (t + stride < g.tiles) {
+        nxt.select(t + stride);
+        nxt.issue(d, buf0);
+      }
+      cp_async_commit();
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
+      cur.store(d, x);
+    }
+  } else if (stages == 2) {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    cur.issue(acc, buf1);
+    cp_async_commit();
+    for (; t < g.tiles; t += stride) {
+      cur.select(t);
+      cp_async_wait<1>();  // D of tile t (its u may still be coming)
+      cur.read(buf0, x);
+      __syncthreads();
+      const bool more = t + stride < g.tiles;
+      if (more) {
+        nxt.select(t + stride);
+        nxt.issue(d, buf0);
+      }
+      cp_async_commit();
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
+      cp_async_wait<1>();  // u of tile t
+      cur.store_sum(acc, buf1, x);
+      __syncthreads();
+      if (more) nxt.issue(acc, buf1);
+      cp_async_commit();
+    }
+  } else {
+    cur.select(t);
+    cur.issue(d, buf0);
+    cp_async_commit();
+    for (; t < g.tiles; t += stride) {
+      cur.select(t);
+      cp_async_wait<0>();
+      cur.read(buf0, x);
+      __syncthreads();
+      cur.issue(acc, buf0);  // u of this tile arrives while it is solved
+      cp_async_commit();
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
+      cp_async_wait<0>();
+      cur.store_sum(acc, buf0, x);
+      __syncthreads();
+      if (t + stride < g.tiles) {
+        nxt.select(t + stride);
+        nxt.issue(d, buf0);
+      }
+      cp_async_commit();
+    }
+  }
+  cp_async_wait<0>();
+}
+
+// Dynamic shared memory of the lanes kernel: the tables, the exchange, and
+// `stages` tiles of S*I rows x 32 lines. Two stages when they fit in 200 KB.
+template <class T>
+std::size_t lanes_smem(const PlanView<T>& p, int stages) {
+  return sizeof(T) * (static_cast<std::size_t>(p.layout().total(sizeof(T))) + 2 * exchange_slots<T>() +
+                      static_cast<std::size_t>(stages) * p.S * p.I * 32);
+}
+
+template <class T, int I, bool Acc>
+void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
+                       unsigned mask, cudaStream_t st) {
+  // mask == 0 keeps every segment on the shared-memory tables
+  // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
+  // the constant-bank tables gain).
+  const int stages = lanes_smem(p, 2) <= 200 * 1024 ? 2 : 1;
+  const std::size_t smem = lanes_smem(p, stages);
+  // Above 48 KB a kernel must opt in to its dynamic shared memory.
+  ADI_CUDA_CHECK(cudaFuncSetAttribute(lanes_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(smem)));
+  const int threads = 32 * p.S;
+  int per_sm = 0;
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes_kernel<T, I, Acc>, threads, smem));
+  if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
+  LanesGeom g{lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0, 0u, false};
+  g.tiles = g.tiles_u * g.nv;
+  const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
+  g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
+  g.row_bytes = g.row_fits ? static_cast<unsigned>(row_bytes) : 0u;
+  const SegmentConsts<T, I> sc = segment_consts<T, I>(host_tables, p.S, mask);
+  const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
+  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages, sc);
+  ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
+}
+
+}  // namespace
+
+template <class T, int I>
+void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
+                  unsigned mask, cudaStream_t st) {
+  if (acc)
+    launch_lanes_impl<T, I, true>(d, acc, p, g, host_tables, mask, st);
+  else
+    launch_lanes_impl<T, I, false>(d, acc, p, g, host_tables, mask, st);
+}
+
+#define ADI_LANES(T, I)                                                                                           \
+  template void launch_lanes<T, I>(T*, T*, const PlanView<T>&, const LinesGeom&, const std::vector<T>&, unsigned, \
+                                   cudaStream_t)
+ADI_LANES(float, 4);
+ADI_LANES(float, 8);
+ADI_LANES(float, 16);
+ADI_LANES(float, 32);
+ADI_LANES(float, 64);
+ADI_LANES(double, 4);
+ADI_LANES(double, 8);
+ADI_LANES(double, 16);
+ADI_LANES(double, 32);
+#undef ADI_LANES
+static_assert(lanes_max_I(sizeof(float)) == 64 && lanes_max_I(sizeof(double)) == 32,
+              "the instantiations above follow lanes_max_I");
+
+}  // namespace adi::cuda::kernels

@@ -1,0 +1,93 @@
+#pragma once
+// Shared by the line-kernel families (one file each in this folder: the warp,
+// lanes and generic kernels with their launchers and explicit
+// instantiations); solver/cuda/line_solver.cu plans (adi::plan_line_kernel),
+// uploads the tables and calls the launchers declared here.
+//
+// Memory traffic is what matters: every kernel reads each value once and
+// writes it once (the fused variant reads the line and the accumulator and
+// writes the accumulator). The forward-sweep state never leaves the chip: a
+// segment lives in registers, the reduced system in shared memory/shuffles.
+
+#include "../async_copy.cuh"
+#include "../cuda_check.hpp"
+#include "../segmented.cuh"
+
+#include <adi/common.hpp>
+#include <adi/line_kernel_plan.hpp>
+#include <adi/scheme.hpp>
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace adi::cuda::kernels {
+
+// Lines enumerated by two axes: the lanes and generic kernels' geometry.
+struct LinesGeom {
+  index_t s_line;  // stride along the line
+  index_t nu, su;  // lanes axis (32 consecutive lines per block)
+  index_t nv, sv;  // outer axis
+};
+
+
+// tile / per for tile < tiles, in 32 bits when the tile count allows (a
+// 64-bit division is a call of ~70 instructions, per tile; 32 bits ~20).
+__device__ __forceinline__ index_t tile_quotient(index_t tile, index_t tiles, index_t per) {
+  if (tiles <= 0xffffffffll) return static_cast<unsigned>(tile) / static_cast<unsigned>(per);
+  return tile / per;
+}
+
+// x lines of unit stride, tiled for the warp kernel (warp_kernel.cu).
+struct WarpGeom {
+  index_t nj, sj;  // lines along y
+  index_t nk, sk;  // and along z
+  index_t tiles_j;  // tiles per k
+  index_t tiles;    // total
+  int lines_per_tile;
+};
+
+// The RHS fused into the x solve: the tile of u is one x line (j, k); lane
+// s holds u at i = s I .. s I + I - 1 (from the transposition), its x
+// neighbours are in the same registers or the neighbouring lanes', and the y
+// and z neighbour lines are read segment by segment (16-byte loads of I
+// contiguous elements; they are L2 hits: neighbouring tiles are in flight
+// at the same time). The arithmetic is adi::douglas_rhs, term by term in the
+// same order as the CPU backend. Replaces x[] (u) with the RHS.
+template <class T>
+struct FusedRhs {
+  const T* u;
+  RhsCoefficients<T> kc;
+  index_t nj, sj, nk, sk;
+  int n;
+  bool vec;  // 16-byte aligned segments
+};
+
+inline int sm_count() {
+  int dev = 0, sms = 0;
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+// Launchers, explicitly instantiated in the family's file for the segment
+// lengths it is built for: warp I in {2, 4, ..., 64}; lanes I in {4, ..., 32}
+// and 64 for float only (adi::lanes_max_I).
+
+/// Warp kernel: d <- A^{-1} d, or acc += A^{-1} d when acc != nullptr.
+template <class T, int I>
+void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st);
+/// Warp kernel with the Douglas RHS of u computed in the tile: w = A^{-1} rhs(u).
+template <class T, int I>
+void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
+                       cudaStream_t st);
+/// Lanes kernel; segments in `mask` take their row tables from the constant
+/// bank (SegmentConsts made from host_tables).
+template <class T, int I>
+void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
+                  unsigned mask, cudaStream_t st);
+/// Generic thread-per-line Thomas with the factor's tables a, c', 1/pivot.
+template <class T>
+void launch_generic(T* d, T* acc, const T* a, const T* cp, const T* inv, int n, const LinesGeom& g, cudaStream_t st);
+
+}  // namespace adi::cuda::kernels

@@ -1,0 +1,352 @@
+// Warp kernel: x lines of unit stride, lane = segment, rows handed to lanes
+// through the padded shared-memory transposition (adi::transpose).
+
+#include "line_kernels.cuh"
+
+#include <adi/transpose/warp_transpose.cuh>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <utility>
+
+namespace adi::cuda::kernels {
+
+namespace {
+
+using transpose::MapKind;
+using transpose::WarpTranspose;
+
+constexpr int kWarpKernelMaxWarps = 8;
+
+// ---------------------------------------------------------------------------
+// Warp kernel: x lines with unit stride. A warp owns a tile of 32/S lines
+// (consecutive j at one k); row r of the 32 x I tile is segment r % S of line
+// r / S, i.e. I consecutive elements starting at line_base + (r % S) I. With
+// S = 32 the tile is one whole line and row r simply starts at r I, so
+// element e of the tile is element e of the line (the common, fast case).
+// Tiles are copied with cp.async straight into the padded transposition
+// layout (the copy engine does the row-wise phase, coalesced), two per warp
+// in flight; the column read hands each lane its segment.
+// ---------------------------------------------------------------------------
+
+// Element e = 32 q + lane of a tile, as (global pointer or nullptr).
+template <class T, int I>
+struct TileAddr {
+  T* base;       // start of the tile's first line
+  index_t sj;    // line stride
+  int n;         // line length
+  int S;         // segments per line (power of two)
+  int log2S;
+  int valid_lines;
+  // One line per tile (S = 32): element e is line element e.
+  __device__ __forceinline__ T* at_single(int e) const { return e < n ? base + e : nullptr; }
+  // Several lines per tile: row r = e / I is segment r % S of line r / S.
+  __device__ __forceinline__ T* at_multi(int e) const {
+    const int r = e / I, i = e % I, line = r >> log2S, pos = (r & (S - 1)) * I + i;
+    return (line < valid_lines && pos < n) ? base + line * sj + pos : nullptr;
+  }
+};
+
+__device__ __forceinline__ index_t tile_k(index_t tile, const WarpGeom& g) {
+  return tile_quotient(tile, g.tiles, g.tiles_j);
+}
+
+template <class T, int I>
+__device__ __forceinline__ TileAddr<T, I> tile_addr(T* d, const WarpGeom& g, const PlanView<T>& p, index_t tile) {
+  const index_t k = tile_k(tile, g);
+  const index_t j0 = (tile - k * g.tiles_j) * g.lines_per_tile;
+  const int valid = static_cast<int>(min(static_cast<index_t>(g.lines_per_tile), g.nj - j0));
+  return TileAddr<T, I>{d + k * g.sk + j0 * g.sj, g.sj, p.n, p.S, __ffs(p.S) - 1, valid};
+}
+
+template <class T, int I, bool Single>
+__device__ __forceinline__ void issue_tile(const TileAddr<T, I>& a, T* slots, const T* fallback, int lane) {
+  using Ex = WarpTranspose<T, I, MapKind::Giles>;
+#pragma unroll
+  for (int q = 0; q < I; ++q) {
+    const int e = q * 32 + lane;
+    const T* src = Single ? a.at_single(e) : a.at_multi(e);
+    cp_async(slots + Ex::index(e % I, e / I), src ? src : fallback, src != nullptr);
+  }
+}
+
+template <class T, int I>
+__device__ __forceinline__ void load_segment(T (&v)[I], const T* p, int i0, int n, bool vec) {
+  constexpr int V = 16 / sizeof(T);
+  if (vec && i0 + I <= n && I % V == 0) {
+#pragma unroll
+    for (int q = 0; q < I / (I % V == 0 ? V : 1); ++q) {
+      if constexpr (I % V == 0) {
+        if constexpr (sizeof(T) == 4) {
+          const float4 f = *reinterpret_cast<const float4*>(p + q * V);
+          v[q * V] = f.x, v[q * V + 1] = f.y, v[q * V + 2] = f.z, v[q * V + 3] = f.w;
+        } else {
+          const double2 f = *reinterpret_cast<const double2*>(p + q * V);
+          v[q * V] = f.x, v[q * V + 1] = f.y;
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < I; ++e) v[e] = i0 + e < n ? p[e] : T(0);
+  }
+}
+
+template <class T, int I>
+__device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index_t j, index_t k, int lane,
+                                          const T* ym, const T* yp, const T* zm, const T* zp) {
+  const RhsCoefficients<T>& kc = f.kc;
+  const int i0 = lane * I;
+  const T left = __shfl_up_sync(0xffffffffu, x[I - 1], 1);
+  const T right = __shfl_down_sync(0xffffffffu, x[0], 1);
+  const bool fixed_line = on_fixed_face(kc, 1, j, f.nj) || on_fixed_face(kc, 2, k, f.nk);
+  T r[I];
+#pragma unroll
+  for (int e = 0; e < I; ++e) {
+    const int i = i0 + e;
+    const T below = e > 0 ? x[e > 0 ? e - 1 : 0] : left;
+    const T above = e + 1 < I ? x[e + 1 < I ? e + 1 : 0] : right;
+    const T xm = i == 0 ? above : below;  // Neumann mirrors u[-1] = u[1], u[n] = u[n-2]
+    const T xp = i == f.n - 1 ? below : above;
+    r[e] = douglas_rhs(x[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
+  }
+#pragma unroll
+  for (int e = 0; e < I; ++e) {
+    const int i = i0 + e;
+    x[e] = (fixed_line || i >= f.n || on_fixed_face(kc, 0, i, f.n)) ? T(0) : r[e];  // padding rows solve to 0
+  }
+}
+
+// The row phase of the warp kernel moves element e = 32 r + lane of a tile
+// (r = 0 .. I-1). For a power-of-two I the padded map splits into a part of
+// the lane and a part of r (Giles: k = e + e / (W F) with W F a power of two
+// dividing 32, or k = e + e / I for P > W, and 32 r + lane never carries into
+// the quotient): slot(32 r + lane) = slot(lane) + slot(32 r). So a lane's
+// copies address one base register with compile-time offsets. Checked for
+// every r and lane at compile time below.
+template <class T, int I>
+__host__ __device__ constexpr int warp_slot(int e) {  // = WarpTranspose<T, I, Giles>::index(e % I, e / I)
+  return transpose::map_index(MapKind::Giles, e % I, e / I, I, WarpTranspose<T, I, MapKind::Giles>::kW);
+}
+template <class T, int I>
+__host__ __device__ constexpr int warp_row_slot(int r) {
+  return warp_slot<T, I>(32 * r);
+}
+template <class T, int I>
+constexpr bool warp_row_slots_split() {
+  for (int r = 0; r < I; ++r)
+    for (int lane = 0; lane < 32; ++lane)
+      if (warp_slot<T, I>(32 * r + lane) != warp_slot<T, I>(lane) + warp_row_slot<T, I>(r)) return false;
+  return true;
+}
+#define ADI_CHECK_ROW_SLOTS(T, I) \
+  static_assert(warp_row_slots_split<T, I>(), "the full-line copies assume slot(32 r + lane) = slot(lane) + slot(32 r)")
+ADI_CHECK_ROW_SLOTS(float, 2);
+ADI_CHECK_ROW_SLOTS(float, 4);
+ADI_CHECK_ROW_SLOTS(float, 8);
+ADI_CHECK_ROW_SLOTS(float, 16);
+ADI_CHECK_ROW_SLOTS(float, 32);
+ADI_CHECK_ROW_SLOTS(float, 64);
+ADI_CHECK_ROW_SLOTS(double, 2);
+ADI_CHECK_ROW_SLOTS(double, 4);
+ADI_CHECK_ROW_SLOTS(double, 8);
+ADI_CHECK_ROW_SLOTS(double, 16);
+ADI_CHECK_ROW_SLOTS(double, 32);
+ADI_CHECK_ROW_SLOTS(double, 64);
+#undef ADI_CHECK_ROW_SLOTS
+
+// Row r of a full-line tile: 32 consecutive elements at q + 32 r into the
+// lane's slot sb + slot(32 r); both offsets are immediates.
+template <class T, int I, int... R>
+__device__ __forceinline__ void issue_full_line(T* sb, const T* q, std::integer_sequence<int, R...>) {
+  (cp_async_at<R * 32 * static_cast<int>(sizeof(T))>(sb + warp_row_slot<T, I>(R), q), ...);
+}
+
+template <class T, int I>
+constexpr int warp_slots() {
+  // per buffer, rounded up to 16 bytes
+  constexpr int n = WarpTranspose<T, I, MapKind::Giles>::kSlots;
+  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
+}
+
+// Tiles of one warp: src is read (u when fused, else D), dst written (or
+// accumulated into when Acc).
+template <class T, int I, bool Acc, bool Single, bool Fused>
+__device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restrict__ dst, const PlanView<T>& p,
+                                           const WarpGeom& g, const FusedRhs<T>& fr, const T* tab, T* slots0,
+                                           T* slots1, index_t t, index_t stride) {
+  using Ex = WarpTranspose<T, I, MapKind::Giles>;
+  const TableLayout L = p.layout();
+  const int lane0 = threadIdx.x & 31;
+  T* const srcm = const_cast<T*>(src);  // tile addressing is shared by loads and stores
+  const index_t shift = dst - src;
+  // Fused: a stage holds the tile's line and its four y/z neighbour lines
+  // (five buffers of the same padded map), all in flight together.
+  constexpr int ws = warp_slots<T, I>();
+  // A whole line per tile with no ragged end (n = 32 I, e.g. every x line of
+  // a 512^3 grid): element e of the tile is a.base[e], always there, so the
+  // copies and stores need no predicate and address with immediate offsets.
+  const bool full = Single && p.n == 32 * I;
+  auto issue = [&](index_t tile, T* stage, int ln) {
+    const TileAddr<T, I> a = tile_addr<T, I>(srcm, g, p, tile);
+    if (!Fused) {
+      if (full) {
+        issue_full_line<T, I>(stage + Ex::index(ln % I, ln / I), a.base + ln, std::make_integer_sequence<int, I>{});
+        return;
+      }
+      issue_tile<T, I, Single>(a, stage, src, ln);
+      return;
+    }
+    // Single-line tiles: element e sits at the same slot and has the same
+    // validity in all five lines; only the line base differs.
+    const index_t k = tile_k(tile, g), j = tile - k * g.tiles_j;
+    const T* base[5] = {a.base, a.base + (lower_neighbour(j) - j) * g.sj, a.base + (upper_neighbour(j, g.nj) - j) * g.sj,
+                        a.base + (lower_neighbour(k) - k) * g.sk, a.base + (upper_neighbour(k, g.nk) - k) * g.sk};
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int e = q * 32 + ln;
+      const bool valid = e < a.n;
+      T* slot = stage + Ex::index(e % I, e / I);
+#pragma unroll
+      for (int b = 0; b < 5; ++b) cp_async(slot + b * ws, valid ? base[b] + e : src, valid);
+    }
+  };
+  issue(t, slots0, lane0);
+  cp_async_commit();
+  if (t + stride < g.tiles) issue(t + stride, slots1, lane0);
+  cp_async_commit();
+  for (int it = 0; t < g.tiles; ++it, t += stride) {
+    T* slots = (it & 1) ? slots1 : slots0;
+    const int lane = opaque(lane0);
+    const int s = lane & (p.S - 1);
+    const TileAddr<T, I> a = tile_addr<T, I>(srcm, g, p, t);
+    // A row of the padded map is contiguous (pads fall between rows), so lane
+    // j's column is col[0 .. I) with immediate offsets.
+    T* col = slots + Ex::index(0, lane);
+    cp_async_wait<1>();
+    __syncwarp();  // every lane's copies of this tile have landed
+    T x[I];
+#pragma unroll
+    for (int i = 0; i < I; ++i) x[i] = col[i];
+    if (Fused) {
+      const index_t k = tile_k(t, g);
+      fused_rhs(x, fr, t - k * g.tiles_j, k, lane, col + ws, col + 2 * ws, col + 3 * ws, col + 4 * ws);
+    }
+    const SegmentView<T> v = segment_view(tab, L, s);
+    local_sweeps(x, v);
+    reduced_solve(x[0], x[I - 1], v, s, p.S);
+    finish_segment(x, v, x[0], x[I - 1]);
+    // Back to rows through the same buffer (column write, row read), then
+    // coalesced stores (or the fused accumulate).
+#pragma unroll
+    for (int i = 0; i < I; ++i) col[i] = x[i];
+    __syncwarp();
+    if (full) {
+      T* q0 = a.base + shift + lane;
+      const T* sb = slots + Ex::index(lane % I, lane / I);
+#pragma unroll
+      for (int q = 0; q < I; ++q) {
+        const T val = sb[warp_row_slot<T, I>(q)];
+        if (Acc)
+          q0[q * 32] += val;
+        else
+          q0[q * 32] = val;
+      }
+    } else
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int e = q * 32 + lane;
+      T* at = Single ? a.at_single(e) : a.at_multi(e);
+      if (at) {
+        const T val = slots[Ex::index(e % I, e / I)];
+        if (Acc)
+          at[shift] += val;
+        else
+          at[shift] = val;
+      }
+    }
+    __syncwarp();  // the buffer is free
+    if (t + 2 * stride < g.tiles) issue(t + 2 * stride, slots, lane);
+    cp_async_commit();
+  }
+  cp_async_wait<0>();
+}
+
+template <class T, int I, bool Acc, bool Fused = false>
+__global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? (Fused ? 2 : 3) : 1)
+    warp_kernel(const T* __restrict__ src, T* __restrict__ dst, PlanView<T> p, WarpGeom g, FusedRhs<T> fr) {
+  extern __shared__ __align__(16) unsigned char warp_smem[];
+  const TableLayout L = p.layout();
+  T* tab = reinterpret_cast<T*>(warp_smem);
+  const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  constexpr int kLines = Fused ? 5 : 1;  // lines per stage (see warp_tiles)
+  T* slots0 = tab + L.total(sizeof(T)) + 2 * kLines * warp * warp_slots<T, I>();
+  T* slots1 = slots0 + kLines * warp_slots<T, I>();
+  stage_tables(p, tab);
+  __syncthreads();
+  const index_t stride = static_cast<index_t>(gridDim.x) * warps;
+  const index_t t = static_cast<index_t>(blockIdx.x) * warps + warp;
+  if (t >= g.tiles) return;  // uniform per warp; no block barrier below
+  if (Fused || p.S == 32)
+    warp_tiles<T, I, Acc, true, Fused>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
+  else
+    warp_tiles<T, I, Acc, false, false>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
+}
+
+template <class T, int I, bool Acc, bool Fused>
+void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
+                      cudaStream_t st) {
+  // As many warps (up to 8) as keep the block's shared memory under ~100 KB.
+  const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
+  const std::size_t per_warp = sizeof(T) * 2 * (Fused ? 5 : 1) * static_cast<std::size_t>(warp_slots<T, I>());
+  int warps = kWarpKernelMaxWarps;
+  while (warps > 1 && tables + warps * per_warp > (Fused ? 200 : 100) * 1024) warps /= 2;
+  const std::size_t smem = tables + warps * per_warp;
+  auto kernel = warp_kernel<T, I, Acc, Fused>;
+  ADI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, smem));
+  if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
+  const index_t blocks = std::min<index_t>((g.tiles + warps - 1) / warps, static_cast<index_t>(per_sm) * sm_count());
+  kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(src, dst, p, g, fr);
+  ADI_CUDA_CHECK_LAUNCH("warp_kernel");
+}
+
+}  // namespace
+
+template <class T, int I>
+void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
+  const FusedRhs<T> none{};
+  if (acc)
+    launch_warp_impl<T, I, true, false>(d, acc, p, g, none, st);
+  else
+    launch_warp_impl<T, I, false, false>(d, d, p, g, none, st);
+}
+
+template <class T, int I>
+void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
+                       cudaStream_t st) {
+  launch_warp_impl<T, I, false, true>(u, w, p, g, fr, st);
+}
+
+#define ADI_WARP(T, I)                                                                                 \
+  template void launch_warp<T, I>(T*, T*, const PlanView<T>&, const WarpGeom&, cudaStream_t);          \
+  template void launch_warp_fused<T, I>(const T*, T*, const PlanView<T>&, const WarpGeom&, const FusedRhs<T>&, \
+                                        cudaStream_t)
+ADI_WARP(float, 2);
+ADI_WARP(float, 4);
+ADI_WARP(float, 8);
+ADI_WARP(float, 16);
+ADI_WARP(float, 32);
+ADI_WARP(float, 64);
+ADI_WARP(double, 2);
+ADI_WARP(double, 4);
+ADI_WARP(double, 8);
+ADI_WARP(double, 16);
+ADI_WARP(double, 32);
+ADI_WARP(double, 64);
+#undef ADI_WARP
+static_assert(kWarpMaxI == 64, "the instantiations above go up to kWarpMaxI");
+
+}  // namespace adi::cuda::kernels

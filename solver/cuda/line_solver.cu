@@ -1,0 +1,160 @@
+// LineSolver (line_solver.hpp): plans the kernel with the pure planner
+// (adi::plan_line_kernel, solver/core/line_kernel_plan.cpp), uploads the
+// segmented plan's tables (or the Thomas factor's for the generic kernel) and
+// launches the family's kernel (solver/cuda/kernels/).
+
+#include "line_solver.hpp"
+
+#include "kernels/line_kernels.cuh"
+
+#include <adi/line_kernel_plan.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <sstream>
+#include <utility>
+
+namespace adi::cuda {
+
+using kernels::FusedRhs;
+using kernels::LinesGeom;
+using kernels::WarpGeom;
+
+template <class T>
+LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options)
+    : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
+  L.validate("device line solve");
+  const int a = axis_index(axis);
+  const index_t n = L.n[a];
+  ADI_REQUIRE(m.size() == n, "line matrix length differs from the line length");
+  ADI_REQUIRE(n < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
+
+  const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T), options);
+  kind_ = plan.family;
+  I_ = plan.I;
+  S_ = plan.S;
+  if (kind_ != Kind::Generic) {
+    const SegmentedPlan<T> seg = SegmentedPlan<T>::build(m, I_, S_);
+    host_tables_ = plan_tables(seg);
+    tables_.upload(host_tables_);
+    interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I_, S_) : 0u;
+    view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
+    return;
+  }
+  // Generic: the plain Thomas factorisation.
+  const ThomasFactor<T> f = ThomasFactor<T>::factor(m);
+  const std::vector<T> fa(f.lower(), f.lower() + n), fcp(f.upper_over_pivot(), f.upper_over_pivot() + n),
+      finv(f.inv_pivot(), f.inv_pivot() + n);
+  std::vector<T> host;
+  auto append = [&](const std::vector<T>& v) {
+    const std::size_t off = host.size();
+    host.insert(host.end(), v.begin(), v.end());
+    return off;
+  };
+  const std::size_t oa = append(fa), oc = append(fcp), oi = append(finv);
+  tables_.upload(host);
+  gen_a_ = tables_.get() + oa;
+  gen_cp_ = tables_.get() + oc;
+  gen_inv_ = tables_.get() + oi;
+  view_.n = static_cast<int>(n);
+}
+
+template <class T>
+void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
+  const Layout3& L = layout_;
+  const int a = axis_index(axis_);
+  const index_t n = L.n[a];
+  if (L.points() == 0) return;
+  if (kind_ == Kind::Warp) {
+    WarpGeom g{};
+    g.nj = L.n[1];
+    g.sj = L.stride[1];
+    g.nk = L.n[2];
+    g.sk = L.stride[2];
+    g.lines_per_tile = 32 / S_;
+    g.tiles_j = (g.nj + g.lines_per_tile - 1) / g.lines_per_tile;
+    g.tiles = g.tiles_j * g.nk;
+    switch (I_) {
+      case 2: kernels::launch_warp<T, 2>(d, acc, view_, g, st); break;
+      case 4: kernels::launch_warp<T, 4>(d, acc, view_, g, st); break;
+      case 8: kernels::launch_warp<T, 8>(d, acc, view_, g, st); break;
+      case 16: kernels::launch_warp<T, 16>(d, acc, view_, g, st); break;
+      case 32: kernels::launch_warp<T, 32>(d, acc, view_, g, st); break;
+      case 64: kernels::launch_warp<T, 64>(d, acc, view_, g, st); break;
+      default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
+    }
+    return;
+  }
+  // Lines enumerated by the other two axes; the one with the smaller stride is
+  // the lanes axis so that neighbouring threads touch neighbouring elements.
+  const int o1 = (a + 1) % 3, o2 = (a + 2) % 3;
+  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
+  const LinesGeom g{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
+  if (kind_ == Kind::Lanes) {
+    switch (I_) {
+      case 4: kernels::launch_lanes<T, 4>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 8: kernels::launch_lanes<T, 8>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 16: kernels::launch_lanes<T, 16>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 32: kernels::launch_lanes<T, 32>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 64:
+        if constexpr (lanes_max_I(sizeof(T)) >= 64) {
+          kernels::launch_lanes<T, 64>(d, acc, view_, g, host_tables_, interior_mask_, st);
+          break;
+        }
+        [[fallthrough]];
+      default: ADI_THROW(InvalidArgument, "lanes kernel: unsupported segment length " + std::to_string(I_));
+    }
+    return;
+  }
+  kernels::launch_generic(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g, st);
+}
+
+template <class T>
+bool LineSolver<T>::can_fuse_rhs() const {
+  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X;
+}
+
+template <class T>
+void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t st) const {
+  ADI_REQUIRE(can_fuse_rhs(), "the RHS can be fused only into a single-line-tile x solve");
+  const Layout3& L = layout_;
+  WarpGeom g{};
+  g.nj = L.n[1];
+  g.sj = L.stride[1];
+  g.nk = L.n[2];
+  g.sk = L.stride[2];
+  g.lines_per_tile = 1;
+  g.tiles_j = g.nj;
+  g.tiles = g.nj * g.nk;
+  constexpr int V = 16 / sizeof(T);
+  const bool vec = (I_ * sizeof(T)) % 16 == 0 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
+                   (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
+  const FusedRhs<T> fr{u, kc, L.n[1], L.stride[1], L.n[2], L.stride[2], static_cast<int>(L.n[0]), vec};
+  switch (I_) {
+    case 2: kernels::launch_warp_fused<T, 2>(u, w, view_, g, fr, st); break;
+    case 4: kernels::launch_warp_fused<T, 4>(u, w, view_, g, fr, st); break;
+    case 8: kernels::launch_warp_fused<T, 8>(u, w, view_, g, fr, st); break;
+    case 16: kernels::launch_warp_fused<T, 16>(u, w, view_, g, fr, st); break;
+    case 32: kernels::launch_warp_fused<T, 32>(u, w, view_, g, fr, st); break;
+    case 64: kernels::launch_warp_fused<T, 64>(u, w, view_, g, fr, st); break;
+    default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
+  }
+}
+
+template <class T>
+std::string LineSolver<T>::describe() const {
+  std::ostringstream s;
+  s << axis_name(axis_) << ": ";
+  switch (kind_) {
+    case Kind::Warp: s << "warp kernel (transposed tiles), I = " << I_ << ", S = " << S_; break;
+    case Kind::Lanes: s << "lanes kernel, I = " << I_ << ", S = " << S_; break;
+    case Kind::Generic: s << "generic thread-per-line Thomas"; break;
+  }
+  return s.str();
+}
+
+template class LineSolver<float>;
+template class LineSolver<double>;
+
+}  // namespace adi::cuda

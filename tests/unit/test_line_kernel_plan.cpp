@@ -1,0 +1,177 @@
+// plan_line_kernel (solver/core/line_kernel_plan.cpp) against the choice the
+// CUDA backend made before the planner was split out of
+// solver/cuda/line_kernels.cu: the expected family / I / S below were worked
+// out by hand from that code, for the sizes in docs/PERFORMANCE.md and the
+// edges of each rule (not by running the planner).
+
+#include <adi/line_kernel_plan.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+namespace {
+
+using adi::Axis;
+using adi::index_t;
+using adi::LineKernelFamily;
+using adi::LineKernelPlan;
+using adi::SolverOptions;
+using F = LineKernelFamily;
+
+constexpr std::size_t kF32 = 4, kF64 = 8;
+
+void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, const SolverOptions& o, F family, int I, int S) {
+  const LineKernelPlan p = adi::plan_line_kernel(n, axis, unit, elem, o);
+  SCOPED_TRACE(testing::Message() << "n = " << n << ", axis " << adi::axis_name(axis) << (unit ? " unit" : " strided")
+                                  << ", " << elem << "-byte elements, x_seg " << o.x_seg << ", yz_seg " << o.yz_seg
+                                  << ": got " << adi::describe(p));
+  EXPECT_EQ(p.family, family);
+  EXPECT_EQ(p.I, I);
+  EXPECT_EQ(p.S, S);
+}
+
+void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, F family, int I, int S) {
+  expect_plan(n, axis, unit, elem, SolverOptions{}, family, I, S);
+}
+
+// x lines of unit stride up to 32 * 64 = 2048 rows: the warp kernel with the
+// smallest I in {2..64} such that 32 I >= n, S = next_pow2(ceil(n / I)).
+// Precision does not enter.
+TEST(LineKernelPlan, WarpForUnitStrideX) {
+  for (std::size_t e : {kF32, kF64}) {
+    expect_plan(512, Axis::X, true, e, F::Warp, 16, 32);
+    expect_plan(257, Axis::X, true, e, F::Warp, 16, 32);   // 32 * 8 = 256 < 257
+    expect_plan(500, Axis::X, true, e, F::Warp, 16, 32);   // 500 x 384 x 260
+    expect_plan(1024, Axis::X, true, e, F::Warp, 32, 32);
+    expect_plan(1025, Axis::X, true, e, F::Warp, 64, 32);  // ceil(1025 / 64) = 17 -> 32
+    expect_plan(2048, Axis::X, true, e, F::Warp, 64, 32);
+    expect_plan(3, Axis::X, true, e, F::Warp, 2, 2);
+    expect_plan(33, Axis::X, true, e, F::Warp, 2, 32);  // ceil(33 / 2) = 17 -> 32
+  }
+}
+
+// Past 2048 rows x lines go to the lanes rules, which cannot hold them either.
+TEST(LineKernelPlan, LongXLinesAreGeneric) {
+  for (std::size_t e : {kF32, kF64}) {
+    expect_plan(2049, Axis::X, true, e, F::Generic, 2049, 1);
+    expect_plan(4097, Axis::X, true, e, F::Generic, 4097, 1);
+    expect_plan(16384, Axis::X, true, e, F::Generic, 16384, 1);
+  }
+}
+
+// y and z lines: at most 16 segments preferred, the smallest I in
+// {4..lanes_max_I} with 16 I >= n; fp32 allows I = 64, fp64 stops at 32.
+TEST(LineKernelPlan, LanesForYZFloat) {
+  for (Axis a : {Axis::Y, Axis::Z}) {
+    expect_plan(512, a, false, kF32, F::Lanes, 32, 16);
+    expect_plan(257, a, false, kF32, F::Lanes, 32, 16);  // 16 * 16 = 256 < 257; ceil(257/32) = 9 -> 16
+    expect_plan(384, a, false, kF32, F::Lanes, 32, 16);  // 500 x 384 x 260
+    expect_plan(260, a, false, kF32, F::Lanes, 32, 16);
+    expect_plan(500, a, false, kF32, F::Lanes, 32, 16);
+    expect_plan(1024, a, false, kF32, F::Lanes, 64, 16);
+    expect_plan(3, a, false, kF32, F::Lanes, 4, 1);
+    expect_plan(33, a, false, kF32, F::Lanes, 4, 16);  // ceil(33 / 4) = 9 -> 16
+    expect_plan(64, a, false, kF32, F::Lanes, 4, 16);
+    expect_plan(65, a, false, kF32, F::Lanes, 8, 16);
+  }
+}
+
+TEST(LineKernelPlan, LanesForYZDouble) {
+  for (Axis a : {Axis::Y, Axis::Z}) {
+    expect_plan(512, a, false, kF64, F::Lanes, 32, 16);
+    expect_plan(257, a, false, kF64, F::Lanes, 32, 16);
+    expect_plan(384, a, false, kF64, F::Lanes, 32, 16);
+    expect_plan(260, a, false, kF64, F::Lanes, 32, 16);
+    expect_plan(3, a, false, kF64, F::Lanes, 4, 1);
+    expect_plan(33, a, false, kF64, F::Lanes, 4, 16);
+  }
+}
+
+// Lines longer than the lanes kernel holds: 16 x 64 = 1024 (fp32), 16 x 32 =
+// 512 (fp64); 32 segments only exist for I <= 16 (512 rows) and add nothing.
+TEST(LineKernelPlan, GenericPastTheLanesLimit) {
+  for (Axis a : {Axis::Y, Axis::Z}) {
+    expect_plan(1024, a, false, kF64, F::Generic, 1024, 1);  // PERFORMANCE.md: 1024^3 fp64 y, z generic
+    expect_plan(513, a, false, kF64, F::Generic, 513, 1);
+    expect_plan(1025, a, false, kF32, F::Generic, 1025, 1);
+    expect_plan(1025, a, false, kF64, F::Generic, 1025, 1);
+    expect_plan(4097, a, false, kF32, F::Generic, 4097, 1);
+    expect_plan(16384, a, false, kF64, F::Generic, 16384, 1);
+  }
+}
+
+// x lines whose elements are not adjacent take the lanes rules.
+TEST(LineKernelPlan, StridedXUsesLanes) {
+  expect_plan(512, Axis::X, false, kF32, F::Lanes, 32, 16);
+  expect_plan(1024, Axis::X, false, kF32, F::Lanes, 64, 16);
+  expect_plan(1024, Axis::X, false, kF64, F::Generic, 1024, 1);
+  // y and z never take the warp kernel, even with unit stride
+  expect_plan(512, Axis::Y, true, kF32, F::Lanes, 32, 16);
+  expect_plan(33, Axis::Z, true, kF64, F::Lanes, 4, 16);
+}
+
+TEST(LineKernelPlan, XSegOverride) {
+  SolverOptions o;
+  o.x_seg = 32;
+  expect_plan(512, Axis::X, true, kF32, o, F::Warp, 32, 16);
+  o.x_seg = 64;
+  expect_plan(512, Axis::X, true, kF64, o, F::Warp, 64, 8);
+  o.x_seg = 16;
+  expect_plan(257, Axis::X, true, kF32, o, F::Warp, 16, 32);
+  // too many segments (S = 256, next_pow2(33) = 64 > 32): generic fall-back
+  o.x_seg = 2;
+  expect_plan(512, Axis::X, true, kF32, o, F::Generic, 512, 1);
+  o.x_seg = 8;
+  expect_plan(257, Axis::X, true, kF32, o, F::Generic, 257, 1);
+  o.x_seg = 1;  // I < 2
+  expect_plan(33, Axis::X, true, kF32, o, F::Generic, 33, 1);
+  // an I the warp kernel has no instantiation for is passed through (the
+  // launch reports it)
+  o.x_seg = 3;
+  expect_plan(33, Axis::X, true, kF32, o, F::Warp, 3, 16);
+  // x_seg does not reach y/z lines, strided x lines, or x lines past 2048
+  o.x_seg = 2;
+  expect_plan(512, Axis::Y, false, kF32, o, F::Lanes, 32, 16);
+  expect_plan(512, Axis::X, false, kF32, o, F::Lanes, 32, 16);
+  expect_plan(4097, Axis::X, true, kF32, o, F::Generic, 4097, 1);
+}
+
+TEST(LineKernelPlan, YzSegOverride) {
+  SolverOptions o;
+  o.yz_seg = 16;
+  expect_plan(512, Axis::Y, false, kF32, o, F::Lanes, 16, 32);
+  expect_plan(512, Axis::Z, false, kF64, o, F::Lanes, 16, 32);
+  o.yz_seg = 64;
+  expect_plan(1024, Axis::Z, false, kF32, o, F::Lanes, 64, 16);
+  expect_plan(1025, Axis::Z, false, kF32, o, F::Generic, 1025, 1);  // S = 32 > 16 for I = 64
+  expect_plan(512, Axis::Y, false, kF64, o, F::Generic, 512, 1);    // 64 > lanes_max_I (fp64)
+  o.yz_seg = 8;
+  expect_plan(512, Axis::Y, false, kF32, o, F::Generic, 512, 1);    // S = 64 > 32
+  expect_plan(257, Axis::Y, false, kF32, o, F::Generic, 257, 1);    // S = next_pow2(33) = 64
+  expect_plan(256, Axis::Y, false, kF32, o, F::Lanes, 8, 32);
+  o.yz_seg = 3;  // passed through (no instantiation: the launch reports it)
+  expect_plan(33, Axis::Y, false, kF32, o, F::Lanes, 3, 16);
+  o.yz_seg = 1;
+  expect_plan(33, Axis::Y, false, kF32, o, F::Generic, 33, 1);
+  // yz_seg also governs x lines that are not warp-kernel lines; not warp ones
+  o.yz_seg = 16;
+  expect_plan(512, Axis::X, false, kF32, o, F::Lanes, 16, 32);
+  expect_plan(512, Axis::X, true, kF32, o, F::Warp, 16, 32);
+  o.yz_seg = 64;
+  expect_plan(2049, Axis::X, true, kF32, o, F::Generic, 2049, 1);  // S = 64 > 16
+}
+
+TEST(LineKernelPlan, HelpersAndDescription) {
+  EXPECT_EQ(adi::next_pow2(1), 1);
+  EXPECT_EQ(adi::next_pow2(17), 32);
+  EXPECT_EQ(adi::next_pow2(32), 32);
+  EXPECT_EQ(adi::lanes_max_segments(16), 32);
+  EXPECT_EQ(adi::lanes_max_segments(32), 16);
+  EXPECT_EQ(adi::lanes_max_I(4), 64);
+  EXPECT_EQ(adi::lanes_max_I(8), 32);
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::X, true, 4)), "warp kernel, I = 16, S = 32");
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8)), "generic kernel (thread-per-line Thomas)");
+}
+
+}  // namespace
