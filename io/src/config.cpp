@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -160,14 +162,57 @@ void require(const Reader& r, const YAML::Node& n, const std::string& key, bool 
   if (!ok) r.fail(n, key, "expected " + expected + ", got " + describe(n));
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& name) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    std::ostringstream s;
-    s << name << ":" << e.mark.line + 1 << ":" << e.mark.column + 1;
-    throw ConfigError(s.str(), "", "YAML syntax error: " + e.msg, __FILE__, __LINE__);
+/// "name:line:column" of a parsed node (1-based).
+std::string position(const std::string& name, const YAML::Mark& m) {
+  std::ostringstream s;
+  s << name << ":" << m.line + 1 << ":" << m.column + 1;
+  return s.str();
+}
+
+/// YAML allows a key once per mapping, but yaml-cpp keeps every entry of a
+/// repeated key and its lookups find the first: `dt: 0.1` ... `dt: 0.2` would
+/// run with 0.1 while the reader of the file sees 0.2 last (PyYAML keeps the
+/// last). So every mapping of a parsed document is walked, keys compared, and
+/// a repeat is an error naming both lines. `where` makes the position of a
+/// node: a file:line:column, or the --set argument with its line in the value.
+void reject_duplicate_keys(const YAML::Node& n, const std::string& path,
+                           const std::function<std::string(const YAML::Mark&)>& where,
+                           std::set<std::pair<int, int>>& seen) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  // An alias shares its anchor's node (and its mark): walk each node once, so
+  // nested aliases (a "billion laughs" document) cost no more than the text.
+  if (!seen.insert({n.Mark().line, n.Mark().column}).second) return;
+  if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) reject_duplicate_keys(n[i], path, where, seen);
+    return;
   }
+  std::map<std::string, YAML::Mark> first;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string();
+    const std::string key = path.empty() ? printable(k, kQuoteMax) : path + "." + printable(k, kQuoteMax);
+    if (it->first.IsScalar()) {
+      const auto [at, fresh] = first.emplace(k, it->first.Mark());
+      if (!fresh)
+        throw ConfigError(where(it->first.Mark()), key,
+                          "duplicate key '" + printable(k, kQuoteMax) + "': first given at line " +
+                              std::to_string(at->second.line + 1) +
+                              ", again here (YAML allows a key once per mapping; remove one)",
+                          __FILE__, __LINE__);
+    }
+    reject_duplicate_keys(it->second, key, where, seen);
+  }
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(position(name, e.mark), "", "YAML syntax error: " + e.msg, __FILE__, __LINE__);
+  }
+  std::set<std::pair<int, int>> seen;
+  reject_duplicate_keys(root, "", [&](const YAML::Mark& m) { return position(name, m); }, seen);
+  return root;
 }
 
 std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides) {
@@ -182,6 +227,17 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       value = YAML::Load(o.substr(eq + 1));
     } catch (const YAML::ParserException& e) {
       throw ConfigError("--set " + o, path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
+    }
+    {
+      // The value is a document of its own (often one line: say where in it).
+      std::set<std::pair<int, int>> seen;
+      reject_duplicate_keys(
+          value, path,
+          [&](const YAML::Mark& m) {
+            return "--set " + o + " (value line " + std::to_string(m.line + 1) + ", column " +
+                   std::to_string(m.column + 1) + ")";
+          },
+          seen);
     }
     std::vector<std::string> keys;
     std::stringstream ss(path);
@@ -451,6 +507,35 @@ void read_parallel(const Reader& r, const YAML::Node& par, RunConfig& c) {
                std::to_string(pg[0]) + ", " + std::to_string(pg[1]) + ", " + std::to_string(pg[2]) + "]");
 }
 
+/// Values each key allows can still combine into ones no step survives: a
+/// huge diffusivity times dt over a tiny spacing squared overflows to inf,
+/// and the solver would only report a non-finite pivot (exit 5) far from the
+/// cause. Checked here, naming the keys that make the value.
+void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) {
+  const HeatProblem& p = c.problem;
+  const char* ax = "xyz";
+  const YAML::Node time = root["time"];
+  const YAML::Node at = time.IsMap() && time["dt"] ? time["dt"] : time;
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a)) continue;
+    const double h = p.spacing(a);
+    const double lambda = p.mesh_ratio(a);
+    if (std::isfinite(lambda) && h > 0) continue;
+    const std::string A(1, ax[a]);
+    std::ostringstream s;
+    s.precision(6);
+    s << "the mesh ratio alpha dt / h^2 along " << A << " is " << lambda << " (alpha = " << p.alpha[a]
+      << " from diffusivity, dt = " << p.dt << " from time.dt, h = domain.l" << A << " / (grid.n" << A
+      << " - 1) = " << h << "); expected a finite number (a smaller dt or diffusivity, or a coarser grid)";
+    r.fail(at, "time.dt", s.str());
+  }
+  if (!std::isfinite(c.t_end)) {
+    std::ostringstream s;
+    s << "time.steps x time.dt = " << c.steps << " x " << p.dt << " is not a finite time; expected fewer steps or a smaller dt";
+    r.fail(at, "time.steps", s.str());
+  }
+}
+
 /// The top-level sections, in the order the "unknown key" message lists
 /// them. Adding a section: a reader above, a row here, its struct in
 /// config.hpp and its lines in emit_resolved_impl (to_yaml).
@@ -492,6 +577,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
       if (first(s.key) == pass_first) s.read(r, root[s.key], c);
 
   c.t_end = static_cast<double>(c.steps) * c.problem.dt;
+  check_derived(r, root, c);
   try {
     c.problem.validate();  // belt and braces: the checks above should have caught everything
   } catch (const Error& e) {
@@ -571,7 +657,39 @@ RunConfig parse_config(const std::string& text, const std::string& name, const s
   return c;
 }
 
+namespace {
+
+/// A config is a small text file. Anything else (a folder, /dev/zero, a
+/// FIFO nobody writes to) would read as an empty config, read until memory
+/// runs out, or block: say what the path is instead.
+constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
+
+void check_config_file_type(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw ConfigError(path, "", "cannot open config file (" + std::string(std::strerror(errno)) + ")", __FILE__,
+                      __LINE__);
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISREG(st.st_mode)  ? nullptr
+                                            : "not a regular file";
+  if (kind)
+    throw ConfigError(path, "", std::string("cannot read config file: it is ") + kind +
+                                    ", not a file (expected a YAML file such as configs/heat.yaml)",
+                      __FILE__, __LINE__);
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxConfigBytes)
+    throw ConfigError(path, "", "the config file has " + std::to_string(st.st_size) +
+                                    " bytes; a config is at most 16 MiB (is this the right file?)",
+                      __FILE__, __LINE__);
+}
+
+}  // namespace
+
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  check_config_file_type(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, "", "cannot open config file (" + std::string(std::strerror(errno)) + ")",
                              __FILE__, __LINE__);

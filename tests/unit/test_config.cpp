@@ -128,6 +128,50 @@ TEST(Config, MessagesQuotingInputStayOneLine) {
   EXPECT_EQ(printable("caf\xc3\xa9 \xff\x01"), "caf\xc3\xa9 \\xff\\x01");  // UTF-8 kept, the rest escaped
 }
 
+TEST(Config, DuplicateKeysNameBothLines) {
+  // yaml-cpp would keep the first silently; YAML forbids the repeat.
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime:\n  dt: 0.1\n  steps: 2\n  dt: 0.2\n",
+               R"(^case\.yaml:5:3: time\.dt: duplicate key 'dt': first given at line 3)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\ngrid: {nx: 5, ny: 5, nz: 5}\n",
+               R"(^case\.yaml:3:1: grid: duplicate key 'grid': first given at line 1)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nboundary: [{x: neumann, x: dirichlet}]\n",
+               R"(^case\.yaml:3:25: boundary\.x: duplicate key 'x')");
+  expect_error(kGood, R"(^--set grid=\{nx: 5, nx: 7\} \(value line 1, column 9\): grid\.nx: duplicate key 'nx')",
+               {"grid={nx: 5, nx: 7}"});
+  // Aliases share their anchor's node: walked once, and no false repeat.
+  expect_error("grid: &g {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nx: &a [*g, *g, [*g]]\n",
+               R"(^case\.yaml:3:1: x: unknown key 'x')");
+}
+
+TEST(Config, DerivedValuesThatOverflowNameTheKeys) {
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndiffusivity: 1e300\ntime: {dt: 1e300, steps: 2}\n",
+               R"(^case\.yaml:3:12: time\.dt: the mesh ratio alpha dt / h\^2 along x is inf .*diffusivity.*time\.dt)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndomain: {ly: 1e-200}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(time\.dt: the mesh ratio alpha dt / h\^2 along y is inf .*domain\.ly / \(grid\.ny - 1\))");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndiffusivity: 1e-300\ntime: {dt: 1e303, steps: 1000000}\n",
+               R"(time\.steps: time\.steps x time\.dt = 1000000 x 1e\+303 is not a finite time)");
+}
+
+TEST(Config, ConfigPathThatIsNotAFileIsNamed) {
+  auto message = [](const std::string& path) -> std::string {
+    try {
+      load_config(path);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message("/tmp").find("/tmp: cannot read config file: it is a directory"), std::string::npos);
+  EXPECT_NE(message("/dev/zero").find("it is a character device"), std::string::npos);
+  const std::string big = ::testing::TempDir() + "/adi_big_config.yaml";
+  {
+    std::ofstream f(big);
+    f << "# " << std::string((16u << 20) + 1, 'x') << "\n";
+  }
+  EXPECT_NE(message(big).find("a config is at most 16 MiB"), std::string::npos) << message(big);
+  std::remove(big.c_str());
+}
+
 TEST(Config, MissingFileIsAnError) {
   try {
     load_config("/nonexistent/dir/case.yaml");
