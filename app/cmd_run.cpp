@@ -5,6 +5,7 @@
 #include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
+#include "output_schedule.hpp"
 #include "roundoff.hpp"
 #include "run_driver.hpp"
 #include "signals.hpp"
@@ -43,6 +44,34 @@ void warn_if_high_frequencies_poorly_damped(const io::RunConfig& c) {
               p.mesh_ratio(0), p.mesh_ratio(1), p.mesh_ratio(2), p.theta, axes, std::fabs(d.g), d.exact,
               d.g < 0 ? " and flip sign every step" : "", advice,
               smooth ? "; the analytic initial field is smooth, so not here" : "");
+}
+
+/// What the run does differently from the numbers the user wrote (issue
+/// #15, item 6): time.t_end shortens dt so that the run ends exactly there,
+/// and output.every_time outputs land on the first step at or after each
+/// multiple. One line each, in the log and (as comments) in --dry-run.
+std::vector<std::string> time_adjustment_notes(const RunPlan& plan) {
+  const io::RunConfig& c = plan.config;
+  std::vector<std::string> notes;
+  auto num = [](double v) { return fmt::format("{:.6g}", v); };
+  if (c.dt_given > 0 && c.dt_given != c.problem.dt)
+    notes.push_back(fmt::format("time.dt = {} s shortened to {} s so that {} steps end exactly at time.t_end = {} s",
+                                num(c.dt_given), num(c.problem.dt), c.steps, num(c.t_end)));
+  const OutputSchedule schedule(c, !plan.output.empty());
+  if (schedule.outputs_off_time()) {
+    std::string list;
+    const auto off = schedule.off_time_outputs(3);
+    for (const auto& o : off)
+      list += fmt::format("{}{} at t = {}", list.empty() ? "" : ", ", num(o.requested), num(o.actual));
+    const double r = c.output.every_time / c.problem.dt;
+    notes.push_back(fmt::format(
+        "output.every_time = {} s is not a whole number of steps of dt = {} s ({:.4g} steps): each output is "
+        "written at the first step at or after its time, up to one dt late ({}{}); for exact times choose "
+        "time.dt = every_time / n (e.g. {} s)",
+        num(c.output.every_time), num(c.problem.dt), r, list, off.size() == 3 ? ", ..." : "",
+        num(c.output.every_time / std::ceil(r))));
+  }
+  return notes;
 }
 
 void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdict& roundoff) {
@@ -99,6 +128,7 @@ int cmd_run(const RunOptions& o) {
   if (o.dry_run) {
     if (root) {
       std::printf("%s", c.resolved_yaml.c_str());
+      for (const auto& n : time_adjustment_notes(plan)) std::printf("# time: %s\n", n.c_str());
       if (plan.decomposition) std::printf("# parallel: %s\n", plan.decomposition->describe().c_str());
       std::printf("%s", describe_memory(plan.memory).c_str());
       std::fflush(stdout);
@@ -119,6 +149,8 @@ int cmd_run(const RunOptions& o) {
   spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
                p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
   if (plan.decomposition) spdlog::info("MPI: {}", plan.decomposition->describe());
+  if (root)
+    for (const auto& n : time_adjustment_notes(plan)) spdlog::info("{}", n);
   const RunReport r = execute_run(plan, o);
   // The round-off check of a run from the analytic mode (roundoff.hpp):
   // missing it means the stepper did not take the Douglas step (exit 4).

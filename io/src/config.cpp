@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -215,7 +216,16 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
   return root;
 }
 
-std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides) {
+/// Keys that exclude each other: an override of one replaces the other where
+/// the file (or an earlier override) gave it, so `--set time.t_end=2` works
+/// on a config that says `steps:` (and extends a restarted run).
+constexpr std::pair<const char*, const char*> kReplaces[] = {
+    {"time.steps", "time.t_end"},
+    {"time.t_end", "time.steps"},
+};
+
+std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides,
+                                      const std::string& name) {
   std::vector<Override> out;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
@@ -245,24 +255,59 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       if (k.empty()) throw ConfigError("--set " + o, path, "empty key in path", __FILE__, __LINE__);
       keys.push_back(k);
     }
-    // Walk down, creating maps; a scalar in the way (e.g. "boundary: dirichlet"
-    // overridden by boundary.x=...) is an error rather than silently replaced.
+    // `key=null` (or `key=`) deletes the key: its default applies again. No
+    // key takes null as a value, so nothing else could be meant.
+    const bool erase = !value.IsDefined() || value.IsNull();
+    // Walk down, creating maps; a scalar in the way (e.g. "diffusivity: 1"
+    // overridden by diffusivity.x=...) is an error rather than silently
+    // replaced: which values the other axes should keep is the user's call.
     std::vector<YAML::Node> chain{root};
+    std::string walked;
+    auto scalar_in_the_way = [&](const YAML::Node& cur) {
+      std::string msg = "cannot set a key inside " + (walked.empty() ? std::string("the config") : walked) +
+                        ", which is " + describe(cur);
+      // Where that value came from: an earlier override, or the file.
+      std::string from;
+      for (const auto& e : out)
+        if (e.path == walked || walked.rfind(e.path + ".", 0) == 0) from = "--set " + e.text;
+      if (from.empty() && cur.Mark().line >= 0) from = position(name, cur.Mark());
+      if (!from.empty()) msg += " (" + from + ")";
+      msg += "; set " + (walked.empty() ? std::string("it") : walked) +
+             " as a whole instead, e.g. --set '" + walked + "={...}' naming every key it needs";
+      throw ConfigError("--set " + o, path, msg, __FILE__, __LINE__);
+    };
     for (std::size_t q = 0; q + 1 < keys.size(); ++q) {
       YAML::Node cur = chain.back();
-      if (!cur.IsMap() && !cur.IsNull())
-        throw ConfigError("--set " + o, path, "cannot set a key inside " + describe(cur), __FILE__, __LINE__);
+      if (!cur.IsMap() && !cur.IsNull()) scalar_in_the_way(cur);
       YAML::Node next = cur[keys[q]];
       if (!next.IsDefined() || next.IsNull()) {
+        if (erase)
+          throw ConfigError("--set " + o, path, "nothing to delete: the config has no " + path, __FILE__,
+                            __LINE__);
         cur[keys[q]] = YAML::Node(YAML::NodeType::Map);
         next = cur[keys[q]];
       }
+      walked += (walked.empty() ? "" : ".") + keys[q];
       chain.push_back(next);
     }
     YAML::Node parent = chain.back();
-    if (!parent.IsMap() && !parent.IsNull())
-      throw ConfigError("--set " + o, path, "cannot set a key inside " + describe(parent), __FILE__, __LINE__);
+    if (!parent.IsMap() && !parent.IsNull()) scalar_in_the_way(parent);
+    if (erase) {
+      if (!parent.IsMap() || !parent[keys.back()])
+        throw ConfigError("--set " + o, path, "nothing to delete: the config has no " + path, __FILE__, __LINE__);
+      parent.remove(keys.back());
+      out.push_back({path, o});
+      continue;
+    }
     parent[keys.back()] = value;
+    for (const auto& [key, other] : kReplaces) {
+      if (path != key) continue;
+      const std::string other_leaf = std::string(other).substr(std::string(other).rfind('.') + 1);
+      if (parent[other_leaf]) parent.remove(other_leaf);
+      // An earlier override of the other key is replaced too: the last wins.
+      out.erase(std::remove_if(out.begin(), out.end(), [&](const Override& e) { return e.path == other; }),
+                out.end());
+    }
     out.push_back({path, o});
   }
   return out;
@@ -379,11 +424,23 @@ void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
     const double te = r.real(e, "time.t_end");
     require(r, e, "time.t_end", te >= 0, "a time >= 0 [s]");
     // The run ends exactly at t_end: the number of steps is rounded up and dt
-    // shrunk to fit, never stretched.
+    // shrunk to fit, never stretched (the run logs it). When t_end is a whole
+    // number of steps up to round-off, dt stays the value given, bit for bit:
+    // te / round(te / dt) differs from dt in the last bit for a third of
+    // such t_end (0.07 / 0.0002), and a restarted run extended by
+    // --set time.t_end=... must keep the checkpoint's dt.
     const double q = te / dt;
     require(r, e, "time.t_end", q < 1e12, "fewer than 1e12 steps of dt");
-    c.steps = static_cast<index_t>(std::ceil(q - 1e-9));
-    if (c.steps > 0) dt = te / static_cast<double>(c.steps);
+    const double whole = std::round(q);
+    if (whole >= 1 && std::fabs(q - whole) <= 1e-9 * whole) {
+      c.steps = static_cast<index_t>(whole);
+    } else {
+      c.steps = static_cast<index_t>(std::ceil(q));
+      if (c.steps > 0) {
+        c.dt_given = dt;
+        dt = te / static_cast<double>(c.steps);
+      }
+    }
   } else {
     r.fail(t, "time", "missing time.steps or time.t_end");
   }
@@ -586,6 +643,19 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   return c;
 }
 
+/// A number as the shortest text that reads back to the same double
+/// (0.0002, not 0.00020000000000000001 as 17 significant digits print it):
+/// what users read in --dry-run, the log and the files' provenance.
+std::string num(double v) {
+  char buf[40];
+  // %g with the fewest digits that read back exactly (%.17g always does).
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 std::string emit_resolved_impl(const RunConfig& c) {
   const HeatProblem& p = c.problem;
   YAML::Emitter e;
@@ -595,12 +665,12 @@ std::string emit_resolved_impl(const RunConfig& c) {
     << p.n[0] << YAML::Key << "ny" << YAML::Value << p.n[1] << YAML::Key << "nz" << YAML::Value << p.n[2]
     << YAML::EndMap;
   e << YAML::Key << "domain" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "lx" << YAML::Value
-    << p.length[0] << YAML::Key << "ly" << YAML::Value << p.length[1] << YAML::Key << "lz" << YAML::Value
-    << p.length[2] << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.origin[0]
-    << c.origin[1] << c.origin[2] << YAML::EndSeq << YAML::EndMap;
+    << num(p.length[0]) << YAML::Key << "ly" << YAML::Value << num(p.length[1]) << YAML::Key << "lz" << YAML::Value
+    << num(p.length[2]) << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(c.origin[0])
+    << num(c.origin[1]) << num(c.origin[2]) << YAML::EndSeq << YAML::EndMap;
   e << YAML::Key << "diffusivity" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
-    << YAML::Value << p.alpha[0] << YAML::Key << "y" << YAML::Value << p.alpha[1] << YAML::Key << "z"
-    << YAML::Value << p.alpha[2] << YAML::EndMap;
+    << YAML::Value << num(p.alpha[0]) << YAML::Key << "y" << YAML::Value << num(p.alpha[1]) << YAML::Key << "z"
+    << YAML::Value << num(p.alpha[2]) << YAML::EndMap;
   e << YAML::Key << "boundary" << YAML::Value << YAML::Flow << YAML::BeginMap;
   const char* ax[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a)
@@ -608,9 +678,9 @@ std::string emit_resolved_impl(const RunConfig& c) {
       << std::string(ax[a]) + "_hi" << YAML::Value << boundary_name(p.hi[a]);
   e << YAML::EndMap;
   e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
-    << p.dt << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
+    << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
   e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "theta"
-    << YAML::Value << p.theta << YAML::EndMap;
+    << YAML::Value << num(p.theta) << YAML::EndMap;
   e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
   e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);
   if (c.initial.kind == InitialConfig::Kind::Analytic) {
@@ -622,12 +692,12 @@ std::string emit_resolved_impl(const RunConfig& c) {
   }
   e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
     << c.output.file << YAML::Key << "every" << YAML::Value << c.output.every_steps << YAML::Key << "every_time"
-    << YAML::Value << c.output.every_time << YAML::Key << "initial" << YAML::Value << c.output.write_initial
+    << YAML::Value << num(c.output.every_time) << YAML::Key << "initial" << YAML::Value << c.output.write_initial
     << YAML::Key << "final" << YAML::Value << c.output.write_final << YAML::Key << "compression" << YAML::Value
     << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf << YAML::EndMap;
   e << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
     << YAML::Value << c.checkpoint.file << YAML::Key << "every" << YAML::Value << c.checkpoint.every_steps
-    << YAML::Key << "every_seconds" << YAML::Value << c.checkpoint.every_seconds << YAML::EndMap;
+    << YAML::Key << "every_seconds" << YAML::Value << num(c.checkpoint.every_seconds) << YAML::EndMap;
   e << YAML::Key << "log" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every" << YAML::Value
     << c.log_every << YAML::EndMap;
   // Only when set: the automatic grid depends on the rank count of each run,
@@ -650,7 +720,7 @@ RunConfig parse_config(const std::string& text, const std::string& name, const s
   if (!root.IsDefined() || root.IsNull())
     throw ConfigError(name, "", "the config is empty; expected a mapping of sections (grid, time, ...)", __FILE__,
                       __LINE__);
-  const auto ov = apply_overrides(root, overrides);
+  const auto ov = apply_overrides(root, overrides, name);
   const Reader r(name, ov, root);
   RunConfig c = build(root, r);
   c.resolved_yaml = emit_resolved_impl(c);

@@ -76,6 +76,45 @@ TEST(Config, OverridesAreMergedAndChecked) {
   expect_error(kGood, R"(^--set foo: expected key\.path=value)", {"foo"});
 }
 
+TEST(Config, OverridesReplaceDeleteAndNameThemselves) {
+  const std::string text = "grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, t_end: 1.0}\ndiffusivity: 2.0\n";
+  // steps replaces t_end (and the other way round); the last override wins.
+  EXPECT_EQ(parse_config(text, "case.yaml", {"time.steps=3"}).steps, 3);
+  EXPECT_EQ(parse_config(text, "case.yaml", {"time.steps=3", "time.t_end=0.5"}).steps, 5);
+  // null deletes: the default applies, or the reader says what is missing,
+  // naming the override.
+  EXPECT_DOUBLE_EQ(parse_config(text, "case.yaml", {"diffusivity=null"}).problem.alpha[0], 1.0);
+  expect_error(text, R"(^--set time\.dt=null: time\.dt: missing)", {"time.dt=null"});
+  expect_error(text, R"(^--set time\.steps=~: time\.steps: nothing to delete)", {"time.steps=~"});
+  // One axis of a scalar: says where the scalar is.
+  expect_error(text, R"(^--set diffusivity\.x=1: diffusivity\.x: cannot set a key inside diffusivity, which is '2\.0' \(case\.yaml:3:14\))",
+               {"diffusivity.x=1"});
+  expect_error(text, R"(which is '3' \(--set diffusivity=3\))", {"diffusivity=3", "diffusivity.x=1"});
+  // Errors caused by an override name it, not the file's line.
+  expect_error(text, R"(^--set time\.dt=-1: time\.dt: expected a time step > 0)", {"time.dt=-1"});
+  expect_error(text, R"(^--set time\.dt=1e300: time\.dt: the mesh ratio)", {"time.steps=2", "time.dt=1e300", "diffusivity=1e300"});
+}
+
+TEST(Config, TEndThatIsAWholeNumberOfStepsKeepsDtExactly) {
+  // 0.07 / 0.0002 = 350.00000000000006 and 0.07 / 350 != 0.0002: dt is kept
+  // (a restart extended by --set time.t_end must keep the checkpoint's dt).
+  const RunConfig c = parse_config("grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.0002, t_end: 0.07}\n", "c.yaml");
+  EXPECT_EQ(c.steps, 350);
+  EXPECT_EQ(c.problem.dt, 0.0002);
+  EXPECT_EQ(c.dt_given, 0.0);
+  const RunConfig d = parse_config("grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.3, t_end: 1.0}\n", "c.yaml");
+  EXPECT_EQ(d.dt_given, 0.3);
+  // Numbers in the resolved config: the shortest text that reads back exactly.
+  EXPECT_NE(c.resolved_yaml.find("time: {dt: 0.0002, steps: 350}"), std::string::npos) << c.resolved_yaml;
+  EXPECT_EQ(parse_config(c.resolved_yaml, "again.yaml").problem.dt, c.problem.dt);
+  const RunConfig e = parse_config("grid: {nx: 3, ny: 3, nz: 3}
+time: {dt: 0.1, t_end: 0.7}
+domain: {lx: 0.30000000000000004}
+", "c.yaml");
+  EXPECT_NE(e.resolved_yaml.find("lx: 0.30000000000000004"), std::string::npos) << e.resolved_yaml;
+  EXPECT_DOUBLE_EQ(d.problem.dt, 0.25);
+}
+
 TEST(Config, UnknownKeyNamesLineColumnAndSuggestion) {
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nprecison: float32\n",
                R"(^case\.yaml:3:1: precison: unknown key 'precison' \(did you mean 'precision'\?\))");

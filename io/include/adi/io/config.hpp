@@ -77,6 +77,9 @@ struct RunConfig {
   GivenGeometry given;
   index_t steps = 0;       ///< number of steps (resolved from time.steps or time.t_end)
   double t_end = 0.0;      ///< steps * dt
+  /// time.dt as given, when time.t_end shortened it to end the run exactly
+  /// at t_end (0: dt is as given).
+  double dt_given = 0.0;
   Precision precision = Precision::F64;
   Backend backend = Backend::Auto;
   InitialConfig initial;
@@ -88,7 +91,7 @@ struct RunConfig {
 };
 
 /// The config with every default filled in, as YAML that parse_config reads
-/// back to the same RunConfig (numbers with 17 significant digits).
+/// back to the same RunConfig (numbers in their shortest round-trip form).
 std::string to_yaml(const RunConfig& c);
 
 /// Loads and validates a config file; `overrides` are "key.path=value" pairs
