@@ -107,10 +107,8 @@ TEST(Config, TEndThatIsAWholeNumberOfStepsKeepsDtExactly) {
   // Numbers in the resolved config: the shortest text that reads back exactly.
   EXPECT_NE(c.resolved_yaml.find("time: {dt: 0.0002, steps: 350}"), std::string::npos) << c.resolved_yaml;
   EXPECT_EQ(parse_config(c.resolved_yaml, "again.yaml").problem.dt, c.problem.dt);
-  const RunConfig e = parse_config("grid: {nx: 3, ny: 3, nz: 3}
-time: {dt: 0.1, t_end: 0.7}
-domain: {lx: 0.30000000000000004}
-", "c.yaml");
+  const RunConfig e = parse_config(
+      "grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.1, t_end: 0.7}\ndomain: {lx: 0.30000000000000004}\n", "c.yaml");
   EXPECT_NE(e.resolved_yaml.find("lx: 0.30000000000000004"), std::string::npos) << e.resolved_yaml;
   EXPECT_DOUBLE_EQ(d.problem.dt, 0.25);
 }
