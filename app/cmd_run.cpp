@@ -92,8 +92,8 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
               static_cast<long long>(done), static_cast<double>(done) / std::max(r.wall, 1e-9),
               node_steps / std::max(r.wall, 1e-9) / 1e6);
   if (!plan.output.empty())
-    std::printf("  output      %s (%lld steps written by this run)\n", plan.output.c_str(),
-                static_cast<long long>(r.outputs_written));
+    std::printf("  output      %s (%lld %s written by this run)\n", plan.output.c_str(),
+                static_cast<long long>(r.outputs_written), r.outputs_written == 1 ? "step" : "steps");
   if (!r.checkpoint_written.empty()) std::printf("  checkpoint  %s\n", r.checkpoint_written.c_str());
   if (r.interrupted) {
     std::printf("  INTERRUPTED by %s after step %lld of %lld: continue with --restart %s\n", signal_name(r.signal),
@@ -126,15 +126,33 @@ int cmd_run(const RunOptions& o) {
   const HeatProblem& p = c.problem;
   if (root) warn_if_high_frequencies_poorly_damped(c);
   if (o.dry_run) {
+    // Resolved as the run resolves it, failing where it would fail: the
+    // backend (no CUDA device: the run's exit 6), the checkpoint's name,
+    // memory (exit 7) and the output paths (exit 3).
+    Backend backend = Backend::Cpu;
+    collectively([&] { backend = choose_backend(p, c.backend); });
     if (root) {
       std::printf("%s", c.resolved_yaml.c_str());
+      std::string why;
+      if (c.backend == Backend::Auto)
+        why = backend == Backend::Cuda ? " (auto: a CUDA device is visible)"
+                                       : " (auto: " + (p.classic() ? cuda_unavailable_reason()
+                                                                   : std::string("the CUDA backend does not run "
+                                                                                 "this problem yet")) + ")";
+      std::printf("# resolved: backend %s%s\n", backend_name(backend), why.c_str());
+      std::printf("# resolved: checkpoint %s%s\n", plan.checkpoint.c_str(),
+                  c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0
+                      ? ""
+                      : " (written on SIGTERM/SIGUSR1/SIGINT; checkpoint.every or every_seconds for periodic ones)");
       for (const auto& n : time_adjustment_notes(plan)) std::printf("# time: %s\n", n.c_str());
       if (plan.decomposition) std::printf("# parallel: %s\n", plan.decomposition->describe().c_str());
       std::printf("%s", describe_memory(plan.memory).c_str());
       std::fflush(stdout);
     }
     collectively([&] {
-      if (root) check_memory(plan.memory);
+      if (!root) return;
+      check_memory(plan.memory);
+      check_paths(plan, o.overwrite);
     });
     return kOk;
   }

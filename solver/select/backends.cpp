@@ -43,21 +43,25 @@ Backend resolve_backend(Backend requested) {
   return cuda_unavailable_reason().empty() ? Backend::Cuda : Backend::Cpu;
 }
 
-template <class T>
-std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b) {
-  p.validate();
+Backend choose_backend(const HeatProblem& p, Backend b) {
   // TEMPORARY (until the CUDA general path lands): auto picks the CPU for
   // problems beyond the classic ones.
   const Backend r = b == Backend::Auto && !p.classic() ? Backend::Cpu : resolve_backend(b);
-  switch (r) {
-    case Backend::Cuda: {
-      const std::string why = cuda_unavailable_reason();
-      if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
-      if (!p.classic())
-        ADI_THROW(BackendUnavailable, "the CUDA backend does not run this problem yet (material fields, sources, "
-                                      "flux/convective/periodic faces or time tables); use --backend cpu");
-      return cuda::make_cuda_stepper<T>(p);
-    }
+  if (r == Backend::Cuda) {
+    const std::string why = cuda_unavailable_reason();
+    if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+    if (!p.classic())
+      ADI_THROW(BackendUnavailable, "the CUDA backend does not run this problem yet (material fields, sources, "
+                                    "flux/convective/periodic faces or time tables); use --backend cpu");
+  }
+  return r;
+}
+
+template <class T>
+std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b) {
+  p.validate();
+  switch (choose_backend(p, b)) {
+    case Backend::Cuda: return cuda::make_cuda_stepper<T>(p);
     case Backend::Cpu:
     case Backend::Auto: return cpu::make_cpu_stepper<T>(p);
   }
