@@ -46,6 +46,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 /// line, not a dump of the input).
 constexpr std::size_t kQuoteMax = 60;
 
+/// "--set path=value" as messages name an override (a long value cut).
+std::string set_where(const std::string& text) { return "--set " + printable(text, 2 * kQuoteMax); }
+
 std::string describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsMap()) return "a mapping";
@@ -60,7 +63,7 @@ class Reader {
 
   std::string where(const YAML::Node& n, const std::string& key) const {
     for (const auto& o : overrides_)
-      if (o.path == key || key.rfind(o.path + ".", 0) == 0) return "--set " + o.text;
+      if (o.path == key || key.rfind(o.path + ".", 0) == 0) return set_where(o.text);
     std::ostringstream s;
     s << name_;
     if (n.IsDefined() && n.Mark().line >= 0) s << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
@@ -230,13 +233,13 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set " + o, "", "expected key.path=value", __FILE__, __LINE__);
+      throw ConfigError(set_where(o), "", "expected key.path=value", __FILE__, __LINE__);
     const std::string path = o.substr(0, eq);
     YAML::Node value;
     try {
       value = YAML::Load(o.substr(eq + 1));
     } catch (const YAML::ParserException& e) {
-      throw ConfigError("--set " + o, path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
+      throw ConfigError(set_where(o), path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
     }
     {
       // The value is a document of its own (often one line: say where in it).
@@ -244,7 +247,7 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       reject_duplicate_keys(
           value, path,
           [&](const YAML::Mark& m) {
-            return "--set " + o + " (value line " + std::to_string(m.line + 1) + ", column " +
+            return set_where(o) + " (value line " + std::to_string(m.line + 1) + ", column " +
                    std::to_string(m.column + 1) + ")";
           },
           seen);
@@ -252,7 +255,7 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
     std::vector<std::string> keys;
     std::stringstream ss(path);
     for (std::string k; std::getline(ss, k, '.');) {
-      if (k.empty()) throw ConfigError("--set " + o, path, "empty key in path", __FILE__, __LINE__);
+      if (k.empty()) throw ConfigError(set_where(o), path, "empty key in path", __FILE__, __LINE__);
       keys.push_back(k);
     }
     // `key=null` (or `key=`) deletes the key: its default applies again. No
@@ -269,12 +272,12 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       // Where that value came from: an earlier override, or the file.
       std::string from;
       for (const auto& e : out)
-        if (e.path == walked || walked.rfind(e.path + ".", 0) == 0) from = "--set " + e.text;
+        if (e.path == walked || walked.rfind(e.path + ".", 0) == 0) from = set_where(e.text);
       if (from.empty() && cur.Mark().line >= 0) from = position(name, cur.Mark());
       if (!from.empty()) msg += " (" + from + ")";
       msg += "; set " + (walked.empty() ? std::string("it") : walked) +
              " as a whole instead, e.g. --set '" + walked + "={...}' naming every key it needs";
-      throw ConfigError("--set " + o, path, msg, __FILE__, __LINE__);
+      throw ConfigError(set_where(o), path, msg, __FILE__, __LINE__);
     };
     for (std::size_t q = 0; q + 1 < keys.size(); ++q) {
       YAML::Node cur = chain.back();
@@ -282,7 +285,7 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       YAML::Node next = cur[keys[q]];
       if (!next.IsDefined() || next.IsNull()) {
         if (erase)
-          throw ConfigError("--set " + o, path, "nothing to delete: the config has no " + path, __FILE__,
+          throw ConfigError(set_where(o), path, "nothing to delete: the config has no " + path, __FILE__,
                             __LINE__);
         cur[keys[q]] = YAML::Node(YAML::NodeType::Map);
         next = cur[keys[q]];
@@ -294,7 +297,7 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
     if (!parent.IsMap() && !parent.IsNull()) scalar_in_the_way(parent);
     if (erase) {
       if (!parent.IsMap() || !parent[keys.back()])
-        throw ConfigError("--set " + o, path, "nothing to delete: the config has no " + path, __FILE__, __LINE__);
+        throw ConfigError(set_where(o), path, "nothing to delete: the config has no " + path, __FILE__, __LINE__);
       parent.remove(keys.back());
       out.push_back({path, o});
       continue;
@@ -585,6 +588,23 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
       << " from diffusivity, dt = " << p.dt << " from time.dt, h = domain.l" << A << " / (grid.n" << A
       << " - 1) = " << h << "); expected a finite number (a smaller dt or diffusivity, or a coarser grid)";
     r.fail(at, "time.dt", s.str());
+  }
+  // File names the system cannot hold (a component over NAME_MAX = 255
+  // bytes, a path over PATH_MAX = 4096) fail deep in a file call otherwise.
+  const std::pair<const char*, const std::string*> files[] = {
+      {"output.file", &c.output.file}, {"checkpoint.file", &c.checkpoint.file}, {"initial.file", &c.initial.file}};
+  for (const auto& [key, name] : files) {
+    std::size_t longest = 0, start = 0;
+    for (std::size_t q = 0; q <= name->size(); ++q)
+      if (q == name->size() || (*name)[q] == '/') longest = std::max(longest, q - start), start = q + 1;
+    if (longest <= 255 && name->size() < 4096) continue;
+    const std::string k(key);
+    const std::string section = k.substr(0, k.find('.'));
+    const YAML::Node sec = root[section];
+    const YAML::Node at_key = sec.IsMap() && sec["file"] ? sec["file"] : sec;
+    r.fail(at_key, k,
+           "expected a path of at most 4095 bytes whose names are at most 255 bytes each, got " +
+               std::to_string(name->size()) + " bytes ('" + printable(*name, kQuoteMax) + "')");
   }
   if (!std::isfinite(c.t_end)) {
     std::ostringstream s;

@@ -1,0 +1,56 @@
+"""Rough edges of the CLI (issue #15), through the real executable:
+
+  json_stdout      validate --json - : stdout is the JSON alone (it parses);
+                   the tables are on stderr
+  json_full        JSON to a full device (/dev/full), as a file and as
+                   stdout: exit 3 naming it, not 0 or 1
+  long_name        a 5000-character output name: exit 2, one line naming
+                   output.file, the name cut
+"""
+
+import json
+import os
+import subprocess
+
+import adi_testlib as T
+
+
+def json_stdout(a):
+    cmd = [a.adi3d, "validate", "--backend", "cpu", "--levels", "4,8", "--json", "-"]
+    p = subprocess.run(cmd, cwd=a.work, env=T.env(), capture_output=True, text=True, timeout=120)
+    print(p.stdout, p.stderr)
+    T.check(p.returncode in (0, 4), "exit %d" % p.returncode)
+    doc = json.loads(p.stdout)  # raises (and fails the test) if the tables are mixed in
+    T.check([r["cells"] for r in doc["convergence"]["rows"]] == [4, 8], "rows %s" % doc["convergence"]["rows"])
+    T.check("Round-off check" in p.stderr, "the tables are not on stderr")
+
+
+def json_full(a):
+    T.run(a, ["validate", "--backend", "cpu", "--levels", "4,8", "--json", "/dev/full"], cwd=a.work, rc=3,
+          match=[r"adi3d: error: /dev/full: cannot write the validation JSON \(No space left on device\)"])
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([a.adi3d, "validate", "--backend", "cpu", "--levels", "4,8", "--json", "-"], cwd=a.work,
+                           env=T.env(), stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    print(p.stderr)
+    T.check(p.returncode == 3, "stdout on /dev/full: exit %d" % p.returncode)
+    T.check("stdout: cannot write the validation JSON" in p.stderr, "message does not name stdout")
+
+
+def long_name(a):
+    T.write(os.path.join(a.work, "case.yaml"), "grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 1}\n")
+    for args in (["--set", "output.file=" + "a" * 5000 + ".h5"], ["--set", "checkpoint.file=d/" + "b" * 300]):
+        p = T.run(a, ["run", "case.yaml", "--backend", "cpu"] + args, cwd=a.work, rc=2,
+                  match=[r"(output|checkpoint)\.file: expected a path of at most 4095 bytes whose names are at most "
+                         r"255 bytes each"])
+        T.check(len(p.stderr) < 400 and p.stderr.count("\n") == 1, "not one short line: %d bytes" % len(p.stderr))
+
+
+PARTS = {"json_stdout": json_stdout, "json_full": json_full, "long_name": long_name}
+
+
+def body():
+    a = T.parse_args(lambda p: p.add_argument("--part", required=True, choices=sorted(PARTS)))
+    PARTS[a.part](a)
+
+
+T.main(body)
