@@ -74,6 +74,16 @@ std::vector<std::string> time_adjustment_notes(const RunPlan& plan) {
   return notes;
 }
 
+void warn_if_geometry_is_a_guess(const RunPlan& plan) {
+  if (!plan.initial || !plan.config.geometry.defaulted) return;
+  const HeatProblem& p = plan.config.problem;
+  spdlog::warn("the initial field {}:{} carries no spacing (no 'spacing' attribute on the dataset, no /grid group) "
+               "and the config sets no domain lengths: the box is taken as 1 m along each axis, h = ({:.4g}, "
+               "{:.4g}, {:.4g}) m. If that is not your grid, set domain: {{lx: ..., ly: ..., lz: ...}} or write "
+               "spacing = (hx, hy, hz) (and origin) on the dataset (docs/USER_GUIDE.md, grid conventions)",
+               plan.initial->file, plan.initial->dataset, p.spacing(0), p.spacing(1), p.spacing(2));
+}
+
 void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdict& roundoff) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
@@ -83,6 +93,7 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
   std::printf("  grid        %lld x %lld x %lld nodes, h = (%.4g, %.4g, %.4g) m\n", static_cast<long long>(p.n[0]),
               static_cast<long long>(p.n[1]), static_cast<long long>(p.n[2]), p.spacing(0), p.spacing(1),
               p.spacing(2));
+  if (plan.initial) std::printf("  geometry    %s\n", c.geometry.source.c_str());
   std::printf("  backend     %s (%s), %s\n", r.backend.c_str(), r.device.c_str(), precision_name(c.precision));
   std::printf("  time        %lld steps of dt = %.6g s, t = %.6g s, theta = %g\n", static_cast<long long>(c.steps),
               p.dt, c.t_end, p.theta);
@@ -125,6 +136,7 @@ int cmd_run(const RunOptions& o) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
   if (root) warn_if_high_frequencies_poorly_damped(c);
+  if (root) warn_if_geometry_is_a_guess(plan);
   if (o.dry_run) {
     // Resolved as the run resolves it, failing where it would fail: the
     // backend (no CUDA device: the run's exit 6), the checkpoint's name,
@@ -140,6 +152,7 @@ int cmd_run(const RunOptions& o) {
                                                                    : std::string("the CUDA backend does not run "
                                                                                  "this problem yet")) + ")";
       std::printf("# resolved: backend %s%s\n", backend_name(backend), why.c_str());
+      if (plan.initial) std::printf("# resolved: geometry: %s\n", c.geometry.source.c_str());
       std::printf("# resolved: checkpoint %s%s\n", plan.checkpoint.c_str(),
                   c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0
                       ? ""

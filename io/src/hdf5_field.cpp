@@ -246,6 +246,18 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
   } catch (const Error& e) {
     throw ConfigError(c.source, "", std::string("with the grid of ") + ctx + ": " + e.what(), __FILE__, __LINE__);
   }
+  // Where the box came from, said in the run's summary; the default 1 m box
+  // (no spacing anywhere) is a guess the run warns about (issue #15, item 3).
+  const bool all_lengths = c.given.length[0] && c.given.length[1] && c.given.length[2];
+  c.geometry.defaulted = !all_lengths && !f.spacing;
+  c.geometry.source =
+      (all_lengths ? std::string("lengths from the config (domain)")
+       : f.spacing ? "spacing from " + f.geometry_source
+                   : "DEFAULT lengths of 1 m (no spacing attribute in " + ctx + " or a /grid group)") +
+      ", " +
+      (c.given.origin ? std::string("origin from the config")
+       : f.origin     ? "origin from " + f.geometry_source
+                      : std::string("default origin (0, 0, 0)"));
   c.given.grid = true;  // the resolved config now states the file's grid
   c.given.length = {true, true, true};
   c.given.origin = true;

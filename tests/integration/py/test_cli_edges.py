@@ -6,6 +6,10 @@
                    stdout: exit 3 naming it, not 0 or 1
   long_name        a 5000-character output name: exit 2, one line naming
                    output.file, the name cut
+  field_geometry   an initial field without origin/spacing: a loud warning
+                   and the summary says the box is the default; with a
+                   spacing attribute or domain lengths, no warning and the
+                   summary names the source
 """
 
 import json
@@ -45,7 +49,27 @@ def long_name(a):
         T.check(len(p.stderr) < 400 and p.stderr.count("\n") == 1, "not one short line: %d bytes" % len(p.stderr))
 
 
-PARTS = {"json_stdout": json_stdout, "json_full": json_full, "long_name": long_name}
+def field_geometry(a):
+    import h5py
+    import numpy as np
+    with h5py.File(os.path.join(a.work, "bare.h5"), "w") as f:
+        f["u"] = np.zeros((7, 8, 9))  # (nz, ny, nx)
+    with h5py.File(os.path.join(a.work, "spaced.h5"), "w") as f:
+        f["u"] = np.zeros((7, 8, 9))
+        f["u"].attrs["spacing"] = [0.01, 0.02, 0.03]
+    T.write(os.path.join(a.work, "case.yaml"), "initial: {file: bare.h5}\ntime: {dt: 1e-4, steps: 2}\nbackend: cpu\n")
+    T.run(a, ["run", "case.yaml"], cwd=a.work,
+          match=[r"\[warning\] the initial field bare\.h5:/u carries no spacing .* the box is taken as 1 m along "
+                 r"each axis, h = \(0\.125, 0\.1429, 0\.1667\) m",
+                 r"geometry +DEFAULT lengths of 1 m \(no spacing attribute in bare\.h5:/u or a /grid group\), "
+                 r"default origin \(0, 0, 0\)"])
+    T.run(a, ["run", "case.yaml", "--dry-run", "--set", "initial.file=spaced.h5"], cwd=a.work,
+          match=[r"# resolved: geometry: spacing from spaced\.h5:/u, default origin"], nomatch=[r"warning"])
+    T.run(a, ["run", "case.yaml", "--dry-run", "--set", "domain={lx: 2, ly: 2, lz: 2}"], cwd=a.work,
+          match=[r"# resolved: geometry: lengths from the config \(domain\)"], nomatch=[r"warning"])
+
+
+PARTS = {"json_stdout": json_stdout, "json_full": json_full, "long_name": long_name, "field_geometry": field_geometry}
 
 
 def body():
