@@ -3,7 +3,7 @@
   grid_and_plot   make_initial_grid.py -> adi3d run examples/initial_from_file.yaml
                   -> plot.py slices (a PNG)
   convergence     adi3d validate --json -> plot.py convergence (a PNG)
-  slurm           slurm_job.sh with a stand-in scontrol: SIGUSR1 to adi3d ->
+  slurm           slurm_job.sh with stand-in srun and scontrol: SIGUSR1 to the script ->
                   exit 75 -> "scontrol requeue <job id>"; the requeued script
                   continues with --restart to the end; the output equals an
                   uninterrupted run's bit for bit
@@ -83,6 +83,10 @@ def convergence(a):
 
 
 def slurm(a):
+    """slurm_job.sh with stand-in srun and scontrol on PATH: Slurm's
+    --signal=B:USR1 signals the batch script, which passes it on; the
+    checkpoint is named after the config; only a requeue continues it; a
+    complete run retires it; a fresh submission that finds one stops."""
     w = a.work
     job = os.path.join(a.source, "examples", "slurm_job.sh")
     T.write(os.path.join(w, "case.yaml"), """grid: {nx: 45, ny: 37, nz: 29}
@@ -91,32 +95,41 @@ backend: cpu
 output: {file: out.h5, every: 250}
 log: {every: 50}
 """)
-    # A stand-in for scontrol that records how it was called.
     bindir = os.path.join(w, "bin")
     os.makedirs(bindir)
-    fake = os.path.join(bindir, "scontrol")
+    fake = os.path.join(bindir, "scontrol")  # records how it was called
     T.write(fake, '#!/bin/sh\necho "$@" >> "%s"\n' % os.path.join(w, "scontrol.log"))
     os.chmod(fake, stat.S_IRWXU)
+    srun = os.path.join(bindir, "srun")  # drops its options, becomes the task (exec: same pid)
+    T.write(srun, '#!/bin/bash\necho "srun $*" >> "%s"\nwhile [[ "$1" == --* ]]; do shift; done\nexec "$@"\n'
+            % os.path.join(w, "srun.log"))
+    os.chmod(srun, stat.S_IRWXU)
     env = T.env()
-    env.update(PATH=bindir + os.pathsep + env["PATH"], ADI3D=a.adi3d, SRUN="", SLURM_JOB_ID="4242",
-               SLURM_SUBMIT_DIR=w, CKPT="job.ckpt.h5", SLURM_CPUS_PER_TASK="1")
+    env.update(PATH=bindir + os.pathsep + env["PATH"], ADI3D=a.adi3d, SLURM_JOB_ID="4242",
+               SLURM_SUBMIT_DIR=w, SLURM_CPUS_PER_TASK="1")
     print("$ slurm_job.sh case.yaml &", flush=True)
     p = subprocess.Popen(["bash", job, "case.yaml"], cwd=w, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     T.wait_for_line(p, r"\] step [0-9]+/1200")
-    # What Slurm's --signal=USR1@... does: signal the job step (adi3d).
-    kids = children(p.pid)
-    T.check(len(kids) == 1, "expected one adi3d child of the job script, got %s" % kids)
-    os.kill(int(kids[0]), signal.SIGUSR1)
+    os.kill(p.pid, signal.SIGUSR1)  # --signal=B:USR1@600 signals the batch script
     rc, out = T.finish(p)
     T.check(rc == 0, "the job script should exit 0 after requeueing, got %d" % rc)
-    T.check("checkpointed to job.ckpt.h5, requeueing" in out, "no requeue message")
+    T.check("checkpointed to case.ckpt.h5, requeueing" in out, "no requeue message (checkpoint named after the config)")
+    T.check("SIGUSR1" in out, "adi3d did not see the signal")
     T.check(open(os.path.join(w, "scontrol.log")).read().strip() == "requeue 4242", "scontrol was not asked to requeue")
-    T.check(os.path.exists(os.path.join(w, "job.ckpt.h5")), "no checkpoint")
+    T.check(open(os.path.join(w, "srun.log")).read().startswith("srun --ntasks=1"), "not launched through srun")
+    T.check(os.path.exists(os.path.join(w, "case.ckpt.h5")), "no checkpoint")
+    # A new submission (not a requeue) that finds the checkpoint stops and says why.
+    fresh = dict(env, SLURM_JOB_ID="5000")
+    p = sh(["bash", job, "case.yaml"], w, env=fresh, rc=2)
+    T.check("case.ckpt.h5 exists from an earlier job and this job is not a requeue" in p.stderr, "no stale warning")
     # The requeued job: same script, same arguments.
     env["SLURM_RESTART_COUNT"] = "1"
     p = sh(["bash", job, "case.yaml"], w, env=env)
-    T.check("continuing from job.ckpt.h5 (restart 1)" in p.stdout and "finished" in p.stdout, "no restart")
+    T.check("continuing from case.ckpt.h5 (restart 1)" in p.stdout and "finished" in p.stdout, "no restart")
+    T.check("checkpoint retired to case.final.ckpt.h5" in p.stdout, "the checkpoint was not retired")
+    T.check(not os.path.exists(os.path.join(w, "case.ckpt.h5")) and os.path.exists(os.path.join(w, "case.final.ckpt.h5")),
+            "checkpoint files after a complete run")
     with h5py.File(os.path.join(w, "out.h5"), "r") as f:
         T.check(f.attrs["status"] == "complete", "status %r" % f.attrs["status"])
         T.check(f["provenance"].attrs["slurm_job_id"] == "4242", "slurm job id %r" % f["provenance"].attrs["slurm_job_id"])
@@ -125,6 +138,24 @@ log: {every: 50}
     os.makedirs(ref)
     T.run(a, ["run", "../case.yaml", "--quiet"], cwd=ref, timeout=300)
     T.assert_same_fields(os.path.join(w, "out.h5"), os.path.join(ref, "out.h5"), "requeued job")
+    # An array task with its own output runs beside the finished case.
+    arr = dict(env, SLURM_ARRAY_TASK_ID="3", SLURM_RESTART_COUNT="0")
+    p = sh(["bash", job, "case.yaml", "--set", "output.file=task3.h5", "--set", "time.steps=5"], w, env=arr)
+    T.check("finished" in p.stdout, "array task run")
+    T.check(not os.path.exists(os.path.join(w, "case.ckpt.h5")), "the array task used the case's checkpoint")
+    # The naming rule itself: the script's lines, run on an array task's arguments.
+    p = subprocess.run(["bash", "-c", 'set -- case.yaml --set output.file=res/a.h5; CONFIG=$1; shift; '
+                        + _ckpt_rule(job) + '; echo "CKPT=$CKPT"'], cwd=w, env=dict(arr), capture_output=True,
+                       text=True)
+    T.check("CKPT=res/a.task3.ckpt.h5" in p.stdout, "naming rule gave %r" % p.stdout)
+
+
+def _ckpt_rule(job):
+    """The checkpoint naming lines of a job script (from 'stem=' to 'CKPT=')."""
+    lines = open(job).read().splitlines()
+    a = next(i for i, l in enumerate(lines) if l.startswith("stem=$(basename"))
+    b = next(i for i, l in enumerate(lines) if l.startswith("CKPT=${CKPT:-"))
+    return "\n".join(lines[a:b + 1])
 
 
 PARTS = {"grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
