@@ -158,7 +158,34 @@ def _ckpt_rule(job):
     return "\n".join(lines[a:b + 1])
 
 
-PARTS = {"grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
+def plot_edges(a):
+    """plot.py on what users point it at (issue #15): a running job's file
+    (held open for writing, HDF5 file locking on), a checkpoint, a thin slab,
+    chosen planes; headless (Agg)."""
+    w = a.work
+    plot = os.path.join(a.source, "examples", "plot.py")
+    T.write(os.path.join(w, "slab.yaml"), """grid: {nx: 41, ny: 31, nz: 3}
+domain: {lx: 1.0, ly: 0.75, lz: 0.01}
+time: {dt: 1.0e-4, steps: 4}
+backend: cpu
+output: {file: slab.h5, every: 2}
+checkpoint: {file: slab.ckpt.h5, every: 4}
+""")
+    T.run(a, ["run", "slab.yaml", "--quiet"], cwd=w)
+    # A writer holds the file open, as a running job does.
+    with h5py.File(os.path.join(w, "slab.h5"), "a"):
+        p = sh([PY, plot, "slices", "slab.h5", "--z", "0.01", "--x", "0.26", "-o", "slab.png"], w)
+    check_png(os.path.join(w, "slab.png"))
+    T.check("planes i = 10, j = 15, k = 2" in p.stdout, "planes chosen: %s" % p.stdout)
+    T.check("stretched: y = 0.375 m, x = 0.25 m" in p.stdout, "thin slab panels not stretched: %s" % p.stdout)
+    p = sh([PY, plot, "slices", "slab.ckpt.h5", "-o", "ck.png", "--unit", "degC"], w)
+    check_png(os.path.join(w, "ck.png"))
+    T.check("step 4," in p.stdout, "checkpoint step: %s" % p.stdout)
+    p = sh([PY, plot, "slices", "slab.h5", "--z", "5"], w, rc=1)
+    T.check("--z 5 is outside the grid" in p.stderr, "out-of-grid plane: %s" % p.stderr)
+
+
+PARTS = {"plot_edges": plot_edges, "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
 
 
 def body():
