@@ -214,7 +214,28 @@ output: {file: run.h5, every: 10}
     check_png(os.path.join(w, "slice10.png"))
 
 
-PARTS = {"paraview": paraview, "plot_edges": plot_edges, "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
+def user_guide(a):
+    """Every ```sh block of docs/USER_GUIDE.md, in order, as written, in a
+    scratch copy of the source tree's examples/ and configs/ (adi3d on PATH)."""
+    import re
+    w = a.work
+    for d in ("examples", "configs"):
+        shutil.copytree(os.path.join(a.source, d), os.path.join(w, d))
+    guide = open(os.path.join(a.source, "docs", "USER_GUIDE.md")).read()
+    blocks = re.findall(r"^```sh\n(.*?)^```", guide, flags=re.S | re.M)
+    T.check(len(blocks) >= 6, "only %d sh blocks in the guide" % len(blocks))
+    env = T.env()
+    env["PATH"] = os.path.dirname(a.adi3d) + os.pathsep + env["PATH"]
+    for b in blocks:
+        p = sh(["bash", "-e", "-c", b], w, env=env)
+        T.check("error" not in p.stderr.lower(), "a guide command printed an error:\n" + b)
+    for f in ("block.h5", "block.xmf", "block.png", "block300.png", "from_checkpoint.png", "from_file.h5"):
+        T.check(os.path.exists(os.path.join(w, f)), "the guide's commands did not make %s" % f)
+    with h5py.File(os.path.join(w, "block.h5"), "r") as f:
+        T.check(f.attrs["status"] == "complete" and "001200" in f["steps"], "the extended run did not reach 1200 s")
+
+
+PARTS = {"user_guide": user_guide, "paraview": paraview, "plot_edges": plot_edges, "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm}
 
 
 def body():
