@@ -10,6 +10,10 @@
                    and the summary says the box is the default; with a
                    spacing attribute or domain lengths, no warning and the
                    summary names the source
+  lzf_field        an LZF-compressed initial field (h5py's filter): exit 3
+                   naming the filter, not "truncated or damaged"
+  locked_field     an initial field another program holds open for writing:
+                   exit 3 naming the lock
 """
 
 import json
@@ -69,7 +73,35 @@ def field_geometry(a):
           match=[r"# resolved: geometry: lengths from the config \(domain\)"], nomatch=[r"warning"])
 
 
-PARTS = {"json_stdout": json_stdout, "json_full": json_full, "long_name": long_name, "field_geometry": field_geometry}
+def _field_case(a, name, **create):
+    import h5py
+    import numpy as np
+    path = os.path.join(a.work, name)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("u", data=np.zeros((7, 8, 9)), **create)
+        f["u"].attrs["spacing"] = [0.1, 0.1, 0.1]
+    T.write(os.path.join(a.work, "case.yaml"),
+            "initial: {file: %s}\ntime: {dt: 1e-4, steps: 2}\nbackend: cpu\n" % name)
+    return path
+
+
+def lzf_field(a):
+    _field_case(a, "lzf.h5", compression="lzf", chunks=(1, 8, 9))
+    T.run(a, ["run", "case.yaml"], cwd=a.work, rc=3,
+          match=[r"lzf\.h5:/u: compressed with the HDF5 filter 'lzf' \(id 32000\), which this adi3d's HDF5 "
+                 r"cannot decode"], nomatch=[r"truncated or damaged"])
+
+
+def locked_field(a):
+    import h5py
+    path = _field_case(a, "held.h5")
+    with h5py.File(path, "a"):  # a writer holds it, as a running job would
+        T.run(a, ["run", "case.yaml"], cwd=a.work, rc=3,
+              match=[r"held\.h5: cannot open the initial field: the file is locked by another program that has "
+                     r"it open for writing"], nomatch=[r"truncated or damaged"])
+
+
+PARTS = {"lzf_field": lzf_field, "locked_field": locked_field, "json_stdout": json_stdout, "json_full": json_full, "long_name": long_name, "field_geometry": field_geometry}
 
 
 def body():
