@@ -149,6 +149,13 @@ log: {every: 50}
                         + _ckpt_rule(job) + '; echo "CKPT=$CKPT"'], cwd=w, env=dict(arr), capture_output=True,
                        text=True)
     T.check("CKPT=res/a.task3.ckpt.h5" in p.stdout, "naming rule gave %r" % p.stdout)
+    # The MPI script (run by mpi_cli_slurm_np2) names, continues and retires
+    # checkpoints with the same lines.
+    mpi_job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
+    T.check(_ckpt_rule(mpi_job) == _ckpt_rule(job), "the two job scripts name checkpoints differently")
+    for text in ('if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]', 'mv -f "$CKPT" "${CKPT%.ckpt.h5}.final.ckpt.h5"',
+                 "#SBATCH --signal=B:USR1@600", "trap forward USR1 TERM"):
+        T.check(text in open(mpi_job).read() and text in open(job).read(), "not in both job scripts: " + text)
 
 
 def _ckpt_rule(job):

@@ -62,7 +62,7 @@ output: {file: out.h5, every_time: 0.25}
         times = [round(float(f["steps"][k]["u"].attrs["time"]), 6) for k in sorted(f["steps"].keys())]
     print("output times:", times)
     T.check(times == [0.0, 0.2574, 0.5148, 0.7524, 0.99], "output times %s differ from the log's" % times)
-    T.run(a, ["run", "case.yaml", "--dry-run"], cwd=a.work,
+    T.run(a, ["run", "case.yaml", "--dry-run", "--overwrite"], cwd=a.work,
           match=[r"# time: time\.dt = 0\.02 s shortened", r"# time: output\.every_time = 0\.25 s"])
 
 
