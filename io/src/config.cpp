@@ -587,7 +587,15 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
     s << "the mesh ratio alpha dt / h^2 along " << A << " is " << lambda << " (alpha = " << p.alpha[a]
       << " from diffusivity, dt = " << p.dt << " from time.dt, h = domain.l" << A << " / (grid.n" << A
       << " - 1) = " << h << "); expected a finite number (a smaller dt or diffusivity, or a coarser grid)";
-    r.fail(at, "time.dt", s.str());
+    // Blame an override among the keys that make the value, if one is
+    // (the message then names the --set, not a line of the file).
+    std::string key = "time.dt";
+    for (const std::string k : {std::string("time.dt"), std::string("diffusivity"), "domain.l" + A, "grid.n" + A})
+      if (r.where(YAML::Node(), k).rfind("--set ", 0) == 0) {
+        key = k;
+        break;
+      }
+    r.fail(at, key, s.str());
   }
   // File names the system cannot hold (a component over NAME_MAX = 255
   // bytes, a path over PATH_MAX = 4096) fail deep in a file call otherwise.

@@ -93,6 +93,8 @@ TEST(Config, OverridesReplaceDeleteAndNameThemselves) {
   // Errors caused by an override name it, not the file's line.
   expect_error(text, R"(^--set time\.dt=-1: time\.dt: expected a time step > 0)", {"time.dt=-1"});
   expect_error(text, R"(^--set time\.dt=1e300: time\.dt: the mesh ratio)", {"time.steps=2", "time.dt=1e300", "diffusivity=1e300"});
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 1e300, steps: 2}\n",
+               R"(^--set diffusivity=1e300: diffusivity: the mesh ratio)", {"diffusivity=1e300"});
 }
 
 TEST(Config, TEndThatIsAWholeNumberOfStepsKeepsDtExactly) {
