@@ -324,9 +324,7 @@ int cmd_bench(const BenchOptions& o) {
   }
   js << "\n  ]\n}\n";
   if (root && !o.json.empty()) {
-    std::ofstream f(o.json);
-    f << js.str();
-    if (!f) ADI_THROW(Error, "cannot write " + o.json);
+    write_text(o.json, js.str(), "benchmark JSON");
   }
   std::fflush(stdout);
   mpi::barrier();

@@ -5,6 +5,7 @@
 #include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
+#include "output_schedule.hpp"
 #include "roundoff.hpp"
 #include "run_driver.hpp"
 #include "signals.hpp"
@@ -48,6 +49,44 @@ void warn_if_high_frequencies_poorly_damped(const io::RunConfig& c) {
               smooth ? "; the analytic initial field is smooth, so not here" : "");
 }
 
+/// What the run does differently from the numbers the user wrote (issue
+/// #15, item 6): time.t_end shortens dt so that the run ends exactly there,
+/// and output.every_time outputs land on the first step at or after each
+/// multiple. One line each, in the log and (as comments) in --dry-run.
+std::vector<std::string> time_adjustment_notes(const RunPlan& plan) {
+  const io::RunConfig& c = plan.config;
+  std::vector<std::string> notes;
+  auto num = [](double v) { return fmt::format("{:.6g}", v); };
+  if (c.dt_given > 0 && c.dt_given != c.problem.dt)
+    notes.push_back(fmt::format("time.dt = {} s shortened to {} s so that {} steps end exactly at time.t_end = {} s",
+                                num(c.dt_given), num(c.problem.dt), c.steps, num(c.t_end)));
+  const OutputSchedule schedule(c, !plan.output.empty());
+  if (schedule.outputs_off_time()) {
+    std::string list;
+    const auto off = schedule.off_time_outputs(3);
+    for (const auto& o : off)
+      list += fmt::format("{}{} at t = {}", list.empty() ? "" : ", ", num(o.requested), num(o.actual));
+    const double r = c.output.every_time / c.problem.dt;
+    notes.push_back(fmt::format(
+        "output.every_time = {} s is not a whole number of steps of dt = {} s ({:.4g} steps): each output is "
+        "written at the first step at or after its time, up to one dt late ({}{}); for exact times choose "
+        "time.dt = every_time / n (e.g. {} s)",
+        num(c.output.every_time), num(c.problem.dt), r, list, off.size() == 3 ? ", ..." : "",
+        num(c.output.every_time / std::ceil(r))));
+  }
+  return notes;
+}
+
+void warn_if_geometry_is_a_guess(const RunPlan& plan) {
+  if (!plan.initial || !plan.config.geometry.defaulted) return;
+  const HeatProblem& p = plan.config.problem;
+  spdlog::warn("the initial field {}:{} carries no spacing (no 'spacing' attribute on the dataset, no /grid group) "
+               "and the config sets no domain lengths: the box is taken as 1 m along each axis, h = ({:.4g}, "
+               "{:.4g}, {:.4g}) m. If that is not your grid, set domain: {{lx: ..., ly: ..., lz: ...}} or write "
+               "spacing = (hx, hy, hz) (and origin) on the dataset (docs/USER_GUIDE.md, grid conventions)",
+               plan.initial->file, plan.initial->dataset, p.spacing(0), p.spacing(1), p.spacing(2));
+}
+
 void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdict& roundoff) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
@@ -57,6 +96,7 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
   std::printf("  grid        %lld x %lld x %lld nodes, h = (%.4g, %.4g, %.4g) m\n", static_cast<long long>(p.n[0]),
               static_cast<long long>(p.n[1]), static_cast<long long>(p.n[2]), p.spacing(0), p.spacing(1),
               p.spacing(2));
+  if (plan.initial) std::printf("  geometry    %s\n", c.geometry.source.c_str());
   std::printf("  backend     %s (%s), %s\n", r.backend.c_str(), r.device.c_str(), precision_name(c.precision));
   std::printf("  time        %lld steps of dt = %.6g s, t = %.6g s, theta = %g\n", static_cast<long long>(c.steps),
               p.dt, c.t_end, p.theta);
@@ -66,8 +106,8 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
               static_cast<long long>(done), static_cast<double>(done) / std::max(r.wall, 1e-9),
               node_steps / std::max(r.wall, 1e-9) / 1e6);
   if (!plan.output.empty())
-    std::printf("  output      %s (%lld steps written by this run)\n", plan.output.c_str(),
-                static_cast<long long>(r.outputs_written));
+    std::printf("  output      %s (%lld %s written by this run)\n", plan.output.c_str(),
+                static_cast<long long>(r.outputs_written), r.outputs_written == 1 ? "step" : "steps");
   if (!r.checkpoint_written.empty()) std::printf("  checkpoint  %s\n", r.checkpoint_written.c_str());
   if (r.interrupted) {
     std::printf("  INTERRUPTED by %s after step %lld of %lld: continue with --restart %s\n", signal_name(r.signal),
@@ -99,15 +139,36 @@ int cmd_run(const RunOptions& o) {
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
   if (root) warn_if_high_frequencies_poorly_damped(c);
+  if (root) warn_if_geometry_is_a_guess(plan);
   if (o.dry_run) {
+    // Resolved as the run resolves it, failing where it would fail: the
+    // backend (no CUDA device: the run's exit 6), the checkpoint's name,
+    // memory (exit 7) and the output paths (exit 3).
+    Backend backend = Backend::Cpu;
+    collectively([&] { backend = choose_backend(p, c.backend); });
     if (root) {
       std::printf("%s", c.resolved_yaml.c_str());
+      std::string why;
+      if (c.backend == Backend::Auto)
+        why = backend == Backend::Cuda ? " (auto: a CUDA device is visible)"
+                                       : " (auto: " + (p.classic() ? cuda_unavailable_reason()
+                                                                   : std::string("the CUDA backend does not run "
+                                                                                 "this problem yet")) + ")";
+      std::printf("# resolved: backend %s%s\n", backend_name(backend), why.c_str());
+      if (plan.initial) std::printf("# resolved: geometry: %s\n", c.geometry.source.c_str());
+      std::printf("# resolved: checkpoint %s%s\n", plan.checkpoint.c_str(),
+                  c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0
+                      ? ""
+                      : " (written on SIGTERM/SIGUSR1/SIGINT; checkpoint.every or every_seconds for periodic ones)");
+      for (const auto& n : time_adjustment_notes(plan)) std::printf("# time: %s\n", n.c_str());
       if (plan.decomposition) std::printf("# parallel: %s\n", plan.decomposition->describe().c_str());
       std::printf("%s", describe_memory(plan.memory).c_str());
       std::fflush(stdout);
     }
     collectively([&] {
-      if (root) check_memory(plan.memory);
+      if (!root) return;
+      check_memory(plan.memory);
+      check_paths(plan, o.overwrite);
     });
     return kOk;
   }
@@ -122,6 +183,8 @@ int cmd_run(const RunOptions& o) {
   spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
                p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
   if (plan.decomposition) spdlog::info("MPI: {}", plan.decomposition->describe());
+  if (root)
+    for (const auto& n : time_adjustment_notes(plan)) spdlog::info("{}", n);
   const RunReport r = execute_run(plan, o);
   // The round-off check of a run from the analytic mode (roundoff.hpp):
   // missing it means the stepper did not take the Douglas step (exit 4).

@@ -42,13 +42,28 @@ std::vector<RoundoffCase> roundoff_cases() {
 }  // namespace
 
 int cmd_validate(const ValidateOptions& o) {
+  // The convergence order needs a pair of levels, each a grid of >= 3 nodes
+  // (2 cells), finer and finer: anything else is a usage error, not a
+  // "passed" without an order or a failed study.
+  if (o.levels.size() < 2)
+    ADI_THROW(InvalidArgument, "--levels: expected at least 2 levels (the order is measured between a pair), got " +
+                                   std::to_string(o.levels.size()));
+  for (std::size_t q = 0; q < o.levels.size(); ++q) {
+    if (o.levels[q] < 2)
+      ADI_THROW(InvalidArgument, "--levels: expected cells per axis >= 2, got " + std::to_string(o.levels[q]));
+    if (q > 0 && o.levels[q] <= o.levels[q - 1])
+      ADI_THROW(InvalidArgument, "--levels: expected increasing cells per axis (coarse to fine), got " +
+                                     std::to_string(o.levels[q - 1]) + " then " + std::to_string(o.levels[q]));
+  }
+  // With --json - the JSON is stdout's only content; the tables go to stderr.
+  std::FILE* out = o.json == "-" ? stderr : stdout;
   const Backend be = resolve_backend(parse_backend(o.backend));
   bool ok = true;
   std::ostringstream js;
   js << "{\n  \"backend\": \"" << backend_name(be) << "\",\n  \"roundoff\": [";
 
-  std::printf("Round-off check: after n steps the discrete solution equals g^n U(0)\n");
-  std::printf("  %-24s %-8s %6s %14s %12s %10s\n", "case", "prec", "steps", "g", "max rel err", "tolerance");
+  std::fprintf(out, "Round-off check: after n steps the discrete solution equals g^n U(0)\n");
+  std::fprintf(out, "  %-24s %-8s %6s %14s %12s %10s\n", "case", "prec", "steps", "g", "max rel err", "tolerance");
   bool first = true;
   for (const auto& rc : roundoff_cases()) {
     for (Precision prec : {Precision::F64, Precision::F32}) {
@@ -59,7 +74,7 @@ int cmd_validate(const ValidateOptions& o) {
       const double tol = v.tolerance;
       const bool pass = !v.missed();
       ok = ok && pass;
-      std::printf("  %-24s %-8s %6lld %14.10f %12.3e %10.0e  %s\n", rc.name.c_str(), precision_name(prec),
+      std::fprintf(out, "  %-24s %-8s %6lld %14.10f %12.3e %10.0e  %s\n", rc.name.c_str(), precision_name(prec),
                   static_cast<long long>(r.steps), r.amplification, r.error.rel_max(), tol, pass ? "ok" : "FAILED");
       js << (first ? "" : ",") << "\n    {\"case\": \"" << json_escape(rc.name) << "\", \"precision\": \""
          << precision_name(prec) << "\", \"steps\": " << r.steps << ", \"g\": " << r.amplification
@@ -98,17 +113,17 @@ int cmd_validate(const ValidateOptions& o) {
   HeatProblem base;  // the unit cube, alpha = 1, zero Dirichlet faces
   ConvergenceOptions co;
   co.intervals.assign(o.levels.begin(), o.levels.end());
-  std::printf("\nConvergence to the exact solution u = exp(-3 pi^2 t) sin(pi x) sin(pi y) sin(pi z), float64,\n"
+  std::fprintf(out, "\nConvergence to the exact solution u = exp(-3 pi^2 t) sin(pi x) sin(pi y) sin(pi z), float64,\n"
               "t_end = %g s, dt = t_end / cells (dt ~ h), theta = %g\n",
               co.t_end, base.theta);
-  std::printf("  %6s %11s %11s %6s %12s %7s %12s %7s %9s\n", "cells", "h", "dt", "steps", "max error", "order",
+  std::fprintf(out, "  %6s %11s %11s %6s %12s %7s %12s %7s %9s\n", "cells", "h", "dt", "steps", "max error", "order",
               "rms error", "order", "wall");
-  const auto rows = convergence_study(base, co, Precision::F64, be, [](const ConvergenceRow& r) {
-    std::printf("  %6lld %11.4e %11.4e %6lld %12.4e %7s %12.4e %7s %8.2fs\n", static_cast<long long>(r.intervals),
+  const auto rows = convergence_study(base, co, Precision::F64, be, [out](const ConvergenceRow& r) {
+    std::fprintf(out, "  %6lld %11.4e %11.4e %6lld %12.4e %7s %12.4e %7s %8.2fs\n", static_cast<long long>(r.intervals),
                 r.h, r.dt, static_cast<long long>(r.steps), r.error.max_abs,
                 r.order_max == 0 ? "-" : std::to_string(r.order_max).substr(0, 5).c_str(), r.error.rms,
                 r.order_rms == 0 ? "-" : std::to_string(r.order_rms).substr(0, 5).c_str(), r.wall_seconds);
-    std::fflush(stdout);
+    std::fflush(out);
   });
   js << "  \"convergence\": {\"t_end\": " << co.t_end << ", \"precision\": \"float64\", \"rows\": [";
   for (std::size_t q = 0; q < rows.size(); ++q)
@@ -121,20 +136,13 @@ int cmd_validate(const ValidateOptions& o) {
     const double ord = rows.back().order_max;
     const bool pass = ord >= 1.9 && ord <= 2.1;
     ok = ok && pass;
-    std::printf("Observed order on the finest pair: %.3f (expected 2, accepted 1.9 .. 2.1): %s\n", ord,
+    std::fprintf(out, "Observed order on the finest pair: %.3f (expected 2, accepted 1.9 .. 2.1): %s\n", ord,
                 pass ? "ok" : "FAILED");
   }
   js << "  \"passed\": " << (ok ? "true" : "false") << "\n}\n";
-  if (!o.json.empty()) {
-    if (o.json == "-") {
-      std::printf("%s", js.str().c_str());
-    } else {
-      std::ofstream f(o.json);
-      f << js.str();
-      if (!f) ADI_THROW(Error, "cannot write " + o.json);
-    }
-  }
-  std::printf("%s\n", ok ? "validation passed" : "VALIDATION FAILED");
+  std::fprintf(out, "%s\n", ok ? "validation passed" : "VALIDATION FAILED");
+  std::fflush(out);
+  if (!o.json.empty()) write_text(o.json, js.str(), "validation JSON");
   return ok ? kOk : kValidationFailed;
 }
 

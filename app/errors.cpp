@@ -8,6 +8,7 @@
 #include <adi/mpi.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <new>
 
@@ -24,18 +25,23 @@ int exit_code_of(const std::exception& e, const char** kind) {
   else if (dynamic_cast<const BackendUnavailable*>(&e)) code = kBackendError;
   else if (dynamic_cast<const NumericalError*>(&e)) code = kNumericalError, k = "numerical error: ";
   else if (dynamic_cast<const std::bad_alloc*>(&e)) code = kOutOfMemory, k = "out of memory: ";
+  else if (dynamic_cast<const std::filesystem::filesystem_error*>(&e)) code = kIoError;
   if (kind) *kind = k;
   return code;
 }
+
+/// A message is a line a person reads: one quoting a 5000-byte file name
+/// (from a library) is cut.
+constexpr std::size_t kMaxMessage = 1000;
 
 int report(const std::exception& e, bool tag_rank) {
   const char* kind = "";
   const int code = exit_code_of(e, &kind);
   if (tag_rank)
-    std::fprintf(stderr, "adi3d: [rank %d] %s%s\n", mpi::world_rank(), kind, printable(e.what()).c_str());
+    std::fprintf(stderr, "adi3d: [rank %d] %s%s\n", mpi::world_rank(), kind, printable(e.what(), kMaxMessage).c_str());
   else
     // One line whatever the message quotes (file names, library text).
-    std::fprintf(stderr, "adi3d: %s%s\n", kind, printable(e.what()).c_str());
+    std::fprintf(stderr, "adi3d: %s%s\n", kind, printable(e.what(), kMaxMessage).c_str());
   if (const auto* ae = dynamic_cast<const adi::Error*>(&e); ae && *ae->source_file())
     spdlog::debug("raised at {}:{}", ae->source_file(), ae->source_line());
   return code;

@@ -93,8 +93,17 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // Every rank parsed the same command line: one message is enough.
-    const int rc = rank == 0 ? app.exit(e) : e.get_exit_code();
-    return rc == 0 ? kOk : kUsageError;
+    // --help and --version print as CLI11 prints them; a usage error is one
+    // line with the adi3d: prefix, like every other error (a 5000-byte
+    // argument quoted in it is cut).
+    if (e.get_exit_code() == 0) return rank == 0 ? app.exit(e) : kOk;
+    if (rank == 0) {
+      std::string sub;
+      for (const auto* s : app.get_subcommands()) sub += " " + s->get_name();
+      std::fprintf(stderr, "adi3d: error: %s (see adi3d%s --help)\n", printable(e.what(), 300).c_str(),
+                   sub.c_str());
+    }
+    return kUsageError;
   }
   setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal, rank);
   run.quiet = quiet;

@@ -125,8 +125,11 @@ void check_memory(const MemoryEstimate& m) {
 
 std::string describe_memory(const MemoryEstimate& m) {
   std::ostringstream s;
+  // "needed" is the planning estimate (fields, work arrays, buffers and a
+  // 32 MiB allowance), an upper bound; the run's log line "allocated by the
+  // stepper" counts the stepper's own arrays only, hence smaller.
   s << "# memory: one field " << human_bytes(m.field_bytes) << "; host " << human_bytes(m.host_bytes)
-    << " needed" << (m.ranks > 1 ? " by rank 0" : "") << ", ";
+    << " needed" << (m.ranks > 1 ? " by rank 0" : "") << " (estimate for the whole run, with a 32 MiB allowance), ";
   if (m.host_available >= 0)
     s << human_bytes(m.host_available) << " available (" << m.host_limit_source << ")";
   else

@@ -52,6 +52,29 @@ index_t OutputSchedule::next_event(index_t s) const {
   return e;
 }
 
+bool OutputSchedule::outputs_off_time() const {
+  if (!have_output_ || output_every_time_ <= 0 || dt_ <= 0) return false;
+  const double r = output_every_time_ / dt_;
+  return std::fabs(r - std::round(r)) > 1e-9 * std::max(1.0, r);
+}
+
+std::vector<OutputSchedule::OffTime> OutputSchedule::off_time_outputs(std::size_t max) const {
+  std::vector<OffTime> out;
+  if (!outputs_off_time()) return out;
+  // Walk the every_time output steps as the run does (next_event), at most
+  // a few hundred of them: the pattern shows early.
+  index_t s = 0;
+  for (int n = 0; n < 512 && out.size() < max && s < steps_; ++n) {
+    const long long before = time_index(s);
+    while (s < steps_ && time_index(s) == before) s = next_event(s);
+    if (time_index(s) == before) break;
+    const double requested = static_cast<double>(before + 1) * output_every_time_;
+    if (std::fabs(time_of(s) - requested) > 1e-9 * std::max(output_every_time_, dt_))
+      out.push_back({requested, time_of(s)});
+  }
+  return out;
+}
+
 std::vector<OutputSchedule::Entry> OutputSchedule::list(index_t start) const {
   std::vector<Entry> out;
   if (output_due(start)) out.push_back({start, true, false, false});

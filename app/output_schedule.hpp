@@ -42,6 +42,22 @@ class OutputSchedule {
   /// log line, or the last step: the step loop never steps past it.
   index_t next_event(index_t s) const;
 
+  /// output.every_time outputs land on the first step whose time reaches
+  /// each multiple of every_time; t = step * dt, and dt is never changed per
+  /// step (the factorised line matrices depend on it, and restarts rely on
+  /// t = step * dt), so when every_time is not a whole number of steps the
+  /// outputs come up to one dt late. The run logs this; here, the facts.
+  struct OffTime {
+    double requested;  ///< the multiple of every_time
+    double actual;     ///< the time of the step that writes it
+  };
+  /// True when output.every_time is set and is not a whole number of dt (up
+  /// to round-off): some output times differ from the requested ones.
+  bool outputs_off_time() const;
+  /// The first `max` every_time outputs whose time differs from the
+  /// multiple they stand for (empty when !outputs_off_time()).
+  std::vector<OffTime> off_time_outputs(std::size_t max) const;
+
   struct Entry {
     index_t step;
     bool output, checkpoint, log;

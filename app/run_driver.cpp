@@ -418,7 +418,7 @@ RunStepper<T> build_stepper(const RunPlan& plan, const RunMode& m, const SolverO
     }
   });
   const Stepper<T>& st = *rs.stepper;
-  spdlog::info("backend {} ({}), {}, {} of {} memory{}", backend_name(st.backend()), st.device_name(),
+  spdlog::info("backend {} ({}), {}, {} of {} memory allocated by the stepper{}", backend_name(st.backend()), st.device_name(),
                precision_name(c.precision), human_bytes(static_cast<double>(st.bytes_allocated())),
                st.backend() == Backend::Cpu ? "host" : "device", m.distributed ? " per rank" : "");
   if (m.collective) {

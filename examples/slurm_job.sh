@@ -3,12 +3,15 @@
 #
 #   sbatch examples/slurm_job.sh configs/heat.yaml [--set key=value ...]
 #
-# Slurm sends SIGUSR1 to adi3d (--signal, without "B:", signals the job
-# step, i.e. the srun below) 10 minutes before the time limit. adi3d then
+# Slurm sends SIGUSR1 to this script 10 minutes before the time limit
+# (--signal=B:USR1@600: "B:" signals the batch shell, so the signal arrives
+# with or without srun); the script passes it on to adi3d. adi3d then
 # finishes the current step, writes a checkpoint and its outputs, and exits
 # with code 75; this script asks Slurm to requeue the job (--requeue), and the
-# requeued job finds the checkpoint and continues with --restart. The output
-# file is continued, and the result is bit for bit that of an uninterrupted run.
+# requeued job (SLURM_RESTART_COUNT > 0) continues from the checkpoint with
+# --restart. The output file is continued, and the result is bit for bit that
+# of an uninterrupted run. After a complete run the checkpoint is retired
+# (renamed *.final.ckpt.h5), so a new submission starts afresh.
 #
 #SBATCH --job-name=adi3d
 #SBATCH --nodes=1
@@ -16,7 +19,7 @@
 #SBATCH --cpus-per-task=16
 #SBATCH --gpus=1
 #SBATCH --time=04:00:00
-#SBATCH --signal=USR1@600
+#SBATCH --signal=B:USR1@600
 #SBATCH --requeue
 #SBATCH --open-mode=append
 #SBATCH --output=adi3d-%j.log
@@ -26,16 +29,35 @@ set -u
 ADI3D=${ADI3D:-adi3d}              # the executable
 CONFIG=${1:-configs/heat.yaml}
 shift || true
-CKPT=${CKPT:-${SLURM_JOB_NAME:-adi3d}.ckpt.h5}
+# The checkpoint belongs to this case: named after the output file (a
+# --set output.file=... argument) or else the config, plus the array task, so
+# that two cases in one folder, or the tasks of a job array, never share one.
+stem=$(basename "$CONFIG")
+stem=${stem%.yaml}
+stem=${stem%.yml}
+for arg in "$@"; do
+  case $arg in output.file=*) stem=${arg#output.file=}; stem=${stem%.h5}; stem=${stem%.hdf5} ;; esac
+done
+CKPT=${CKPT:-${stem}${SLURM_ARRAY_TASK_ID:+.task${SLURM_ARRAY_TASK_ID}}.ckpt.h5}
 SRUN=${SRUN-srun}                  # SRUN= runs adi3d directly (no Slurm step)
 
 cd "${SLURM_SUBMIT_DIR:-.}" || exit 1
 export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-${OMP_NUM_THREADS:-1}}
 
 args=(run "$CONFIG" --set "checkpoint.file=$CKPT" "$@")
+# Continue only a run that this job started: Slurm counts requeues in
+# SLURM_RESTART_COUNT. A checkpoint found by a fresh submission is left by
+# an earlier job (failed, or cancelled): continuing it silently could
+# continue a stale run, so the job stops and says what to do.
 if [ -f "$CKPT" ]; then
-  echo "adi3d job ${SLURM_JOB_ID:-?}: continuing from $CKPT (restart ${SLURM_RESTART_COUNT:-0})"
-  args+=(--restart "$CKPT")
+  if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || [ "${RESTART:-0}" = 1 ]; then
+    echo "adi3d job ${SLURM_JOB_ID:-?}: continuing from $CKPT (restart ${SLURM_RESTART_COUNT:-0})"
+    args+=(--restart "$CKPT")
+  else
+    echo "adi3d job ${SLURM_JOB_ID:-?}: $CKPT exists from an earlier job and this job is not a requeue;" \
+      "continue that run with RESTART=1 (sbatch --export=ALL,RESTART=1 ...), or remove $CKPT to start afresh" >&2
+    exit 2
+  fi
 fi
 
 launch=()
@@ -43,12 +65,32 @@ if [ -n "$SRUN" ] && [ -n "${SLURM_JOB_ID:-}" ] && command -v "$SRUN" >/dev/null
   launch=("$SRUN" --ntasks=1 --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}")
 fi
 
-"${launch[@]}" "$ADI3D" "${args[@]}"
-rc=$?
+# adi3d runs in the background so that this shell can take Slurm's signal
+# (B:USR1) and pass it on (srun forwards it to the task); `wait` returns
+# early when a trapped signal arrives, hence the loop.
+child=
+# shellcheck disable=SC2317  # called by the trap
+forward() { [ -n "$child" ] && kill -USR1 "$child" 2>/dev/null; }
+trap forward USR1 TERM
+"${launch[@]}" "$ADI3D" "${args[@]}" &
+child=$!
+while true; do
+  wait "$child"
+  rc=$?
+  kill -0 "$child" 2>/dev/null || break
+done
 
 case $rc in
   0)
-    echo "adi3d job ${SLURM_JOB_ID:-?}: finished"
+    # A completed run's checkpoint is retired, so that the next submission
+    # of this case starts afresh; it is kept under another name to extend
+    # the run later (--restart ... --set time.t_end=...).
+    if [ -f "$CKPT" ]; then
+      mv -f "$CKPT" "${CKPT%.ckpt.h5}.final.ckpt.h5"
+      echo "adi3d job ${SLURM_JOB_ID:-?}: finished; checkpoint retired to ${CKPT%.ckpt.h5}.final.ckpt.h5"
+    else
+      echo "adi3d job ${SLURM_JOB_ID:-?}: finished"
+    fi
     ;;
   75)  # checkpointed on a signal: requeue and continue later
     if [ -n "${SLURM_JOB_ID:-}" ]; then
@@ -62,4 +104,4 @@ case $rc in
     echo "adi3d job ${SLURM_JOB_ID:-?}: failed with exit code $rc (see README, Exit codes)" >&2
     ;;
 esac
-exit $rc
+exit "$rc"

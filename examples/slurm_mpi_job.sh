@@ -12,7 +12,9 @@
 # stop after the same step, rank 0 writes a checkpoint and closes the
 # output, and adi3d exits with 75; the script then asks Slurm to requeue the
 # job, and the requeued job continues with --restart (on any rank count: the
-# checkpoint holds the whole field).
+# checkpoint holds the whole field). Only a requeued job (SLURM_RESTART_COUNT
+# > 0) continues a checkpoint; after a complete run it is retired (renamed
+# *.final.ckpt.h5), so a new submission starts afresh.
 #
 #SBATCH --job-name=adi3d-mpi
 #SBATCH --nodes=1
@@ -30,7 +32,16 @@ set -u
 ADI3D=${ADI3D:-adi3d}              # the executable (built with -DADI_ENABLE_MPI=ON)
 CONFIG=${1:-configs/heat.yaml}
 shift || true
-CKPT=${CKPT:-${SLURM_JOB_NAME:-adi3d}.ckpt.h5}
+# The checkpoint belongs to this case: named after the output file (a
+# --set output.file=... argument) or else the config, plus the array task, so
+# that two cases in one folder, or the tasks of a job array, never share one.
+stem=$(basename "$CONFIG")
+stem=${stem%.yaml}
+stem=${stem%.yml}
+for arg in "$@"; do
+  case $arg in output.file=*) stem=${arg#output.file=}; stem=${stem%.h5}; stem=${stem%.hdf5} ;; esac
+done
+CKPT=${CKPT:-${stem}${SLURM_ARRAY_TASK_ID:+.task${SLURM_ARRAY_TASK_ID}}.ckpt.h5}
 # srun starts the ranks through Slurm's PMI (add --mpi=pmix where the site
 # needs it, through SRUN_FLAGS); LAUNCHER=mpirun uses Open MPI's launcher
 # inside the allocation instead (MPIRUN_FLAGS, e.g. "-n 2").
@@ -42,9 +53,19 @@ cd "${SLURM_SUBMIT_DIR:-.}" || exit 1
 export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-${OMP_NUM_THREADS:-1}}
 
 args=(run "$CONFIG" --set "checkpoint.file=$CKPT" "$@")
+# Continue only a run that this job started: Slurm counts requeues in
+# SLURM_RESTART_COUNT. A checkpoint found by a fresh submission is left by
+# an earlier job (failed, or cancelled): continuing it silently could
+# continue a stale run, so the job stops and says what to do.
 if [ -f "$CKPT" ]; then
-  echo "adi3d job ${SLURM_JOB_ID:-?}: continuing from $CKPT (restart ${SLURM_RESTART_COUNT:-0})"
-  args+=(--restart "$CKPT")
+  if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || [ "${RESTART:-0}" = 1 ]; then
+    echo "adi3d job ${SLURM_JOB_ID:-?}: continuing from $CKPT (restart ${SLURM_RESTART_COUNT:-0})"
+    args+=(--restart "$CKPT")
+  else
+    echo "adi3d job ${SLURM_JOB_ID:-?}: $CKPT exists from an earlier job and this job is not a requeue;" \
+      "continue that run with RESTART=1 (sbatch --export=ALL,RESTART=1 ...), or remove $CKPT to start afresh" >&2
+    exit 2
+  fi
 fi
 
 if [ "$LAUNCHER" = srun ]; then
@@ -72,7 +93,15 @@ done
 
 case $rc in
   0)
-    echo "adi3d job ${SLURM_JOB_ID:-?}: finished"
+    # A completed run's checkpoint is retired, so that the next submission
+    # of this case starts afresh; it is kept under another name to extend
+    # the run later (--restart ... --set time.t_end=...).
+    if [ -f "$CKPT" ]; then
+      mv -f "$CKPT" "${CKPT%.ckpt.h5}.final.ckpt.h5"
+      echo "adi3d job ${SLURM_JOB_ID:-?}: finished; checkpoint retired to ${CKPT%.ckpt.h5}.final.ckpt.h5"
+    else
+      echo "adi3d job ${SLURM_JOB_ID:-?}: finished"
+    fi
     ;;
   75)  # checkpointed on a signal: requeue and continue later
     if [ -n "${SLURM_JOB_ID:-}" ]; then

@@ -11,9 +11,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -43,6 +46,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 /// line, not a dump of the input).
 constexpr std::size_t kQuoteMax = 60;
 
+/// "--set path=value" as messages name an override (a long value cut).
+std::string set_where(const std::string& text) { return "--set " + printable(text, 2 * kQuoteMax); }
+
 std::string describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsMap()) return "a mapping";
@@ -57,7 +63,7 @@ class Reader {
 
   std::string where(const YAML::Node& n, const std::string& key) const {
     for (const auto& o : overrides_)
-      if (o.path == key || key.rfind(o.path + ".", 0) == 0) return "--set " + o.text;
+      if (o.path == key || key.rfind(o.path + ".", 0) == 0) return set_where(o.text);
     std::ostringstream s;
     s << name_;
     if (n.IsDefined() && n.Mark().line >= 0) s << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
@@ -160,53 +166,151 @@ void require(const Reader& r, const YAML::Node& n, const std::string& key, bool 
   if (!ok) r.fail(n, key, "expected " + expected + ", got " + describe(n));
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& name) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    std::ostringstream s;
-    s << name << ":" << e.mark.line + 1 << ":" << e.mark.column + 1;
-    throw ConfigError(s.str(), "", "YAML syntax error: " + e.msg, __FILE__, __LINE__);
+/// "name:line:column" of a parsed node (1-based).
+std::string position(const std::string& name, const YAML::Mark& m) {
+  std::ostringstream s;
+  s << name << ":" << m.line + 1 << ":" << m.column + 1;
+  return s.str();
+}
+
+/// YAML allows a key once per mapping, but yaml-cpp keeps every entry of a
+/// repeated key and its lookups find the first: `dt: 0.1` ... `dt: 0.2` would
+/// run with 0.1 while the reader of the file sees 0.2 last (PyYAML keeps the
+/// last). So every mapping of a parsed document is walked, keys compared, and
+/// a repeat is an error naming both lines. `where` makes the position of a
+/// node: a file:line:column, or the --set argument with its line in the value.
+void reject_duplicate_keys(const YAML::Node& n, const std::string& path,
+                           const std::function<std::string(const YAML::Mark&)>& where,
+                           std::set<std::pair<int, int>>& seen) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  // An alias shares its anchor's node (and its mark): walk each node once, so
+  // nested aliases (a "billion laughs" document) cost no more than the text.
+  if (!seen.insert({n.Mark().line, n.Mark().column}).second) return;
+  if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) reject_duplicate_keys(n[i], path, where, seen);
+    return;
+  }
+  std::map<std::string, YAML::Mark> first;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string();
+    const std::string key = path.empty() ? printable(k, kQuoteMax) : path + "." + printable(k, kQuoteMax);
+    if (it->first.IsScalar()) {
+      const auto [at, fresh] = first.emplace(k, it->first.Mark());
+      if (!fresh)
+        throw ConfigError(where(it->first.Mark()), key,
+                          "duplicate key '" + printable(k, kQuoteMax) + "': first given at line " +
+                              std::to_string(at->second.line + 1) +
+                              ", again here (YAML allows a key once per mapping; remove one)",
+                          __FILE__, __LINE__);
+    }
+    reject_duplicate_keys(it->second, key, where, seen);
   }
 }
 
-std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides) {
+YAML::Node parse_yaml(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(position(name, e.mark), "", "YAML syntax error: " + e.msg, __FILE__, __LINE__);
+  }
+  std::set<std::pair<int, int>> seen;
+  reject_duplicate_keys(root, "", [&](const YAML::Mark& m) { return position(name, m); }, seen);
+  return root;
+}
+
+/// Keys that exclude each other: an override of one replaces the other where
+/// the file (or an earlier override) gave it, so `--set time.t_end=2` works
+/// on a config that says `steps:` (and extends a restarted run).
+constexpr std::pair<const char*, const char*> kReplaces[] = {
+    {"time.steps", "time.t_end"},
+    {"time.t_end", "time.steps"},
+};
+
+std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides,
+                                      const std::string& name) {
   std::vector<Override> out;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set " + o, "", "expected key.path=value", __FILE__, __LINE__);
+      throw ConfigError(set_where(o), "", "expected key.path=value", __FILE__, __LINE__);
     const std::string path = o.substr(0, eq);
     YAML::Node value;
     try {
       value = YAML::Load(o.substr(eq + 1));
     } catch (const YAML::ParserException& e) {
-      throw ConfigError("--set " + o, path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
+      throw ConfigError(set_where(o), path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
+    }
+    {
+      // The value is a document of its own (often one line: say where in it).
+      std::set<std::pair<int, int>> seen;
+      reject_duplicate_keys(
+          value, path,
+          [&](const YAML::Mark& m) {
+            return set_where(o) + " (value line " + std::to_string(m.line + 1) + ", column " +
+                   std::to_string(m.column + 1) + ")";
+          },
+          seen);
     }
     std::vector<std::string> keys;
     std::stringstream ss(path);
     for (std::string k; std::getline(ss, k, '.');) {
-      if (k.empty()) throw ConfigError("--set " + o, path, "empty key in path", __FILE__, __LINE__);
+      if (k.empty()) throw ConfigError(set_where(o), path, "empty key in path", __FILE__, __LINE__);
       keys.push_back(k);
     }
-    // Walk down, creating maps; a scalar in the way (e.g. "boundary: dirichlet"
-    // overridden by boundary.x=...) is an error rather than silently replaced.
+    // `key=null` (or `key=`) deletes the key: its default applies again. No
+    // key takes null as a value, so nothing else could be meant.
+    const bool erase = !value.IsDefined() || value.IsNull();
+    // Walk down, creating maps; a scalar in the way (e.g. "diffusivity: 1"
+    // overridden by diffusivity.x=...) is an error rather than silently
+    // replaced: which values the other axes should keep is the user's call.
     std::vector<YAML::Node> chain{root};
+    std::string walked;
+    auto scalar_in_the_way = [&](const YAML::Node& cur) {
+      std::string msg = "cannot set a key inside " + (walked.empty() ? std::string("the config") : walked) +
+                        ", which is " + describe(cur);
+      // Where that value came from: an earlier override, or the file.
+      std::string from;
+      for (const auto& e : out)
+        if (e.path == walked || walked.rfind(e.path + ".", 0) == 0) from = set_where(e.text);
+      if (from.empty() && cur.Mark().line >= 0) from = position(name, cur.Mark());
+      if (!from.empty()) msg += " (" + from + ")";
+      msg += "; set " + (walked.empty() ? std::string("it") : walked) +
+             " as a whole instead, e.g. --set '" + walked + "={...}' naming every key it needs";
+      throw ConfigError(set_where(o), path, msg, __FILE__, __LINE__);
+    };
     for (std::size_t q = 0; q + 1 < keys.size(); ++q) {
       YAML::Node cur = chain.back();
-      if (!cur.IsMap() && !cur.IsNull())
-        throw ConfigError("--set " + o, path, "cannot set a key inside " + describe(cur), __FILE__, __LINE__);
+      if (!cur.IsMap() && !cur.IsNull()) scalar_in_the_way(cur);
       YAML::Node next = cur[keys[q]];
       if (!next.IsDefined() || next.IsNull()) {
+        if (erase)
+          throw ConfigError(set_where(o), path, "nothing to delete: the config has no " + path, __FILE__,
+                            __LINE__);
         cur[keys[q]] = YAML::Node(YAML::NodeType::Map);
         next = cur[keys[q]];
       }
+      walked += (walked.empty() ? "" : ".") + keys[q];
       chain.push_back(next);
     }
     YAML::Node parent = chain.back();
-    if (!parent.IsMap() && !parent.IsNull())
-      throw ConfigError("--set " + o, path, "cannot set a key inside " + describe(parent), __FILE__, __LINE__);
+    if (!parent.IsMap() && !parent.IsNull()) scalar_in_the_way(parent);
+    if (erase) {
+      if (!parent.IsMap() || !parent[keys.back()])
+        throw ConfigError(set_where(o), path, "nothing to delete: the config has no " + path, __FILE__, __LINE__);
+      parent.remove(keys.back());
+      out.push_back({path, o});
+      continue;
+    }
     parent[keys.back()] = value;
+    for (const auto& [key, other] : kReplaces) {
+      if (path != key) continue;
+      const std::string other_leaf = std::string(other).substr(std::string(other).rfind('.') + 1);
+      if (parent[other_leaf]) parent.remove(other_leaf);
+      // An earlier override of the other key is replaced too: the last wins.
+      out.erase(std::remove_if(out.begin(), out.end(), [&](const Override& e) { return e.path == other; }),
+                out.end());
+    }
     out.push_back({path, o});
   }
   return out;
@@ -567,11 +671,23 @@ void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
     const double te = r.real(e, "time.t_end");
     require(r, e, "time.t_end", te >= 0, "a time >= 0 [s]");
     // The run ends exactly at t_end: the number of steps is rounded up and dt
-    // shrunk to fit, never stretched.
+    // shrunk to fit, never stretched (the run logs it). When t_end is a whole
+    // number of steps up to round-off, dt stays the value given, bit for bit:
+    // te / round(te / dt) differs from dt in the last bit for a third of
+    // such t_end (0.07 / 0.0002), and a restarted run extended by
+    // --set time.t_end=... must keep the checkpoint's dt.
     const double q = te / dt;
     require(r, e, "time.t_end", q < 1e12, "fewer than 1e12 steps of dt");
-    c.steps = static_cast<index_t>(std::ceil(q - 1e-9));
-    if (c.steps > 0) dt = te / static_cast<double>(c.steps);
+    const double whole = std::round(q);
+    if (whole >= 1 && std::fabs(q - whole) <= 1e-9 * whole) {
+      c.steps = static_cast<index_t>(whole);
+    } else {
+      c.steps = static_cast<index_t>(std::ceil(q));
+      if (c.steps > 0) {
+        c.dt_given = dt;
+        dt = te / static_cast<double>(c.steps);
+      }
+    }
   } else {
     r.fail(t, "time", "missing time.steps or time.t_end");
   }
@@ -702,6 +818,60 @@ void read_parallel(const Reader& r, const YAML::Node& par, RunConfig& c) {
                std::to_string(pg[0]) + ", " + std::to_string(pg[1]) + ", " + std::to_string(pg[2]) + "]");
 }
 
+/// Values each key allows can still combine into ones no step survives: a
+/// huge diffusivity times dt over a tiny spacing squared overflows to inf,
+/// and the solver would only report a non-finite pivot (exit 5) far from the
+/// cause. Checked here, naming the keys that make the value.
+void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) {
+  const HeatProblem& p = c.problem;
+  const char* ax = "xyz";
+  const YAML::Node time = root["time"];
+  const YAML::Node at = time.IsMap() && time["dt"] ? time["dt"] : time;
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a)) continue;
+    const double h = p.spacing(a);
+    const double lambda = p.mesh_ratio(a);
+    if (std::isfinite(lambda) && h > 0) continue;
+    const std::string A(1, ax[a]);
+    std::ostringstream s;
+    s.precision(6);
+    s << "the mesh ratio alpha dt / h^2 along " << A << " is " << lambda << " (alpha = " << p.alpha[a]
+      << " from diffusivity, dt = " << p.dt << " from time.dt, h = domain.l" << A << " / (grid.n" << A
+      << " - 1) = " << h << "); expected a finite number (a smaller dt or diffusivity, or a coarser grid)";
+    // Blame an override among the keys that make the value, if one is
+    // (the message then names the --set, not a line of the file).
+    std::string key = "time.dt";
+    for (const std::string k : {std::string("time.dt"), std::string("diffusivity"), "domain.l" + A, "grid.n" + A})
+      if (r.where(YAML::Node(), k).rfind("--set ", 0) == 0) {
+        key = k;
+        break;
+      }
+    r.fail(at, key, s.str());
+  }
+  // File names the system cannot hold (a component over NAME_MAX = 255
+  // bytes, a path over PATH_MAX = 4096) fail deep in a file call otherwise.
+  const std::pair<const char*, const std::string*> files[] = {
+      {"output.file", &c.output.file}, {"checkpoint.file", &c.checkpoint.file}, {"initial.file", &c.initial.file}};
+  for (const auto& [key, name] : files) {
+    std::size_t longest = 0, start = 0;
+    for (std::size_t q = 0; q <= name->size(); ++q)
+      if (q == name->size() || (*name)[q] == '/') longest = std::max(longest, q - start), start = q + 1;
+    if (longest <= 255 && name->size() < 4096) continue;
+    const std::string k(key);
+    const std::string section = k.substr(0, k.find('.'));
+    const YAML::Node sec = root[section];
+    const YAML::Node at_key = sec.IsMap() && sec["file"] ? sec["file"] : sec;
+    r.fail(at_key, k,
+           "expected a path of at most 4095 bytes whose names are at most 255 bytes each, got " +
+               std::to_string(name->size()) + " bytes ('" + printable(*name, kQuoteMax) + "')");
+  }
+  if (!std::isfinite(c.t_end)) {
+    std::ostringstream s;
+    s << "time.steps x time.dt = " << c.steps << " x " << p.dt << " is not a finite time; expected fewer steps or a smaller dt";
+    r.fail(at, "time.steps", s.str());
+  }
+}
+
 /// The top-level sections, in the order the "unknown key" message lists
 /// them. Adding a section: a reader above, a row here, its struct in
 /// config.hpp and its lines in emit_resolved_impl (to_yaml).
@@ -762,12 +932,26 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
                "is the analytic solution of the constant-coefficient problem with Dirichlet or insulated faces and "
                "no source; this case has none: expected initial: {value: T} or {file: ..., dataset: ...}");
   }
+  check_derived(r, root, c);
   try {
     c.problem.validate();  // belt and braces: the checks above should have caught everything
   } catch (const Error& e) {
     r.fail(root, "", e.what());
   }
   return c;
+}
+
+/// A number as the shortest text that reads back to the same double
+/// (0.0002, not 0.00020000000000000001 as 17 significant digits print it):
+/// what users read in --dry-run, the log and the files' provenance.
+std::string num(double v) {
+  char buf[40];
+  // %g with the fewest digits that read back exactly (%.17g always does).
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 void emit_field(YAML::Emitter& e, const FieldRef& f) {
@@ -777,7 +961,7 @@ void emit_field(YAML::Emitter& e, const FieldRef& f) {
 
 void emit_table(YAML::Emitter& e, const TimeTable& t) {
   e << YAML::Flow << YAML::BeginSeq;
-  for (std::size_t k = 0; k < t.t.size(); ++k) e << YAML::Flow << YAML::BeginSeq << t.t[k] << t.v[k] << YAML::EndSeq;
+  for (std::size_t k = 0; k < t.t.size(); ++k) e << YAML::Flow << YAML::BeginSeq << num(t.t[k]) << num(t.v[k]) << YAML::EndSeq;
   e << YAML::EndSeq;
 }
 
@@ -799,11 +983,11 @@ void emit_face(YAML::Emitter& e, Boundary b, const FaceData& d) {
   e << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value;
   if (b == Boundary::Dirichlet) {
     e << "dirichlet";
-    if (!d.value_from_initial) e << YAML::Key << "value" << YAML::Value << d.value;
+    if (!d.value_from_initial) e << YAML::Key << "value" << YAML::Value << num(d.value);
   } else if (b == Boundary::Neumann) {
-    e << "neumann" << YAML::Key << "flux" << YAML::Value << d.flux;
+    e << "neumann" << YAML::Key << "flux" << YAML::Value << num(d.flux);
   } else {
-    e << "convective" << YAML::Key << "h" << YAML::Value << d.h << YAML::Key << "ambient" << YAML::Value << d.ambient;
+    e << "convective" << YAML::Key << "h" << YAML::Value << num(d.h) << YAML::Key << "ambient" << YAML::Value << num(d.ambient);
   }
   if (!d.table.empty()) {
     e << YAML::Key << "table" << YAML::Value;
@@ -811,6 +995,7 @@ void emit_face(YAML::Emitter& e, Boundary b, const FaceData& d) {
   }
   e << YAML::EndMap;
 }
+
 
 std::string emit_resolved_impl(const RunConfig& c) {
   const HeatProblem& p = c.problem;
@@ -821,9 +1006,9 @@ std::string emit_resolved_impl(const RunConfig& c) {
     << p.n[0] << YAML::Key << "ny" << YAML::Value << p.n[1] << YAML::Key << "nz" << YAML::Value << p.n[2]
     << YAML::EndMap;
   e << YAML::Key << "domain" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "lx" << YAML::Value
-    << p.length[0] << YAML::Key << "ly" << YAML::Value << p.length[1] << YAML::Key << "lz" << YAML::Value
-    << p.length[2] << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.origin[0]
-    << c.origin[1] << c.origin[2] << YAML::EndSeq << YAML::EndMap;
+    << num(p.length[0]) << YAML::Key << "ly" << YAML::Value << num(p.length[1]) << YAML::Key << "lz" << YAML::Value
+    << num(p.length[2]) << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(c.origin[0])
+    << num(c.origin[1]) << num(c.origin[2]) << YAML::EndSeq << YAML::EndMap;
   if (c.material.given) {
     const MaterialConfig& m = c.material;
     e << YAML::Key << "material" << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -837,7 +1022,7 @@ std::string emit_resolved_impl(const RunConfig& c) {
         if (m.conductivity[a].given())
           emit_field(e, m.conductivity[a]);
         else
-          e << p.alpha[a];
+          e << num(p.alpha[a]);
       }
       e << YAML::EndMap;
     }
@@ -845,12 +1030,12 @@ std::string emit_resolved_impl(const RunConfig& c) {
     if (m.capacity.given())
       emit_field(e, m.capacity);
     else
-      e << p.capacity;
+      e << num(p.capacity);
     e << YAML::EndMap;
   } else {
     e << YAML::Key << "diffusivity" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "x"
-      << YAML::Value << p.alpha[0] << YAML::Key << "y" << YAML::Value << p.alpha[1] << YAML::Key << "z"
-      << YAML::Value << p.alpha[2] << YAML::EndMap;
+      << YAML::Value << num(p.alpha[0]) << YAML::Key << "y" << YAML::Value << num(p.alpha[1]) << YAML::Key << "z"
+      << YAML::Value << num(p.alpha[2]) << YAML::EndMap;
   }
   // Only when there is one: the resolved configs of the other runs stay as they were.
   if (p.source != 0.0 || c.material.source.given() || !p.source_table.empty()) {
@@ -859,7 +1044,7 @@ std::string emit_resolved_impl(const RunConfig& c) {
     if (c.material.source.given())
       emit_field(e, c.material.source);
     else
-      e << p.source;
+      e << num(p.source);
     if (!p.source_table.empty()) {
       e << YAML::Key << "table" << YAML::Value;
       emit_table(e, p.source_table);
@@ -877,9 +1062,9 @@ std::string emit_resolved_impl(const RunConfig& c) {
   }
   e << YAML::EndMap;
   e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
-    << p.dt << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
+    << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
   e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "theta"
-    << YAML::Value << p.theta << YAML::EndMap;
+    << YAML::Value << num(p.theta) << YAML::EndMap;
   e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
   e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);
   if (c.initial.kind == InitialConfig::Kind::Analytic) {
@@ -894,12 +1079,12 @@ std::string emit_resolved_impl(const RunConfig& c) {
   }
   e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
     << c.output.file << YAML::Key << "every" << YAML::Value << c.output.every_steps << YAML::Key << "every_time"
-    << YAML::Value << c.output.every_time << YAML::Key << "initial" << YAML::Value << c.output.write_initial
+    << YAML::Value << num(c.output.every_time) << YAML::Key << "initial" << YAML::Value << c.output.write_initial
     << YAML::Key << "final" << YAML::Value << c.output.write_final << YAML::Key << "compression" << YAML::Value
     << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf << YAML::EndMap;
   e << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
     << YAML::Value << c.checkpoint.file << YAML::Key << "every" << YAML::Value << c.checkpoint.every_steps
-    << YAML::Key << "every_seconds" << YAML::Value << c.checkpoint.every_seconds << YAML::EndMap;
+    << YAML::Key << "every_seconds" << YAML::Value << num(c.checkpoint.every_seconds) << YAML::EndMap;
   e << YAML::Key << "log" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every" << YAML::Value
     << c.log_every << YAML::EndMap;
   // Only when set: the automatic grid depends on the rank count of each run,
@@ -922,14 +1107,46 @@ RunConfig parse_config(const std::string& text, const std::string& name, const s
   if (!root.IsDefined() || root.IsNull())
     throw ConfigError(name, "", "the config is empty; expected a mapping of sections (grid, time, ...)", __FILE__,
                       __LINE__);
-  const auto ov = apply_overrides(root, overrides);
+  const auto ov = apply_overrides(root, overrides, name);
   const Reader r(name, ov, root);
   RunConfig c = build(root, r);
   c.resolved_yaml = emit_resolved_impl(c);
   return c;
 }
 
+namespace {
+
+/// A config is a small text file. Anything else (a folder, /dev/zero, a
+/// FIFO nobody writes to) would read as an empty config, read until memory
+/// runs out, or block: say what the path is instead.
+constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
+
+void check_config_file_type(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw ConfigError(path, "", "cannot open config file (" + std::string(std::strerror(errno)) + ")", __FILE__,
+                      __LINE__);
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISREG(st.st_mode)  ? nullptr
+                                            : "not a regular file";
+  if (kind)
+    throw ConfigError(path, "", std::string("cannot read config file: it is ") + kind +
+                                    ", not a file (expected a YAML file such as configs/heat.yaml)",
+                      __FILE__, __LINE__);
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxConfigBytes)
+    throw ConfigError(path, "", "the config file has " + std::to_string(st.st_size) +
+                                    " bytes; a config is at most 16 MiB (is this the right file?)",
+                      __FILE__, __LINE__);
+}
+
+}  // namespace
+
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  check_config_file_type(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, "", "cannot open config file (" + std::string(std::strerror(errno)) + ")",
                              __FILE__, __LINE__);

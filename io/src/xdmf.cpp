@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -26,9 +27,14 @@ std::string xml_escape(const std::string& s) {
   return o;
 }
 
+/// The shortest %g text that reads back to the same double (0.26, not
+/// 0.26000000000000001): times and spacings as users typed them.
 std::string num(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 }  // namespace

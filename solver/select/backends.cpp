@@ -43,18 +43,25 @@ Backend resolve_backend(Backend requested) {
   return cuda_unavailable_reason().empty() ? Backend::Cuda : Backend::Cpu;
 }
 
+Backend choose_backend(const HeatProblem& p, Backend b) {
+  (void)p;  // every problem runs on every backend (the general path on CUDA)
+  const Backend r = resolve_backend(b);
+  if (r == Backend::Cuda) {
+    const std::string why = cuda_unavailable_reason();
+    if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+  }
+  return r;
+}
+
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options) {
   p.validate();
-  switch (resolve_backend(b)) {
-    case Backend::Cuda: {
-      const std::string why = cuda_unavailable_reason();
-      if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+  switch (choose_backend(p, b)) {
+    case Backend::Cuda:
       // Classic problems keep the original kernels, bit for bit and at their
       // speed; everything else runs the general path (the CPU oracle's step).
       if (!p.classic()) return cuda::make_cuda_general_stepper<T>(p, options);
       return cuda::make_cuda_stepper<T>(p, options);
-    }
     case Backend::Cpu:
     case Backend::Auto: return cpu::make_cpu_stepper<T>(p);
   }

@@ -76,6 +76,45 @@ TEST(Config, OverridesAreMergedAndChecked) {
   expect_error(kGood, R"(^--set foo: expected key\.path=value)", {"foo"});
 }
 
+TEST(Config, OverridesReplaceDeleteAndNameThemselves) {
+  const std::string text = "grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, t_end: 1.0}\ndiffusivity: 2.0\n";
+  // steps replaces t_end (and the other way round); the last override wins.
+  EXPECT_EQ(parse_config(text, "case.yaml", {"time.steps=3"}).steps, 3);
+  EXPECT_EQ(parse_config(text, "case.yaml", {"time.steps=3", "time.t_end=0.5"}).steps, 5);
+  // null deletes: the default applies, or the reader says what is missing,
+  // naming the override.
+  EXPECT_DOUBLE_EQ(parse_config(text, "case.yaml", {"diffusivity=null"}).problem.alpha[0], 1.0);
+  expect_error(text, R"(^--set time\.dt=null: time\.dt: missing)", {"time.dt=null"});
+  expect_error(text, R"(^--set time\.steps=~: time\.steps: nothing to delete)", {"time.steps=~"});
+  // One axis of a scalar: says where the scalar is.
+  expect_error(text, R"(^--set diffusivity\.x=1: diffusivity\.x: cannot set a key inside diffusivity, which is '2\.0' \(case\.yaml:3:14\))",
+               {"diffusivity.x=1"});
+  expect_error(text, R"(which is '3' \(--set diffusivity=3\))", {"diffusivity=3", "diffusivity.x=1"});
+  // Errors caused by an override name it, not the file's line.
+  expect_error(text, R"(^--set time\.dt=-1: time\.dt: expected a time step > 0)", {"time.dt=-1"});
+  expect_error(text, R"(^--set time\.dt=1e300: time\.dt: the mesh ratio)", {"time.steps=2", "time.dt=1e300", "diffusivity=1e300"});
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 1e300, steps: 2}\n",
+               R"(^--set diffusivity=1e300: diffusivity: the mesh ratio)", {"diffusivity=1e300"});
+}
+
+TEST(Config, TEndThatIsAWholeNumberOfStepsKeepsDtExactly) {
+  // 0.07 / 0.0002 = 350.00000000000006 and 0.07 / 350 != 0.0002: dt is kept
+  // (a restart extended by --set time.t_end must keep the checkpoint's dt).
+  const RunConfig c = parse_config("grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.0002, t_end: 0.07}\n", "c.yaml");
+  EXPECT_EQ(c.steps, 350);
+  EXPECT_EQ(c.problem.dt, 0.0002);
+  EXPECT_EQ(c.dt_given, 0.0);
+  const RunConfig d = parse_config("grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.3, t_end: 1.0}\n", "c.yaml");
+  EXPECT_EQ(d.dt_given, 0.3);
+  // Numbers in the resolved config: the shortest text that reads back exactly.
+  EXPECT_NE(c.resolved_yaml.find("time: {dt: 0.0002, steps: 350}"), std::string::npos) << c.resolved_yaml;
+  EXPECT_EQ(parse_config(c.resolved_yaml, "again.yaml").problem.dt, c.problem.dt);
+  const RunConfig e = parse_config(
+      "grid: {nx: 3, ny: 3, nz: 3}\ntime: {dt: 0.1, t_end: 0.7}\ndomain: {lx: 0.30000000000000004}\n", "c.yaml");
+  EXPECT_NE(e.resolved_yaml.find("lx: 0.30000000000000004"), std::string::npos) << e.resolved_yaml;
+  EXPECT_DOUBLE_EQ(d.problem.dt, 0.25);
+}
+
 TEST(Config, UnknownKeyNamesLineColumnAndSuggestion) {
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nprecison: float32\n",
                R"(^case\.yaml:3:1: precison: unknown key 'precison' \(did you mean 'precision'\?\))");
@@ -126,6 +165,50 @@ TEST(Config, MessagesQuotingInputStayOneLine) {
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: " + std::string(500, '7') + "x, steps: 2}\n",
                R"(got '7{60}\.\.\.'$)");
   EXPECT_EQ(printable("caf\xc3\xa9 \xff\x01"), "caf\xc3\xa9 \\xff\\x01");  // UTF-8 kept, the rest escaped
+}
+
+TEST(Config, DuplicateKeysNameBothLines) {
+  // yaml-cpp would keep the first silently; YAML forbids the repeat.
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime:\n  dt: 0.1\n  steps: 2\n  dt: 0.2\n",
+               R"(^case\.yaml:5:3: time\.dt: duplicate key 'dt': first given at line 3)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\ngrid: {nx: 5, ny: 5, nz: 5}\n",
+               R"(^case\.yaml:3:1: grid: duplicate key 'grid': first given at line 1)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nboundary: [{x: neumann, x: dirichlet}]\n",
+               R"(^case\.yaml:3:25: boundary\.x: duplicate key 'x')");
+  expect_error(kGood, R"(^--set grid=\{nx: 5, nx: 7\} \(value line 1, column 9\): grid\.nx: duplicate key 'nx')",
+               {"grid={nx: 5, nx: 7}"});
+  // Aliases share their anchor's node: walked once, and no false repeat.
+  expect_error("grid: &g {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nx: &a [*g, *g, [*g]]\n",
+               R"(^case\.yaml:3:1: x: unknown key 'x')");
+}
+
+TEST(Config, DerivedValuesThatOverflowNameTheKeys) {
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndiffusivity: 1e300\ntime: {dt: 1e300, steps: 2}\n",
+               R"(^case\.yaml:3:12: time\.dt: the mesh ratio alpha dt / h\^2 along x is inf .*diffusivity.*time\.dt)");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndomain: {ly: 1e-200}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(time\.dt: the mesh ratio alpha dt / h\^2 along y is inf .*domain\.ly / \(grid\.ny - 1\))");
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndiffusivity: 1e-300\ntime: {dt: 1e303, steps: 1000000}\n",
+               R"(time\.steps: time\.steps x time\.dt = 1000000 x 1e\+303 is not a finite time)");
+}
+
+TEST(Config, ConfigPathThatIsNotAFileIsNamed) {
+  auto message = [](const std::string& path) -> std::string {
+    try {
+      load_config(path);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message("/tmp").find("/tmp: cannot read config file: it is a directory"), std::string::npos);
+  EXPECT_NE(message("/dev/zero").find("it is a character device"), std::string::npos);
+  const std::string big = ::testing::TempDir() + "/adi_big_config.yaml";
+  {
+    std::ofstream f(big);
+    f << "# " << std::string((16u << 20) + 1, 'x') << "\n";
+  }
+  EXPECT_NE(message(big).find("a config is at most 16 MiB"), std::string::npos) << message(big);
+  std::remove(big.c_str());
 }
 
 TEST(Config, MissingFileIsAnError) {

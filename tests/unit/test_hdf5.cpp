@@ -657,8 +657,8 @@ TEST_F(Hdf5Test, XdmfListsSlowestFirst) {
                                   {{0, 0.0, step_dataset(0)}, {1000000, 2.5, step_dataset(1000000)}});
   EXPECT_NE(x.find(R"(TopologyType="3DCoRectMesh" Dimensions="3 5 9")"), std::string::npos) << x;
   EXPECT_NE(x.find(">3 2 1</DataItem>"), std::string::npos) << x;
-  EXPECT_NE(x.find(">0.29999999999999999 0.20000000000000001 0.10000000000000001</DataItem>"), std::string::npos)
-      << x;
+  // Shortest text that reads back to the same double (not 0.29999999999999999).
+  EXPECT_NE(x.find(">0.3 0.2 0.1</DataItem>"), std::string::npos) << x;
   EXPECT_NE(x.find(R"(Precision="4" Dimensions="3 5 9">run.h5:/steps/000000/u<)"), std::string::npos) << x;
   EXPECT_NE(x.find("run.h5:/steps/1000000/u"), std::string::npos) << x;
   EXPECT_NE(x.find(R"(<Time Value="2.5"/>)"), std::string::npos) << x;

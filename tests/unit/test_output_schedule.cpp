@@ -167,3 +167,30 @@ TEST(OutputSchedule, TimeIsStepTimesDt) {
   EXPECT_DOUBLE_EQ(s.time_of(173), 0.0517);
   EXPECT_EQ(s.time_of(100), 100 * (0.0517 / 173));
 }
+
+// Issue #15 item 6: every_time = 0.25 with dt = 0.02 writes at 0.26, 0.5,
+// 0.76, 1.0 (a step of 0.02 cannot land on 0.25): reported, not silent.
+TEST(OutputSchedule, OutputsOffTheirRequestedTimesAreReported) {
+  const auto c = adi::io::parse_config(
+      "grid: {nx: 5, ny: 5, nz: 5}\ntime: {dt: 0.02, steps: 50}\noutput: {file: out.h5, every_time: 0.25}\n",
+      "case.yaml");
+  const OutputSchedule s = schedule(c);
+  EXPECT_TRUE(s.outputs_off_time());
+  const auto off = s.off_time_outputs(10);
+  ASSERT_EQ(off.size(), 2u);  // 0.25 -> 0.26 and 0.75 -> 0.76; 0.5 and 1.0 are hit
+  EXPECT_DOUBLE_EQ(off[0].requested, 0.25);
+  EXPECT_NEAR(off[0].actual, 0.26, 1e-12);
+  EXPECT_DOUBLE_EQ(off[1].requested, 0.75);
+  EXPECT_NEAR(off[1].actual, 0.76, 1e-12);
+  // The steps agree with the schedule itself.
+  EXPECT_EQ(output_steps(s), (std::vector<index_t>{0, 13, 25, 38, 50}));
+  // A whole number of steps per interval (0.2 / 0.02 = 10, with round-off
+  // in 0.2 / 0.02): nothing to report.
+  const auto exact = adi::io::parse_config(
+      "grid: {nx: 5, ny: 5, nz: 5}\ntime: {dt: 0.02, steps: 50}\noutput: {file: out.h5, every_time: 0.2}\n",
+      "case.yaml");
+  EXPECT_FALSE(schedule(exact).outputs_off_time());
+  EXPECT_TRUE(schedule(exact).off_time_outputs(10).empty());
+  // No output file, or no every_time: nothing either.
+  EXPECT_FALSE(schedule(config({})).outputs_off_time());
+}

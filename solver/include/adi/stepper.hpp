@@ -96,6 +96,10 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const 
 
 /// What `auto` resolves to on this machine.
 Backend resolve_backend(Backend requested);
+/// The backend make_stepper(p, requested) uses for this problem, or the
+/// BackendUnavailable it throws (no CUDA device, a problem CUDA does not run
+/// yet): `adi3d run --dry-run` resolves it as the run would.
+Backend choose_backend(const HeatProblem& p, Backend requested);
 
 struct DeviceInfo {
   int index = 0;

@@ -96,14 +96,24 @@ struct GivenGeometry {
   bool origin = false;                  ///< domain.origin was given
 };
 
+/// With an initial field file: where the box (lengths, origin) came from.
+struct GeometrySource {
+  std::string source;      ///< e.g. "spacing from grid.h5:/u, origin from the config" ("" without a file)
+  bool defaulted = false;  ///< no lengths in the config nor spacing in the file: the default 1 m box
+};
+
 struct RunConfig {
   std::string source = "<defaults>";  ///< file the config came from
   std::string base_dir = ".";         ///< folder input paths (initial.file) are resolved against
   HeatProblem problem;
   std::array<double, 3> origin{{0.0, 0.0, 0.0}};  ///< coordinates of node (0, 0, 0) [m]
   GivenGeometry given;
+  GeometrySource geometry;  ///< set by apply_field_geometry
   index_t steps = 0;       ///< number of steps (resolved from time.steps or time.t_end)
   double t_end = 0.0;      ///< steps * dt
+  /// time.dt as given, when time.t_end shortened it to end the run exactly
+  /// at t_end (0: dt is as given).
+  double dt_given = 0.0;
   Precision precision = Precision::F64;
   Backend backend = Backend::Auto;
   InitialConfig initial;
@@ -116,7 +126,7 @@ struct RunConfig {
 };
 
 /// The config with every default filled in, as YAML that parse_config reads
-/// back to the same RunConfig (numbers with 17 significant digits).
+/// back to the same RunConfig (numbers in their shortest round-trip form).
 std::string to_yaml(const RunConfig& c);
 
 /// Loads and validates a config file; `overrides` are "key.path=value" pairs
