@@ -10,9 +10,8 @@ JOBS="${ADI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 SECONDS_PER_TARGET="${ADI_FUZZ_SECONDS:-60}"
 generator=()
 command -v ninja >/dev/null 2>&1 && [ ! -f "$BUILD/CMakeCache.txt" ] && generator=(-G Ninja)
-CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DADI_ENABLE_CUDA=OFF -DADI_ENABLE_MPI=OFF -DADI_BUILD_TESTS=OFF -DADI_BUILD_EXAMPLES=OFF \
-  -DADI_SANITIZE=address,undefined -DADI_BUILD_FUZZERS=ON -DADI_FUZZ_SECONDS="$SECONDS_PER_TARGET" >/dev/null
+# The "fuzz" preset (CMakePresets.json): clang, ASan + UBSan, fuzz targets only.
+cmake --preset fuzz -S "$ROOT" -B "$BUILD" "${generator[@]}" -DADI_FUZZ_SECONDS="$SECONDS_PER_TARGET" >/dev/null
 cmake --build "$BUILD" -j "$JOBS" --target fuzz_config fuzz_hdf5_field fuzz_checkpoint
 # The whole libFuzzer output goes to a log; the lines that matter are shown.
 log="$BUILD/fuzz-ctest.log"

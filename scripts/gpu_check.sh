@@ -21,8 +21,7 @@ log() { echo "== $*"; }
 cat "$OUT/machine.txt"
 
 log "configure + build"
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  >"$OUT/build.log" 2>&1 && cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
+cmake --preset gpu -S "$ROOT" -B "$BUILD" -G Ninja >"$OUT/build.log" 2>&1 && cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
 rc=$?
 tail -3 "$OUT/build.log"
 [ $rc -ne 0 ] && { grep -E "error" "$OUT/build.log" | head -30; exit $rc; }

@@ -23,8 +23,7 @@ CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 
 EXES=(test_cuda_solver test_cuda_stepper test_warp_transpose_f32 test_warp_transpose_f64)
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 2; }
+  cmake --preset gpu -S "$ROOT" -B "$BUILD" -G Ninja >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 2; }
 fi
 cmake --build "$BUILD" -j "$(nproc)" --target "${EXES[@]}" >>"$OUT/build.log" 2>&1 \
   || { grep -E "error" "$OUT/build.log" | head -20; exit 2; }

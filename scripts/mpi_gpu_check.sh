@@ -48,8 +48,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   log "configure + build (CUDA sm_90, MPI)"
   gen=()
   command -v ninja >/dev/null && [ ! -f "$BUILD/CMakeCache.txt" ] && gen=(-G Ninja)
-  cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DADI_ENABLE_CUDA=ON -DADI_ENABLE_MPI=ON >"$OUT/build.log" 2>&1 &&
+  cmake --preset mpi -S "$ROOT" -B "$BUILD" "${gen[@]}" >"$OUT/build.log" 2>&1 &&
     cmake --build "$BUILD" -j "$(nproc)" >>"$OUT/build.log" 2>&1
   rc=$?
   tail -3 "$OUT/build.log"

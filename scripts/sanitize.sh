@@ -12,9 +12,9 @@ BUILD="${ADI_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 JOBS="${ADI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 generator=()
 command -v ninja >/dev/null 2>&1 && [ ! -f "$BUILD/CMakeCache.txt" ] && generator=(-G Ninja)
-cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" \
-  -DADI_SANITIZE=address,undefined -DADI_ENABLE_CUDA=OFF -DADI_ENABLE_MPI=OFF >/dev/null
+# The "asan" preset (CMakePresets.json): RelWithDebInfo at -O1 -g,
+# ADI_SANITIZE=address,undefined, no CUDA, no MPI.
+cmake --preset asan -S "$ROOT" -B "$BUILD" "${generator[@]}" >/dev/null
 # Everything this configuration builds is what the unit and integration
 # tests run (no CUDA, no MPI, no benchmarks).
 cmake --build "$BUILD" -j "$JOBS"

@@ -43,5 +43,7 @@ command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 if [ -f "$BUILD_DIR/CMakeCache.txt" ]; then
   generator=()  # keep the generator the folder was configured with
 fi
-cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${ADI_CMAKE_ARGS:-} >/dev/null
+# The configuration is the "default" preset (CMakePresets.json); -B keeps
+# ADI_BUILD_DIR, ADI_CMAKE_ARGS adds options.
+cmake --preset default -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" ${ADI_CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +18,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 namespace adi::io {
@@ -27,6 +30,98 @@ double vm_size() {
   double pages = 0;
   f >> pages;
   return pages * static_cast<double>(::sysconf(_SC_PAGESIZE));
+}
+// Which layer a crash of the probe's child was in. A damaged file may crash
+// the HDF5 library (that is what the child is for), but a crash in adi3d's
+// own reader is a bug that must not pass as "HDF5 crashed". The child's
+// handler for the crash signals finds the code that faulted: the faulting
+// instruction, then the frames above it, skipping the C/C++ runtime and the
+// sanitizer runtime (a memcpy that faults is blamed on its caller), and names
+// the shared object: libhdf5* is HDF5, anything else (adi3d's executable or
+// its libraries) is adi3d. It writes "C" and that name up the outcome pipe
+// (which carries nothing else until the probe returns), then puts back the
+// previous handler and returns, so the fault happens again and ends the
+// child as before (or a sanitizer's handler reports it).
+int g_outcome_fd = -1;
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction g_previous[sizeof(kCrashSignals) / sizeof(kCrashSignals[0])];
+
+bool is_runtime(const char* path) {
+  static const char* const runtimes[] = {"/libc.", "/libc-", "/libstdc++", "/libgcc_s", "/ld-linux", "/libm.",
+                                         "/libpthread", "/libasan", "/libubsan", "/libclang_rt", "linux-vdso"};
+  for (const char* r : runtimes)
+    if (std::strstr(path, r)) return true;
+  return false;
+}
+
+void write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+void* faulting_pc(void* context) {
+#if defined(__x86_64__)
+  return reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
+#else
+  (void)context;
+  return nullptr;
+#endif
+}
+
+extern "C" void probe_crash_handler(int sig, siginfo_t*, void* context) {
+  // Not async-signal-safe in the strict sense (backtrace, dladdr); the child
+  // is dying and keeps nothing, and the worst case is no layer reported.
+  void* frames[64];
+  const int n = ::backtrace(frames, 64);
+  void* const pc = faulting_pc(context);
+  int from = 0;
+  for (int i = 0; i < n; ++i)
+    if (frames[i] == pc) {
+      from = i;
+      break;
+    }
+  const char* object = nullptr;
+  Dl_info info;
+  if (from == 0 && pc && ::dladdr(pc, &info) && info.dli_fname && !is_runtime(info.dli_fname))
+    object = info.dli_fname;
+  for (int i = from; !object && i < n; ++i)
+    if (::dladdr(frames[i], &info) && info.dli_fname && !is_runtime(info.dli_fname) &&
+        reinterpret_cast<void*>(&probe_crash_handler) != info.dli_saddr)
+      object = info.dli_fname;
+  if (object && g_outcome_fd >= 0) {
+    const char* base = std::strrchr(object, '/');
+    base = base ? base + 1 : object;
+    write_all(g_outcome_fd, "C", 1);
+    write_all(g_outcome_fd, std::strstr(base, "libhdf5") == base ? "hdf5 " : "adi3d ", std::strstr(base, "libhdf5") == base ? 5 : 6);
+    write_all(g_outcome_fd, base, std::strlen(base));
+    g_outcome_fd = -1;  // one report
+  }
+  for (std::size_t s = 0; s < sizeof(kCrashSignals) / sizeof(kCrashSignals[0]); ++s)
+    if (kCrashSignals[s] == sig) ::sigaction(sig, &g_previous[s], nullptr);
+}
+
+void install_crash_handlers(int fd) {
+  g_outcome_fd = fd;
+  for (std::size_t s = 0; s < sizeof(kCrashSignals) / sizeof(kCrashSignals[0]); ++s) {
+    struct sigaction sa {};
+    sa.sa_sigaction = probe_crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(kCrashSignals[s], &sa, &g_previous[s]);
+  }
+}
+
+/// "hdf5 <object>", "adi3d <object>" or "" (no report: the handler did not
+/// run, e.g. SIGKILL, or found no frame) from the child's crash report.
+std::string crash_layer(const std::string& outcome) {
+  return !outcome.empty() && outcome[0] == 'C' ? outcome.substr(1) : std::string();
 }
 }  // namespace
 
@@ -60,6 +155,7 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     // repeat that read: the cap above may be what stopped it, and the parent
     // has no cap.
     std::string outcome = "O";
+    install_crash_handlers(fds[1]);
     try {
       probe();
     } catch (const Error& e) {
@@ -72,15 +168,8 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     } catch (...) {
       outcome = "E" + file + ": " + what + ": cannot read it";
     }
-    const char* p = outcome.data();
-    std::size_t left = std::min<std::size_t>(outcome.size(), 65536);
-    while (left > 0) {
-      const ssize_t w = ::write(fds[1], p, left);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      p += w;
-      left -= static_cast<std::size_t>(w);
-    }
+    g_outcome_fd = -1;  // the probe returned: no crash report after this
+    write_all(fds[1], outcome.data(), std::min<std::size_t>(outcome.size(), 65536));
     ::_exit(0);
   }
   ::close(fds[1]);
@@ -113,19 +202,32 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     throw IoError(file + ": " + what + ": reading it did not finish within " + std::to_string(int(timeout_s)) +
                       " s (the HDF5 library hangs on it, or the file system does); the file may be damaged",
                   __FILE__, __LINE__);
+  // A crash reported in adi3d's own code is a bug of adi3d's, not a damaged
+  // file that HDF5 could not cope with: say so (still exit 3, nothing written).
+  const std::string layer = crash_layer(outcome);
+  // "the crash was in libhdf5_serial.so.103; " when the child said so.
+  const std::string where = layer.rfind("hdf5 ", 0) == 0 ? "the crash was in " + layer.substr(5) + "; " : "";
+  if (layer.rfind("adi3d ", 0) == 0 && (WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+    throw IoError(file + ": " + what + ": adi3d's own reader crashed reading it (" +
+                      (WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
+                                           : "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1)) +
+                      " in " + layer.substr(6) +
+                      "): a bug in adi3d, please report it with the file (adi3d reads input files in a separate "
+                      "process first: nothing was written)",
+                  __FILE__, __LINE__);
   if (WIFSIGNALED(status))
     throw IoError(file + ": " + what + ": the HDF5 library crashed reading it (" +
                       std::string(strsignal(WTERMSIG(status))) +
-                      "); the file is damaged (adi3d reads input files in a separate process first: "
-                      "nothing was written)",
+                      "); the file is damaged (" + where +
+                      "adi3d reads input files in a separate process first: nothing was written)",
                   __FILE__, __LINE__);
   // A non-zero exit: the child's sanitizer runtime (in a checking build)
   // reported the crash and exited.
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || outcome.empty())
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || outcome.empty() || !layer.empty())
     throw IoError(file + ": " + what + ": the HDF5 library crashed reading it (exit status " +
                       std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                      "); the file is damaged (adi3d reads input files in a separate process first: "
-                      "nothing was written)",
+                      "); the file is damaged (" + where +
+                      "adi3d reads input files in a separate process first: nothing was written)",
                   __FILE__, __LINE__);
   if (outcome[0] == 'E') throw IoError(outcome.substr(1), __FILE__, __LINE__);
 }

@@ -160,7 +160,10 @@ bool child_survives(const std::string& path, F&& read) {
       expect_clean_failure([&] { throw; });  // the child's error: one line, an adi::Error
       return false;
     }
-    if (!blames_hdf5(report)) finding("crash in adi3d's code (in the probe's child)", m + "\n" + report);
+    // The child names the layer it crashed in (io/src/probe.cpp); in the main
+    // build, with no sanitizer report, that is the only way to tell.
+    if (m.find("adi3d's own reader crashed") != std::string::npos || !blames_hdf5(report))
+      finding("crash in adi3d's code (in the probe's child)", m + "\n" + report);
     return false;
   }
 }

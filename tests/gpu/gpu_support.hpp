@@ -2,6 +2,8 @@
 // GPU test support: skip without a device (reported as skipped by ctest),
 // fail instead when ADI_REQUIRE_GPU=1; checked device buffers.
 
+#include "gpu_required.hpp"
+
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -21,10 +23,6 @@ inline std::string gpu_missing_reason() {
   return n == 0 ? "no CUDA device" : "";
 }
 
-inline bool gpu_required() {
-  const char* v = std::getenv("ADI_REQUIRE_GPU");
-  return v && *v && std::string(v) != "0";
-}
 
 #define ADI_GPU_TEST_PRELUDE()                                                             \
   do {                                                                                     \

@@ -3,6 +3,8 @@
 // ADI_REQUIRE_GPU=1), a throwing CUDA check, and a device buffer that is
 // poisoned before every kernel. For .cu test sources only.
 
+#include "gpu_required.hpp"
+
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -13,12 +15,6 @@
 #include <vector>
 
 namespace adi::test {
-
-/// ADI_REQUIRE_GPU=1: a missing device is a failure, not a skip.
-inline bool gpu_required() {
-  const char* s = std::getenv("ADI_REQUIRE_GPU");
-  return s && std::strcmp(s, "1") == 0;
-}
 
 /// "" when a CUDA device is usable, else why not (asked once per process).
 inline const std::string& gpu_unavailable_reason() {

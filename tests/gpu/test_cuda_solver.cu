@@ -156,21 +156,28 @@ TEST_P(CudaLines, GeneralIsEquivalentToRefF32) {
 std::vector<Case> all_cases() {
   std::vector<Case> cs;
   for (Axis a : {Axis::X, Axis::Y, Axis::Z})
-    for (index_t n : {3, 31, 33, 97, 257, 1000, 2100})
+    // 64, 512, 1024, 2048: lengths that fill their segments exactly (no
+    // ragged last segment), where an off-by-one at a segment end would hide
+    // behind the ragged sizes.
+    for (index_t n : {3, 31, 33, 64, 97, 257, 512, 1000, 1024, 2048, 2100})
       for (Kind k : {Kind::Packed, Kind::Padded, Kind::ZFastest}) cs.push_back({a, n, k});
   return cs;
 }
 INSTANTIATE_TEST_SUITE_P(Lines, CudaLines, ::testing::ValuesIn(all_cases()), case_name);
 
 // Every segment length the kernels are built for, forced through the
-// x_seg / yz_seg options (ADI_X_SEG / ADI_YZ_SEG), on a ragged line length.
+// x_seg / yz_seg options (ADI_X_SEG / ADI_YZ_SEG), on a ragged line length
+// and on one that fills all S segments exactly.
 TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
   for (Axis axis : {Axis::X, Axis::Y})
-    for (int I : {2, 4, 8, 16, 32, 64}) {
+    for (int I : {2, 4, 8, 16, 32, 64})
+    for (bool exact : {false, true}) {
       if (axis == Axis::Y && I == 2) continue;
-      const index_t n = axis == Axis::X ? 30 * I + 1 : 15 * I + 1;  // S = 32 (x) or 16 (y), last segment ragged
+      // S = 32 (x) or 16 (y) segments: the last one ragged, or all full.
+      const index_t S = axis == Axis::X ? 32 : 16;
+      const index_t n = exact ? S * I : (S - 2) * I + 1;
       const Layout3 L = axis == Axis::X ? Layout3::padded(n, 7, 3, n + 3, 7) : Layout3::packed(41, n, 3);
       SolverOptions opt;
       (axis == Axis::X ? opt.x_seg : opt.yz_seg) = I;

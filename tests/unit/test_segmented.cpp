@@ -35,8 +35,48 @@ TEST(SegmentedPlan, MatchesDenseLuOnRandomDominantLines) {
     }
 }
 
+/// The Douglas line matrices get worse conditioned as the mesh ratio r grows
+/// (kappa_inf ~ 1 + 4r: the rows are dominant by a margin of 1 against
+/// |b| = 1 + 2r), so a fixed forward-error tolerance fails now and then at
+/// r = 1e3 (seed 15955107199766276064: 1.06e-13 against 1e-13, n = 3) without
+/// anything being wrong. Two checks instead: the normwise backward error
+/// |b - A x| / (|A| |x| + |b|), which a stable solver keeps at a few eps
+/// whatever the conditioning, and the forward error against a bound scaled
+/// by kappa_inf(A) <= |A|_inf / min_i(|b_i| - |a_i| - |c_i|).
+struct LineErrors {
+  double forward = 0, backward = 0, kappa = 1;
+};
+LineErrors douglas_line_errors(const LineMatrix& m, int seg_len, SeededRng& rng) {
+  const auto plan = SegmentedPlan<double>::build(m, seg_len);
+  const std::size_t n = m.size();
+  std::vector<double> rhs(n);
+  for (auto& v : rhs) v = rng.uniform(-1, 1);
+  std::vector<double> x = rhs;
+  segmented_solve_reference(plan, x.data());
+  const auto ref = dense_lu_solve(m, rhs);
+  LineErrors e;
+  double worst = 0, scale = 1e-300, a_norm = 0, margin = INFINITY, x_norm = 0, b_norm = 0, r_norm = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    scale = std::max(scale, std::fabs(ref[i]));
+    worst = std::max(worst, std::fabs(x[i] - ref[i]));
+    a_norm = std::max(a_norm, std::fabs(m.a[i]) + std::fabs(m.b[i]) + std::fabs(m.c[i]));
+    margin = std::min(margin, std::fabs(m.b[i]) - std::fabs(m.a[i]) - std::fabs(m.c[i]));
+    long double ax = static_cast<long double>(m.b[i]) * x[i];
+    if (i > 0) ax += static_cast<long double>(m.a[i]) * x[i - 1];
+    if (i + 1 < n) ax += static_cast<long double>(m.c[i]) * x[i + 1];
+    r_norm = std::max(r_norm, static_cast<double>(std::fabs(static_cast<long double>(rhs[i]) - ax)));
+    x_norm = std::max(x_norm, std::fabs(x[i]));
+    b_norm = std::max(b_norm, std::fabs(rhs[i]));
+  }
+  e.forward = worst / scale;
+  e.backward = r_norm / (a_norm * x_norm + b_norm);
+  e.kappa = margin > 0 ? a_norm / margin : INFINITY;
+  return e;
+}
+
 TEST(SegmentedPlan, MatchesDenseLuOnDouglasMatrices) {
   SeededRng rng;
+  const double eps = std::numeric_limits<double>::epsilon();
   for (double ratio : {1e-4, 0.3, 5.0, 1e3})
     for (Boundary lo : {Boundary::Dirichlet, Boundary::Neumann})
       for (Boundary hi : {Boundary::Dirichlet, Boundary::Neumann})
@@ -49,7 +89,12 @@ TEST(SegmentedPlan, MatchesDenseLuOnDouglasMatrices) {
           const LineMatrix m = douglas_line_matrix(p, Axis::X);
           for (int I : {2, 4, 16, 32})
             if (static_cast<index_t>(I) * 32 >= n) {
-              EXPECT_LE(plan_error<double>(m, I, rng), 1e-13) << "ratio " << ratio << " n " << n << " I " << I;
+              const LineErrors e = douglas_line_errors(m, I, rng);
+              ASSERT_TRUE(std::isfinite(e.kappa)) << "a Douglas matrix is strictly dominant";
+              EXPECT_LE(e.backward, 16 * eps) << "ratio " << ratio << " n " << n << " I " << I;
+              // 1e-13 where kappa is small (as before), growing with kappa.
+              EXPECT_LE(e.forward, std::max(1e-13, 16 * eps * e.kappa))
+                  << "ratio " << ratio << " n " << n << " I " << I << " kappa <= " << e.kappa;
             }
         }
 }

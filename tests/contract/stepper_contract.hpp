@@ -1,0 +1,345 @@
+#pragma once
+// The stepper contract (issue #13.4): one typed test body that every backend
+// meets, instantiated per backend by CMake (tests/contract/CMakeLists.txt),
+// as Ginkgo compiles one kernel test per backend and Kokkos instantiates
+// TEST_EXECSPACE.
+//
+// Every check is against an oracle that does NOT come from the code under
+// test's matrices or stencils (scheme.hpp's douglas_line_matrix and the RHS
+// rows): a CPU<->GPU or MPI<->serial comparison cannot see a mutation of the
+// scheme, because both sides share that code (issue #13.6). The oracles:
+//   - round-off: U^n = g^n U^0 for the analytic mode (analytic.hpp), with g
+//     the Douglas amplification of the mode's exact discrete eigenvalues, on
+//     all-Dirichlet, all-Neumann and mixed faces;
+//   - order in time: on a fixed grid the mode's semi-discrete solution is
+//     exp(lambda_h t) U^0 (lambda_h written out below, not taken from the
+//     library), so refining dt alone must show order 2 (theta = 1/2);
+//   - order under refinement with dt ~ h against the exact continuous
+//     solution: order 2;
+//   - field_stats sees a NaN, an Inf and the max |u| placed anywhere;
+//   - run_phase(Rhs, SolveX, SolveY, SolveZ) is step(), bit for bit;
+//   - set/get and scatter/gather are exact round trips.
+//
+// A backend is a type B with:
+//   static std::string unavailable();    // "" or why (same on every rank)
+//   static bool requires_gpu();          // a skip fails with ADI_REQUIRE_GPU=1
+//   template <class T> static std::unique_ptr<Stepper<T>> make(const HeatProblem&);
+//   template <class T> static Box box(Stepper<T>&);  // this rank's nodes
+//   static bool root();                  // the rank that holds the gathered field
+//   static void reduce_max(double* v, int n);         // over the ranks
+// Every collective call (scatter, gather, field_stats, step) runs on every
+// rank; values are reduced before an EXPECT so that all ranks agree and none
+// returns early while others wait.
+
+#include "gpu_required.hpp"
+#include "test_util.hpp"
+
+#include <adi/analytic.hpp>
+#include <adi/decomposition.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adi::test::contract {
+
+template <class B, class T>
+struct Case {
+  using Backend = B;
+  using Real = T;
+};
+
+template <class T>
+constexpr bool is_f32() {
+  return std::is_same<T, float>::value;
+}
+
+/// The problems of the round-off checks: sizes that are not powers of two,
+/// unequal lengths and diffusivities so that no axis hides another.
+inline HeatProblem roundoff_problem(int faces) {
+  HeatProblem p;
+  p.n = {37, 29, 23};
+  p.length = {1.0, 0.8, 0.6};
+  p.alpha = {1.0, 0.5, 0.25};
+  p.dt = 2e-3;
+  if (faces == 1) {  // all Neumann
+    p.lo.fill(Boundary::Neumann);
+    p.hi.fill(Boundary::Neumann);
+  } else if (faces == 2) {  // mixed: each axis a different pair, each low face once Neumann
+    p.lo = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Neumann};
+    p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Dirichlet};
+  }
+  return p;
+}
+
+/// Runs `steps` from U^0 = the analytic mode (scattered from the root) and
+/// returns max |U - scale(steps) U^0| / max |scale U^0| over the whole field
+/// (inf for a non-finite value), the same on every rank.
+template <class C, class Scale>
+double mode_error(const HeatProblem& p, index_t steps, Scale scale) {
+  using B = typename C::Backend;
+  using T = typename C::Real;
+  std::vector<T> u;
+  if (B::root()) fill_analytic(p, u);
+  auto st = B::template make<T>(p);
+  st->scatter_field(B::root() ? u.data() : nullptr);
+  st->advance(steps);
+  std::vector<T> out(B::root() ? static_cast<std::size_t>(p.points()) : 0, poison<T>());
+  st->gather_field(B::root() ? out.data() : nullptr);
+  double err = 0.0;
+  if (B::root()) {
+    const ErrorNorms e = compare_with_mode(p, out, scale(steps));
+    bool finite = true;
+    for (const T v : out) finite = finite && std::isfinite(static_cast<double>(v));
+    err = finite ? e.rel_max() : INFINITY;
+  }
+  B::reduce_max(&err, 1);
+  return err;
+}
+
+/// The mode's exact discrete eigenvalue of L_h (not dt L_h), written out here
+/// from the mode's wavenumbers: sum_a -4 alpha_a / h_a^2 sin^2(k_a h_a / 2).
+inline double semi_discrete_rate(const HeatProblem& p) {
+  const double pi = 3.14159265358979323846;
+  double lambda = 0.0;
+  for (int a = 0; a < 3; ++a) {
+    const bool same = (p.lo[a] == Boundary::Dirichlet) == (p.hi[a] == Boundary::Dirichlet);
+    const double k = (same ? pi : pi / 2.0) / p.length[a];
+    const double h = p.spacing(a);
+    const double s = std::sin(0.5 * k * h);
+    lambda -= 4.0 * p.alpha[a] / p.capacity / (h * h) * s * s;
+  }
+  return lambda;
+}
+
+template <class C>
+class StepperContract : public ::testing::Test {};
+TYPED_TEST_SUITE_P(StepperContract);
+
+/// First statement of every contract test: skip where the backend cannot run
+/// (no device), fail instead for GPU backends under ADI_REQUIRE_GPU=1.
+#define ADI_CONTRACT_PRELUDE()                                                                   \
+  do {                                                                                           \
+    const std::string adi_why_ = TypeParam::Backend::unavailable();                              \
+    if (!adi_why_.empty()) {                                                                     \
+      if (TypeParam::Backend::requires_gpu() && ::adi::test::gpu_required())                     \
+        FAIL() << "ADI_REQUIRE_GPU=1 but " << adi_why_;                                          \
+      GTEST_SKIP() << adi_why_;                                                                  \
+    }                                                                                            \
+  } while (0)
+
+/// U^25 = g^25 U^0 to round-off: 25 steps of a mode that decays to about
+/// 0.3 (Dirichlet), so a wrong coefficient anywhere shows at once.
+template <class C>
+void check_roundoff(int faces, const char* what) {
+  using T = typename C::Real;
+  const HeatProblem p = roundoff_problem(faces);
+  const double g = analytic_mode(p).amplification;
+  const double err = mode_error<C>(p, 25, [&](index_t n) { return std::pow(g, static_cast<double>(n)); });
+  if (C::Backend::root()) std::cout << "[ roundoff ] " << what << ": " << err << std::endl;
+  EXPECT_LE(err, is_f32<T>() ? 5e-6 : 1e-12) << what << " faces, g = " << g;
+}
+
+TYPED_TEST_P(StepperContract, RoundoffAgainstAnalyticDirichlet) {
+  ADI_CONTRACT_PRELUDE();
+  check_roundoff<TypeParam>(0, "Dirichlet");
+}
+TYPED_TEST_P(StepperContract, RoundoffAgainstAnalyticAllNeumann) {
+  ADI_CONTRACT_PRELUDE();
+  check_roundoff<TypeParam>(1, "all-Neumann");
+}
+TYPED_TEST_P(StepperContract, RoundoffAgainstAnalyticMixed) {
+  ADI_CONTRACT_PRELUDE();
+  check_roundoff<TypeParam>(2, "mixed");
+}
+
+/// dt halved twice on a fixed mixed-face grid against exp(lambda_h t) U^0:
+/// the time error alone, order 2 for theta = 1/2 (order 1 if theta is lost
+/// on one side of the scheme).
+TYPED_TEST_P(StepperContract, SecondOrderInTime) {
+  ADI_CONTRACT_PRELUDE();
+  using T = typename TypeParam::Real;
+  HeatProblem p = roundoff_problem(2);
+  p.n = {25, 21, 17};
+  const double t_end = 0.08;
+  const double lambda = semi_discrete_rate(p);
+  std::vector<double> err;
+  for (index_t steps : {4, 8, 16}) {
+    p.dt = t_end / static_cast<double>(steps);
+    err.push_back(mode_error<TypeParam>(p, steps, [&](index_t) { return std::exp(lambda * t_end); }));
+  }
+  if (TypeParam::Backend::root())
+    std::cout << "[ order    ] time: " << err[0] << " " << err[1] << " " << err[2] << std::endl;
+  // fp32 round-off (~1e-6) is well below the finest time error here.
+  for (std::size_t i = 1; i < err.size(); ++i) {
+    const double order = std::log2(err[i - 1] / err[i]);
+    EXPECT_GE(order, 1.85) << "dt / " << (1 << i) << ": errors " << err[i - 1] << " -> " << err[i];
+    EXPECT_LE(order, 2.15) << "dt / " << (1 << i) << ": errors " << err[i - 1] << " -> " << err[i];
+  }
+  EXPECT_GT(err.back(), is_f32<T>() ? 2e-5 : 1e-10) << "the time error must dominate round-off for the order to mean anything";
+}
+
+/// h and dt halved together (dt ~ h) against the exact continuous solution
+/// exp(-rate t) of mixed faces: order 2 in space and time together.
+TYPED_TEST_P(StepperContract, SecondOrderUnderRefinement) {
+  ADI_CONTRACT_PRELUDE();
+  HeatProblem p = roundoff_problem(2);
+  const double t_end = 0.05;
+  const double rate = analytic_mode(p).decay_rate;
+  std::vector<double> err;
+  for (index_t cells : {10, 20, 40}) {
+    for (int a = 0; a < 3; ++a)
+      p.n[a] = static_cast<index_t>(std::llround(cells * p.length[a])) + 1;
+    const index_t steps = cells / 2;
+    p.dt = t_end / static_cast<double>(steps);
+    err.push_back(mode_error<TypeParam>(p, steps, [&](index_t) { return std::exp(-rate * t_end); }));
+  }
+  if (TypeParam::Backend::root())
+    std::cout << "[ order    ] h and dt: " << err[0] << " " << err[1] << " " << err[2] << std::endl;
+  for (std::size_t i = 1; i < err.size(); ++i) {
+    const double order = std::log2(err[i - 1] / err[i]);
+    EXPECT_GE(order, 1.8) << "level " << i << ": errors " << err[i - 1] << " -> " << err[i];
+    EXPECT_LE(order, 2.2) << "level " << i << ": errors " << err[i - 1] << " -> " << err[i];
+  }
+}
+
+/// field_stats over the whole field: the max |u| and a NaN or an Inf put at
+/// the last node (on the last rank of a distributed run) or the first.
+TYPED_TEST_P(StepperContract, FieldStatsSeeNaNInfAndMax) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  const HeatProblem p = roundoff_problem(2);
+  const std::size_t n = static_cast<std::size_t>(p.points());
+  std::vector<T> u(B::root() ? n : 0, T(0.25));
+  auto st = B::template make<T>(p);
+  const std::size_t places[] = {0, n / 2 + 7, n - 1};
+  for (std::size_t at : places) {
+    if (B::root()) {
+      std::fill(u.begin(), u.end(), T(0.25));
+      u[at] = T(-3.5);
+    }
+    st->scatter_field(B::root() ? u.data() : nullptr);
+    const FieldStats s = st->field_stats();
+    EXPECT_TRUE(s.finite) << "node " << at;
+    EXPECT_EQ(s.max_abs, 3.5) << "node " << at;
+    if (B::root()) u[at] = std::numeric_limits<T>::quiet_NaN();
+    st->scatter_field(B::root() ? u.data() : nullptr);
+    EXPECT_FALSE(st->field_stats().finite) << "NaN at node " << at;
+    if (B::root()) u[at] = -std::numeric_limits<T>::infinity();
+    st->scatter_field(B::root() ? u.data() : nullptr);
+    EXPECT_FALSE(st->field_stats().finite) << "-Inf at node " << at;
+  }
+  // A NaN survives a step and is still seen (a step must not launder it).
+  if (B::root()) {
+    std::fill(u.begin(), u.end(), T(0.25));
+    u[n / 3] = std::numeric_limits<T>::quiet_NaN();
+  }
+  st->scatter_field(B::root() ? u.data() : nullptr);
+  st->step();
+  EXPECT_FALSE(st->field_stats().finite) << "NaN after one step";
+}
+
+/// The phases a benchmark times, run in order, are the step.
+TYPED_TEST_P(StepperContract, PhasesComposeToAStep) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  for (int faces = 0; faces < 3; ++faces) {
+    const HeatProblem p = roundoff_problem(faces);
+    SeededRng rng;
+    std::vector<T> u0(B::root() ? static_cast<std::size_t>(p.points()) : 0);
+    for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+    auto a = B::template make<T>(p);
+    auto b = B::template make<T>(p);
+    a->scatter_field(B::root() ? u0.data() : nullptr);
+    b->scatter_field(B::root() ? u0.data() : nullptr);
+    for (int s = 0; s < 2; ++s) {
+      a->step();
+      for (Phase ph : {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ}) b->run_phase(ph);
+    }
+    std::vector<T> ua(u0.size(), poison<T>()), ub(u0.size(), poison<T>());
+    a->gather_field(B::root() ? ua.data() : nullptr);
+    b->gather_field(B::root() ? ub.data() : nullptr);
+    double differ = B::root() && std::memcmp(ua.data(), ub.data(), ua.size() * sizeof(T)) != 0 ? 1.0 : 0.0;
+    double moved = B::root() && ua != u0 ? 1.0 : 0.0;
+    B::reduce_max(&differ, 1);
+    B::reduce_max(&moved, 1);
+    EXPECT_EQ(differ, 0.0) << "faces " << faces << ": phases != step";
+    EXPECT_EQ(moved, 1.0) << "faces " << faces << ": the step left the field unchanged";
+  }
+}
+
+/// set_field/get_field move this rank's box, scatter/gather the whole field,
+/// exactly; outputs are poisoned first so an element nobody wrote fails.
+TYPED_TEST_P(StepperContract, FieldRoundTrips) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  const HeatProblem p = roundoff_problem(2);
+  SeededRng rng;
+  std::vector<T> u(static_cast<std::size_t>(p.points()));
+  for (auto& v : u) v = static_cast<T>(rng.uniform(-1, 1));  // only the root's draw is scattered
+  auto st = B::template make<T>(p);
+
+  st->scatter_field(B::root() ? u.data() : nullptr);
+  std::vector<T> back(B::root() ? u.size() : 0, poison<T>());
+  st->gather_field(B::root() ? back.data() : nullptr);
+  double bad = B::root() && std::memcmp(back.data(), u.data(), u.size() * sizeof(T)) != 0 ? 1.0 : 0.0;
+  B::reduce_max(&bad, 1);
+  EXPECT_EQ(bad, 0.0) << "gather(scatter(u)) != u";
+
+  const Box b = B::template box<T>(*st);
+  std::vector<T> mine(static_cast<std::size_t>(b.points()), poison<T>());
+  // Write a box of our own, distinct per node, and read it back whole.
+  for (index_t k = 0; k < b.size[2]; ++k)
+    for (index_t j = 0; j < b.size[1]; ++j)
+      for (index_t i = 0; i < b.size[0]; ++i) {
+        const index_t g = (b.begin[0] + i) + p.n[0] * ((b.begin[1] + j) + p.n[1] * (b.begin[2] + k));
+        mine[static_cast<std::size_t>(i + b.size[0] * (j + b.size[1] * k))] = static_cast<T>(g % 1000) - T(500);
+      }
+  st->set_field(mine.data());
+  std::vector<T> again(mine.size(), poison<T>());
+  st->get_field(again.data());
+  bad = std::memcmp(again.data(), mine.data(), mine.size() * sizeof(T)) != 0 ? 1.0 : 0.0;
+  B::reduce_max(&bad, 1);
+  EXPECT_EQ(bad, 0.0) << "get_field(set_field(box)) != box";
+  std::fill(back.begin(), back.end(), poison<T>());
+  st->gather_field(B::root() ? back.data() : nullptr);
+  bad = 0.0;
+  if (B::root())
+    for (std::size_t g = 0; g < back.size(); ++g)
+      if (back[g] != static_cast<T>(static_cast<index_t>(g) % 1000) - T(500)) bad = 1.0;
+  B::reduce_max(&bad, 1);
+  EXPECT_EQ(bad, 0.0) << "the boxes set on the ranks do not gather to the global field";
+}
+
+REGISTER_TYPED_TEST_SUITE_P(StepperContract, RoundoffAgainstAnalyticDirichlet, RoundoffAgainstAnalyticAllNeumann,
+                            RoundoffAgainstAnalyticMixed, SecondOrderInTime, SecondOrderUnderRefinement,
+                            FieldStatsSeeNaNInfAndMax, PhasesComposeToAStep, FieldRoundTrips);
+
+/// A single-process backend (cpu, cuda): the box is the whole grid.
+template <adi::Backend kBackend>
+struct SerialBackend {
+  static std::string unavailable() {
+    if (kBackend == adi::Backend::Cuda) return cuda_unavailable_reason();
+    return {};
+  }
+  static bool requires_gpu() { return kBackend == adi::Backend::Cuda; }
+  template <class T>
+  static std::unique_ptr<Stepper<T>> make(const HeatProblem& p) {
+    return make_stepper<T>(p, kBackend);
+  }
+  template <class T>
+  static Box box(Stepper<T>& st) {
+    Box b;
+    b.size = st.problem().n;
+    return b;
+  }
+  static bool root() { return true; }
+  static void reduce_max(double*, int) {}
+};
+
+}  // namespace adi::test::contract
