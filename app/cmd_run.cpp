@@ -111,7 +111,7 @@ int cmd_run(const RunOptions& o) {
   collectively([&] {
     if (!root) return;
     check_memory(plan.memory);
-    check_paths(plan, o.overwrite);
+    check_paths(plan, o.overwrite, o.discard_after_checkpoint);
     probe_inputs(plan, o.env.app);
   });
 

@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
   c_run->add_flag("--dry-run", run.dry_run,
                   "print the resolved config and the memory the run needs, and stop (exit 7 if it does not fit)");
   c_run->add_flag("--overwrite", run.overwrite, "replace an existing output file");
+  c_run->add_flag("--discard-after-checkpoint", run.discard_after_checkpoint,
+                  "with --restart: allow deleting output steps after the checkpoint that this run will not write "
+                  "again (refused otherwise, exit 2)");
   c_run->add_option("--restart", run.restart,
                     "continue from this checkpoint (the config defaults to the one stored in it)");
 

@@ -222,7 +222,52 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
   });
 }
 
-void check_paths(const RunPlan& plan, bool overwrite) {
+namespace {
+
+std::string list_steps(const std::vector<index_t>& v) {
+  std::string s;
+  const std::size_t shown = std::min<std::size_t>(v.size(), 12);
+  for (std::size_t q = 0; q < shown; ++q) s += (q ? ", " : "") + std::to_string(v[q]);
+  if (shown < v.size()) s += ", ... (" + std::to_string(v.size()) + " in all)";
+  return s;
+}
+
+/// A restart continues the output from the checkpoint's step: the steps the
+/// file holds after it are deleted and written again. Those the restarted
+/// run will not write again (past its last step, or no longer on its output
+/// schedule) would be lost for good: refused unless asked for.
+void check_restart_keeps_outputs(const RunPlan& plan, bool discard_allowed) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(plan.output, ec))) return;
+  std::vector<index_t> held;
+  try {
+    held = io::output_file_steps(plan.output);
+  } catch (const io::IoError&) {
+    return;  // reopen() says what is wrong with it, before changing it
+  }
+  const OutputSchedule schedule(plan.config, true);
+  const index_t from = plan.restart_state.step;
+  std::vector<index_t> lost;
+  for (const index_t s : held)
+    if (s > from && (s > schedule.steps() || !schedule.output_due(s))) lost.push_back(s);
+  if (lost.empty()) return;
+  if (discard_allowed) {
+    spdlog::warn("{}: discarding the steps {} written after the checkpoint's step {} (--discard-after-checkpoint)",
+                 plan.output, list_steps(lost), from);
+    return;
+  }
+  throw io::ConfigError(
+      plan.restart, "--restart",
+      "continuing from step " + std::to_string(from) + " would delete the steps " + list_steps(lost) + " of " +
+          plan.output + ", which this run (" + std::to_string(schedule.steps()) +
+          " steps) would not write again; pass --discard-after-checkpoint to delete them, or choose another "
+          "output.file",
+      __FILE__, __LINE__);
+}
+
+}  // namespace
+
+void check_paths(const RunPlan& plan, bool overwrite, bool discard_after_checkpoint) {
   const io::RunConfig& c = plan.config;
   if (!plan.output.empty()) {
     if (same_file(plan.output, plan.checkpoint))
@@ -240,6 +285,7 @@ void check_paths(const RunPlan& plan, bool overwrite) {
                                 "the run that wrote it",
                             __FILE__, __LINE__);
     }
+    if (!plan.restart.empty()) check_restart_keeps_outputs(plan, discard_after_checkpoint);
     probe_create(plan.output + ".tmp", "output file '" + plan.output + "'");
   }
   const bool checkpoints_configured =

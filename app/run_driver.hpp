@@ -50,8 +50,10 @@ RunPlan plan_run(const RunOptions& o);
 void probe_inputs(const RunPlan& plan, const AppOptions& a);
 
 /// Refuses to replace an existing output without --overwrite (IoError), and
-/// output/checkpoint/input paths that coincide (ConfigError).
-void check_paths(const RunPlan& plan, bool overwrite);
+/// output/checkpoint/input paths that coincide (ConfigError), and a restart
+/// that would delete output steps it does not write again (ConfigError,
+/// unless `discard_after_checkpoint`).
+void check_paths(const RunPlan& plan, bool overwrite, bool discard_after_checkpoint);
 
 struct RunReport {
   index_t start_step = 0;  ///< 0, or the restart step

@@ -437,6 +437,35 @@ bool recover_output(const std::string& path) {
   return detail::undo_recover(path, detail::journal_path_for(path));
 }
 
+std::vector<index_t> output_file_steps(const std::string& path) {
+  detail::init_hdf5();
+  const std::string ctx = "output file '" + path + "'";
+  detail::undo_recover(path, detail::journal_path_for(path));
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(ctx + ": not a readable HDF5 file", __FILE__, __LINE__);
+  }
+  H5Id file(ADI_H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), ctx, "cannot open"), H5Fclose);
+  const hid_t f = file.get();
+  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
+    throw IoError(ctx + ": not an adi3d output file", __FILE__, __LINE__);
+  std::vector<index_t> steps;
+  H5Id sg = detail::open_group(f, "/steps", ctx);
+  H5G_info_t info;
+  ADI_H5_CHECK(H5Gget_info(sg.get(), &info), ctx, "cannot list /steps");
+  for (hsize_t q = 0; q < info.nlinks; ++q) {
+    char name[256];
+    ADI_H5_CHECK(H5Lget_name_by_idx(sg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
+                 ctx, "cannot list /steps");
+    const std::string ds = std::string("/steps/") + name + "/u";
+    if (!detail::path_exists(f, ds)) continue;  // a write that never completed: nothing to lose
+    H5Id d(ADI_H5_CHECK(H5Dopen2(f, ds.c_str(), H5P_DEFAULT), ctx, "cannot open " + ds), H5Dclose);
+    steps.push_back(detail::read_int_attr(d.get(), "step", ctx + ":" + ds));
+  }
+  std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
 bool GridFile::has_step(index_t step) const {
   return std::any_of(impl_->steps.begin(), impl_->steps.end(), [&](const OutputStep& s) { return s.step == step; });
 }
