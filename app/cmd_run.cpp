@@ -13,6 +13,8 @@
 #include <adi/mpi.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 
@@ -93,6 +95,7 @@ int cmd_run(const RunOptions& o) {
   const bool root = mpi::world_rank() == 0;
   RunPlan plan;
   collectively([&] { plan = plan_run(o); });
+  if (!o.dry_run) stop_if_signalled("while reading the config and the inputs");
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
   if (root) warn_if_high_frequencies_poorly_damped(c);
@@ -114,6 +117,7 @@ int cmd_run(const RunOptions& o) {
     check_paths(plan, o.overwrite, o.discard_after_checkpoint);
     probe_inputs(plan, o.env.app);
   });
+  stop_if_signalled("while checking the inputs");
 
   spdlog::debug("resolved config:\n{}", c.resolved_yaml);
   spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
@@ -124,7 +128,19 @@ int cmd_run(const RunOptions& o) {
   // missing it means the stepper did not take the Douglas step (exit 4).
   RoundoffVerdict roundoff;
   if (r.have_error) roundoff = roundoff_verdict(r.discrete, c.precision, c.steps);
-  if (root) print_summary(plan, r, roundoff);
+  // SIGPIPE is ignored (signals.hpp): a closed stdout fails here instead of
+  // killing a run whose files are complete; say so, and exit 3.
+  bool summary_failed = false;
+  if (root) {
+    print_summary(plan, r, roundoff);
+    errno = 0;
+    summary_failed = std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (summary_failed)
+      std::fprintf(stderr,
+                   "adi3d: error: the run %s and its files are written, but its summary could not be written to "
+                   "stdout (%s)\n",
+                   r.interrupted ? "stopped with a checkpoint" : "is complete", std::strerror(errno ? errno : EPIPE));
+  }
   double missed = roundoff.missed() ? 1.0 : 0.0;  // rank 0's verdict, on every rank
   if (plan.ranks > 1) mpi::allreduce_max(&missed, 1);
   if (root && roundoff.missed())
@@ -141,7 +157,8 @@ int cmd_run(const RunOptions& o) {
     mpi::barrier();
   }
   if (r.interrupted) return kCheckpointed;
-  return missed > 0 ? kValidationFailed : kOk;
+  if (missed > 0) return kValidationFailed;
+  return summary_failed ? kIoError : kOk;
 }
 
 }  // namespace adi::app

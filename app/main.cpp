@@ -10,6 +10,7 @@
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "memory.hpp"
+#include "signals.hpp"
 
 #include <adi/io/io.hpp>
 #include <adi/mpi.hpp>
@@ -25,6 +26,9 @@ using namespace adi;
 using namespace adi::app;
 
 int main(int argc, char** argv) {
+  // Before anything else: a signal during set-up must not kill the process
+  // by its default action (signals.hpp).
+  install_signal_handlers();
   mpi::Session session(&argc, &argv);
   const int rank = mpi::world_rank(), ranks = mpi::world_size();
   CLI::App app{"adi3d: the 3D heat equation by ADI (Douglas) on GPUs and CPUs"};
@@ -94,9 +98,8 @@ int main(int argc, char** argv) {
   }
   setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal, rank);
   run.quiet = quiet;
-  // A full file-size limit (ulimit -f) must fail the write with EFBIG, which
-  // is reported and cleaned up, rather than kill the process mid-write.
-  std::signal(SIGXFSZ, SIG_IGN);
+  // Only `run` stops gracefully; the other commands keep the default actions.
+  if (!c_run->parsed()) default_signal_handling();
 
   // Several copies that do not talk to each other (a build without MPI, or
   // ADI_MPI=0) would each run the whole case and write the same files.

@@ -125,12 +125,27 @@ constexpr double kProbeHeaderBytes = 1024.0 * 1024 * 1024;
 /// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
 /// slow disk should not stop a run, hence generous. ADI_ISOLATE_READS=0:
 /// no child at all.
-io::ProbeLimits header_limits(const AppOptions& a) { return {a.isolate_reads, a.read_timeout_s, kProbeHeaderBytes}; }
+/// A signal stops the read (the child is killed) and the run (exit 75).
+bool signalled() { return SignalGuard::stop_requested() != 0; }
+io::ProbeLimits header_limits(const AppOptions& a) {
+  return {a.isolate_reads, a.read_timeout_s, kProbeHeaderBytes, signalled};
+}
 io::ProbeLimits data_limits(const AppOptions& a, const std::string& path, double field_bytes) {
   std::error_code ec;
   const auto bytes = fs::file_size(path, ec);
   return {a.isolate_reads, a.read_timeout_s + (ec ? 0.0 : static_cast<double>(bytes) / 20e6),
-          kProbeHeaderBytes + 2.0 * field_bytes};
+          kProbeHeaderBytes + 2.0 * field_bytes, signalled};
+}
+void probe_read(const std::string& file, const std::string& what, const std::function<void()>& read,
+                const io::ProbeLimits& limits) {
+  try {
+    io::probe_in_child(file, what, read, limits);
+  } catch (const io::ProbeInterrupted&) {
+    throw StoppedBySignal(std::string(signal_name(SignalGuard::stop_requested())) + " received while reading " +
+                              file + " (" + what + "): stopped before the first step; nothing was written (run the "
+                              "same command again)",
+                          __FILE__, __LINE__);
+  }
 }
 
 }  // namespace
@@ -143,7 +158,7 @@ RunPlan plan_run(const RunOptions& o) {
   io::RunConfig& c = plan.config;
   if (!o.restart.empty()) {
     plan.restart = o.restart;
-    io::probe_in_child(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
+    probe_read(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
                        header_limits(o.env.app));
     plan.restart_state = io::read_checkpoint_state(o.restart);
     const io::RunConfig stored =
@@ -174,7 +189,7 @@ RunPlan plan_run(const RunOptions& o) {
     plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic;
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       const std::string file = resolve_input(c, c.initial.file);
-      io::probe_in_child(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
+      probe_read(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
                          header_limits(o.env.app));
       plan.initial = io::inspect_field(file, c.initial.dataset);
       io::apply_field_geometry(c, *plan.initial);
@@ -213,11 +228,11 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
   dispatch_precision(plan.config.precision, [&](auto tag) {
     using T = decltype(tag);
     if (!plan.restart.empty())
-      io::probe_in_child(plan.restart, "checkpoint",
+      probe_read(plan.restart, "checkpoint",
                          [&] { (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state); },
                          data_limits(a, plan.restart, field));
     else if (plan.initial)
-      io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
+      probe_read(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
                          data_limits(a, plan.initial->file, field));
   });
 }
@@ -797,7 +812,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   io::Provenance prov =
       io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
   if (m.collective) share_provenance(prov);
-  SignalGuard guard;
+  stop_if_signalled("while setting up the run");
   RunWriters<T> writers(plan, m, std::move(prov), rs.part);
   writers.open(init.step);
 

@@ -10,7 +10,11 @@ ctest test. Every case snapshots the files it did not mean adi3d to change
 
 import hashlib
 import os
+import re
 import shutil
+import signal
+import subprocess
+import time
 
 import h5py
 import numpy as np
@@ -179,8 +183,119 @@ def t_end_below_dt(a):
     T.run(a, ["run", "case.yaml", "--set", "time.t_end=1e-13"], cwd=a.work, match=[r"time +1 steps of dt = 1e-13 s"])
 
 
+# ---- class 5: signals outside the time loop -----------------------------------
+
+HANG = os.path.join("tests", "integration", "data", "hdf5_hangs_reading_attribute.h5")
+
+
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def start_reading_forever(a, d, extra_env=None):
+    """adi3d run --restart on a checkpoint whose read never ends (the HDF5
+    library loops on it): the run sits in its input read-check (a child
+    process) for as long as the test likes. Returns the process once the
+    child runs."""
+    shutil.copy(os.path.join(a.source, HANG), os.path.join(d, "ck.h5"))
+    e = T.env()
+    e.update(extra_env or {"ADI_READ_TIMEOUT": "100"})
+    cmd = [a.adi3d, "run", "--restart", "ck.h5"]
+    print("$ (cd %s && %s) &" % (d, " ".join(cmd)), flush=True)
+    p = subprocess.Popen(cmd, cwd=d, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.time() + 60
+    while not children(p.pid):
+        T.check(p.poll() is None and time.time() < end, "the read-check child did not start (exit %s)" % p.poll())
+        time.sleep(0.01)
+    return p
+
+
+def signal_during_input_read(a):
+    # SIGTERM, SIGUSR1, SIGHUP and SIGINT while the inputs are read killed
+    # adi3d by the default action (exit 143, 138, 129, 130: no requeue).
+    for sig in (signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP, signal.SIGINT):
+        d = os.path.join(a.work, sig.name)
+        os.makedirs(d)
+        p = start_reading_forever(a, d)
+        before = snapshot(d)
+        os.kill(p.pid, sig)
+        out, err = p.communicate(timeout=60)
+        print(out + err, flush=True)
+        T.check(p.returncode == 75, "%s during the input read: expected exit 75, got %d" % (sig.name, p.returncode))
+        T.check(re.search(r"adi3d: stopped: %s received while reading ck\.h5 \(checkpoint\): stopped before "
+                          r"the first step; nothing was written" % sig.name, err), "no message naming %s" % sig.name)
+        unchanged(before, d, sig.name + " during the input read")
+
+
+def sighup_mid_run(a):
+    # SIGHUP (a closed terminal or ssh session) is a stop like SIGTERM: a
+    # checkpoint, the output closed "interrupted", exit 75.
+    d = case(os.path.join(a.work, "hup"), steps=100000)
+    p = T.start(a, ["run", "case.yaml", "--set", "log.every=50", "--set", "grid.nx=41", "--set", "checkpoint.every=0",
+                    "--set", "output.every=0"], cwd=d)
+    T.wait_for_line(p, r"step [0-9]+/100000")
+    p.send_signal(signal.SIGHUP)
+    rc, out = T.finish(p)
+    T.check(rc == 75, "expected exit 75 after SIGHUP, got %d" % rc)
+    T.check("INTERRUPTED by SIGHUP" in out, "the summary does not name SIGHUP")
+    with h5py.File(os.path.join(d, "out.h5"), "r") as f:
+        T.check(f.attrs["status"] == "interrupted", "output status %s" % f.attrs["status"])
+    with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
+        print("checkpoint at step %d" % f.attrs["step"])
+
+
+def closed_stdout(a):
+    # A closed stdout pipe (adi3d run ... | head -0): SIGPIPE killed the
+    # finished run (exit 141, no summary, no word). Now the write fails, is
+    # reported, and the files are complete.
+    d = case(os.path.join(a.work, "pipe"), steps=20)
+    r, w = os.pipe()
+    os.close(r)
+    cmd = [a.adi3d, "run", "case.yaml"]
+    print("$ (cd %s && %s | <closed>)" % (d, " ".join(cmd)), flush=True)
+    p = subprocess.run(cmd, cwd=d, env=T.env(), stdout=w, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(w)
+    print(p.stderr, flush=True)
+    T.check(p.returncode == 3, "expected exit 3, got %d" % p.returncode)
+    T.check(re.search(r"adi3d: error: the run is complete and its files are written, but its summary could not "
+                      r"be written to stdout \(Broken pipe\)", p.stderr), "no message about the summary")
+    with h5py.File(os.path.join(d, "out.h5"), "r") as f:
+        T.check(f.attrs["status"] == "complete", "output status %s" % f.attrs["status"])
+
+
+def read_check_stopped(a):
+    # The read-check child stopped (SIGSTOP) was reported as a damaged file
+    # that hangs HDF5. Its limit is CPU time now; a child that is stopped
+    # is reported as stopped, and the file is not called damaged.
+    d = os.path.join(a.work, "stopped")
+    os.makedirs(d)
+    p = start_reading_forever(a, d, {"ADI_READ_TIMEOUT": "1"})
+    for c in children(p.pid):
+        os.kill(c, signal.SIGSTOP)
+    out, err = p.communicate(timeout=120)
+    print(out + err, flush=True)
+    T.check(p.returncode == 3, "expected exit 3, got %d" % p.returncode)
+    T.check(re.search(r"ck\.h5: checkpoint: the process reading it \(pid [0-9]+\) was stopped \(SIGSTOP or a "
+                      r"suspend\)", err), "the message does not say the reader was stopped")
+    T.check("damaged" not in err.replace("not known to be damaged", ""), "a stopped reader called the file damaged")
+    # And the same file not stopped: a CPU-time limit, the file damaged.
+    d = os.path.join(a.work, "running")
+    os.makedirs(d)
+    p = start_reading_forever(a, d, {"ADI_READ_TIMEOUT": "1"})
+    out, err = p.communicate(timeout=120)
+    print(out + err, flush=True)
+    T.check(p.returncode == 3, "expected exit 3, got %d" % p.returncode)
+    T.check(re.search(r"reading it did not finish within 1 s of CPU time \(the HDF5 library loops on it\)", err),
+            "no CPU-time message")
+
+
 CASES = {f.__name__: f for f in (restart_discards_steps, checkpoint_edited, checkpoint_without_checksum,
-                                 config_empty_key, time_overflow, t_end_below_dt)}
+                                 config_empty_key, time_overflow, t_end_below_dt, signal_during_input_read,
+                                 sighup_mid_run, closed_stdout, read_check_stopped)}
 
 
 def body():
