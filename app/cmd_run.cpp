@@ -114,7 +114,7 @@ int cmd_run(const RunOptions& o) {
   collectively([&] {
     if (!root) return;
     check_memory(plan.memory);
-    check_paths(plan, o.overwrite, o.discard_after_checkpoint);
+    check_paths(plan, o);
     probe_inputs(plan, o.env.app);
   });
   stop_if_signalled("while checking the inputs");

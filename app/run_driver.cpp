@@ -27,6 +27,7 @@
 #include <functional>
 #include <filesystem>
 #include <limits>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace adi::app {
@@ -94,7 +95,6 @@ void probe_create(const std::string& path, const std::string& what) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    if (err == EEXIST) return;  // a stale temporary: it will be replaced
     throw io::IoError(what + ": cannot create " + path + " (" + std::strerror(err) + ")", __FILE__, __LINE__);
   }
   ::close(fd);
@@ -282,8 +282,160 @@ void check_restart_keeps_outputs(const RunPlan& plan, bool discard_allowed) {
 
 }  // namespace
 
-void check_paths(const RunPlan& plan, bool overwrite, bool discard_after_checkpoint) {
+namespace {
+
+/// What a path names, resolved before anything is written: the folder's
+/// real path plus the name (symlinks, "..", relative folders), and the
+/// device and inode of what is there (hard links, a symlink's target).
+struct PathId {
+  std::string role;  ///< "output.file", "the initial field", ...
+  std::string path;  ///< as given
+  bool written = false;
+  std::string name;  ///< realpath(folder) + "/" + name
+  bool exists = false, is_link = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  mode_t mode = 0;  ///< of the name itself (lstat)
+};
+
+PathId identify(const std::string& role, const std::string& path, bool written) {
+  PathId id;
+  id.role = role;
+  id.path = path;
+  id.written = written;
+  const fs::path p(path);
+  std::error_code ec;
+  fs::path folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  fs::path real = fs::canonical(folder, ec);
+  id.name = (ec ? fs::weakly_canonical(fs::absolute(folder, ec), ec) : real).string() + "/" + p.filename().string();
+  struct stat ls, st;
+  if (::lstat(path.c_str(), &ls) == 0) {
+    id.exists = true;
+    id.mode = ls.st_mode;
+    id.is_link = S_ISLNK(ls.st_mode);
+    if (::stat(path.c_str(), &st) == 0) {
+      id.dev = st.st_dev;
+      id.ino = st.st_ino;
+    } else {
+      id.dev = ls.st_dev;
+      id.ino = ls.st_ino;
+    }
+  }
+  return id;
+}
+
+bool aliases(const PathId& a, const PathId& b) {
+  return a.name == b.name || (a.exists && b.exists && a.dev == b.dev && a.ino == b.ino);
+}
+
+const char* kind_of(mode_t m, bool link) {
+  if (link) return "a symbolic link";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  if (S_ISFIFO(m)) return "a pipe";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+/// Refuses every pair of the run's paths that name the same file (only the
+/// checkpoint may be the checkpoint given to --restart), and a file to be
+/// written that exists and is not a regular file: nothing is replaced but
+/// what adi3d itself wrote there (checked by the callers).
+void check_no_aliases(const std::vector<PathId>& ids) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const PathId& a = ids[i];
+    if (a.written && a.exists && (a.is_link || !S_ISREG(a.mode)))
+      throw io::IoError(a.role + " '" + a.path + "' exists and is " + kind_of(a.mode, a.is_link) +
+                            "; adi3d replaces only regular files it wrote itself: choose another name",
+                        __FILE__, __LINE__);
+    for (std::size_t j = 0; j < i; ++j) {
+      const PathId& b = ids[j];
+      if (!a.written && !b.written) continue;
+      if (a.role == "checkpoint.file" && b.role == "the checkpoint given to --restart") continue;
+      if (aliases(a, b))
+        throw io::ConfigError(a.path, a.role,
+                              "names the same file as " + b.role + " '" + b.path + "' (" + a.name +
+                                  "); the run would overwrite it: choose another name",
+                              __FILE__, __LINE__);
+    }
+  }
+}
+
+/// An existing file adi3d would replace must be what adi3d wrote there:
+/// read in a child (it may be anything) and checked.
+void require_adi3d_file(const std::string& path, const std::string& role, const std::function<void()>& check,
+                        const AppOptions& a) {
+  probe_read(path, role, check, header_limits(a));
+  check();
+}
+
+bool looks_like_adi3d_xdmf(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char buf[512] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const std::string head(buf, n);
+  return head.rfind("<?xml", 0) == 0 && head.find("<Xdmf") != std::string::npos;
+}
+
+}  // namespace
+
+/// The locks of this process' run (lock.hpp), held until it exits.
+std::vector<io::FileLock>& run_locks() {
+  static std::vector<io::FileLock> locks;
+  return locks;
+}
+
+void check_paths(const RunPlan& plan, const RunOptions& o) {
+  const bool overwrite = o.overwrite, discard_after_checkpoint = o.discard_after_checkpoint;
   const io::RunConfig& c = plan.config;
+  // First, one run per file: a second run on the same output or checkpoint
+  // fails here, having touched nothing (the checks below may repair a
+  // killed run's file, and the run then writes it).
+  if (!plan.output.empty()) run_locks().emplace_back(plan.output, "output file '" + plan.output + "'");
+  if (plan.output.empty() || !same_file(plan.output, plan.checkpoint))
+    run_locks().emplace_back(plan.checkpoint, "checkpoint '" + plan.checkpoint + "'");
+  // Every path the run reads or writes, resolved, before anything is written.
+  {
+    std::vector<PathId> ids;
+    if (!o.config.empty()) ids.push_back(identify("the config", o.config, false));
+    if (plan.initial) ids.push_back(identify("the initial field", plan.initial->file, false));
+    if (!plan.restart.empty()) ids.push_back(identify("the checkpoint given to --restart", plan.restart, false));
+    if (!plan.output.empty()) {
+      ids.push_back(identify("output.file", plan.output, true));
+      if (c.output.xdmf) ids.push_back(identify("the output's .xmf", io::xdmf_path_for(plan.output), true));
+      ids.push_back(identify("the output's journal", plan.output + ".journal", true));
+    }
+    ids.push_back(identify("checkpoint.file", plan.checkpoint, true));
+    check_no_aliases(ids);
+    for (const PathId& id : ids) {
+      if (!id.written || !id.exists) continue;
+      if (id.role == "output.file" && (overwrite || !plan.restart.empty())) {
+        // --overwrite replaces an adi3d output only; a restart continues one.
+        require_adi3d_file(id.path, "output file", [p = id.path] { (void)io::output_file_steps(p); }, o.env.app);
+      } else if (id.role == "the output's .xmf" && (overwrite || !plan.restart.empty())) {
+        if (!looks_like_adi3d_xdmf(id.path))
+          throw io::IoError("the output's .xmf '" + id.path +
+                                "' exists and is not an XDMF file adi3d wrote; move it away or choose another "
+                                "output.file",
+                            __FILE__, __LINE__);
+      } else if (id.role == "checkpoint.file" && !same_file(id.path, plan.restart)) {
+        // Replaced by the run's first checkpoint: only a checkpoint of the
+        // same case (grid and precision: what a restart would need) may be.
+        require_adi3d_file(
+            id.path, "checkpoint",
+            [&c, p = id.path] {
+              const io::CheckpointState st = io::read_checkpoint_state(p);
+              if (st.geometry.n != c.problem.n || st.precision != c.precision)
+                throw io::IoError(p + ": checkpoint.file exists and is a checkpoint of another run (another grid "
+                                      "or precision); move it away or choose another checkpoint.file",
+                                  __FILE__, __LINE__);
+            },
+            o.env.app);
+      }
+    }
+  }
   if (!plan.output.empty()) {
     if (same_file(plan.output, plan.checkpoint))
       throw io::ConfigError(c.source, "checkpoint.file",
@@ -301,15 +453,15 @@ void check_paths(const RunPlan& plan, bool overwrite, bool discard_after_checkpo
                             __FILE__, __LINE__);
     }
     if (!plan.restart.empty()) check_restart_keeps_outputs(plan, discard_after_checkpoint);
-    probe_create(plan.output + ".tmp", "output file '" + plan.output + "'");
+    probe_create(io::unique_temp_path(plan.output), "output file '" + plan.output + "'");
   }
   const bool checkpoints_configured =
       !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
   if (checkpoints_configured) {
-    probe_create(plan.checkpoint + ".tmp", "checkpoint '" + plan.checkpoint + "'");
+    probe_create(io::unique_temp_path(plan.checkpoint), "checkpoint '" + plan.checkpoint + "'");
   } else {
     try {
-      probe_create(plan.checkpoint + ".tmp", "checkpoint '" + plan.checkpoint + "'");
+      probe_create(io::unique_temp_path(plan.checkpoint), "checkpoint '" + plan.checkpoint + "'");
     } catch (const io::IoError& e) {
       spdlog::warn("{}; a signal will stop the run without a checkpoint", e.what());
     }

@@ -4,6 +4,7 @@
 #include "h5util.hpp"
 
 #include <adi/io/checkpoint.hpp>
+#include <adi/io/lock.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +25,9 @@ constexpr long long kFormatVersion = 1;
 /// hashed (64-bit FNV-1a) into the attribute `state_hash`: Fletcher-32
 /// covers only the field, and an edited `step` would otherwise be continued
 /// with the wrong time (issue #14).
-std::string state_hash(const CheckpointState& s) {
+}  // namespace
+
+std::string checkpoint_state_hash(const CheckpointState& s) {
   char head[96];
   std::snprintf(head, sizeof head, "%lld %.17g %lld %s\n", static_cast<long long>(s.step), s.time,
                 static_cast<long long>(s.steps_total), precision_name(s.precision));
@@ -37,6 +40,9 @@ std::string state_hash(const CheckpointState& s) {
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
   return out;
 }
+
+namespace {
+std::string state_hash(const CheckpointState& s) { return checkpoint_state_hash(s); }
 }  // namespace
 
 template <class T>
@@ -44,12 +50,14 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
                       const FieldPart* part) {
   detail::init_hdf5();
   ADI_REQUIRE(precision_of<T>() == s.precision, "write_checkpoint: precision differs from the state's");
-  const std::string tmp = path + ".tmp";
   const std::string what = "checkpoint '" + path + "'";
   const bool par = part != nullptr;  // collective: see the header
   if (par && !detail::par::built())
     throw IoError(what + ": a collective write needs parallel HDF5, which this adi3d was built without", __FILE__,
                   __LINE__);
+  // Unique: another process' temporary is never touched (rank 0's name).
+  std::string tmp = unique_temp_path(path);
+  if (par) detail::par::bcast(tmp);
   const bool root = !par || detail::par::rank() == 0;
   // Parallel: every rank makes the same calls; each step's failure is agreed
   // (par::agree) before the next collective one.

@@ -80,6 +80,8 @@ H5Id open_group(hid_t loc, const std::string& name, const std::string& context);
 H5Id create_group(hid_t loc, const std::string& name, const std::string& context);
 /// True when every component of `path` exists as a link (so H5Oopen will not fail on a missing parent).
 bool path_exists(hid_t file, const std::string& path);
+/// Whether anything (a file, a link, a folder) has this name on disk.
+bool path_exists_on_disk(const std::string& path);
 /// Paths of every dataset in the file (depth first, at most `limit`), for error messages.
 std::vector<std::string> list_datasets(hid_t file, std::size_t limit = 12);
 

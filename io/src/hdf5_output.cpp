@@ -5,6 +5,7 @@
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>
+#include <adi/io/lock.hpp>
 #include <adi/io/xdmf.hpp>
 
 #include <algorithm>
@@ -65,8 +66,11 @@ struct GridFile::Impl {
         undone = detail::undo_recover(o.path, journal);
       } catch (const IoError&) {
       }
-      const std::string aside = o.path + ".failed";
-      if (std::rename(o.path.c_str(), aside.c_str()) == 0)
+      // Never over an earlier run's failed file: the first free name.
+      std::string aside = o.path + ".failed";
+      for (int k = 1; detail::path_exists_on_disk(aside) && k < 1000; ++k)
+        aside = o.path + ".failed." + std::to_string(k);
+      if (!detail::path_exists_on_disk(aside) && std::rename(o.path.c_str(), aside.c_str()) == 0)
         msg += undone ? "; the file, back at its last complete step, was moved to " + aside
                       : "; the incomplete file was moved to " + aside;
       if (o.xdmf) detail::remove_quietly(xmf);
@@ -139,7 +143,6 @@ struct GridFile::Impl {
     detail::init_hdf5();
     auto im = std::make_unique<Impl>();
     im->o = o;
-    im->tmp = o.path + ".tmp";
     im->xmf = xdmf_path_for(o.path);
     im->journal = detail::journal_path_for(o.path);
     im->par = o.part.has_value();
@@ -147,6 +150,9 @@ struct GridFile::Impl {
       throw IoError(im->what() + ": a collective write needs parallel HDF5, which this adi3d was built without",
                     __FILE__, __LINE__);
     im->root = detail::par::rank() == 0 || !im->par;
+    // Unique: another process' temporary is never touched (rank 0's name).
+    im->tmp = unique_temp_path(o.path);
+    if (im->par) detail::par::bcast(im->tmp);
     return im;
   }
 };

@@ -293,7 +293,116 @@ def read_check_stopped(a):
             "no CPU-time message")
 
 
-CASES = {f.__name__: f for f in (restart_discards_steps, checkpoint_edited, checkpoint_without_checksum,
+# ---- class 2: paths that alias -------------------------------------------------
+
+ALIAS_CASE = """initial: {file: grid.h5}
+time: {dt: 1.0e-3, steps: 4}
+backend: cpu
+output: {file: out.h5, every: 2}
+checkpoint: {file: ck.h5, every: 2}
+"""
+
+
+def alias_folder(a, name):
+    d = os.path.join(a.work, name)
+    os.makedirs(os.path.join(d, "sub"))
+    with h5py.File(os.path.join(d, "grid.h5"), "w") as f:
+        f.create_dataset("u", data=np.random.default_rng(3).uniform(0, 1, size=(7, 8, 9)))
+    T.write(os.path.join(d, "case.yaml"), ALIAS_CASE)
+    return d
+
+
+def path_aliases(a):
+    # Each: (what, set-up in the folder, extra args, exit code, message). The
+    # target was replaced before (inputs included), or the checkpoint lost.
+    cases = [
+        ("checkpoint is the initial field", None, ["--set", "checkpoint.file=grid.h5"], 2,
+         r"checkpoint\.file: names the same file as the initial field"),
+        ("checkpoint is the config", None, ["--set", "checkpoint.file=case.yaml"], 2,
+         r"checkpoint\.file: names the same file as the config"),
+        ("checkpoint is the output's .xmf", None, ["--set", "checkpoint.file=out.xmf"], 2,
+         r"checkpoint\.file: names the same file as the output's \.xmf"),
+        ("checkpoint is the output's journal", None, ["--set", "checkpoint.file=out.h5.journal"], 2,
+         r"names the same file as the output's journal"),
+        ("output through sub/..", None, ["--set", "output.file=sub/../grid.h5", "--overwrite"], 2,
+         r"output\.file: names the same file as the initial field"),
+        ("output a hard link of the initial field", lambda d: os.link(os.path.join(d, "grid.h5"),
+                                                                    os.path.join(d, "hard.h5")),
+         ["--set", "output.file=hard.h5", "--overwrite"], 2, r"output\.file: names the same file as the initial field"),
+        ("checkpoint a symlink to the initial field", lambda d: os.symlink("grid.h5", os.path.join(d, "link.h5")),
+         ["--set", "checkpoint.file=link.h5"], 3, r"checkpoint\.file 'link\.h5' exists and is a symbolic link"),
+        ("checkpoint a pipe", lambda d: os.mkfifo(os.path.join(d, "fifo.h5")), ["--set", "checkpoint.file=fifo.h5"], 3,
+         r"checkpoint\.file 'fifo\.h5' exists and is a pipe"),
+        ("output a directory", lambda d: os.makedirs(os.path.join(d, "dir.h5")),
+         ["--set", "output.file=dir.h5", "--overwrite"], 3, r"output\.file 'dir\.h5' exists and is a directory"),
+        ("--overwrite of a file adi3d did not write", lambda d: T.write(os.path.join(d, "notes.h5"), "my notes\n"),
+         ["--set", "output.file=notes.h5", "--overwrite"], 3, r"notes\.h5: not an HDF5 file|notes\.h5.*not a readable"),
+        ("checkpoint over a file adi3d did not write", lambda d: T.write(os.path.join(d, "ck.h5"), "my notes\n"),
+         [], 3, r"ck\.h5: not a checkpoint"),
+    ]
+    for n, (what, setup, args, rc, msg) in enumerate(cases):
+        d = alias_folder(a, "c%02d" % n)
+        if setup:
+            setup(d)
+        before = snapshot(d)
+        print("--- %s" % what, flush=True)
+        p = T.run(a, ["run", "case.yaml"] + args, cwd=d, rc=rc, match=[msg], timeout=30)
+        one_line_error(p)
+        unchanged(before, d, what)
+    # A checkpoint of another case under the configured name is not replaced
+    # either; one of this case is (a second run, with --overwrite).
+    d = alias_folder(a, "other")
+    T.run(a, ["run", "case.yaml", "--set", "output.file=first.h5", "--precision", "float32"], cwd=d)
+    before = snapshot(d)
+    T.run(a, ["run", "case.yaml"], cwd=d, rc=3, match=[r"ck\.h5: checkpoint\.file exists and is a checkpoint of "
+                                                        r"another run"])
+    unchanged(before, d, "checkpoint of another run")
+    T.run(a, ["run", "case.yaml", "--set", "output.file=first.h5", "--overwrite", "--precision", "float32"], cwd=d)
+    print("%d aliasing cases refused, inputs modified: 0" % len(cases))
+
+
+# ---- class 3: two runs on one output ---------------------------------------------
+
+def two_runs_one_output(a):
+    # 20 trials: two runs of one case started together on one output and
+    # checkpoint. Exactly one may write them: the other fails (exit 3: "in
+    # use by another adi3d run", or "exists" when the first had finished),
+    # and what is under the final names is the winner's complete file, bit
+    # for bit the reference; no temporary, no lock file is left.
+    ref = case(os.path.join(a.work, "ref"), steps=60, extra="")
+    T.run(a, ["run", "case.yaml", "--set", "grid.nx=33"], cwd=ref)
+    lost = foreign = locked = 0
+    for trial in range(20):
+        d = case(os.path.join(a.work, "t%02d" % trial), steps=60)
+        cmd = [a.adi3d, "run", "case.yaml", "--set", "grid.nx=33", "--quiet"]
+        ps = [subprocess.Popen(cmd, cwd=d, env=T.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for _ in range(2)]
+        res = [(p.wait(timeout=120), p.stderr.read()) for p in ps]
+        for p in ps:
+            p.stdout.close()
+            p.stderr.close()
+        codes = sorted(r[0] for r in res)
+        errs = " | ".join(r[1].strip() for r in res if r[0] != 0)
+        print("trial %d: exit codes %s %s" % (trial, codes, errs), flush=True)
+        T.check(codes == [0, 3], "trial %d: exit codes %s (%s)" % (trial, codes, errs))
+        T.check(re.search(r"is in use by another adi3d run \(pid [0-9]+, lock .*\.lock\); nothing was changed|"
+                          r"output file 'out\.h5' exists", errs), "trial %d: the loser's message: %s" % (trial, errs))
+        locked += "in use by another adi3d run" in errs
+        names = sorted(os.listdir(d))
+        T.check(names == ["case.yaml", "ck.h5", "out.h5", "out.xmf"], "trial %d: files %s" % (trial, names))
+        try:
+            T.assert_same_fields(os.path.join(d, "out.h5"), os.path.join(ref, "out.h5"), "trial %d" % trial)
+            with h5py.File(os.path.join(d, "out.h5"), "r") as f:
+                T.check(f.attrs["status"] == "complete", "status %s" % f.attrs["status"])
+        except (OSError, T.TestFailure) as e:
+            print("trial %d: %s" % (trial, e))
+            foreign += 1
+    print("20 trials, %d decided by the lock: files lost 0, foreign or partial files %d" % (locked, foreign))
+    T.check(foreign == 0 and lost == 0, "%d trials left a foreign or partial file" % foreign)
+    T.check(locked > 0, "no trial had the two runs overlap: the lock was not exercised")
+
+
+CASES = {f.__name__: f for f in (path_aliases, two_runs_one_output, restart_discards_steps, checkpoint_edited, checkpoint_without_checksum,
                                  config_empty_key, time_overflow, t_end_below_dt, signal_during_input_read,
                                  sighup_mid_run, closed_stdout, read_check_stopped)}
 
