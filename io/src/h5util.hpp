@@ -97,6 +97,12 @@ H5Id undo_fapl(const std::string& journal, const std::string& context);
 void undo_commit(hid_t file, const std::string& context);
 /// If `journal` exists: restores `path` to its last committed state and
 /// removes the journal; returns whether there was anything to undo.
+/// undo_recover onto `target`, a new copy of `path` (the journal and `path`
+/// are left as they are; the caller checks the copy, then replaces `path`).
+/// The journal must belong to `path` (device and inode), be an adi3d
+/// journal of this version with a committed size and every checksum right;
+/// otherwise IoError and nothing changed.
+bool undo_recover_to(const std::string& path, const std::string& journal, const std::string& target);
 bool undo_recover(const std::string& path, const std::string& journal);
 
 /// A byte range of a file.

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace adi::io {
 
@@ -438,15 +440,10 @@ template void GridFile::write_step<double>(index_t, double, const double*);
 
 bool GridFile::rolled_back() const { return impl_->rolled_back; }
 
-bool recover_output(const std::string& path) {
-  detail::init_hdf5();
-  return detail::undo_recover(path, detail::journal_path_for(path));
-}
-
-std::vector<index_t> output_file_steps(const std::string& path) {
-  detail::init_hdf5();
+namespace {
+/// The steps of an output file as it is on disk (no recovery).
+std::vector<index_t> steps_on_disk(const std::string& path) {
   const std::string ctx = "output file '" + path + "'";
-  detail::undo_recover(path, detail::journal_path_for(path));
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     throw IoError(ctx + ": not a readable HDF5 file", __FILE__, __LINE__);
@@ -470,6 +467,57 @@ std::vector<index_t> output_file_steps(const std::string& path) {
   }
   std::sort(steps.begin(), steps.end());
   return steps;
+}
+}  // namespace
+
+bool recover_output(const std::string& path) {
+  detail::init_hdf5();
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0)
+    throw IoError(path + ": cannot recover it (" + detail::errno_text(errno) + ")", __FILE__, __LINE__);
+  if (!S_ISREG(st.st_mode))
+    throw IoError(path + ": is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                      ", not an adi3d output file; nothing was changed",
+                  __FILE__, __LINE__);
+  // A run that is writing it holds its lock: its journal is live, not a
+  // killed run's (lock.hpp). Held while recovering, so no run starts.
+  const FileLock lock(path, "output file '" + path + "'");
+  const std::string journal = detail::journal_path_for(path);
+  if (!detail::path_exists_on_disk(journal)) {
+    try {
+      (void)steps_on_disk(path);
+    } catch (const IoError& e) {
+      throw IoError(std::string(e.what()) + "; there is no journal " + journal +
+                        " to undo a write with: the file cannot be recovered; nothing was changed",
+                    __FILE__, __LINE__);
+    }
+    return false;
+  }
+  // Onto a copy, checked before it replaces the file.
+  const std::string tmp = unique_temp_path(path);
+  if (!detail::undo_recover_to(path, journal, tmp)) return false;  // a journal with no record yet: removed
+  std::vector<index_t> steps;
+  try {
+    steps = steps_on_disk(tmp);
+  } catch (const IoError& e) {
+    detail::remove_quietly(tmp);
+    throw IoError(path + ": undoing the write with the journal " + journal + " does not give a file that opens (" +
+                      e.what() + "); nothing was changed",
+                  __FILE__, __LINE__);
+  }
+  detail::rename_file(tmp, path, "output file '" + path + "'");
+  ::unlink(journal.c_str());
+  return true;
+}
+
+namespace {
+std::vector<index_t> steps_on_disk(const std::string& path);
+}  // namespace
+
+std::vector<index_t> output_file_steps(const std::string& path) {
+  detail::init_hdf5();
+  detail::undo_recover(path, detail::journal_path_for(path));
+  return steps_on_disk(path);
 }
 
 bool GridFile::has_step(index_t step) const {

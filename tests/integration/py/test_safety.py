@@ -402,7 +402,95 @@ def two_runs_one_output(a):
     T.check(locked > 0, "no trial had the two runs overlap: the lock was not exercised")
 
 
-CASES = {f.__name__: f for f in (path_aliases, two_runs_one_output, restart_discards_steps, checkpoint_edited, checkpoint_without_checksum,
+# ---- class 4: adi3d recover trusts nothing it finds ---------------------------------
+
+def fnv(data, h=1469598103934665603):
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def journal_bytes(target, committed, records, ino=None):
+    """A journal in adi3d's format (io/src/undo_vfd.cpp, version 2)."""
+    import struct
+    st = os.stat(target)
+    head = b"adi3d-undo-v2\n".ljust(16, b"\0") + struct.pack("<QQQ", committed, st.st_dev,
+                                                              st.st_ino if ino is None else ino)
+    out = head + struct.pack("<Q", fnv(head))
+    for addr, data, *bad in records:
+        hs = struct.pack("<QQ", addr, len(data))
+        out += hs + struct.pack("<Q", fnv(data, fnv(hs)) ^ (1 if bad else 0)) + data
+    return out
+
+
+def recover_refuses(a):
+    d = case(os.path.join(a.work, "r"), steps=20)
+    T.run(a, ["run", "case.yaml"], cwd=d)
+    out = os.path.join(d, "out.h5")
+    size = os.path.getsize(out)
+    good = open(out, "rb").read()
+    # Each: what, journal bytes (None: no journal), how out.h5 is spoiled first.
+    at = size // 2
+    spoil = (lambda b: b[:at] + b"\xff" * 8 + b[at + 8:])
+    cases = [
+        ("a directory", "dir", None, None, r"dir: is a directory"),
+        ("a missing file", "missing.h5", None, None, r"missing\.h5: cannot recover it \(No such file"),
+        ("a non-journal .journal", "out.h5", b"my own notes\n", None, r"is not an adi3d journal"),
+        ("a journal of another file", "out.h5", lambda: journal_bytes(out, size, [], ino=1), None,
+         r"belongs to another file"),
+        ("a committed size of 0", "out.h5", lambda: journal_bytes(out, 0, []), None, r"committed size of 0"),
+        ("a damaged record", "out.h5", lambda: journal_bytes(out, size, [(at, good[at:at + 8], "bad")]), spoil,
+         r"a record's checksum does not match"),
+        ("a journal that does not give a file that opens", "out.h5",
+         lambda: journal_bytes(out, size, [(0, b"garbage!")]), None, r"does not give a file that opens"),
+        ("a damaged output without its journal", "out.h5", None, lambda b: b[:len(b) // 3],
+         r"there is no journal .* the file cannot be recovered"),
+    ]
+    os.makedirs(os.path.join(d, "dir"))
+    for what, name, journal, damage, msg in cases:
+        with open(out, "wb") as f:
+            f.write(damage(good) if damage else good)
+        if journal is not None:
+            with open(out + ".journal", "wb") as f:
+                f.write(journal() if callable(journal) else journal)
+        before = snapshot(d)
+        print("--- %s" % what, flush=True)
+        p = T.run(a, ["recover", name], cwd=d, rc=3, match=[msg])
+        one_line_error(p)
+        unchanged(before, d, what)
+        if os.path.exists(out + ".journal"):
+            os.remove(out + ".journal")
+    # A journal that belongs to the file and restores it: applied, checked,
+    # removed; the file bit for bit what it was.
+    with open(out, "wb") as f:
+        f.write(spoil(good))
+    with open(out + ".journal", "wb") as f:
+        f.write(journal_bytes(out, size, [(at, good[at:at + 8])]))
+    T.run(a, ["recover", "out.h5"], cwd=d, match=[r"the unfinished write of a killed run was undone"])
+    T.check(open(out, "rb").read() == good, "the recovered file differs from the original")
+    T.check(not os.path.exists(out + ".journal"), "the journal was kept")
+    print("%d bad recoveries refused, files lost 0, inputs modified 0" % len(cases))
+
+
+def recover_live_run(a):
+    # adi3d recover on the output a run is still writing applied the live
+    # run's journal and destroyed the output while the run exited 0.
+    d = case(os.path.join(a.work, "live"), steps=3000)
+    p = T.start(a, ["run", "case.yaml", "--set", "grid.nx=41", "--set", "output.every=100", "--set",
+                    "log.every=100"], cwd=d)
+    T.wait_for_line(p, r"step [0-9]+/3000")
+    r = T.run(a, ["recover", "out.h5"], cwd=d, rc=3,
+              match=[r"output file 'out\.h5' is in use by another adi3d run \(pid %d, lock out\.h5\.lock\); "
+                     r"nothing was changed" % p.pid])
+    one_line_error(r)
+    rc, _ = T.finish(p, timeout=300)
+    T.check(rc == 0, "the live run ended with exit %d" % rc)
+    T.check(out_steps(os.path.join(d, "out.h5")) == list(range(0, 3001, 100)), "the output lost steps")
+    with h5py.File(os.path.join(d, "out.h5"), "r") as f:
+        T.check(f.attrs["status"] == "complete", "status %s" % f.attrs["status"])
+
+
+CASES = {f.__name__: f for f in (recover_refuses, recover_live_run, path_aliases, two_runs_one_output, restart_discards_steps, checkpoint_edited, checkpoint_without_checksum,
                                  config_empty_key, time_overflow, t_end_below_dt, signal_during_input_read,
                                  sighup_mid_run, closed_stdout, read_check_stopped)}
 
