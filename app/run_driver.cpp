@@ -17,6 +17,10 @@
 #include <adi/mpi.hpp>
 
 #include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -508,6 +512,60 @@ RunMode run_mode(const RunPlan& plan, const AppOptions& a) {
   return m;
 }
 
+// ---- collective I/O that does not finish ---------------------------------------
+
+/// A distributed run's collective writes (and the agreements around them)
+/// block until every rank takes part. A rank that failed outside them, or
+/// hangs in HDF5 on a full disk, used to leave the others waiting for ever.
+/// While a collective write is under way a watchdog thread waits for it;
+/// past ADI_COLLECTIVE_TIMEOUT it says so and ends this rank with exit 3
+/// (mpirun then ends the job). Files stay as a kill leaves them: the output
+/// at its last complete step (journal, `adi3d recover`), the checkpoint the
+/// previous one.
+class CollectiveWatch {
+ public:
+  CollectiveWatch(bool on, double timeout_s, std::string what) {
+    if (!on) return;
+    state_ = std::make_shared<State>();
+    state_->what = std::move(what);
+    auto st = state_;
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    thread_ = std::thread([st, deadline, timeout_s] {
+      std::unique_lock<std::mutex> lock(st->m);
+      if (st->cv.wait_until(lock, deadline, [&] { return st->done; })) return;
+      std::fprintf(stderr,
+                   "adi3d: [rank %d] error: %s did not complete on every rank within %.0f s "
+                   "(ADI_COLLECTIVE_TIMEOUT): another rank failed or hangs in it; stopping the job (exit 3); the "
+                   "output stays at its last complete step, the previous checkpoint is unchanged\n",
+                   mpi::world_rank(), st->what.c_str(), timeout_s);
+      std::fflush(stderr);
+      ::_exit(kIoError);
+    });
+  }
+  ~CollectiveWatch() {
+    if (!state_) return;
+    {
+      std::lock_guard<std::mutex> lock(state_->m);
+      state_->done = true;
+    }
+    state_->cv.notify_all();
+    thread_.join();
+  }
+  CollectiveWatch(const CollectiveWatch&) = delete;
+  CollectiveWatch& operator=(const CollectiveWatch&) = delete;
+
+ private:
+  struct State {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::string what;
+  };
+  std::shared_ptr<State> state_;
+  std::thread thread_;
+};
+
 // ---- the initial state ------------------------------------------------------
 
 template <class T>
@@ -660,8 +718,9 @@ class FieldBuffer {
 template <class T>
 class RunWriters {
  public:
-  RunWriters(const RunPlan& plan, const RunMode& m, io::Provenance prov, const std::optional<io::FieldPart>& part)
-      : plan_(plan), m_(m), prov_(std::move(prov)), part_(part) {}
+  RunWriters(const RunPlan& plan, const RunMode& m, io::Provenance prov, const std::optional<io::FieldPart>& part,
+             const AppOptions& a)
+      : plan_(plan), m_(m), prov_(std::move(prov)), part_(part), a_(a) {}
 
   /// Creates the output, or after a restart continues it (collective).
   void open(index_t start_step) {
@@ -701,7 +760,8 @@ class RunWriters {
   void write_output(index_t s, double t, const T* values) {
     if (!m_.writes()) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
-    together([&] { out_->write_step(s, t, values); });
+    together([&] { out_->write_step(s, t, values); },
+             "the collective write of step " + std::to_string(s) + " to " + plan_.output);
     ++outputs_written_;
     last_output_ = s;
   }
@@ -716,7 +776,8 @@ class RunWriters {
     st.precision = c.precision;
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
-    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); });
+    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); },
+             "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint);
     checkpoint_written_ = plan_.checkpoint;
     last_checkpoint_ = s;
     spdlog::debug("checkpoint at step {} written to {}", s, plan_.checkpoint);
@@ -726,7 +787,7 @@ class RunWriters {
   void finish(const std::string& status) {
     if (!out_) return;
     CriticalWrite cw;
-    together([&] { out_->finish(status); });
+    together([&] { out_->finish(status); }, "closing " + plan_.output);
   }
 
   /// After an error: marks the output "failed: <why>" where that is safe.
@@ -760,17 +821,27 @@ class RunWriters {
   const std::string& checkpoint_written() const { return checkpoint_written_; }
 
  private:
-  void together(const std::function<void()>& f) {
-    if (m_.collective)
-      collectively(f);
-    else
+  void together(const std::function<void()>& f, const std::string& what) {
+    if (!m_.collective) {
       f();
+      return;
+    }
+    const CollectiveWatch watch(true, a_.collective_timeout_s, what);
+    // Test hook (docs/BAD_INPUT.md): one rank hangs, as in a stuck write.
+    if (a_.fault_stall_rank == mpi::world_rank() && !stalled_) {
+      stalled_ = true;
+      spdlog::warn("fault injection (ADI_FAULT_STALL_RANK={}): this rank hangs before {}", a_.fault_stall_rank, what);
+      for (;;) ::pause();
+    }
+    collectively(f);
   }
 
   const RunPlan& plan_;
   const RunMode& m_;
   io::Provenance prov_;
   const std::optional<io::FieldPart>& part_;
+  const AppOptions& a_;
+  bool stalled_ = false;
   std::optional<io::GridFile> out_;
   bool reopened_ = false;
   index_t last_output_ = -1, last_checkpoint_ = -1, outputs_written_ = 0;
@@ -965,7 +1036,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
   if (m.collective) share_provenance(prov);
   stop_if_signalled("while setting up the run");
-  RunWriters<T> writers(plan, m, std::move(prov), rs.part);
+  RunWriters<T> writers(plan, m, std::move(prov), rs.part, o.env.app);
   writers.open(init.step);
 
   const OutputSchedule schedule(c, !plan.output.empty());
