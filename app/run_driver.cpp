@@ -398,8 +398,19 @@ void check_paths(const RunPlan& plan, const RunOptions& o) {
   // fails here, having touched nothing (the checks below may repair a
   // killed run's file, and the run then writes it).
   if (!plan.output.empty()) run_locks().emplace_back(plan.output, "output file '" + plan.output + "'");
-  if (plan.output.empty() || !same_file(plan.output, plan.checkpoint))
-    run_locks().emplace_back(plan.checkpoint, "checkpoint '" + plan.checkpoint + "'");
+  const bool checkpoints_wanted =
+      !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
+  if (plan.output.empty() || !same_file(plan.output, plan.checkpoint)) {
+    try {
+      run_locks().emplace_back(plan.checkpoint, "checkpoint '" + plan.checkpoint + "'");
+    } catch (const io::IoError& e) {
+      // Not configured: written only on a signal, to a default name that
+      // runs of one config share (heat.yaml -> heat.ckpt.h5). Those runs
+      // are not refused; the one that is signalled replaces it atomically.
+      if (checkpoints_wanted || !plan.restart.empty()) throw;
+      spdlog::warn("{}; a checkpoint written on a signal may replace the other run's", e.what());
+    }
+  }
   // Every path the run reads or writes, resolved, before anything is written.
   {
     std::vector<PathId> ids;

@@ -385,7 +385,7 @@ def two_runs_one_output(a):
         errs = " | ".join(r[1].strip() for r in res if r[0] != 0)
         print("trial %d: exit codes %s %s" % (trial, codes, errs), flush=True)
         T.check(codes == [0, 3], "trial %d: exit codes %s (%s)" % (trial, codes, errs))
-        T.check(re.search(r"is in use by another adi3d run \(pid [0-9]+, lock .*\.lock\); nothing was changed|"
+        T.check(re.search(r"is in use by another adi3d run \((pid [0-9]+, )?lock .*\.lock\); nothing was changed|"
                           r"output file 'out\.h5' exists", errs), "trial %d: the loser's message: %s" % (trial, errs))
         locked += "in use by another adi3d run" in errs
         names = sorted(os.listdir(d))
@@ -400,6 +400,17 @@ def two_runs_one_output(a):
     print("20 trials, %d decided by the lock: files lost 0, foreign or partial files %d" % (locked, foreign))
     T.check(foreign == 0 and lost == 0, "%d trials left a foreign or partial file" % foreign)
     T.check(locked > 0, "no trial had the two runs overlap: the lock was not exercised")
+    # Runs without an output and without configured checkpoints (written
+    # only on a signal, to a default name runs of one config share) are not
+    # refused: both run.
+    d = os.path.join(a.work, "no_output")
+    os.makedirs(d)
+    T.write(os.path.join(d, "case.yaml"), "grid: {nx: 33, ny: 8, nz: 7}\ntime: {dt: 1.0e-3, steps: 300}\nbackend: cpu\n")
+    ps = [subprocess.Popen([a.adi3d, "run", "case.yaml", "-q"], cwd=d, env=T.env(), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    res = [(p.wait(timeout=120), p.stderr.read()) for p in ps]
+    print("two runs without outputs: %s" % res, flush=True)
+    T.check([r[0] for r in res] == [0, 0], "runs without outputs: exit codes %s" % [r[0] for r in res])
 
 
 # ---- class 4: adi3d recover trusts nothing it finds ---------------------------------
