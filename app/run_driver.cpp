@@ -736,6 +736,8 @@ class RunWriters {
   /// Creates the output, or after a restart continues it (collective).
   void open(index_t start_step) {
     const io::RunConfig& c = plan_.config;
+    const CollectiveWatch watch(m_.collective && !plan_.output.empty(), a_.collective_timeout_s,
+                                "opening " + plan_.output + " (collective)");
     collectively([&] {
       if (plan_.output.empty() || !m_.writes()) return;
       io::GridFile::Options oo;
