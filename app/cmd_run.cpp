@@ -14,7 +14,10 @@
 #include <adi/mpi.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace adi::app {
@@ -126,6 +129,48 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
   }
 }
 
+/// What every rank of a distributed run must agree on before it does
+/// anything collective: the resolved config (grid, steps, output, ...), the
+/// command-line choices and the ADI_* settings that change what the ranks
+/// do. Ranks started with different ones used to hang until killed.
+std::string run_identity(const RunPlan& plan, const RunOptions& o) {
+  std::string s = plan.config.resolved_yaml;
+  s += "\n# restart: " + plan.restart + "\n# output: " + plan.output + "\n# checkpoint: " + plan.checkpoint;
+  s += "\n# overwrite: " + std::to_string(o.overwrite) + " discard: " + std::to_string(o.discard_after_checkpoint) +
+       " dry-run: " + std::to_string(o.dry_run);
+  s += "\n" + o.env.solver.describe() + "\n" + o.env.app.describe();
+  return s;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+/// Collective: every rank compares its identity's hash with rank 0's; a
+/// difference stops every rank with exit 2 and one message.
+void agree_on_the_run(const RunPlan& plan, const RunOptions& o) {
+  if (plan.ranks <= 1) return;
+  char mine[24];
+  std::snprintf(mine, sizeof mine, "%016llx", static_cast<unsigned long long>(fnv1a(run_identity(plan, o))));
+  std::string root_hash = mine;
+  mpi::broadcast(root_hash);
+  const int rank = mpi::world_rank();
+  double highest = root_hash == mine ? -1.0 : static_cast<double>(rank);
+  double count = root_hash == mine ? 0.0 : 1.0;
+  mpi::allreduce_max(&highest, 1);
+  mpi::allreduce_sum(&count, 1);
+  if (highest < 0) return;
+  throw CollectiveError(
+      kUsageError,
+      "error: the MPI ranks were started with different runs: " + std::to_string(static_cast<int>(count)) + " of " +
+          std::to_string(plan.ranks) + " ranks (the highest: rank " + std::to_string(static_cast<int>(highest)) +
+          ") differ from rank 0 in the resolved config, the command line or the ADI_* environment (hash " +
+          root_hash + "); start every rank with the same config, options and environment",
+      false, __FILE__, __LINE__);
+}
+
 }  // namespace
 
 int cmd_run(const RunOptions& o) {
@@ -136,6 +181,8 @@ int cmd_run(const RunOptions& o) {
   const bool root = mpi::world_rank() == 0;
   RunPlan plan;
   collectively([&] { plan = plan_run(o); });
+  agree_on_the_run(plan, o);
+  if (!o.dry_run) stop_if_signalled("while reading the config and the inputs");
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
   if (root) warn_if_high_frequencies_poorly_damped(c);
@@ -168,16 +215,17 @@ int cmd_run(const RunOptions& o) {
     collectively([&] {
       if (!root) return;
       check_memory(plan.memory);
-      check_paths(plan, o.overwrite);
+      check_paths(plan, o);
     });
     return kOk;
   }
   collectively([&] {
     if (!root) return;
     check_memory(plan.memory);
-    check_paths(plan, o.overwrite);
+    check_paths(plan, o);
     probe_inputs(plan, o.env.app);
   });
+  stop_if_signalled("while checking the inputs");
 
   spdlog::debug("resolved config:\n{}", c.resolved_yaml);
   spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
@@ -190,7 +238,19 @@ int cmd_run(const RunOptions& o) {
   // missing it means the stepper did not take the Douglas step (exit 4).
   RoundoffVerdict roundoff;
   if (r.have_error) roundoff = roundoff_verdict(r.discrete, c.precision, c.steps);
-  if (root) print_summary(plan, r, roundoff);
+  // SIGPIPE is ignored (signals.hpp): a closed stdout fails here instead of
+  // killing a run whose files are complete; say so, and exit 3.
+  bool summary_failed = false;
+  if (root) {
+    print_summary(plan, r, roundoff);
+    errno = 0;
+    summary_failed = std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (summary_failed)
+      std::fprintf(stderr,
+                   "adi3d: error: the run %s and its files are written, but its summary could not be written to "
+                   "stdout (%s)\n",
+                   r.interrupted ? "stopped with a checkpoint" : "is complete", std::strerror(errno ? errno : EPIPE));
+  }
   double missed = roundoff.missed() ? 1.0 : 0.0;  // rank 0's verdict, on every rank
   if (plan.ranks > 1) mpi::allreduce_max(&missed, 1);
   if (root && roundoff.missed())
@@ -207,7 +267,8 @@ int cmd_run(const RunOptions& o) {
     mpi::barrier();
   }
   if (r.interrupted) return kCheckpointed;
-  return missed > 0 ? kValidationFailed : kOk;
+  if (missed > 0) return kValidationFailed;
+  return summary_failed ? kIoError : kOk;
 }
 
 }  // namespace adi::app

@@ -22,6 +22,7 @@ struct RunOptions {
   std::string backend, precision;  ///< shorthands for --set backend=... / precision=...
   bool dry_run = false;
   bool overwrite = false;
+  bool discard_after_checkpoint = false;  ///< a restart may delete output steps it does not write again
   std::string restart;             ///< checkpoint to continue from
   std::vector<std::string> argv;   ///< the whole command line (provenance)
   bool quiet = false;              ///< no progress line, no periodic log lines

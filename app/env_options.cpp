@@ -105,6 +105,8 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   a.fault_nan_at_step = e.integer("ADI_FAULT_NAN_AT_STEP", a.fault_nan_at_step, 1, std::numeric_limits<index_t>::max(),
                                   "a step >= 1");
   a.isolate_reads = e.flag("ADI_ISOLATE_READS", a.isolate_reads);
+  a.collective_timeout_s = e.positive("ADI_COLLECTIVE_TIMEOUT", a.collective_timeout_s, "seconds > 0");
+  a.fault_stall_rank = static_cast<int>(e.integer("ADI_FAULT_STALL_RANK", a.fault_stall_rank, 0, kIntMax, "a rank >= 0"));
   // Slurm's own variables: recorded as they are (provenance), not parsed.
   if (const char* j = e.get("SLURM_JOB_ID")) {
     a.batch_job = j;
@@ -124,6 +126,8 @@ std::string AppOptions::describe() const {
   line("ADI_READ_TIMEOUT", "read_timeout_s", read_timeout_s, d.read_timeout_s);
   line("ADI_FAULT_NAN_AT_STEP", "fault_nan_at_step", fault_nan_at_step, d.fault_nan_at_step);
   line("ADI_ISOLATE_READS", "isolate_reads", isolate_reads, d.isolate_reads);
+  line("ADI_COLLECTIVE_TIMEOUT", "collective_timeout_s", collective_timeout_s, d.collective_timeout_s);
+  line("ADI_FAULT_STALL_RANK", "fault_stall_rank", fault_stall_rank, d.fault_stall_rank);
   s << "  batch_job = " << (batch_job.empty() ? "(none)" : batch_job)
     << (batch_job.empty() ? "" : "   (from SLURM_JOB_ID)") << "\n";
   return s.str();

@@ -3,6 +3,7 @@
 #include "exit_codes.hpp"
 #include "log.hpp"
 #include "memory.hpp"
+#include "signals.hpp"
 
 #include <adi/io/io.hpp>
 #include <adi/mpi.hpp>
@@ -18,6 +19,7 @@ int exit_code_of(const std::exception& e, const char** kind) {
   const char* k = "error: ";
   int code = kInternalError;
   if (const auto* c = dynamic_cast<const CollectiveError*>(&e)) code = c->code();
+  else if (dynamic_cast<const StoppedBySignal*>(&e)) code = kCheckpointed, k = "stopped: ";
   else if (dynamic_cast<const io::ConfigError*>(&e)) code = kUsageError;
   else if (dynamic_cast<const io::IoError*>(&e)) code = kIoError;
   else if (dynamic_cast<const InsufficientMemory*>(&e)) code = kOutOfMemory, k = "not enough memory: ";

@@ -11,6 +11,7 @@
 #include "launch.hpp"
 #include "log.hpp"
 #include "memory.hpp"
+#include "signals.hpp"
 
 #include <adi/io/io.hpp>
 #include <adi/mpi.hpp>
@@ -26,6 +27,9 @@ using namespace adi;
 using namespace adi::app;
 
 int main(int argc, char** argv) {
+  // Before anything else: a signal during set-up must not kill the process
+  // by its default action (signals.hpp).
+  install_signal_handlers();
   mpi::Session session(&argc, &argv, launched_by_mpi());
   const int rank = mpi::world_rank(), ranks = mpi::world_size();
   CLI::App app{"adi3d: the 3D heat equation by ADI (Douglas) on GPUs and CPUs"};
@@ -47,6 +51,9 @@ int main(int argc, char** argv) {
   c_run->add_flag("--dry-run", run.dry_run,
                   "print the resolved config and the memory the run needs, and stop (exit 7 if it does not fit)");
   c_run->add_flag("--overwrite", run.overwrite, "replace an existing output file");
+  c_run->add_flag("--discard-after-checkpoint", run.discard_after_checkpoint,
+                  "with --restart: allow deleting output steps after the checkpoint that this run will not write "
+                  "again (refused otherwise, exit 2)");
   c_run->add_option("--restart", run.restart,
                     "continue from this checkpoint (the config defaults to the one stored in it)");
 
@@ -107,9 +114,8 @@ int main(int argc, char** argv) {
   }
   setup_logging(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal, rank);
   run.quiet = quiet;
-  // A full file-size limit (ulimit -f) must fail the write with EFBIG, which
-  // is reported and cleaned up, rather than kill the process mid-write.
-  std::signal(SIGXFSZ, SIG_IGN);
+  // Only `run` stops gracefully; the other commands keep the default actions.
+  if (!c_run->parsed()) default_signal_handling();
 
   // Several copies that do not talk to each other (a build without MPI, or
   // ADI_MPI=0) would each run the whole case and write the same files.

@@ -17,6 +17,10 @@
 #include <adi/mpi.hpp>
 
 #include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -27,6 +31,7 @@
 #include <functional>
 #include <filesystem>
 #include <limits>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace adi::app {
@@ -94,7 +99,6 @@ void probe_create(const std::string& path, const std::string& what) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    if (err == EEXIST) return;  // a stale temporary: it will be replaced
     throw io::IoError(what + ": cannot create " + path + " (" + std::strerror(err) + ")", __FILE__, __LINE__);
   }
   ::close(fd);
@@ -125,12 +129,27 @@ constexpr double kProbeHeaderBytes = 1024.0 * 1024 * 1024;
 /// damaged file can make HDF5 loop for ever (tests/fuzz found such files); a
 /// slow disk should not stop a run, hence generous. ADI_ISOLATE_READS=0:
 /// no child at all.
-io::ProbeLimits header_limits(const AppOptions& a) { return {a.isolate_reads, a.read_timeout_s, kProbeHeaderBytes}; }
+/// A signal stops the read (the child is killed) and the run (exit 75).
+bool signalled() { return SignalGuard::stop_requested() != 0; }
+io::ProbeLimits header_limits(const AppOptions& a) {
+  return {a.isolate_reads, a.read_timeout_s, kProbeHeaderBytes, signalled};
+}
 io::ProbeLimits data_limits(const AppOptions& a, const std::string& path, double field_bytes) {
   std::error_code ec;
   const auto bytes = fs::file_size(path, ec);
   return {a.isolate_reads, a.read_timeout_s + (ec ? 0.0 : static_cast<double>(bytes) / 20e6),
-          kProbeHeaderBytes + 2.0 * field_bytes};
+          kProbeHeaderBytes + 2.0 * field_bytes, signalled};
+}
+void probe_read(const std::string& file, const std::string& what, const std::function<void()>& read,
+                const io::ProbeLimits& limits) {
+  try {
+    io::probe_in_child(file, what, read, limits);
+  } catch (const io::ProbeInterrupted&) {
+    throw StoppedBySignal(std::string(signal_name(SignalGuard::stop_requested())) + " received while reading " +
+                              file + " (" + what + "): stopped before the first step; nothing was written (run the "
+                              "same command again)",
+                          __FILE__, __LINE__);
+  }
 }
 
 }  // namespace
@@ -143,7 +162,7 @@ RunPlan plan_run(const RunOptions& o) {
   io::RunConfig& c = plan.config;
   if (!o.restart.empty()) {
     plan.restart = o.restart;
-    io::probe_in_child(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
+    probe_read(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
                        header_limits(o.env.app));
     plan.restart_state = io::read_checkpoint_state(o.restart);
     const io::RunConfig stored =
@@ -174,7 +193,7 @@ RunPlan plan_run(const RunOptions& o) {
     plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic;
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       const std::string file = resolve_input(c, c.initial.file);
-      io::probe_in_child(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
+      probe_read(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
                          header_limits(o.env.app));
       plan.initial = io::inspect_field(file, c.initial.dataset);
       io::apply_field_geometry(c, *plan.initial);
@@ -216,11 +235,11 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
   dispatch_precision(plan.config.precision, [&](auto tag) {
     using T = decltype(tag);
     if (!plan.restart.empty())
-      io::probe_in_child(plan.restart, "checkpoint",
+      probe_read(plan.restart, "checkpoint",
                          [&] { (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state); },
                          data_limits(a, plan.restart, field));
     else if (plan.initial)
-      io::probe_in_child(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
+      probe_read(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
                          data_limits(a, plan.initial->file, field));
   });
   // The material and source fields likewise: a damaged file that crashes
@@ -232,8 +251,221 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
                          data_limits(a, h->info().file, field));
 }
 
-void check_paths(const RunPlan& plan, bool overwrite) {
+namespace {
+
+std::string list_steps(const std::vector<index_t>& v) {
+  std::string s;
+  const std::size_t shown = std::min<std::size_t>(v.size(), 12);
+  for (std::size_t q = 0; q < shown; ++q) s += (q ? ", " : "") + std::to_string(v[q]);
+  if (shown < v.size()) s += ", ... (" + std::to_string(v.size()) + " in all)";
+  return s;
+}
+
+/// A restart continues the output from the checkpoint's step: the steps the
+/// file holds after it are deleted and written again. Those the restarted
+/// run will not write again (past its last step, or no longer on its output
+/// schedule) would be lost for good: refused unless asked for.
+void check_restart_keeps_outputs(const RunPlan& plan, bool discard_allowed) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(plan.output, ec))) return;
+  std::vector<index_t> held;
+  try {
+    held = io::output_file_steps(plan.output);
+  } catch (const io::IoError&) {
+    return;  // reopen() says what is wrong with it, before changing it
+  }
+  const OutputSchedule schedule(plan.config, true);
+  const index_t from = plan.restart_state.step;
+  std::vector<index_t> lost;
+  for (const index_t s : held)
+    if (s > from && (s > schedule.steps() || !schedule.output_due(s))) lost.push_back(s);
+  if (lost.empty()) return;
+  if (discard_allowed) {
+    spdlog::warn("{}: discarding the steps {} written after the checkpoint's step {} (--discard-after-checkpoint)",
+                 plan.output, list_steps(lost), from);
+    return;
+  }
+  throw io::ConfigError(
+      plan.restart, "--restart",
+      "continuing from step " + std::to_string(from) + " would delete the steps " + list_steps(lost) + " of " +
+          plan.output + ", which this run (" + std::to_string(schedule.steps()) +
+          " steps) would not write again; pass --discard-after-checkpoint to delete them, or choose another "
+          "output.file",
+      __FILE__, __LINE__);
+}
+
+}  // namespace
+
+namespace {
+
+/// What a path names, resolved before anything is written: the folder's
+/// real path plus the name (symlinks, "..", relative folders), and the
+/// device and inode of what is there (hard links, a symlink's target).
+struct PathId {
+  std::string role;  ///< "output.file", "the initial field", ...
+  std::string path;  ///< as given
+  bool written = false;
+  std::string name;  ///< realpath(folder) + "/" + name
+  bool exists = false, is_link = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  mode_t mode = 0;  ///< of the name itself (lstat)
+};
+
+PathId identify(const std::string& role, const std::string& path, bool written) {
+  PathId id;
+  id.role = role;
+  id.path = path;
+  id.written = written;
+  const fs::path p(path);
+  std::error_code ec;
+  fs::path folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  fs::path real = fs::canonical(folder, ec);
+  id.name = (ec ? fs::weakly_canonical(fs::absolute(folder, ec), ec) : real).string() + "/" + p.filename().string();
+  struct stat ls, st;
+  if (::lstat(path.c_str(), &ls) == 0) {
+    id.exists = true;
+    id.mode = ls.st_mode;
+    id.is_link = S_ISLNK(ls.st_mode);
+    if (::stat(path.c_str(), &st) == 0) {
+      id.dev = st.st_dev;
+      id.ino = st.st_ino;
+    } else {
+      id.dev = ls.st_dev;
+      id.ino = ls.st_ino;
+    }
+  }
+  return id;
+}
+
+bool aliases(const PathId& a, const PathId& b) {
+  return a.name == b.name || (a.exists && b.exists && a.dev == b.dev && a.ino == b.ino);
+}
+
+const char* kind_of(mode_t m, bool link) {
+  if (link) return "a symbolic link";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  if (S_ISFIFO(m)) return "a pipe";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+/// Refuses every pair of the run's paths that name the same file (only the
+/// checkpoint may be the checkpoint given to --restart), and a file to be
+/// written that exists and is not a regular file: nothing is replaced but
+/// what adi3d itself wrote there (checked by the callers).
+void check_no_aliases(const std::vector<PathId>& ids) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const PathId& a = ids[i];
+    if (a.written && a.exists && (a.is_link || !S_ISREG(a.mode)))
+      throw io::IoError(a.role + " '" + a.path + "' exists and is " + kind_of(a.mode, a.is_link) +
+                            "; adi3d replaces only regular files it wrote itself: choose another name",
+                        __FILE__, __LINE__);
+    for (std::size_t j = 0; j < i; ++j) {
+      const PathId& b = ids[j];
+      if (!a.written && !b.written) continue;
+      if (a.role == "checkpoint.file" && b.role == "the checkpoint given to --restart") continue;
+      if (aliases(a, b))
+        throw io::ConfigError(a.path, a.role,
+                              "names the same file as " + b.role + " '" + b.path + "' (" + a.name +
+                                  "); the run would overwrite it: choose another name",
+                              __FILE__, __LINE__);
+    }
+  }
+}
+
+/// An existing file adi3d would replace must be what adi3d wrote there:
+/// read in a child (it may be anything) and checked.
+void require_adi3d_file(const std::string& path, const std::string& role, const std::function<void()>& check,
+                        const AppOptions& a) {
+  probe_read(path, role, check, header_limits(a));
+  check();
+}
+
+bool looks_like_adi3d_xdmf(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char buf[512] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const std::string head(buf, n);
+  return head.rfind("<?xml", 0) == 0 && head.find("<Xdmf") != std::string::npos;
+}
+
+}  // namespace
+
+/// The locks of this process' run (lock.hpp), held until it exits.
+std::vector<io::FileLock>& run_locks() {
+  static std::vector<io::FileLock> locks;
+  return locks;
+}
+
+void check_paths(const RunPlan& plan, const RunOptions& o) {
+  const bool overwrite = o.overwrite, discard_after_checkpoint = o.discard_after_checkpoint;
   const io::RunConfig& c = plan.config;
+  // First, one run per file: a second run on the same output or checkpoint
+  // fails here, having touched nothing (the checks below may repair a
+  // killed run's file, and the run then writes it).
+  if (!plan.output.empty()) run_locks().emplace_back(plan.output, "output file '" + plan.output + "'");
+  const bool checkpoints_wanted =
+      !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
+  if (plan.output.empty() || !same_file(plan.output, plan.checkpoint)) {
+    try {
+      run_locks().emplace_back(plan.checkpoint, "checkpoint '" + plan.checkpoint + "'");
+    } catch (const io::IoError& e) {
+      // Not configured: written only on a signal, to a default name that
+      // runs of one config share (heat.yaml -> heat.ckpt.h5). Those runs
+      // are not refused; the one that is signalled replaces it atomically.
+      if (checkpoints_wanted || !plan.restart.empty()) throw;
+      spdlog::warn("{}; a checkpoint written on a signal may replace the other run's", e.what());
+    }
+  }
+  // Every path the run reads or writes, resolved, before anything is written.
+  {
+    std::vector<PathId> ids;
+    if (!o.config.empty()) ids.push_back(identify("the config", o.config, false));
+    if (plan.initial) ids.push_back(identify("the initial field", plan.initial->file, false));
+    // The material and source fields are inputs too: an output or checkpoint
+    // named like one would replace it.
+    for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
+                                  &c.material.conductivity[2], &c.material.capacity, &c.material.source})
+      if (f->given()) ids.push_back(identify("the " + f->key + " field", resolve_input(c, f->file), false));
+    if (!plan.restart.empty()) ids.push_back(identify("the checkpoint given to --restart", plan.restart, false));
+    if (!plan.output.empty()) {
+      ids.push_back(identify("output.file", plan.output, true));
+      if (c.output.xdmf) ids.push_back(identify("the output's .xmf", io::xdmf_path_for(plan.output), true));
+      ids.push_back(identify("the output's journal", plan.output + ".journal", true));
+    }
+    ids.push_back(identify("checkpoint.file", plan.checkpoint, true));
+    check_no_aliases(ids);
+    for (const PathId& id : ids) {
+      if (!id.written || !id.exists) continue;
+      if (id.role == "output.file" && (overwrite || !plan.restart.empty())) {
+        // --overwrite replaces an adi3d output only; a restart continues one.
+        require_adi3d_file(id.path, "output file", [p = id.path] { (void)io::output_file_steps(p); }, o.env.app);
+      } else if (id.role == "the output's .xmf" && (overwrite || !plan.restart.empty())) {
+        if (!looks_like_adi3d_xdmf(id.path))
+          throw io::IoError("the output's .xmf '" + id.path +
+                                "' exists and is not an XDMF file adi3d wrote; move it away or choose another "
+                                "output.file",
+                            __FILE__, __LINE__);
+      } else if (id.role == "checkpoint.file" && !same_file(id.path, plan.restart)) {
+        // Replaced by the run's first checkpoint: only a checkpoint of the
+        // same case (grid and precision: what a restart would need) may be.
+        require_adi3d_file(
+            id.path, "checkpoint",
+            [&c, p = id.path] {
+              const io::CheckpointState st = io::read_checkpoint_state(p);
+              if (st.geometry.n != c.problem.n || st.precision != c.precision)
+                throw io::IoError(p + ": checkpoint.file exists and is a checkpoint of another run (another grid "
+                                      "or precision); move it away or choose another checkpoint.file",
+                                  __FILE__, __LINE__);
+            },
+            o.env.app);
+      }
+    }
+  }
   if (!plan.output.empty()) {
     if (same_file(plan.output, plan.checkpoint))
       throw io::ConfigError(c.source, "checkpoint.file",
@@ -250,15 +482,16 @@ void check_paths(const RunPlan& plan, bool overwrite) {
                                 "the run that wrote it",
                             __FILE__, __LINE__);
     }
-    probe_create(plan.output + ".tmp", "output file '" + plan.output + "'");
+    if (!plan.restart.empty()) check_restart_keeps_outputs(plan, discard_after_checkpoint);
+    probe_create(io::unique_temp_path(plan.output), "output file '" + plan.output + "'");
   }
   const bool checkpoints_configured =
       !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
   if (checkpoints_configured) {
-    probe_create(plan.checkpoint + ".tmp", "checkpoint '" + plan.checkpoint + "'");
+    probe_create(io::unique_temp_path(plan.checkpoint), "checkpoint '" + plan.checkpoint + "'");
   } else {
     try {
-      probe_create(plan.checkpoint + ".tmp", "checkpoint '" + plan.checkpoint + "'");
+      probe_create(io::unique_temp_path(plan.checkpoint), "checkpoint '" + plan.checkpoint + "'");
     } catch (const io::IoError& e) {
       spdlog::warn("{}; a signal will stop the run without a checkpoint", e.what());
     }
@@ -304,6 +537,60 @@ RunMode run_mode(const RunPlan& plan, const AppOptions& a) {
       m.collective && plan.restart.empty() && plan.config.initial.kind == io::InitialConfig::Kind::Analytic;
   return m;
 }
+
+// ---- collective I/O that does not finish ---------------------------------------
+
+/// A distributed run's collective writes (and the agreements around them)
+/// block until every rank takes part. A rank that failed outside them, or
+/// hangs in HDF5 on a full disk, used to leave the others waiting for ever.
+/// While a collective write is under way a watchdog thread waits for it;
+/// past ADI_COLLECTIVE_TIMEOUT it says so and ends this rank with exit 3
+/// (mpirun then ends the job). Files stay as a kill leaves them: the output
+/// at its last complete step (journal, `adi3d recover`), the checkpoint the
+/// previous one.
+class CollectiveWatch {
+ public:
+  CollectiveWatch(bool on, double timeout_s, std::string what) {
+    if (!on) return;
+    state_ = std::make_shared<State>();
+    state_->what = std::move(what);
+    auto st = state_;
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    thread_ = std::thread([st, deadline, timeout_s] {
+      std::unique_lock<std::mutex> lock(st->m);
+      if (st->cv.wait_until(lock, deadline, [&] { return st->done; })) return;
+      std::fprintf(stderr,
+                   "adi3d: [rank %d] error: %s did not complete on every rank within %.0f s "
+                   "(ADI_COLLECTIVE_TIMEOUT): another rank failed or hangs in it; stopping the job (exit 3); the "
+                   "output stays at its last complete step, the previous checkpoint is unchanged\n",
+                   mpi::world_rank(), st->what.c_str(), timeout_s);
+      std::fflush(stderr);
+      ::_exit(kIoError);
+    });
+  }
+  ~CollectiveWatch() {
+    if (!state_) return;
+    {
+      std::lock_guard<std::mutex> lock(state_->m);
+      state_->done = true;
+    }
+    state_->cv.notify_all();
+    thread_.join();
+  }
+  CollectiveWatch(const CollectiveWatch&) = delete;
+  CollectiveWatch& operator=(const CollectiveWatch&) = delete;
+
+ private:
+  struct State {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::string what;
+  };
+  std::shared_ptr<State> state_;
+  std::thread thread_;
+};
 
 // ---- the initial state ------------------------------------------------------
 
@@ -501,12 +788,15 @@ class FieldBuffer {
 template <class T>
 class RunWriters {
  public:
-  RunWriters(const RunPlan& plan, const RunMode& m, io::Provenance prov, const std::optional<io::FieldPart>& part)
-      : plan_(plan), m_(m), prov_(std::move(prov)), part_(part) {}
+  RunWriters(const RunPlan& plan, const RunMode& m, io::Provenance prov, const std::optional<io::FieldPart>& part,
+             const AppOptions& a)
+      : plan_(plan), m_(m), prov_(std::move(prov)), part_(part), a_(a) {}
 
   /// Creates the output, or after a restart continues it (collective).
   void open(index_t start_step) {
     const io::RunConfig& c = plan_.config;
+    const CollectiveWatch watch(m_.collective && !plan_.output.empty(), a_.collective_timeout_s,
+                                "opening " + plan_.output + " (collective)");
     collectively([&] {
       if (plan_.output.empty() || !m_.writes()) return;
       io::GridFile::Options oo;
@@ -543,7 +833,8 @@ class RunWriters {
   void write_output(index_t s, double t, const T* values) {
     if (!m_.writes()) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
-    together([&] { out_->write_step(s, t, values); });
+    together([&] { out_->write_step(s, t, values); },
+             "the collective write of step " + std::to_string(s) + " to " + plan_.output);
     ++outputs_written_;
     last_output_ = s;
   }
@@ -558,7 +849,8 @@ class RunWriters {
     st.precision = c.precision;
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
-    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); });
+    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); },
+             "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint);
     checkpoint_written_ = plan_.checkpoint;
     last_checkpoint_ = s;
     spdlog::debug("checkpoint at step {} written to {}", s, plan_.checkpoint);
@@ -568,7 +860,7 @@ class RunWriters {
   void finish(const std::string& status) {
     if (!out_) return;
     CriticalWrite cw;
-    together([&] { out_->finish(status); });
+    together([&] { out_->finish(status); }, "closing " + plan_.output);
   }
 
   /// After an error: marks the output "failed: <why>" where that is safe.
@@ -602,17 +894,27 @@ class RunWriters {
   const std::string& checkpoint_written() const { return checkpoint_written_; }
 
  private:
-  void together(const std::function<void()>& f) {
-    if (m_.collective)
-      collectively(f);
-    else
+  void together(const std::function<void()>& f, const std::string& what) {
+    if (!m_.collective) {
       f();
+      return;
+    }
+    const CollectiveWatch watch(true, a_.collective_timeout_s, what);
+    // Test hook (docs/BAD_INPUT.md): one rank hangs, as in a stuck write.
+    if (a_.fault_stall_rank == mpi::world_rank() && !stalled_) {
+      stalled_ = true;
+      spdlog::warn("fault injection (ADI_FAULT_STALL_RANK={}): this rank hangs before {}", a_.fault_stall_rank, what);
+      for (;;) ::pause();
+    }
+    collectively(f);
   }
 
   const RunPlan& plan_;
   const RunMode& m_;
   io::Provenance prov_;
   const std::optional<io::FieldPart>& part_;
+  const AppOptions& a_;
+  bool stalled_ = false;
   std::optional<io::GridFile> out_;
   bool reopened_ = false;
   index_t last_output_ = -1, last_checkpoint_ = -1, outputs_written_ = 0;
@@ -814,8 +1116,8 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   if (m.root)
     for (const auto& [key, f] : io::named_fields(c)) prov.fields += key + " = " + f->name() + " " + f->checksum() + "\n";
   if (m.collective) share_provenance(prov);
-  SignalGuard guard;
-  RunWriters<T> writers(plan, m, std::move(prov), rs.part);
+  stop_if_signalled("while setting up the run");
+  RunWriters<T> writers(plan, m, std::move(prov), rs.part, o.env.app);
   writers.open(init.step);
 
   const OutputSchedule schedule(c, !plan.output.empty());

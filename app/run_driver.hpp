@@ -49,9 +49,14 @@ RunPlan plan_run(const RunOptions& o);
 /// HDF5 library stops the run with an IoError instead.
 void probe_inputs(const RunPlan& plan, const AppOptions& a);
 
-/// Refuses to replace an existing output without --overwrite (IoError), and
-/// output/checkpoint/input paths that coincide (ConfigError).
-void check_paths(const RunPlan& plan, bool overwrite);
+/// Resolves every path the run reads or writes (folder's real path + name,
+/// device and inode) and refuses paths that alias (ConfigError), a file to
+/// be written that is not a regular file, an existing output without
+/// --overwrite, and an existing file that is not what adi3d wrote there (an
+/// adi3d output, its .xmf, a checkpoint of the same case) (IoError); a restart
+/// that would delete output steps it does not write again (ConfigError,
+/// unless `discard_after_checkpoint`).
+void check_paths(const RunPlan& plan, const RunOptions& o);
 
 struct RunReport {
   index_t start_step = 0;  ///< 0, or the restart step

@@ -1,8 +1,15 @@
 #include "signals.hpp"
 
+#include "errors.hpp"
 #include "exit_codes.hpp"
 
+#include <adi/mpi.hpp>
+
+#include <cstdio>
+#include <string>
+
 #include <atomic>
+#include <csignal>
 #include <cstring>
 #include <unistd.h>
 
@@ -18,8 +25,7 @@ std::atomic<int> g_critical{0};    // > 0 while a final-name file is written
 std::atomic<int> g_abort_wanted{0};
 static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need lock-free atomics");
 
-constexpr int kSignals[] = {SIGTERM, SIGUSR1, SIGINT};
-struct sigaction g_old[3];
+constexpr int kSignals[] = {SIGTERM, SIGUSR1, SIGINT, SIGHUP};
 
 void say(const char* msg) {
   // write(2) is async-signal-safe; the result is irrelevant here.
@@ -36,7 +42,8 @@ extern "C" void on_signal(int sig) {
   const int n = g_count.fetch_add(1) + 1;
   if (n == 1) {
     g_first.store(sig);
-    say("\nadi3d: signal received: finishing the step, then writing a checkpoint (send it again to abort)\n");
+    say("\nadi3d: signal received: stopping at the next step with a checkpoint (before the first step: with nothing "
+        "written; send it again to abort)\n");
     return;
   }
   if (g_critical.load() > 0) {
@@ -48,20 +55,23 @@ extern "C" void on_signal(int sig) {
 
 }  // namespace
 
-SignalGuard::SignalGuard() {
-  g_first = 0;
-  g_count = 0;
-  g_abort_wanted = 0;
+void install_signal_handlers() {
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // file I/O in progress is not interrupted with EINTR
-  for (int q = 0; q < 3; ++q) sigaction(kSignals[q], &sa, &g_old[q]);
+  for (const int sig : kSignals) sigaction(sig, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  // A full file-size limit (ulimit -f) must fail the write with EFBIG, which
+  // is reported and cleaned up, rather than kill the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
-SignalGuard::~SignalGuard() {
-  for (int q = 0; q < 3; ++q) sigaction(kSignals[q], &g_old[q], nullptr);
+void default_signal_handling() {
+  for (const int sig : kSignals) std::signal(sig, SIG_DFL);
+  std::signal(SIGPIPE, SIG_DFL);
+  if (const int sig = g_first.load()) std::raise(sig);
 }
 
 int SignalGuard::stop_requested() { return g_first.load(); }
@@ -81,8 +91,20 @@ const char* signal_name(int sig) {
     case SIGTERM: return "SIGTERM";
     case SIGUSR1: return "SIGUSR1";
     case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
     default: return "a signal";
   }
+}
+
+void stop_if_signalled(const char* stage) {
+  const int ranks = mpi::world_size();
+  double sig = g_first.load();
+  if (ranks > 1) mpi::allreduce_max(&sig, 1);  // every rank stops, or none
+  if (sig == 0) return;
+  const std::string msg = std::string(signal_name(static_cast<int>(sig))) + " received " + stage +
+                          ": stopped before the first step; nothing was written (run the same command again)";
+  if (ranks > 1) throw CollectiveError(kCheckpointed, "stopped: " + msg, false, __FILE__, __LINE__);
+  throw StoppedBySignal(msg, __FILE__, __LINE__);
 }
 
 }  // namespace adi::app

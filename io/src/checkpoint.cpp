@@ -4,8 +4,12 @@
 #include "h5util.hpp"
 
 #include <adi/io/checkpoint.hpp>
+#include <adi/io/lock.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 #include <sys/stat.h>
@@ -16,19 +20,44 @@ using detail::H5Id;
 
 namespace {
 constexpr long long kFormatVersion = 1;
+
+/// The header a restart trusts (step, time, steps, precision, config),
+/// hashed (64-bit FNV-1a) into the attribute `state_hash`: Fletcher-32
+/// covers only the field, and an edited `step` would otherwise be continued
+/// with the wrong time (issue #14).
+}  // namespace
+
+std::string checkpoint_state_hash(const CheckpointState& s) {
+  char head[96];
+  std::snprintf(head, sizeof head, "%lld %.17g %lld %s\n", static_cast<long long>(s.step), s.time,
+                static_cast<long long>(s.steps_total), precision_name(s.precision));
+  std::uint64_t h = 1469598103934665603ull;
+  for (const std::string* t : {&s.config_yaml}) {
+    for (const char* p = head; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+    for (const char c : *t) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  char out[24];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
 }
+
+namespace {
+std::string state_hash(const CheckpointState& s) { return checkpoint_state_hash(s); }
+}  // namespace
 
 template <class T>
 void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov,
                       const FieldPart* part) {
   detail::init_hdf5();
   ADI_REQUIRE(precision_of<T>() == s.precision, "write_checkpoint: precision differs from the state's");
-  const std::string tmp = path + ".tmp";
   const std::string what = "checkpoint '" + path + "'";
   const bool par = part != nullptr;  // collective: see the header
   if (par && !detail::par::built())
     throw IoError(what + ": a collective write needs parallel HDF5, which this adi3d was built without", __FILE__,
                   __LINE__);
+  // Unique: another process' temporary is never touched (rank 0's name).
+  std::string tmp = unique_temp_path(path);
+  if (par) detail::par::bcast(tmp);
   const bool root = !par || detail::par::rank() == 0;
   // Parallel: every rank makes the same calls; each step's failure is agreed
   // (par::agree) before the next collective one.
@@ -50,6 +79,7 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
       detail::write_attr(f, "time", s.time, what);
       detail::write_attr(f, "steps_total", static_cast<long long>(s.steps_total), what);
       detail::write_attr(f, "precision", std::string(precision_name(s.precision)), what);
+      detail::write_attr(f, "state_hash", state_hash(s), what);
       detail::write_grid_group(f, s.geometry, what);
       Provenance p = prov;
       p.config_yaml = s.config_yaml;
@@ -144,6 +174,14 @@ CheckpointState read_checkpoint_state(const std::string& path) {
   s.geometry = detail::read_grid_group(f, ctx);
   s.config_yaml = detail::read_string_dataset(f, "/provenance/config", ctx);
   if (s.step < 0) throw IoError(path + ": attribute 'step' is negative", __FILE__, __LINE__);
+  if (!detail::has_attr(f, "state_hash"))
+    throw IoError(path + ": the checkpoint has no state_hash attribute (written by an older adi3d, or edited): its "
+                      "step and time cannot be trusted",
+                  __FILE__, __LINE__);
+  if (detail::read_string_attr(f, "state_hash", ctx) != state_hash(s))
+    throw IoError(path + ": the checkpoint's step, time, steps_total, precision or config do not match its "
+                      "state_hash: the file was edited or damaged",
+                  __FILE__, __LINE__);
 
   // The field: present, the right type and shape (read later, with checksums).
   if (!detail::path_exists(f, "/u")) throw IoError(path + ": dataset /u is missing", __FILE__, __LINE__);
@@ -154,6 +192,19 @@ CheckpointState read_checkpoint_state(const std::string& path) {
       dims[0] != static_cast<hsize_t>(s.geometry.n[2]) || dims[1] != static_cast<hsize_t>(s.geometry.n[1]) ||
       dims[2] != static_cast<hsize_t>(s.geometry.n[0]))
     throw IoError(path + ": dataset /u does not have the shape /grid describes", __FILE__, __LINE__);
+  // The field's checksum is what makes a flipped bit an error instead of a
+  // wrong restart: a /u without it is not trusted.
+  H5Id dcpl(H5Dget_create_plist(d.get()), H5Pclose);
+  unsigned flags = 0;
+  std::size_t nelem = 0;
+  unsigned config = 0;
+  if (dcpl.get() < 0 ||
+      H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &nelem, nullptr, 0, nullptr, &config) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(path + ": dataset /u has no Fletcher-32 checksum: a damaged field could not be detected, so the "
+                      "checkpoint is not trusted",
+                  __FILE__, __LINE__);
+  }
   H5Id type(H5Dget_type(d.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_FLOAT ||
       H5Tget_size(type.get()) != (s.precision == Precision::F32 ? 4u : 8u))
@@ -209,6 +260,16 @@ void check_restart_compatible(const std::string& path, const CheckpointState& s,
   if (old.precision != c.precision || s.precision != c.precision)
     fail(std::string("precision differs: checkpoint ") + precision_name(s.precision) + ", config " +
          precision_name(c.precision));
+  // Time is step x dt, never stored state a restart takes on trust.
+  const double t = static_cast<double>(s.step) * a.dt;
+  if (!(std::fabs(s.time - t) <= 1e-12 * std::max(std::fabs(t), a.dt)))
+    throw IoError(path + ": the checkpoint says step " + std::to_string(s.step) + " at time " + std::to_string(s.time) +
+                      " s, but step x dt = " + std::to_string(t) + " s: the file was edited or damaged",
+                  __FILE__, __LINE__);
+  if (s.steps_total != old.steps || s.step > old.steps)
+    throw IoError(path + ": the checkpoint's step or steps_total disagrees with its config (time.steps = " +
+                      std::to_string(old.steps) + "): the file was edited or damaged",
+                  __FILE__, __LINE__);
   if (s.step > c.steps)
     fail("it is at step " + std::to_string(s.step) + ", beyond the run's " + std::to_string(c.steps) + " steps");
   for (int a3 = 0; a3 < 3; ++a3)

@@ -103,6 +103,18 @@ class Reader {
     }
   }
 
+  /// A key written with no value (`grid:`) is an error, not the defaults:
+  /// the user meant to say something there (issue #14: `grid:` ran 3x3x3).
+  void no_empty_values(const YAML::Node& map, const std::string& path) const {
+    if (!map.IsDefined() || !map.IsMap()) return;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = (path.empty() ? "" : path + ".") + printable(it->first.Scalar(), kQuoteMax);
+      if (it->second.IsNull())
+        fail(it->first, key, "has no value (an empty key is an error, not a request for the defaults)");
+      no_empty_values(it->second, key);
+    }
+  }
+
   double real(const YAML::Node& n, const std::string& key) const {
     if (!n.IsScalar()) fail(n, key, "expected a number, got " + describe(n));
     const std::string& s = n.Scalar();
@@ -691,6 +703,13 @@ void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
   } else {
     r.fail(t, "time", "missing time.steps or time.t_end");
   }
+  // Every step's time t = step * dt must be a finite number (the files store
+  // it; the output schedule divides it).
+  const double t_end = static_cast<double>(c.steps) * dt;
+  if (!std::isfinite(t_end) || t_end > 1e300)
+    r.fail(t["steps"] ? t["steps"] : t["dt"], t["steps"] ? "time.steps" : "time.dt",
+           "time.steps x time.dt = " + std::to_string(c.steps) + " x " + printable(t["dt"].Scalar(), kQuoteMax) +
+               " overflows: the end time must be a finite number of seconds");
 }
 
 void read_scheme(const Reader& r, const YAML::Node& n, RunConfig& c) {
@@ -906,6 +925,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   std::vector<const char*> keys;
   for (const Section& s : kSections) keys.push_back(s.key);
   r.only_keys(root, "", keys);
+  r.no_empty_values(root, "");
   auto first = [](const char* key) {
     return std::any_of(std::begin(kReadFirst), std::end(kReadFirst),
                        [&](const char* f) { return std::strcmp(f, key) == 0; });

@@ -412,4 +412,9 @@ void rename_file(const std::string& from, const std::string& to, const std::stri
 
 void remove_quietly(const std::string& path) { (void)std::remove(path.c_str()); }
 
+bool path_exists_on_disk(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
 }  // namespace adi::io::detail

@@ -80,6 +80,8 @@ H5Id open_group(hid_t loc, const std::string& name, const std::string& context);
 H5Id create_group(hid_t loc, const std::string& name, const std::string& context);
 /// True when every component of `path` exists as a link (so H5Oopen will not fail on a missing parent).
 bool path_exists(hid_t file, const std::string& path);
+/// Whether anything (a file, a link, a folder) has this name on disk.
+bool path_exists_on_disk(const std::string& path);
 /// Paths of every dataset in the file (depth first, at most `limit`), for error messages.
 std::vector<std::string> list_datasets(hid_t file, std::size_t limit = 12);
 
@@ -95,6 +97,12 @@ H5Id undo_fapl(const std::string& journal, const std::string& context);
 void undo_commit(hid_t file, const std::string& context);
 /// If `journal` exists: restores `path` to its last committed state and
 /// removes the journal; returns whether there was anything to undo.
+/// undo_recover onto `target`, a new copy of `path` (the journal and `path`
+/// are left as they are; the caller checks the copy, then replaces `path`).
+/// The journal must belong to `path` (device and inode), be an adi3d
+/// journal of this version with a committed size and every checksum right;
+/// otherwise IoError and nothing changed.
+bool undo_recover_to(const std::string& path, const std::string& journal, const std::string& target);
 bool undo_recover(const std::string& path, const std::string& journal);
 
 /// A byte range of a file.

@@ -5,11 +5,14 @@
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>
+#include <adi/io/lock.hpp>
 #include <adi/io/xdmf.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace adi::io {
 
@@ -65,8 +68,11 @@ struct GridFile::Impl {
         undone = detail::undo_recover(o.path, journal);
       } catch (const IoError&) {
       }
-      const std::string aside = o.path + ".failed";
-      if (std::rename(o.path.c_str(), aside.c_str()) == 0)
+      // Never over an earlier run's failed file: the first free name.
+      std::string aside = o.path + ".failed";
+      for (int k = 1; detail::path_exists_on_disk(aside) && k < 1000; ++k)
+        aside = o.path + ".failed." + std::to_string(k);
+      if (!detail::path_exists_on_disk(aside) && std::rename(o.path.c_str(), aside.c_str()) == 0)
         msg += undone ? "; the file, back at its last complete step, was moved to " + aside
                       : "; the incomplete file was moved to " + aside;
       if (o.xdmf) detail::remove_quietly(xmf);
@@ -143,7 +149,6 @@ struct GridFile::Impl {
     detail::init_hdf5();
     auto im = std::make_unique<Impl>();
     im->o = o;
-    im->tmp = o.path + ".tmp";
     im->xmf = xdmf_path_for(o.path);
     im->journal = detail::journal_path_for(o.path);
     im->par = o.part.has_value();
@@ -151,6 +156,9 @@ struct GridFile::Impl {
       throw IoError(im->what() + ": a collective write needs parallel HDF5, which this adi3d was built without",
                     __FILE__, __LINE__);
     im->root = detail::par::rank() == 0 || !im->par;
+    // Unique: another process' temporary is never touched (rank 0's name).
+    im->tmp = unique_temp_path(o.path);
+    if (im->par) detail::par::bcast(im->tmp);
     return im;
   }
 };
@@ -468,9 +476,84 @@ template void GridFile::write_step<double>(index_t, double, const double*);
 
 bool GridFile::rolled_back() const { return impl_->rolled_back; }
 
+namespace {
+/// The steps of an output file as it is on disk (no recovery).
+std::vector<index_t> steps_on_disk(const std::string& path) {
+  const std::string ctx = "output file '" + path + "'";
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(ctx + ": not a readable HDF5 file", __FILE__, __LINE__);
+  }
+  H5Id file(ADI_H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), ctx, "cannot open"), H5Fclose);
+  const hid_t f = file.get();
+  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
+    throw IoError(ctx + ": not an adi3d output file", __FILE__, __LINE__);
+  std::vector<index_t> steps;
+  H5Id sg = detail::open_group(f, "/steps", ctx);
+  H5G_info_t info;
+  ADI_H5_CHECK(H5Gget_info(sg.get(), &info), ctx, "cannot list /steps");
+  for (hsize_t q = 0; q < info.nlinks; ++q) {
+    char name[256];
+    ADI_H5_CHECK(H5Lget_name_by_idx(sg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
+                 ctx, "cannot list /steps");
+    const std::string ds = std::string("/steps/") + name + "/u";
+    if (!detail::path_exists(f, ds)) continue;  // a write that never completed: nothing to lose
+    H5Id d(ADI_H5_CHECK(H5Dopen2(f, ds.c_str(), H5P_DEFAULT), ctx, "cannot open " + ds), H5Dclose);
+    steps.push_back(detail::read_int_attr(d.get(), "step", ctx + ":" + ds));
+  }
+  std::sort(steps.begin(), steps.end());
+  return steps;
+}
+}  // namespace
+
 bool recover_output(const std::string& path) {
   detail::init_hdf5();
-  return detail::undo_recover(path, detail::journal_path_for(path));
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0)
+    throw IoError(path + ": cannot recover it (" + detail::errno_text(errno) + ")", __FILE__, __LINE__);
+  if (!S_ISREG(st.st_mode))
+    throw IoError(path + ": is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                      ", not an adi3d output file; nothing was changed",
+                  __FILE__, __LINE__);
+  // A run that is writing it holds its lock: its journal is live, not a
+  // killed run's (lock.hpp). Held while recovering, so no run starts.
+  const FileLock lock(path, "output file '" + path + "'");
+  const std::string journal = detail::journal_path_for(path);
+  if (!detail::path_exists_on_disk(journal)) {
+    try {
+      (void)steps_on_disk(path);
+    } catch (const IoError& e) {
+      throw IoError(std::string(e.what()) + "; there is no journal " + journal +
+                        " to undo a write with: the file cannot be recovered; nothing was changed",
+                    __FILE__, __LINE__);
+    }
+    return false;
+  }
+  // Onto a copy, checked before it replaces the file.
+  const std::string tmp = unique_temp_path(path);
+  if (!detail::undo_recover_to(path, journal, tmp)) return false;  // a journal with no record yet: removed
+  std::vector<index_t> steps;
+  try {
+    steps = steps_on_disk(tmp);
+  } catch (const IoError& e) {
+    detail::remove_quietly(tmp);
+    throw IoError(path + ": undoing the write with the journal " + journal + " does not give a file that opens (" +
+                      e.what() + "); nothing was changed",
+                  __FILE__, __LINE__);
+  }
+  detail::rename_file(tmp, path, "output file '" + path + "'");
+  ::unlink(journal.c_str());
+  return true;
+}
+
+namespace {
+std::vector<index_t> steps_on_disk(const std::string& path);
+}  // namespace
+
+std::vector<index_t> output_file_steps(const std::string& path) {
+  detail::init_hdf5();
+  detail::undo_recover(path, detail::journal_path_for(path));
+  return steps_on_disk(path);
 }
 
 bool GridFile::has_step(index_t step) const {

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <iterator>
+#include <sstream>
 #include <csignal>
 #include <cstdio>
 #include <dlfcn.h>
@@ -16,6 +19,7 @@
 #include <fstream>
 #include <new>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -150,6 +154,17 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
         (void)::setrlimit(RLIMIT_AS, &lim);
       }
     }
+    // A damaged file can make HDF5 loop for ever: the limit is CPU time
+    // (SIGXCPU ends the child), so a process that is stopped or suspended
+    // (SIGSTOP, ^Z, a suspended job) or waits for a slow disk is not taken
+    // for a hang. The signals that stop a run are the parent's to handle.
+    if (timeout_s > 0 && timeout_s < 1e9) {
+      const rlim_t cpu = static_cast<rlim_t>(std::ceil(timeout_s));
+      const rlimit lim{cpu, cpu + 5};
+      (void)::setrlimit(RLIMIT_CPU, &lim);
+    }
+    for (const int sig : {SIGTERM, SIGINT, SIGUSR1, SIGHUP}) ::signal(sig, SIG_IGN);
+    (void)::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives a killed parent
     // The outcome goes up the pipe: "O" (the read succeeded) or "E" and the
     // error's message. An error is reported from here and the parent does not
     // repeat that read: the cap above may be what stopped it, and the parent
@@ -173,15 +188,32 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     ::_exit(0);
   }
   ::close(fds[1]);
-  // Read the outcome until end-of-file (the child has exited), at most timeout_s.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  // Read the outcome until end-of-file (the child has exited). The child's
+  // CPU time is limited (above); the wall clock only backs that up, for a
+  // file system that does not answer: generously, and not counting time in
+  // which this process itself did not run (the job was suspended).
+  const double wall_s = std::max(3.0 * timeout_s, timeout_s + 30.0);
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::duration<double>(wall_s);
   bool finished = false;
   std::string outcome;
   for (;;) {
-    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    const auto now = Clock::now();
+    const double left = std::chrono::duration<double>(deadline - now).count();
     if (left <= 0) break;
+    if (limits.interrupted && limits.interrupted()) {
+      ::close(fds[0]);
+      ::kill(pid, SIGKILL);
+      int st = 0;
+      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      throw ProbeInterrupted(file + ": " + what + ": reading it was interrupted", __FILE__, __LINE__);
+    }
+    const double slice = std::min(left, 0.2);
     pollfd p{fds[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min(left * 1000.0, 1e9)) + 1);
+    const int r = ::poll(&p, 1, static_cast<int>(slice * 1000.0) + 1);
+    const double late = std::chrono::duration<double>(Clock::now() - now).count() - slice;
+    if (late > 2.0) deadline += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(late));
     if (r < 0 && errno == EINTR) continue;
     if (r > 0) {
       char buf[4096];
@@ -194,13 +226,44 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     }
   }
   ::close(fds[0]);
-  if (!finished) ::kill(pid, SIGKILL);
+  char state = '?';
+  double cpu_s = -1;
+  if (!finished) {
+    // What the child was doing: /proc/PID/stat, field 3 the state, 14 and
+    // 15 user and system time in clock ticks.
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const auto close_paren = text.rfind(')');
+    if (close_paren != std::string::npos) {
+      std::istringstream in(text.substr(close_paren + 2));
+      std::string field[13];
+      for (auto& x : field) in >> x;
+      if (!field[0].empty()) state = field[0][0];
+      if (!field[11].empty() && !field[12].empty())
+        cpu_s = (std::atof(field[11].c_str()) + std::atof(field[12].c_str())) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    }
+    ::kill(pid, SIGKILL);
+  }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!finished)
-    throw IoError(file + ": " + what + ": reading it did not finish within " + std::to_string(int(timeout_s)) +
-                      " s (the HDF5 library hangs on it, or the file system does); the file may be damaged",
+  if (!finished) {
+    char used[96] = "";
+    if (cpu_s >= 0) std::snprintf(used, sizeof used, ", using %.1f s of CPU", cpu_s);
+    const std::string limit = std::to_string(int(wall_s)) + " s";
+    if (state == 'T' || state == 't')
+      throw IoError(file + ": " + what + ": the process reading it (pid " + std::to_string(pid) +
+                        ") was stopped (SIGSTOP or a suspend) and did not go on within " + limit +
+                        "; the file is not known to be damaged: run again",
+                    __FILE__, __LINE__);
+    throw IoError(file + ": " + what + ": reading it did not finish within " + limit + " of wall time" + used +
+                      " (waiting for the file system, state '" + std::string(1, state) +
+                      "'); the file is not known to be damaged",
+                  __FILE__, __LINE__);
+  }
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    throw IoError(file + ": " + what + ": reading it did not finish within " + std::to_string(int(std::ceil(timeout_s))) +
+                      " s of CPU time (the HDF5 library loops on it); the file is damaged",
                   __FILE__, __LINE__);
   // A crash reported in adi3d's own code is a bug of adi3d's, not a damaged
   // file that HDF5 could not cope with: say so (still exit 3, nothing written).

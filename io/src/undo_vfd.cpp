@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
@@ -45,16 +46,45 @@ namespace adi::io::detail {
 
 namespace {
 
-constexpr char kMagic[16] = "adi3d-undo-v1\n";  // 14 characters + NUL, padded to 16
+constexpr char kMagic[16] = "adi3d-undo-v2\n";  // 14 characters + NUL, padded to 16
 
+// Version 2 (issue #14): the journal names the file it belongs to (device
+// and inode) and every part carries a checksum, so recovery never applies a
+// journal to another file, nor damaged bytes.
 struct JournalHeader {
   char magic[16];
   std::uint64_t committed;  // file size at the last commit
+  std::uint64_t dev, ino;   // the output file's identity
+  std::uint64_t sum;        // FNV-1a of the fields above
 };
 struct RecordHeader {
   std::uint64_t addr;
   std::uint64_t len;
+  std::uint64_t sum;  // FNV-1a of addr, len and the bytes
 };
+
+std::uint64_t fnv(const void* p, std::size_t n, std::uint64_t h = 1469598103934665603ull) {
+  const auto* c = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  return h;
+}
+std::uint64_t header_sum(const JournalHeader& h) { return fnv(&h, offsetof(JournalHeader, sum)); }
+std::uint64_t record_sum(std::uint64_t addr, std::uint64_t len, const void* bytes) {
+  const std::uint64_t head[2] = {addr, len};
+  return fnv(bytes, static_cast<std::size_t>(len), fnv(head, sizeof head));
+}
+JournalHeader make_header(std::uint64_t committed, int fd) {
+  JournalHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.committed = committed;
+  struct stat st{};
+  if (::fstat(fd, &st) == 0) {
+    h.dev = static_cast<std::uint64_t>(st.st_dev);
+    h.ino = static_cast<std::uint64_t>(st.st_ino);
+  }
+  h.sum = header_sum(h);
+  return h;
+}
 
 struct UndoFapl {
   char journal[4096];
@@ -108,9 +138,7 @@ bool journal_old_bytes(UndoState* f, haddr_t addr, haddr_t len) {
   if (f->jfd < 0) {
     f->jfd = ::open(f->journal.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (f->jfd < 0) return false;
-    JournalHeader h{};
-    std::memcpy(h.magic, kMagic, sizeof kMagic);
-    h.committed = f->committed;
+    const JournalHeader h = make_header(f->committed, f->rfd);
     if (!write_all(f->jfd, &h, sizeof h)) return false;
   }
   std::vector<unsigned char> old(static_cast<std::size_t>(len));
@@ -124,7 +152,7 @@ bool journal_old_bytes(UndoState* f, haddr_t addr, haddr_t len) {
   }
   old.resize(got);
   len = got;
-  const RecordHeader r{addr, len};
+  const RecordHeader r{addr, len, record_sum(addr, len, old.data())};
   return write_all(f->jfd, &r, sizeof r) && write_all(f->jfd, old.data(), old.size());
 }
 
@@ -302,37 +330,92 @@ void undo_commit(hid_t file, const std::string& context) {
 }
 
 bool undo_recover(const std::string& path, const std::string& journal) {
-  const int jfd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
-  if (jfd < 0) return false;
+  return undo_recover_to(path, journal, path);
+}
+
+bool undo_recover_to(const std::string& path, const std::string& journal, const std::string& target) {
+  struct stat js{};
+  if (::lstat(journal.c_str(), &js) != 0) return false;
+  auto refuse = [&](const std::string& why) {
+    throw IoError(path + ": the journal " + journal + " " + why + "; nothing was changed (move the journal away if "
+                      "the file opens without it)",
+                  __FILE__, __LINE__);
+  };
+  if (!S_ISREG(js.st_mode)) refuse("is not a regular file");
+  const int jfd = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (jfd < 0) refuse("cannot be opened (" + errno_text(errno) + ")");
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } jc{jfd};
   JournalHeader h{};
-  if (!read_all(jfd, &h, sizeof h) || std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
-    // Killed while writing the header: nothing was overwritten yet.
+  const ssize_t got = ::pread(jfd, &h, sizeof h, 0);
+  if (got < static_cast<ssize_t>(sizeof h)) {
+    // Killed while writing the header: nothing was overwritten yet. Only
+    // an empty file or a prefix of a header is that; anything else is not
+    // ours to delete.
+    const std::size_t n = got > 0 ? static_cast<std::size_t>(got) : 0;
+    if (std::memcmp(h.magic, kMagic, std::min(n, sizeof kMagic)) != 0) refuse("is not an adi3d journal");
     ::unlink(journal.c_str());
     return false;
   }
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
+    refuse(std::memcmp(h.magic, kMagic, 12) == 0 ? "was written by another version of adi3d"
+                                                  : "is not an adi3d journal");
+  if (h.sum != header_sum(h)) refuse("is damaged (its header's checksum does not match)");
+  struct stat fs_{};
+  if (::stat(path.c_str(), &fs_) != 0) refuse("belongs to a file that cannot be read (" + errno_text(errno) + ")");
+  if (!S_ISREG(fs_.st_mode)) refuse("belongs to no regular file");
+  if (h.dev != static_cast<std::uint64_t>(fs_.st_dev) || h.ino != static_cast<std::uint64_t>(fs_.st_ino))
+    refuse("belongs to another file (device/inode differ)");
+  if (h.committed == 0) refuse("records a committed size of 0 (it is damaged)");
   struct Record {
     RecordHeader r;
     std::vector<unsigned char> bytes;
   };
   std::vector<Record> records;
+  if (::lseek(jfd, static_cast<off_t>(sizeof h), SEEK_SET) < 0) refuse("cannot be read");
   for (;;) {
     Record rec;
     if (!read_all(jfd, &rec.r, sizeof rec.r)) break;
-    if (rec.r.len > (std::uint64_t(1) << 40)) break;
+    if (rec.r.len > h.committed || rec.r.addr > h.committed - rec.r.len)
+      refuse("is damaged (a record outside the committed size)");
     rec.bytes.resize(static_cast<std::size_t>(rec.r.len));
     // An incomplete last record: the process died writing it, before the
     // overwrite it was saving for.
     if (!read_all(jfd, rec.bytes.data(), rec.bytes.size())) break;
+    if (rec.r.sum != record_sum(rec.r.addr, rec.r.len, rec.bytes.data()))
+      refuse("is damaged (a record's checksum does not match)");
     records.push_back(std::move(rec));
   }
-  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (target != path) {
+    // Onto a copy: the caller checks the result before it replaces anything.
+    const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int out = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    bool ok = in >= 0 && out >= 0;
+    std::vector<char> buf(std::size_t(1) << 20);
+    while (ok) {
+      const ssize_t r = ::read(in, buf.data(), buf.size());
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        ok = r == 0;
+        break;
+      }
+      ok = write_all(out, buf.data(), static_cast<std::size_t>(r));
+    }
+    const int err = errno;
+    if (in >= 0) ::close(in);
+    if (out >= 0) ::close(out);
+    if (!ok) {
+      ::unlink(target.c_str());
+      throw IoError(path + ": cannot copy it to " + target + " (" + errno_text(err) + "); nothing was changed",
+                    __FILE__, __LINE__);
+    }
+  }
+  const int fd = ::open(target.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    throw IoError(path + ": cannot open it to undo an interrupted write (" + errno_text(err) + "); the journal " +
+    throw IoError(target + ": cannot open it to undo an interrupted write (" + errno_text(err) + "); the journal " +
                       journal + " is kept",
                   __FILE__, __LINE__);
   }
@@ -365,7 +448,7 @@ bool undo_recover(const std::string& path, const std::string& journal) {
                   __FILE__, __LINE__);
   }
   (void)::fsync(fd);
-  ::unlink(journal.c_str());
+  if (target == path) ::unlink(journal.c_str());
   return true;
 }
 
@@ -388,9 +471,7 @@ void undo_snapshot(const std::string& path, const std::string& journal, std::vec
   const std::string tmp = journal + ".tmp";
   Closer jc{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
   if (jc.fd < 0) fail("create " + tmp, errno);
-  JournalHeader h{};
-  std::memcpy(h.magic, kMagic, sizeof kMagic);
-  h.committed = size;
+  const JournalHeader h = make_header(size, fd);
   if (!write_all(jc.fd, &h, sizeof h)) fail("write " + tmp, errno);
   std::sort(untouched.begin(), untouched.end(),
             [](const ByteRange& a, const ByteRange& b) { return a.addr < b.addr; });
@@ -409,7 +490,7 @@ void undo_snapshot(const std::string& path, const std::string& journal, std::vec
         if (r == 0) break;
         got += static_cast<std::size_t>(r);
       }
-      const RecordHeader rec{from, got};
+      const RecordHeader rec{from, got, record_sum(from, got, buf.data())};
       if (!write_all(jc.fd, &rec, sizeof rec) || !write_all(jc.fd, buf.data(), got)) fail("write " + tmp, errno);
       if (got < buf.size()) return;  // the file ended early (it cannot: it is not being written)
       from += n;

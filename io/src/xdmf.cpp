@@ -2,6 +2,7 @@
 
 #include "h5util.hpp"
 
+#include <adi/io/lock.hpp>
 #include <adi/io/xdmf.hpp>
 
 #include <cerrno>
@@ -86,7 +87,7 @@ std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precisi
 
 void write_xdmf(const std::string& path, const std::string& h5_name, const GridGeometry& g, Precision p,
                 const std::vector<OutputStep>& steps, const std::vector<std::string>& fields) {
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = unique_temp_path(path);
   const std::string text = xdmf_text(h5_name, g, p, steps, fields);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

@@ -8,6 +8,8 @@
 #include <adi/io/io.hpp>
 
 #include <gtest/gtest.h>
+
+#include <sys/resource.h>
 #include <hdf5.h>
 
 #include <cmath>
@@ -25,6 +27,19 @@ using namespace adi::io;
 namespace fs = std::filesystem;
 
 namespace {
+
+/// A temporary of `final_path` exists: "adi3d.<pid>.<random>.<name>.tmp"
+/// next to it (io/lock.hpp, unique_temp_path).
+bool temp_of_exists(const std::string& final_path) {
+  const std::filesystem::path f(final_path);
+  const std::string tail = "." + f.filename().string() + ".tmp";
+  for (const auto& e : std::filesystem::directory_iterator(f.parent_path())) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("adi3d.", 0) == 0 && n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0)
+      return true;
+  }
+  return false;
+}
 
 class Hdf5Test : public ::testing::Test {
  protected:
@@ -334,10 +349,10 @@ TEST_F(Hdf5Test, OutputFileLayoutAndTemporaryName) {
     GridFile g = GridFile::create(out_options(out));
     // Nothing under the final name until a step is complete.
     EXPECT_FALSE(fs::exists(out));
-    EXPECT_TRUE(fs::exists(out + ".tmp"));
+    EXPECT_TRUE(temp_of_exists(out));
     g.write_step(0, 0.0, u0.data());
     EXPECT_TRUE(fs::exists(out));
-    EXPECT_FALSE(fs::exists(out + ".tmp"));
+    EXPECT_FALSE(temp_of_exists(out));
     EXPECT_TRUE(fs::exists(path("run.xmf")));
     g.write_step(12, 0.012, u1.data());
     EXPECT_TRUE(g.has_step(12));
@@ -393,9 +408,9 @@ TEST_F(Hdf5Test, OutputFileLayoutAndTemporaryName) {
 TEST_F(Hdf5Test, OutputWithoutStepsLeavesNoTemporaryBehind) {
   {
     GridFile g = GridFile::create(out_options(path("a.h5")));
-    EXPECT_TRUE(fs::exists(path("a.h5.tmp")));
+    EXPECT_TRUE(temp_of_exists(path("a.h5")));
   }  // destroyed without a step and without finish: an aborted run
-  EXPECT_FALSE(fs::exists(path("a.h5.tmp")));
+  EXPECT_FALSE(temp_of_exists(path("a.h5")));
   EXPECT_FALSE(fs::exists(path("a.h5")));
 }
 
@@ -534,6 +549,8 @@ TEST_F(Hdf5Test, CheckpointRoundTripIsBitExact) {
 TEST_F(Hdf5Test, ConfigStringReadsInBothLayouts) {
   checkpoint_round_trip<double>(path("c.h5"));
   const std::string yaml = "grid: {nx: 7, ny: 5, nz: 4}\n# \xc3\xa9t\xc3\xa9\n";  // UTF-8 survives both
+  CheckpointState edited = read_checkpoint_state(path("c.h5"));
+  edited.config_yaml = yaml;
   {
     const hid_t f = H5Fopen(path("c.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     ASSERT_GE(f, 0);
@@ -553,6 +570,13 @@ TEST_F(Hdf5Test, ConfigStringReadsInBothLayouts) {
     const char* c = yaml.c_str();
     ASSERT_GE(H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &c), 0);
     H5Dclose(d);
+    // The header hash covers the config: a new config needs a new hash.
+    ASSERT_GE(H5Adelete(f, "state_hash"), 0);
+    const hid_t a = H5Acreate2(f, "state_hash", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    const std::string h = checkpoint_state_hash(edited);
+    const char* hp = h.c_str();
+    ASSERT_GE(H5Awrite(a, t, &hp), 0);
+    H5Aclose(a);
     H5Sclose(sp);
     H5Tclose(t);
     H5Fclose(f);
@@ -587,12 +611,23 @@ TEST_F(Hdf5Test, FailedCheckpointWriteKeepsThePreviousOne) {
   const std::string p = path("ck.h5");
   checkpoint_round_trip<double>(p);
   const auto before = fs::file_size(p);
-  fs::create_directory(p + ".tmp");  // the temporary cannot be created
   std::vector<double> u(7 * 5 * 4, 0.0);
   CheckpointState s = read_checkpoint_state(p);
   s.step = 50;
+  // The temporary (a unique name) cannot be created: no file descriptor
+  // left (the lowest free one is at the limit).
+  const int lowest_free = dup(0);
+  ASSERT_GE(lowest_free, 0);
+  close(lowest_free);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_NOFILE, &old_limit);
+  const rlimit none_left{static_cast<rlim_t>(lowest_free), old_limit.rlim_max};
+  setrlimit(RLIMIT_NOFILE, &none_left);
   expect_throw_matching<IoError>([&] { write_checkpoint(p, s, u.data(), Provenance{}); },
                                  R"(checkpoint '.*ck\.h5': cannot create .*ck\.h5\.tmp .*the previous checkpoint \(if any\) is unchanged)");
+  setrlimit(RLIMIT_NOFILE, &old_limit);
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "left: " << e.path();
   EXPECT_EQ(fs::file_size(p), before);
   EXPECT_EQ(read_checkpoint_state(p).step, 42);
 }
@@ -631,10 +666,18 @@ TEST_F(Hdf5Test, RestartNeedsTheSameProblem) {
   const RunConfig c = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.001, steps: 100}\n", "case.yaml");
   CheckpointState s;
   s.step = 40;
+  s.time = 40 * 0.001;
+  s.steps_total = 100;
   s.precision = Precision::F64;
   s.geometry = geometry_of(c);
   s.config_yaml = c.resolved_yaml;
   EXPECT_NO_THROW(check_restart_compatible("ck.h5", s, c));
+  // Time is step x dt (an edited step is caught), and the step is within
+  // the checkpointed run's steps.
+  CheckpointState edited = s;
+  edited.step = 41;
+  expect_throw_matching<IoError>([&] { check_restart_compatible("ck.h5", edited, c); },
+                                 R"(the checkpoint says step 41 at time 0\.040000 s, but step x dt = 0\.041000 s)");
   const RunConfig dt = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.002, steps: 100}\n", "case.yaml");
   expect_throw_matching<ConfigError>([&] { check_restart_compatible("ck.h5", s, dt); },
                                      R"(^ck\.h5: cannot continue this run from the checkpoint: time step differs)");

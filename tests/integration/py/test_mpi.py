@@ -303,6 +303,53 @@ def errors(a):
         del os.environ["ADI_MPI"]
 
 
+def disagree(a):
+    # Ranks started with different runs (issue #14): another grid, another
+    # number of steps, another output, another ADI_* setting on one rank.
+    # They hung until killed; now every rank stops at start-up with exit 2
+    # and one message, before any file is written.
+    variants = [
+        ("grid", ["--set", "grid.nx=35"], []),
+        ("steps", ["--set", "time.steps=41"], []),
+        ("output", ["--set", "output.file=other.h5"], []),
+        ("environment", [], ["-x", "ADI_PARALLEL_IO=0"]),
+    ]
+    for what, args, env in variants:
+        d = case(a, "disagree_" + what)
+        flags = shlex.split(a.mpiflags)
+        cmd = [a.mpiexec] + flags + [a.npflag, "1", a.adi3d, "run", "case.yaml"]
+        for _ in range(a.np - 1):
+            cmd += [":", a.npflag, "1"] + env + [a.adi3d, "run", "case.yaml"] + args
+        print("$ (cd %s && %s)" % (d, " ".join(cmd)), flush=True)
+        p = subprocess.run(cmd, cwd=d, env=mpi_env(), capture_output=True, text=True, timeout=60)
+        out = p.stdout + p.stderr
+        print(out, flush=True)
+        T.check(p.returncode == 2, "%s: expected exit code 2, got %d" % (what, p.returncode))
+        T.check(re.search(r"adi3d: error: the MPI ranks were started with different runs: %d of %d ranks \(the "
+                          r"highest: rank %d\) differ from rank 0" % (a.np - 1, a.np, a.np - 1), out),
+                "%s: no message naming the ranks" % what)
+        T.check(out.count("adi3d: error:") == 1, "%s: the error is printed %d times" % (what, out.count("adi3d: error:")))
+        T.check(sorted(os.listdir(d)) == ["case.yaml"], "%s: files written: %s" % (what, os.listdir(d)))
+
+
+def stuck_collective(a):
+    # One rank hangs before a collective write (ADI_FAULT_STALL_RANK, as a
+    # rank stuck on a full disk): the others waited for ever in the
+    # collective call or the agreement around it. Now they stop after
+    # ADI_COLLECTIVE_TIMEOUT with exit 3 and a message, and the output is
+    # the last complete step (it opens).
+    T.check(a.parallel_hdf5, "the stuck_collective part tests collective writes: run it in a parallel HDF5 build")
+    d = case(a, "stuck")
+    p = mpirun_env(a, a.np, ["run", "case.yaml"], d,
+                   {"ADI_FAULT_STALL_RANK": str(a.np - 1), "ADI_COLLECTIVE_TIMEOUT": "3"}, timeout=120)
+    out = p.stdout + p.stderr
+    print(out, flush=True)
+    T.check(p.returncode == 3, "expected exit code 3, got %d" % p.returncode)
+    T.check(re.search(r"adi3d: \[rank [0-9]+\] error: the collective write of step 0 to out\.h5 did not complete on "
+                      r"every rank within 3 s \(ADI_COLLECTIVE_TIMEOUT\)", out), "no timeout message")
+    T.check(not os.path.exists(os.path.join(d, "out.h5")), "a file under the final name without a complete step")
+
+
 def slurm(a):
     d = case(a, "slurm", bc=MIXED, dt="2e-5", steps=3000, every=500, log=100)
     job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
@@ -335,7 +382,7 @@ def slurm(a):
     assert_close(os.path.join(ref, "out.h5"), os.path.join(d, "out.h5"), "requeued MPI job vs serial")
 
 
-PARTS = {"outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm,
+PARTS = {"disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm,
          "kill": kill}
 
 

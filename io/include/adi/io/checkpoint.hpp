@@ -6,7 +6,7 @@
 // carries HDF5's Fletcher-32 checksum, so damage is detected on read.
 //
 // Layout: root attributes format = "adi3d-checkpoint", format_version,
-// step, time, steps_total, precision; dataset /u (nz, ny, nx); /grid and
+// step, time, steps_total, precision, state_hash; dataset /u (nz, ny, nx); /grid and
 // /provenance as in the output file.
 
 #include <adi/common.hpp>
@@ -35,6 +35,11 @@ struct CheckpointState {
 template <class T>
 void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov,
                       const FieldPart* part = nullptr);
+
+/// The hash of the header a restart trusts (step, time, steps_total,
+/// precision, config), stored as the attribute `state_hash` and checked by
+/// read_checkpoint_state: an edited step is an error, never a wrong restart.
+std::string checkpoint_state_hash(const CheckpointState& s);
 
 /// Reads and checks a checkpoint's header (format, version, step, grid).
 /// Throws IoError for a missing, non-HDF5, truncated or foreign file.

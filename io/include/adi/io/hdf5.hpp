@@ -139,6 +139,12 @@ bool parallel_hdf5_built();
 /// restart does this itself; `adi3d recover` calls it.
 bool recover_output(const std::string& path);
 
+/// The steps an existing adi3d output file holds, sorted (read only, after
+/// undoing a killed run's unfinished write as a restart would). A restart
+/// uses it to refuse, before anything is written, to delete steps it would
+/// not write again. Throws IoError if the file cannot be read as an output.
+std::vector<index_t> output_file_steps(const std::string& path);
+
 struct OutputStep {
   index_t step = 0;
   double time = 0.0;

@@ -26,12 +26,24 @@ struct ProbeLimits {
   /// false (e.g. where fork() is not allowed): probe_in_child does nothing,
   /// and a damaged file may crash the process in the caller's own read.
   bool isolate = true;
-  double timeout_s = 60.0;                      ///< wall-clock seconds the child may take
+  /// CPU seconds the child may take (RLIMIT_CPU: a stopped or suspended
+  /// process, or one waiting for the disk, is not a hang); the wall clock
+  /// backs it up at max(10 x, + 60 s), not counting time this process was
+  /// suspended, and the error then says what the child was doing.
+  double timeout_s = 60.0;
   double memory_bytes = 1024.0 * 1024 * 1024;  ///< what the child may allocate beyond the process' size
+  /// Polled while the child reads (every 0.2 s): true stops the child and
+  /// throws ProbeInterrupted (the caller was asked to stop, e.g. by a signal).
+  std::function<bool()> interrupted;
 };
 
-/// Runs `probe` (which reads `file`) in a child process and waits at most
-/// `limits.timeout_s` seconds; the child may allocate at most
+/// probe_in_child stopped the child because `interrupted` said so.
+class ProbeInterrupted : public IoError {
+  using IoError::IoError;
+};
+
+/// Runs `probe` (which reads `file`) in a child process that may use at most
+/// `limits.timeout_s` seconds of CPU; the child may allocate at most
 /// `limits.memory_bytes` beyond what the process had (RLIMIT_AS: a damaged
 /// size field can make HDF5 allocate and fill gigabytes; the child's
 /// allocation then fails cleanly). Returns when `probe` returned in the
