@@ -288,6 +288,29 @@ __global__ void general_factor_kernel(T* __restrict__ w, T* __restrict__ acc, co
   }
 }
 
+// Per plane k (grid.z), out = in^T for an R x C row-major matrix: out[c R + r]
+// = in[r C + c]. The x solve runs on the x <-> y transposed grid, where its
+// lines are y-fastest across threads (coalesced), instead of one strided row
+// per thread. 32 x 32 tiles through shared memory, padded to 33 columns so
+// the column reads of a warp hit 32 different banks.
+constexpr int kTransposeTile = 32, kTransposeRows = 8;
+template <class T>
+__global__ void general_transpose_kernel(const T* __restrict__ in, T* __restrict__ out, index_t R, index_t C) {
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];
+  const index_t plane = static_cast<index_t>(blockIdx.z) * R * C;
+  const index_t c0 = static_cast<index_t>(blockIdx.x) * kTransposeTile;
+  const index_t r0 = static_cast<index_t>(blockIdx.y) * kTransposeTile;
+  for (int dy = threadIdx.y; dy < kTransposeTile; dy += kTransposeRows) {
+    const index_t r = r0 + dy, c = c0 + threadIdx.x;
+    if (r < R && c < C) tile[dy][threadIdx.x] = in[plane + r * C + c];
+  }
+  __syncthreads();
+  for (int dy = threadIdx.y; dy < kTransposeTile; dy += kTransposeRows) {
+    const index_t c = c0 + dy, r = r0 + threadIdx.x;
+    if (r < R && c < C) out[plane + c * R + r] = tile[threadIdx.x][dy];
+  }
+}
+
 /// acc += w over the grid (a flat axis' "solve" with the fused update).
 template <class T>
 __global__ void general_add_kernel(const T* __restrict__ w, T* __restrict__ acc, index_t count) {

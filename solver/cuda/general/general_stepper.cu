@@ -186,7 +186,12 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
 
     // Device memory: check that it fits, then allocate and upload.
-    std::size_t need = sizeof(T) * n * (2 + (need_cp ? 1 : 0) + (need_z ? 1 : 0));
+    // x lines through the x <-> y transposed grid (general_transpose_kernel):
+    // one more grid, and the x conductivity and 1/c fields transposed once.
+    // Not for ny < 8 (nothing to coalesce) or more planes than a grid's z.
+    x_transposed_ = kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
+    std::size_t need = sizeof(T) * n * (2 + (need_cp ? 1 : 0) + (need_z ? 1 : 0) + (x_transposed_ ? 1 : 0));
+    if (x_transposed_) need += sizeof(T) * (k_host[0].size() + rho_host.size());
     for (const auto& k : k_host) need += sizeof(T) * k.size();
     need += sizeof(T) * (rho_host.size() + q_host.size());
     need += d_off.size() * (sizeof(index_t) + 1 + 6 * sizeof(double));
@@ -212,6 +217,18 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
     if (!rho_host.empty()) rho_.upload(rho_host), P_.rho = rho_.get();
     if (!q_host.empty()) q_.upload(q_host), P_.q = q_.get();
+    if (x_transposed_) {
+      // The transposed grid: node (i, j, k) at k nx ny + i ny + j, so the
+      // strides of the logical axes become (ny, 1, nx ny); the kernels index
+      // w, the scratch grids, K and 1/c with the same offsets.
+      wt_.resize(n);
+      PT_ = P_;
+      PT_.stride[0] = layout_.n[1];
+      PT_.stride[1] = 1;
+      PT_.stride[2] = layout_.n[0] * layout_.n[1];
+      if (!k_host[0].empty()) kxt_.upload(transpose_xy(k_host[0])), PT_.K[0] = kxt_.get();
+      if (!rho_host.empty()) rhot_.upload(transpose_xy(rho_host)), PT_.rho = rhot_.get();
+    }
     for (int a = 0; a < 3; ++a) {
       if (kind_[a] != SolveKind::Factor) continue;
       const index_t na = factors[a].size();
@@ -322,7 +339,8 @@ class CudaGeneralStepper final : public Stepper<T> {
   }
 
   std::size_t bytes_allocated() const override {
-    std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes();
+    std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes() + wt_.bytes() +
+                    kxt_.bytes() + rhot_.bytes();
     for (int a = 0; a < 3; ++a) b += k_[a].bytes() + fa_[a].bytes() + fcp_[a].bytes() + finv_[a].bytes();
     b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
     return b;
@@ -385,24 +403,50 @@ class CudaGeneralStepper final : public Stepper<T> {
       return;
     }
     const index_t lines = total / layout_.n[a];
+    const bool transposed = a == 0 && x_transposed_ && acc == nullptr;
+    T* w = transposed ? wt_.get() : w_.get();
+    const GeneralParams<T>& P = transposed ? PT_ : P_;
+    if (transposed) transpose(w_.get(), wt_.get(), layout_.n[1], layout_.n[0]);
     switch (kind_[a]) {
       case SolveKind::Factor:
         general::general_factor_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(
-            w_.get(), acc, fa_[a].get(), fcp_[a].get(), finv_[a].get(), P_, a, lines);
+            w, acc, fa_[a].get(), fcp_[a].get(), finv_[a].get(), P, a, lines);
         ADI_CUDA_CHECK_LAUNCH("general_factor_kernel");
         break;
       case SolveKind::OnTheFly:
-        general::general_thomas_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(w_.get(), cp_.get(), acc, P_,
+        general::general_thomas_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(w, cp_.get(), acc, P,
                                                                                          a, lines, error_.get());
         ADI_CUDA_CHECK_LAUNCH("general_thomas_kernel");
         break;
       case SolveKind::Cyclic:
         general::general_cyclic_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(
-            w_.get(), cp_.get(), z_.get(), acc, P_, a, lines, error_.get());
+            w, cp_.get(), z_.get(), acc, P, a, lines, error_.get());
         ADI_CUDA_CHECK_LAUNCH("general_cyclic_kernel");
         break;
       case SolveKind::None: break;
     }
+    if (transposed) transpose(wt_.get(), w_.get(), layout_.n[0], layout_.n[1]);
+  }
+
+  // out = in with x and y swapped in every plane: in is R rows of C values.
+  void transpose(const T* in, T* out, index_t R, index_t C) {
+    const dim3 block(general::kTransposeTile, general::kTransposeRows);
+    const dim3 grid(static_cast<unsigned>((C + general::kTransposeTile - 1) / general::kTransposeTile),
+                    static_cast<unsigned>((R + general::kTransposeTile - 1) / general::kTransposeTile),
+                    static_cast<unsigned>(layout_.n[2]));
+    ADI_REQUIRE(grid.y <= 65535 && grid.z <= 65535, "general path: grid too large for the x transposition");
+    general::general_transpose_kernel<T><<<grid, block, 0, stream_>>>(in, out, R, C);
+    ADI_CUDA_CHECK_LAUNCH("general_transpose_kernel");
+  }
+
+  /// A host field (packed, x fastest) in the transposed layout of the x solve.
+  std::vector<T> transpose_xy(const std::vector<T>& v) const {
+    const index_t nx = layout_.n[0], ny = layout_.n[1], nz = layout_.n[2];
+    std::vector<T> t(v.size());
+    for (index_t k = 0; k < nz; ++k)
+      for (index_t j = 0; j < ny; ++j)
+        for (index_t i = 0; i < nx; ++i) t[(k * nx + i) * ny + j] = v[(k * ny + j) * nx + i];
+    return t;
   }
 
   // The device error word, read after a step (one 4-byte copy): a zero or
@@ -428,6 +472,9 @@ class CudaGeneralStepper final : public Stepper<T> {
   std::string name_;
   Layout3 layout_;
   GeneralParams<T> P_;
+  bool x_transposed_ = false;  // x lines solved on the x <-> y transposed grid
+  GeneralParams<T> PT_;        // P_ with the transposed strides and fields
+  DeviceBuffer<T> wt_, kxt_, rhot_;
   SolveKind kind_[3] = {SolveKind::None, SolveKind::None, SolveKind::None};
   DirichletData dirichlet_;
   index_t dirichlet_count_ = 0;
