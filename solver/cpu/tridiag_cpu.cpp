@@ -2,6 +2,7 @@
 // lines. Written to be read: this is the oracle for the device backends.
 
 #include "tridiag_cpu.hpp"
+#include "line_rows.hpp"
 
 #include "line_sweep.hpp"
 
@@ -160,7 +161,40 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
   }
 }
 
+template <class T>
+void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& L) {
+  check_layout(L, "cyclic tridiagonal system");
+  ADI_REQUIRE(a && b && c && d, "cyclic tridiagonal coefficient or right-hand side array is null");
+  const int ax = axis_index(axis);
+  const index_t n = L.n[ax], s = L.stride[ax];
+  ADI_REQUIRE(n >= 3, "a cyclic tridiagonal system needs at least 3 nodes per line");
+  const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
+  const index_t n1 = L.n[o1], lines = L.n[o1] * L.n[o2];
+  std::atomic<bool> all_ok{true};
+#pragma omp parallel
+  {
+    // One line at a time through contiguous scratch (the rows gathered,
+    // detail::cyclic, the solution scattered back): the oracle's algorithm.
+    std::vector<T> la(n), lb(n), lc(n), ld(n), cp(n), z(n), bb(n);
+#pragma omp for schedule(static)
+    for (index_t line = 0; line < lines; ++line) {
+      const index_t base = (line % n1) * L.stride[o1] + (line / n1) * L.stride[o2];
+      for (index_t i = 0; i < n; ++i) {
+        const index_t o = base + i * s;
+        la[i] = a[o], lb[i] = b[o], lc[i] = c[o], ld[i] = d[o];
+      }
+      if (!detail::cyclic(n, la.data(), lb.data(), lc.data(), ld.data(), cp.data(), z.data(), bb.data()))
+        all_ok.store(false, std::memory_order_relaxed);
+      for (index_t i = 0; i < n; ++i) d[base + i * s] = ld[i];
+    }
+  }
+  if (!all_ok.load())
+    ADI_THROW(NumericalError, std::string("cyclic tridiagonal solve along ") + axis_name(axis) +
+                                  ": zero or non-finite pivot (matrix not diagonally dominant?)");
+}
+
 #define ADI_INSTANTIATE(T)                                                                            \
+  template void solve_cyclic<T>(Axis, const T*, const T*, const T*, T*, const Layout3&);            \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&);                \
   template void solve_constant_fused<T>(Axis, const ThomasFactor<T>&, T*, T*, const Layout3&);      \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&);

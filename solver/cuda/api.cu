@@ -92,7 +92,90 @@ __global__ void general_kernel(const T* __restrict__ a, const T* __restrict__ b,
   }
 }
 
+// The cyclic line: adi::cpu::detail::cyclic (line_rows.hpp) step for step,
+// with its scratch (c', z, the modified diagonal) in three workspaces laid
+// out like d.
+template <class T>
+__global__ void cyclic_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                              T* __restrict__ d, T* __restrict__ cp, T* __restrict__ z, T* __restrict__ bb,
+                              GeneralGeom g, int* bad) {
+  const index_t lines = g.nu * g.nv;
+  for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
+       line += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const index_t v = line / g.nu, u = line - v * g.nu;
+    const index_t base = u * g.su + v * g.sv, last = base + (g.n - 1) * g.s_line;
+    const T lo = a[base], hi = c[last];
+    const T gam = -b[base];
+    for (int i = 0; i < g.n; ++i) {
+      const index_t o = base + i * g.s_line;
+      bb[o] = b[o];
+      z[o] = T(0);
+    }
+    bb[base] = b[base] - gam;
+    bb[last] = b[last] - hi * lo / gam;
+    z[base] = gam;
+    z[last] = hi;
+    T piv = bb[base];
+    bool ok = isfinite(piv) && piv != T(0);
+    T inv = T(1) / piv;
+    cp[base] = c[base] * inv;
+    d[base] *= inv;
+    z[base] *= inv;
+    for (int i = 1; i < g.n; ++i) {
+      const index_t o = base + i * g.s_line, om = o - g.s_line;
+      piv = bb[o] - a[o] * cp[om];
+      ok = ok && isfinite(piv) && piv != T(0);
+      inv = T(1) / piv;
+      cp[o] = i + 1 < g.n ? c[o] * inv : T(0);
+      d[o] = (d[o] - a[o] * d[om]) * inv;
+      z[o] = (z[o] - a[o] * z[om]) * inv;
+    }
+    for (int i = g.n - 2; i >= 0; --i) {
+      const index_t o = base + i * g.s_line, op = o + g.s_line;
+      d[o] -= cp[o] * d[op];
+      z[o] -= cp[o] * z[op];
+    }
+    const T r = lo / gam;
+    const T den = T(1) + z[base] + r * z[last];
+    ok = ok && isfinite(den) && den != T(0);
+    const T f = (d[base] + r * d[last]) / den;
+    for (int i = 0; i < g.n; ++i) {
+      const index_t o = base + i * g.s_line;
+      d[o] -= f * z[o];
+    }
+    if (!ok) atomicExch(bad, 1);
+  }
+}
+
 }  // namespace
+
+template <class T>
+void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& L, void* stream) {
+  L.validate("device cyclic tridiagonal system");
+  ADI_REQUIRE(a && b && c && d, "device cyclic tridiagonal coefficient or right-hand side pointer is null");
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const int ax = axis_index(axis);
+  ADI_REQUIRE(L.n[ax] >= 3, "a cyclic tridiagonal system needs at least 3 nodes per line");
+  ADI_REQUIRE(L.n[ax] < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
+  const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
+  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
+  const GeneralGeom g{L.stride[ax], L.n[u], L.stride[u], L.n[v], L.stride[v], static_cast<int>(L.n[ax])};
+  const std::size_t span = static_cast<std::size_t>(L.span());
+  DeviceBuffer<T> cp(span), z(span), bb(span);
+  DeviceBuffer<int> bad(1);
+  ADI_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, sizeof(int), st));
+  const index_t lines = g.nu * g.nv;
+  const int threads = 128;
+  const unsigned blocks = static_cast<unsigned>(std::min<index_t>((lines + threads - 1) / threads, 1 << 20));
+  cyclic_kernel<T><<<blocks, threads, 0, st>>>(a, b, c, d, cp.get(), z.get(), bb.get(), g, bad.get());
+  ADI_CUDA_CHECK_LAUNCH("cyclic_kernel");
+  int h_bad = 0;
+  ADI_CUDA_CHECK(cudaMemcpyAsync(&h_bad, bad.get(), sizeof(int), cudaMemcpyDeviceToHost, st));
+  ADI_CUDA_CHECK(cudaStreamSynchronize(st));
+  if (h_bad)
+    ADI_THROW(NumericalError, std::string("device cyclic tridiagonal solve along ") + axis_name(axis) +
+                                  ": zero or non-finite pivot (matrix not diagonally dominant?)");
+}
 
 template <class T>
 void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& L, void* stream) {
@@ -141,6 +224,7 @@ template class ConstantSolver<double>;
 #define ADI_INSTANTIATE(T)                                                                                   \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);                 \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);            \
+  template void solve_cyclic<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);             \
   template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&); \
   template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*,               \
                                const SolverOptions&);

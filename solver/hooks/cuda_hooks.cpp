@@ -60,6 +60,10 @@ void solve_general(Axis, const T*, const T*, const T*, T*, const Layout3&, void*
   unavailable();
 }
 template <class T>
+void solve_cyclic(Axis, const T*, const T*, const T*, T*, const Layout3&, void*) {
+  unavailable();
+}
+template <class T>
 void douglas_rhs(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&) {
   unavailable();
 }
@@ -73,6 +77,7 @@ template class ConstantSolver<double>;
 #define ADI_INSTANTIATE(T)                                                                        \
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);      \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*); \
+  template void solve_cyclic<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);  \
   template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&); \
   template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*,               \
                                const SolverOptions&);

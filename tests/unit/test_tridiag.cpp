@@ -138,7 +138,97 @@ void check_general(const Case& c) {
   EXPECT_LE(worst, tolerance_for<T>()) << "axis " << axis_name(c.axis) << " n " << c.length;
 }
 
+/// Dense Gaussian elimination with partial pivoting on the full n x n
+/// cyclic matrix (corners included): an oracle independent of Sherman-Morrison.
+std::vector<double> dense_cyclic_solve(const std::vector<double>& a, const std::vector<double>& b,
+                                       const std::vector<double>& c, std::vector<double> d) {
+  const std::size_t n = b.size();
+  std::vector<double> M(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    M[i * n + i] = b[i];
+    M[i * n + (i + n - 1) % n] += a[i];
+    M[i * n + (i + 1) % n] += c[i];
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t p = k;
+    for (std::size_t r = k + 1; r < n; ++r)
+      if (std::fabs(M[r * n + k]) > std::fabs(M[p * n + k])) p = r;
+    if (p != k) {
+      for (std::size_t j = 0; j < n; ++j) std::swap(M[k * n + j], M[p * n + j]);
+      std::swap(d[k], d[p]);
+    }
+    for (std::size_t r = k + 1; r < n; ++r) {
+      const double f = M[r * n + k] / M[k * n + k];
+      for (std::size_t j = k; j < n; ++j) M[r * n + j] -= f * M[k * n + j];
+      d[r] -= f * d[k];
+    }
+  }
+  for (std::size_t k = n; k-- > 0;) {
+    double s = d[k];
+    for (std::size_t j = k + 1; j < n; ++j) s -= M[k * n + j] * d[j];
+    d[k] = s / M[k * n + k];
+  }
+  return d;
+}
+
+// Periodic lines: row i couples i - 1 and i + 1 modulo n (a at node 0 and c
+// at node n - 1 are the corners), random diagonally dominant rows, against
+// dense elimination of the full matrix.
+template <class T>
+void check_cyclic(const Case& c) {
+  if (c.length < 3) return;  // a cyclic system needs 3 nodes (checked below)
+  SeededRng rng;
+  const Layout3 L = layout_for(c);
+  const int ax = axis_index(c.axis);
+  const index_t n1 = L.n[(ax + 1) % 3], n2 = L.n[(ax + 2) % 3];
+  std::vector<T> a(L.span(), T(0)), b(L.span(), T(1)), cc(L.span(), T(0));
+  for (index_t q = 0; q < n2; ++q)
+    for (index_t p = 0; p < n1; ++p)
+      for (index_t s = 0; s < c.length; ++s) {
+        index_t idx[3];
+        idx[ax] = s;
+        idx[(ax + 1) % 3] = p;
+        idx[(ax + 2) % 3] = q;
+        const index_t o = L.offset(idx[0], idx[1], idx[2]);
+        a[o] = static_cast<T>(rng.uniform(-1, 1));
+        cc[o] = static_cast<T>(rng.uniform(-1, 1));
+        b[o] = static_cast<T>(rng.sign() * (std::fabs(a[o]) + std::fabs(cc[o]) + 0.5 + rng.uniform(0, 1)));
+      }
+  auto d = random_field<T>(rng, L);
+  const auto rhs = d;
+  cpu::solve_cyclic(c.axis, a.data(), b.data(), cc.data(), d.data(), L);
+  expect_padding_untouched(d, L);
+  double worst = 0.0;
+  for (index_t q = 0; q < n2; ++q)
+    for (index_t p = 0; p < n1; ++p) {
+      const auto la = get_line(a, L, c.axis, p, q), lb = get_line(b, L, c.axis, p, q),
+                 lc = get_line(cc, L, c.axis, p, q);
+      const auto r = get_line(rhs, L, c.axis, p, q);
+      const auto x = get_line(d, L, c.axis, p, q);
+      if (c.length <= 64) {
+        // Short lines: the forward error against dense elimination.
+        const auto x_ref = dense_cyclic_solve(la, lb, lc, r);
+        double scale = 1e-300;
+        for (double v : x_ref) scale = std::max(scale, std::fabs(v));
+        for (std::size_t s = 0; s < x.size(); ++s) worst = std::max(worst, std::fabs(x[s] - x_ref[s]) / scale);
+      } else {
+        // Long lines (dense elimination would cost n^3): the residual of the
+        // full cyclic matrix, corners included, relative to |A| |x| + |d|.
+        const std::size_t n = x.size();
+        for (std::size_t i = 0; i < n; ++i) {
+          const double xm = x[(i + n - 1) % n], xp = x[(i + 1) % n];
+          const double res = la[i] * xm + lb[i] * x[i] + lc[i] * xp - r[i];
+          const double mag = std::fabs(la[i] * xm) + std::fabs(lb[i] * x[i]) + std::fabs(lc[i] * xp) + std::fabs(r[i]);
+          worst = std::max(worst, std::fabs(res) / std::max(mag, 1e-300));
+        }
+      }
+    }
+  EXPECT_LE(worst, tolerance_for<T>()) << "axis " << axis_name(c.axis) << " n " << c.length;
+}
+
 class TridiagCpu : public ::testing::TestWithParam<Case> {};
+TEST_P(TridiagCpu, CyclicMatchesDenseEliminationF64) { check_cyclic<double>(GetParam()); }
+TEST_P(TridiagCpu, CyclicMatchesDenseEliminationF32) { check_cyclic<float>(GetParam()); }
 
 TEST_P(TridiagCpu, ConstantMatchesDenseLuF64) { check_constant<double>(GetParam()); }
 TEST_P(TridiagCpu, ConstantMatchesDenseLuF32) { check_constant<float>(GetParam()); }
@@ -177,6 +267,16 @@ TEST(TridiagFactor, RejectsZeroPivot) {
   m.a = {0.0, 1.0, 0.0};
   m.c = {1.0, 0.0, 0.0};  // pivot of row 1 is 1 - 1*1 = 0
   EXPECT_THROW(ThomasFactor<double>::factor(m), NumericalError);
+}
+
+TEST(TridiagCyclic, RejectsShortLinesAndZeroPivots) {
+  const Layout3 L2 = Layout3::packed(2, 3, 1);
+  std::vector<double> a(L2.span(), 0.0), b(L2.span(), 1.0), c(L2.span(), 0.0), d(L2.span(), 1.0);
+  EXPECT_THROW(cpu::solve_cyclic(Axis::X, a.data(), b.data(), c.data(), d.data(), L2), InvalidArgument);
+  const Layout3 L = Layout3::packed(4, 2, 2);
+  std::vector<double> a4(L.span(), 0.0), b4(L.span(), 2.0), c4(L.span(), 0.0), d4(L.span(), 1.0);
+  b4[L.offset(2, 1, 1)] = 0.0;
+  EXPECT_THROW(cpu::solve_cyclic(Axis::X, a4.data(), b4.data(), c4.data(), d4.data(), L), NumericalError);
 }
 
 TEST(TridiagGeneral, ReportsZeroPivot) {

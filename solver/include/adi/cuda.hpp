@@ -47,6 +47,13 @@ template <class T>
 void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout,
                    void* stream = nullptr);
 
+/// The cyclic (periodic) systems, as adi::cpu::solve_cyclic (a at node 0
+/// couples node n - 1, c at node n - 1 couples node 0; n >= 3), on device
+/// pointers: one thread per line, Sherman-Morrison on its Thomas sweep.
+template <class T>
+void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout,
+                  void* stream = nullptr);
+
 /// w = dt (Lx + Ly + Lz) u, as adi::cpu::douglas_rhs, on device pointers.
 template <class T>
 /// `options`: the RHS kernel knobs (rhs_vec, rhs_ahead).

@@ -69,5 +69,13 @@ void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& la
 template <class T>
 void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout);
 
+/// The cyclic (periodic) systems along `axis`: row i couples nodes i - 1 and
+/// i + 1 modulo n, so a at node 0 is the coefficient of node n - 1 and c at
+/// node n - 1 that of node 0 (a periodic axis: n distinct nodes). n >= 3.
+/// Sherman-Morrison on the line's own Thomas sweep (two right-hand sides).
+/// Throws NumericalError on a zero or non-finite pivot, as solve_general.
+template <class T>
+void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout);
+
 }  // namespace cpu
 }  // namespace adi
