@@ -11,7 +11,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 B="${1:-$ROOT/build-gpu}"
 FILES=(solver/core/scheme.cpp solver/cuda/segmented.cuh)
-git diff --quiet -- "${FILES[@]}" 2>/dev/null || { echo "gpu_mutations.sh: ${FILES[*]} have local changes" >&2; exit 2; }
+# The originals are kept aside and copied back (the device's copy of the tree
+# may have no .git).
+SAVE="$(mktemp -d)"
+for f in "${FILES[@]}"; do cp "$f" "$SAVE/$(basename "$f")"; done
 export ADI_REQUIRE_GPU=1
 failed() { grep -E "^\[  FAILED  \].*\([0-9]+ ms\)$" | sed -E 's/\[  FAILED  \] //; s/, where TypeParam.*//; s/ \([0-9]+ ms\)$//' | sort -u | tr '\n' ' '; echo; }
 run_all() {
@@ -29,7 +32,7 @@ assert s.count(old) == 1, (f, old)
 open(f, "w").write(s.replace(old, new))
 PY
 }
-restore() { git checkout -- "${FILES[@]}" 2>/dev/null || true; }
+restore() { for f in "${FILES[@]}"; do cp "$SAVE/$(basename "$f")" "$f"; done; }
 trap restore EXIT
 run_all baseline
 mutate solver/core/scheme.cpp "const double r = p.theta * p.mesh_ratio(ax);" "const double r = p.mesh_ratio(ax);"
