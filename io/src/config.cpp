@@ -320,7 +320,8 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       const std::string other_leaf = std::string(other).substr(std::string(other).rfind('.') + 1);
       if (parent[other_leaf]) parent.remove(other_leaf);
       // An earlier override of the other key is replaced too: the last wins.
-      out.erase(std::remove_if(out.begin(), out.end(), [&](const Override& e) { return e.path == other; }),
+      const std::string replaced(other);  // a structured binding cannot be captured in C++17
+      out.erase(std::remove_if(out.begin(), out.end(), [&](const Override& e) { return e.path == replaced; }),
                 out.end());
     }
     out.push_back({path, o});
@@ -855,7 +856,7 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
     // Blame an override among the keys that make the value, if one is
     // (the message then names the --set, not a line of the file).
     std::string key = "time.dt";
-    for (const std::string k : {std::string("time.dt"), std::string("diffusivity"), "domain.l" + A, "grid.n" + A})
+    for (const std::string& k : {std::string("time.dt"), std::string("diffusivity"), "domain.l" + A, "grid.n" + A})
       if (r.where(YAML::Node(), k).rfind("--set ", 0) == 0) {
         key = k;
         break;

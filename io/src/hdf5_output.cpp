@@ -184,7 +184,11 @@ void write_material(hid_t f, const GridFile::Options& o, const std::string& ctx)
   const auto& n = o.geometry.n;
   const hsize_t dims[3] = {static_cast<hsize_t>(n[2]), static_cast<hsize_t>(n[1]), static_cast<hsize_t>(n[0])};
   std::vector<double> plane(static_cast<std::size_t>(n[0] * n[1]));
-  for (const auto& [name, src] : o.fields) {
+  for (const auto& field : o.fields) {
+    // Not a structured binding: ADI_H5_CHECK's lambda captures the name
+    // (C++17 cannot capture a binding; clang, the fuzz build, refuses it).
+    const std::string& name = field.first;
+    const auto& src = field.second;
     H5Id space(H5Screate_simple(3, dims, nullptr), H5Sclose);
     H5Id d(ADI_H5_CHECK(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
                                    H5P_DEFAULT),
