@@ -58,6 +58,20 @@ bool is_runtime(const char* path) {
   return false;
 }
 
+/// A frame of a runtime: in a runtime's shared object, or a sanitizer
+/// interceptor or runtime function linked into the executable itself (clang
+/// links ASan's runtime statically: a memcpy that faults inside HDF5 runs
+/// through __interceptor_memcpy in the fuzz executable, and is HDF5's).
+bool is_runtime_frame(const Dl_info& info) {
+  if (!info.dli_fname || is_runtime(info.dli_fname)) return true;
+  static const char* const prefixes[] = {"__interceptor_", "___interceptor_", "__asan", "__sanitizer", "__ubsan",
+                                         "__lsan", "__interception"};
+  if (info.dli_sname)
+    for (const char* pre : prefixes)
+      if (std::strncmp(info.dli_sname, pre, std::strlen(pre)) == 0) return true;
+  return false;
+}
+
 void write_all(int fd, const char* p, std::size_t n) {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
@@ -93,10 +107,9 @@ extern "C" void probe_crash_handler(int sig, siginfo_t*, void* context) {
     }
   const char* object = nullptr;
   Dl_info info;
-  if (from == 0 && pc && ::dladdr(pc, &info) && info.dli_fname && !is_runtime(info.dli_fname))
-    object = info.dli_fname;
+  if (from == 0 && pc && ::dladdr(pc, &info) && !is_runtime_frame(info)) object = info.dli_fname;
   for (int i = from; !object && i < n; ++i)
-    if (::dladdr(frames[i], &info) && info.dli_fname && !is_runtime(info.dli_fname) &&
+    if (::dladdr(frames[i], &info) && !is_runtime_frame(info) &&
         reinterpret_cast<void*>(&probe_crash_handler) != info.dli_saddr)
       object = info.dli_fname;
   if (object && g_outcome_fd >= 0) {
