@@ -837,6 +837,20 @@ void read_parallel(const Reader& r, const YAML::Node& par, RunConfig& c) {
 /// huge diffusivity times dt over a tiny spacing squared overflows to inf,
 /// and the solver would only report a non-finite pivot (exit 5) far from the
 /// cause. Checked here, naming the keys that make the value.
+/// Well-formed UTF-8 without control characters.
+bool printable_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20 || b == 0x7f) return false;
+    const int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + static_cast<std::size_t>(len) > s.size()) return false;
+    for (int k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) >> 6) != 0x2) return false;
+    i += static_cast<std::size_t>(len);
+  }
+  return true;
+}
+
 void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const HeatProblem& p = c.problem;
   const char* ax = "xyz";
@@ -862,6 +876,21 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
         break;
       }
     r.fail(at, key, s.str());
+  }
+  // A file name must be printable UTF-8: the resolved config (written into
+  // every output and checkpoint, and read back by a restart) is YAML, which
+  // cannot carry other bytes unchanged (tests/fuzz found a name that read
+  // back as a different one).
+  std::vector<std::pair<std::string, const std::string*>> named = {
+      {"output.file", &c.output.file}, {"checkpoint.file", &c.checkpoint.file}, {"initial.file", &c.initial.file}};
+  for (const FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1], &c.material.conductivity[2],
+                            &c.material.capacity, &c.material.source})
+    if (f->given()) named.push_back({f->key, &f->file});
+  for (const auto& [key, name] : named) {
+    if (printable_utf8(*name)) continue;
+    const std::string section = key.substr(0, key.find('.'));
+    r.fail(root[section] ? root[section] : root, key,
+           "expected a file name of printable UTF-8 characters, got '" + printable(*name, kQuoteMax) + "'");
   }
   // File names the system cannot hold (a component over NAME_MAX = 255
   // bytes, a path over PATH_MAX = 4096) fail deep in a file call otherwise.

@@ -105,13 +105,27 @@ extern "C" void probe_crash_handler(int sig, siginfo_t*, void* context) {
       from = i;
       break;
     }
+  // The first non-runtime frames from the fault upwards: HDF5 if libhdf5 is
+  // among the first three (a fault in a memcpy that HDF5 called may show an
+  // interceptor of a sanitizer linked into the executable in between, whose
+  // symbol dladdr may not name), else the first one's object.
   const char* object = nullptr;
+  const char* hdf5 = nullptr;
+  int seen = 0;
   Dl_info info;
-  if (from == 0 && pc && ::dladdr(pc, &info) && !is_runtime_frame(info)) object = info.dli_fname;
-  for (int i = from; !object && i < n; ++i)
+  auto consider = [&](const Dl_info& fi) {
+    if (seen == 0) object = fi.dli_fname;
+    const char* b = std::strrchr(fi.dli_fname, '/');
+    b = b ? b + 1 : fi.dli_fname;
+    if (!hdf5 && std::strstr(b, "libhdf5") == b) hdf5 = fi.dli_fname;
+    ++seen;
+  };
+  if (from == 0 && pc && ::dladdr(pc, &info) && !is_runtime_frame(info)) consider(info);
+  for (int i = from; seen < 3 && i < n; ++i)
     if (::dladdr(frames[i], &info) && !is_runtime_frame(info) &&
         reinterpret_cast<void*>(&probe_crash_handler) != info.dli_saddr)
-      object = info.dli_fname;
+      consider(info);
+  if (hdf5) object = hdf5;
   if (object && g_outcome_fd >= 0) {
     const char* base = std::strrchr(object, '/');
     base = base ? base + 1 : object;
