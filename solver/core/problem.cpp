@@ -172,4 +172,19 @@ void HeatProblem::validate() const {
   }
 }
 
+void check_field_values(const std::vector<double>& v, const std::string& what, const std::string& name,
+                        const std::array<index_t, 3>& n, bool signed_ok) {
+  for (std::size_t q = 0; q < v.size(); ++q) {
+    const double x = v[q];
+    if (std::isfinite(x) && (signed_ok || x > 0.0)) continue;
+    const index_t i = static_cast<index_t>(q) % n[0], j = (static_cast<index_t>(q) / n[0]) % n[1],
+                  k = static_cast<index_t>(q) / (n[0] * n[1]);
+    std::ostringstream s;
+    s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << i << ", " << j << ", " << k
+      << ") (dataset index [" << k << ", " << j << ", " << i << "]): expected a finite value"
+      << (signed_ok ? "" : " > 0");
+    ADI_THROW(InvalidArgument, s.str());
+  }
+}
+
 }  // namespace adi

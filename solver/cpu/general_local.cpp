@@ -23,10 +23,6 @@ namespace adi::mpi::detail {
 
 namespace {
 
-LineEnd line_end(Boundary b) {
-  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
-}
-
 std::array<int, 2> others(int axis) {
   return axis == 0 ? std::array<int, 2>{{1, 2}} : axis == 1 ? std::array<int, 2>{{0, 2}} : std::array<int, 2>{{0, 1}};
 }

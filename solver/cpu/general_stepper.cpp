@@ -22,35 +22,11 @@
 
 namespace adi::cpu {
 
-namespace {
-
-LineEnd line_end(Boundary b) {
-  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
-}
-
-/// Checks a material field's values: finite, and > 0 unless `signed_ok`.
-void check_field(const std::vector<double>& v, const std::string& what, const std::string& name,
-                 const std::array<index_t, 3>& n, bool signed_ok) {
-  for (std::size_t q = 0; q < v.size(); ++q) {
-    const double x = v[q];
-    if (std::isfinite(x) && (signed_ok || x > 0.0)) continue;
-    const index_t i = static_cast<index_t>(q) % n[0], j = (static_cast<index_t>(q) / n[0]) % n[1],
-                  k = static_cast<index_t>(q) / (n[0] * n[1]);
-    std::ostringstream s;
-    s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << i << ", " << j << ", " << k
-      << ") (dataset index [" << k << ", " << j << ", " << i << "]): expected a finite value"
-      << (signed_ok ? "" : " > 0");
-    ADI_THROW(InvalidArgument, s.str());
-  }
-}
-
-}  // namespace
-
 template <class T>
 std::vector<T> GeneralCpuStepper<T>::load(const FieldSource& f, const char* what, bool signed_ok) const {
   std::vector<double> v(static_cast<std::size_t>(p_.points()));
   f.read({{0, 0, 0}}, p_.n, v.data());
-  check_field(v, what, f.name(), p_.n, signed_ok);
+  check_field_values(v, what, f.name(), p_.n, signed_ok);
   return std::vector<T>(v.begin(), v.end());
 }
 

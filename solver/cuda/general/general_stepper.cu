@@ -47,10 +47,6 @@ using general::GeneralParams;
 
 constexpr int kThreads = 256;
 
-LineEnd line_end(Boundary b) {
-  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
-}
-
 /// Blocks for `count` threads of kThreads; throws if the grid would not fit.
 unsigned blocks_for(index_t count) {
   const index_t b = (count + kThreads - 1) / kThreads;
@@ -58,23 +54,6 @@ unsigned blocks_for(index_t count) {
     ADI_THROW(BackendUnavailable,
               "CUDA general path: launch of " + std::to_string(count) + " threads does not fit a grid");
   return static_cast<unsigned>(b);
-}
-
-/// Checks a material field's values: finite, and > 0 unless `signed_ok`
-/// (the same test and message as the CPU backend).
-void check_field(const std::vector<double>& v, const std::string& what, const std::string& name,
-                 const std::array<index_t, 3>& n, bool signed_ok) {
-  for (std::size_t q = 0; q < v.size(); ++q) {
-    const double x = v[q];
-    if (std::isfinite(x) && (signed_ok || x > 0.0)) continue;
-    const index_t i = static_cast<index_t>(q) % n[0], j = (static_cast<index_t>(q) / n[0]) % n[1],
-                  k = static_cast<index_t>(q) / (n[0] * n[1]);
-    std::ostringstream s;
-    s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << i << ", " << j << ", " << k
-      << ") (dataset index [" << k << ", " << j << ", " << i << "]): expected a finite value"
-      << (signed_ok ? "" : " > 0");
-    ADI_THROW(InvalidArgument, s.str());
-  }
 }
 
 }  // namespace
@@ -352,7 +331,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
     f.read({{0, 0, 0}}, p_.n, v.data());
-    check_field(v, what, f.name(), p_.n, signed_ok);
+    check_field_values(v, what, f.name(), p_.n, signed_ok);
     return std::vector<T>(v.begin(), v.end());
   }
 

@@ -52,6 +52,12 @@ namespace adi {
 
 enum class LineEnd : int { Fixed = 0, Mirror = 1, Open = 2, Wrap = 3 };
 
+/// The end of a line at a domain face of kind b (a face between ranks is
+/// Open, set by the distributed backends).
+inline LineEnd line_end(Boundary b) {
+  return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
+}
+
 /// One axis of a (sub-)box as the row functions see it.
 template <class T>
 struct AxisEnds {

@@ -160,6 +160,12 @@ struct HeatProblem {
   void validate() const;
 };
 
+/// Checks a material field's values (packed, x fastest, extents n): finite,
+/// and > 0 unless `signed_ok`; throws InvalidArgument naming `what`, the
+/// field, the value and its node (and dataset index) otherwise.
+void check_field_values(const std::vector<double>& v, const std::string& what, const std::string& name,
+                        const std::array<index_t, 3>& n, bool signed_ok);
+
 /// Harmonic mean of two conductivities: the conductance of two half cells
 /// in series, which makes the discrete flux continuous across a material
 /// interface midway between nodes. Exactly a when a == b (a constant field
