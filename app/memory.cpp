@@ -88,9 +88,22 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
                                mat.capacity.get(), mat.source.get()})
     if (f && std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
   m.material_fields = static_cast<int>(distinct.size());
-  const double stepper_arrays = 2.0 + m.material_fields;
+  double stepper_arrays = 2.0 + m.material_fields;
   if (m.backend == Backend::Cuda) {
     m.host_bytes = m.field_bytes + slack;
+    if (!c.problem.classic() && ranks == 1) {
+      // The general CUDA path (solver/cuda/general): x lines on the x-y
+      // transposed grid: one more work grid, and the x conductivity and 1/c
+      // fields once more, transposed; lines longer than 1024 rows are solved
+      // one per thread, with a scratch grid (two with a periodic axis). The
+      // fields pass through the host once, in double and in the run's
+      // precision.
+      stepper_arrays += 1.0 + (mat.conductivity[0] ? 1.0 : 0.0) + (mat.capacity ? 1.0 : 0.0);
+      bool long_lines = false;
+      for (int a = 0; a < 3; ++a) long_lines = long_lines || c.problem.n[a] > 1024;
+      if (long_lines) stepper_arrays += 2.0;
+      m.host_bytes += m.material_fields * (points * 8.0 + m.field_bytes);
+    }
     m.device_bytes = stepper_arrays * stepper_field;
     const auto devs = cuda_devices();
     if (!devs.empty()) {

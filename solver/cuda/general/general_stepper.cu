@@ -2,25 +2,37 @@
 // and q fields, heat sources, flux / convective / periodic faces, moving
 // Dirichlet values, flat axes — everything HeatProblem::classic() is not.
 // Its step is GeneralCpuStepper's (solver/cpu/general_stepper.cpp, the
-// oracle), operation for operation:
+// oracle):
 //   rhs      w = dt (sum_a A_a u + rho (beta(t*) + q f(t*))), 0 at Dirichlet
 //            nodes, then the moving Dirichlet nodes' W terms (dirichlet.hpp);
 //   solve x  w <- (I - theta dt A_x)^{-1} w
 //   solve y  w <- (I - theta dt A_y)^{-1} w
 //   solve z  u += (I - theta dt A_z)^{-1} w    (the fused update)
-// A flat axis has no solve (solve z on a flat z is u += w). Per axis the
-// solve is one of three kernels (general_kernels.cuh): the host's
-// ThomasFactor for constant coefficients on a non-periodic axis (as the CPU
-// does), Thomas with rows on the fly when K or c is a field, and cyclic
-// Sherman-Morrison on a periodic axis. Device memory: u, w, one scratch grid
-// for the modified upper diagonal c' (only when some axis solves on the
-// fly), a second one for the Sherman-Morrison vector z (only with a periodic
-// axis), the material fields (K per axis, one array for an isotropic field;
-// 1/c; q), and the moving Dirichlet nodes' W terms.
+// A flat axis has no solve (solve z on a flat z is u += w).
 //
-// Note: after SolveZ the work array holds the forward-swept values, not D2
-// (the CPU oracle keeps D2 there on its on-the-fly path): get_work is
-// meaningful after Rhs, SolveX and SolveY.
+// Two sets of kernels (SolverOptions::general_segmented):
+//  - segmented (the default, general_lanes.cu): the RHS's interior nodes by
+//    fast_rhs_kernel, the faces by the generic general_rhs_faces_kernel, and
+//    every line of up to 1024 rows by the segmented kernel (rows on the fly
+//    from K and 1/c, segments in registers, the reduced system by parallel
+//    cyclic reduction, closed into a ring on a periodic axis). Agrees with
+//    the oracle to round-off (~1e-14 fp64).
+//  - one line per thread (general_kernels.cuh), the oracle's operations in
+//    the oracle's order (-fmad=false): the RHS and the sweeps bit for bit:
+//    the host's ThomasFactor for constant coefficients on a non-periodic
+//    axis, Thomas with rows on the fly when K or c is a field, cyclic
+//    Sherman-Morrison on a periodic axis. Lines longer than 1024 rows take
+//    these kernels in either mode.
+// x lines are solved on the x <-> y transposed grid (coalesced), unless
+// ny < 8 or SolverOptions::general_x_transpose is off.
+// Device memory: u, w, the transposed work grid (x), the material fields (K
+// per axis, one array for an isotropic field; 1/c; q), the moving Dirichlet
+// nodes' W terms; one line per thread also needs a scratch grid for c' and,
+// with a periodic axis, one for the Sherman-Morrison vector z.
+//
+// Note: on the one-line-per-thread path, after SolveZ the work array holds
+// the forward-swept values, not D2 (the CPU oracle keeps D2 there on its
+// on-the-fly path): get_work is meaningful after Rhs, SolveX and SolveY.
 
 #include <adi/detail/backends.hpp>
 #include "../cuda_check.hpp"
@@ -28,6 +40,7 @@
 #include "../field_stats.cuh"
 #include "../stepper_support.cuh"
 #include "general_kernels.cuh"
+#include "general_lanes.hpp"
 
 #include <adi/dirichlet.hpp>
 #include <adi/discrete.hpp>
@@ -67,6 +80,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
+    sm_count_ = prop.multiProcessorCount;
     layout_ = p_.layout();
     const std::size_t n = static_cast<std::size_t>(layout_.span());
 
@@ -112,17 +126,14 @@ class CudaGeneralStepper final : public Stepper<T> {
     // Per axis: which solve. Constant coefficients on a non-periodic axis use
     // the host's ThomasFactor, exactly as the CPU oracle does.
     std::array<ThomasFactor<T>, 3> factors;
-    bool need_cp = false, need_z = false;
     for (int a = 0; a < 3; ++a) {
       if (p_.flat(a)) continue;
       if (p_.periodic(a)) {
         kind_[a] = SolveKind::Cyclic;
-        need_cp = need_z = true;
         continue;
       }
       if (p_.material.lines_vary()) {
         kind_[a] = SolveKind::OnTheFly;
-        need_cp = true;
         continue;
       }
       kind_[a] = SolveKind::Factor;
@@ -140,6 +151,29 @@ class CudaGeneralStepper final : public Stepper<T> {
       m.a[0] = 0.0;
       m.c[na - 1] = 0.0;
       factors[a] = ThomasFactor<T>::factor(m);
+    }
+
+    // Lines of up to 1024 rows run the segmented kernel (general_lanes.cu),
+    // which needs no scratch grid; longer ones, or all with
+    // general_segmented off, one line per thread.
+    // x lines through the x <-> y transposed grid (general_transpose_kernel):
+    // one more grid, and the x conductivity and 1/c fields transposed once.
+    // Not for ny < 8 (nothing to coalesce) or more planes than a grid's z.
+    x_transposed_ = kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
+    if (x_transposed_ && o.general_segmented && !o.general_x_transpose) {
+      GeneralParams<T> in_place = P_;
+      if (general::lanes_fit<T>(in_place, 0, kind_[0] == SolveKind::Cyclic)) x_transposed_ = false;
+    }
+    fast_rhs_ = o.general_segmented;
+    bool need_cp = false, need_z = false;
+    for (int a = 0; a < 3; ++a) {
+      if (kind_[a] == SolveKind::None) continue;
+      GeneralParams<T> geometry = P_;
+      if (a == 0 && x_transposed_) geometry.stride[0] = layout_.n[1];
+      segmented_[a] = o.general_segmented && general::lanes_fit<T>(geometry, a, kind_[a] == SolveKind::Cyclic);
+      if (segmented_[a]) continue;
+      if (kind_[a] != SolveKind::Factor) need_cp = true;
+      if (kind_[a] == SolveKind::Cyclic) need_z = true;
     }
 
     // The moving Dirichlet nodes, flattened: offset, term mask, W per face.
@@ -165,10 +199,6 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
 
     // Device memory: check that it fits, then allocate and upload.
-    // x lines through the x <-> y transposed grid (general_transpose_kernel):
-    // one more grid, and the x conductivity and 1/c fields transposed once.
-    // Not for ny < 8 (nothing to coalesce) or more planes than a grid's z.
-    x_transposed_ = kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
     std::size_t need = sizeof(T) * n * (2 + (need_cp ? 1 : 0) + (need_z ? 1 : 0) + (x_transposed_ ? 1 : 0));
     if (x_transposed_) need += sizeof(T) * (k_host[0].size() + rho_host.size());
     for (const auto& k : k_host) need += sizeof(T) * k.size();
@@ -245,8 +275,9 @@ class CudaGeneralStepper final : public Stepper<T> {
     s << name_ << " (device " << device_ << "; general path:";
     for (int a = 0; a < 3; ++a)
       s << " " << axis_name(static_cast<Axis>(a)) << "="
-        << (kind_[a] == SolveKind::None      ? "flat"
-            : kind_[a] == SolveKind::Factor  ? "thomas-factor"
+        << (kind_[a] == SolveKind::None       ? "flat"
+            : segmented_[a]                    ? (kind_[a] == SolveKind::Cyclic ? "segmented-ring" : "segmented")
+            : kind_[a] == SolveKind::Factor   ? "thomas-factor"
             : kind_[a] == SolveKind::OnTheFly ? "thomas-on-the-fly"
                                               : "cyclic");
     s << ")";
@@ -359,9 +390,35 @@ class CudaGeneralStepper final : public Stepper<T> {
       }
     }
     P.qf = static_cast<T>(p_.source_table.at(tstar));
-    const index_t total = layout_.points();
-    general::general_rhs_kernel<T><<<blocks_for(total), kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
-    ADI_CUDA_CHECK_LAUNCH("general_rhs_kernel");
+    const dim3 block(general::kRhsBlockX, general::kRhsBlockY);
+    // The interior: chunks of planes per block along z, enough blocks to
+    // fill the device (~16 per SM) while each thread still marches a few.
+    index_t inner[3];
+    for (int a = 0; a < 3; ++a) inner[a] = p_.flat(a) ? 1 : std::max<index_t>(0, layout_.n[a] - 2);
+    if (fast_rhs_) {
+      general::launch_fast_rhs<T>(u_.get(), w_.get(), P, sm_count_, stream_);
+    } else if (inner[0] > 0 && inner[1] > 0 && inner[2] > 0) {
+      dim3 grid(static_cast<unsigned>((inner[0] + general::kRhsBlockX - 1) / general::kRhsBlockX),
+                static_cast<unsigned>((inner[1] + general::kRhsBlockY - 1) / general::kRhsBlockY), 1u);
+      ADI_REQUIRE(grid.y <= 65535, "general path: ny too large for the right-hand side's grid");
+      const index_t xy_blocks = static_cast<index_t>(grid.x) * grid.y;
+      const index_t want = 16 * static_cast<index_t>(sm_count_);
+      const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner[2], (want + xy_blocks - 1) / xy_blocks));
+      const index_t kchunk = (inner[2] + chunks - 1) / chunks;
+      grid.z = static_cast<unsigned>((inner[2] + kchunk - 1) / kchunk);
+      general::general_rhs_kernel<T><<<grid, block, 0, stream_>>>(u_.get(), w_.get(), P, kchunk);
+      ADI_CUDA_CHECK_LAUNCH("general_rhs_kernel");
+    }
+    {
+      index_t face_max = 0;
+      for (int a = 0; a < 3; ++a)
+        if (!p_.flat(a)) face_max = std::max(face_max, layout_.n[a == 0 ? 1 : 0] * layout_.n[a == 2 ? 1 : 2]);
+      if (face_max > 0) {
+        const dim3 grid(static_cast<unsigned>(std::min<index_t>((face_max + kThreads - 1) / kThreads, 4096)), 6u);
+        general::general_rhs_faces_kernel<T><<<grid, kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
+        ADI_CUDA_CHECK_LAUNCH("general_rhs_faces_kernel");
+      }
+    }
     if (dirichlet_.moving && dirichlet_count_ > 0) {
       const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
       general::DirichletIncrements inc;
@@ -386,6 +443,11 @@ class CudaGeneralStepper final : public Stepper<T> {
     T* w = transposed ? wt_.get() : w_.get();
     const GeneralParams<T>& P = transposed ? PT_ : P_;
     if (transposed) transpose(w_.get(), wt_.get(), layout_.n[1], layout_.n[0]);
+    if (segmented_[a]) {
+      general::launch_general_lanes<T>(w, acc, P, a, kind_[a] == SolveKind::Cyclic, error_.get(), stream_);
+      if (transposed) transpose(wt_.get(), w_.get(), layout_.n[0], layout_.n[1]);
+      return;
+    }
     switch (kind_[a]) {
       case SolveKind::Factor:
         general::general_factor_kernel<T><<<blocks_for(lines), kThreads, 0, stream_>>>(
@@ -449,9 +511,12 @@ class CudaGeneralStepper final : public Stepper<T> {
   HeatProblem p_;
   int device_;
   std::string name_;
+  int sm_count_ = 1;
   Layout3 layout_;
   GeneralParams<T> P_;
   bool x_transposed_ = false;  // x lines solved on the x <-> y transposed grid
+  bool segmented_[3] = {false, false, false};  // axis solved by the segmented kernel (general_lanes.cu)
+  bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)
   GeneralParams<T> PT_;        // P_ with the transposed strides and fields
   DeviceBuffer<T> wt_, kxt_, rhot_;
   SolveKind kind_[3] = {SolveKind::None, SolveKind::None, SolveKind::None};

@@ -18,6 +18,14 @@ struct SolverOptions {
   int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision)
   int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernel loads ahead (0: by precision)
   bool fuse_rhs = false;     ///< ADI_FUSE_RHS=1: the RHS computed inside the x solve
+  /// ADI_GENERAL_SEGMENTED=0: the general path (materials, flux / Robin /
+  /// periodic faces) solves one line per thread, bit for bit the CPU oracle,
+  /// instead of the segmented kernel (agrees to round-off, several times faster)
+  bool general_segmented = true;
+  /// ADI_GENERAL_X_TRANSPOSE=0: the segmented kernel solves x lines in place
+  /// (each thread reads its segment's contiguous rows) instead of on the
+  /// x <-> y transposed grid (two transpositions, coalesced solve)
+  bool general_x_transpose = true;
   // --- MPI ---
   bool mpi_overlap = true;   ///< ADI_MPI_OVERLAP=0: no halo/compute overlap, one exchange per axis
   int mpi_batches = 0;       ///< ADI_MPI_BATCHES: batches of lines per reduced-system exchange (0: auto)

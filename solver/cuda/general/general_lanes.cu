@@ -1,0 +1,607 @@
+// The segmented line solve of the general path: lines whose matrices differ
+// from line to line (K and c fields), periodic lines, and constant lines with
+// flux / Robin ends, every row computed on the fly from K and 1/c
+// (LineRows, discrete.hpp) as the line is read: no coefficient arrays.
+//
+// Why: one thread per line (general_thomas_kernel) keeps c' in a scratch
+// grid and sweeps the line twice, reading and writing 6-7 words per point
+// instead of 3 (read d, K; write x), at ~13 % of copy (docs/PERFORMANCE.md).
+// Here a line of n rows is cut into S segments (S a power of two) of
+// M = n / S or n / S + 1 rows, one per thread, held in registers, and each
+// segment is eliminated locally (the partition method, Laszlo, Giles,
+// Appleyard 2016, derived here for rows that differ):
+//
+//   forward,  rows j = 1 .. M-1 (row j couples x_{j-1}, x_j, x_{j+1}):
+//     x_j + g_j x_{j+1} = d_j - al_j x_0          (x_M: the next segment's first)
+//     g_j = c_j r, d_j = (d_j - a_j d_{j-1}) r, al_j = -a_j al_{j-1} r,
+//     r = 1 / (b_j - a_j g_{j-1})                  (row 1: r = 1 / b_1, al_1 = a_1 r)
+//   backward, rows j = M-2 .. 1, in terms of the segment's own ends:
+//     x_j = e_j - s_j x_0 - t_j x_{M-1}
+//     e_j = d_j - g_j e_{j+1}, s_j = al_j - g_j s_{j+1}, t_j = -g_j t_{j+1}
+//     starting from row M-1 itself: (e, s, t) = (0, 0, -1)
+//   row 0 with x_1 substituted:
+//     a_0 r0 x_{-1} + x_0 - c_0 t_1 r0 x_{M-1} = (d_0 - c_0 e_1) r0,  r0 = 1 / (b_0 - c_0 s_1)
+//   row M-1 from the forward sweep:
+//     al_{M-1} x_0 + x_{M-1} + g_{M-1} x_M = d_{M-1}
+//
+// The 2S end unknowns of a line (first, last of segment 0, first, last of
+// segment 1, ...) then satisfy a tridiagonal system: row 2s couples the
+// previous segment's last (2s-1) and this segment's last (2s+1), row 2s+1
+// this segment's first (2s) and the next segment's first (2s+2). Each
+// thread substitutes its own first row and its successor's into its last
+// row (one exchange), which leaves S equations in the S last unknowns, one
+// per thread; they are solved by parallel cyclic reduction in shared memory
+// (log2 S steps). On a periodic line row 0 couples node n-1 and row n-1 node
+// 0: the same system closed into a ring, indices modulo S, no second pass
+// over the data. Each thread then back-substitutes its interior from
+// registers.
+//
+// Stability: for the diagonally dominant matrices of the scheme
+// (b = 1 + theta dt (gm + gp + gr) >= |a| + |c| + 1), every pivot is >= 1 in
+// the sweeps, |al|, |s|, |t|, |g| < 1, and PCR on a diagonally dominant
+// system stays diagonally dominant, so no step amplifies rounding errors:
+// the result agrees with the oracle's Thomas sweep to a few ulps of the
+// line's values (CudaGeneral.IsEquivalentToRef*, 1e-12 / 1e-5 relative).
+//
+// Memory: a tile of L lines consecutive along the fastest other axis (L * T
+// >= 32 bytes, one full sector per segment and row) by S segments; a warp's
+// load of row j touches 32 / L segments, each a full sector. Compiled with
+// FMA contraction (unlike general_stepper.cu): round-off agreement is the
+// contract here, not bit identity.
+
+#include "../cuda_check.hpp"
+#include "general_kernels.cuh"
+#include "general_lanes.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace adi::cuda::general {
+
+namespace {
+
+// Threads per block, at most (L lines x S segments): the register file
+// (64 K) then allows 128 registers a thread, which the I = 16 (fp32) and
+// I = 8 (fp64) kernels need without spilling.
+template <class T>
+constexpr int max_threads() {
+  return 512;
+}
+// Rows per segment, at most: ~3 values a row live in registers.
+template <class T>
+constexpr int max_rows() {
+  return sizeof(T) == 8 ? 8 : 16;
+}
+
+// Reciprocals on the sweeps' critical path (the pivot chain of a line is
+// sequential, so the latency per row is what the kernel waits on) and in
+// the face means. fp32: the multi-function unit's approximation alone
+// (MUFU.RCP, relative error < 2^-23: no Newton step, no slow-path call; an
+// IEEE division was ~10 instructions and a call). fp64: the approximation
+// (2^-22) refined by two Newton steps (2^-44, then below the last bit of
+// the result) instead of the IEEE division's sequence and slow-path call.
+// Denormal inputs flush to zero; a zero, infinite or NaN pivot gives a
+// non-finite or NaN result downstream, which the output check reports.
+__device__ __forceinline__ float rcp(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ double rcp(double x) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  double e = fma(-x, r, 1.0);
+  r = fma(r, e, r);
+  e = fma(-x, r, 1.0);
+  return fma(r, e, r);
+}
+
+// harmonic_mean (problem.hpp) with the fast reciprocal; K > 0 (validated),
+// so a + b > 0; equal values give the value itself, exactly.
+template <class T>
+__device__ __forceinline__ T face_mean(T a, T b) {
+  return a == b ? a : T(2) * a * b * rcp(a + b);
+}
+
+// Address of row j of a line whose rows are row_bytes apart: one wide
+// multiply-add with an immediate j (no 64-bit multiply per row).
+template <class T>
+__device__ __forceinline__ T* at_row(T* p, unsigned row_bytes, int j) {
+  return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + static_cast<unsigned long long>(row_bytes) * j);
+}
+template <class T>
+__device__ __forceinline__ const T* at_row(const T* p, unsigned row_bytes, int j) {
+  return reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + static_cast<unsigned long long>(row_bytes) * j);
+}
+
+// Row (a, b, c) of (I - theta dt A) at an interior node of the line (not a
+// line end): gm, gp from the faces' means hm, hp (each computed once and
+// shared by the face's two rows), s = inv_h2 / c_i: row_coupling
+// (discrete.hpp) with both end flags false, written out.
+template <class T>
+__device__ __forceinline__ void interior_row(T hm, T hp, T s, T theta_dt, T& a, T& b, T& c) {
+  const T gm = hm * s, gp = hp * s;
+  a = -theta_dt * gm;
+  c = -theta_dt * gp;
+  b = T(1) + theta_dt * (gm + gp);
+}
+
+// Rows r0 .. r0+m-1 (and m_k + 1 of K, from r0 - 1) of a tile into L2,
+// without registers: a block works on one tile at a time (the reduction
+// needs the whole tile), so the next tile's rows, and the accumulator's rows
+// of this one, are requested while this one is swept and reduced.
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+template <class T, int I>
+__device__ __forceinline__ void prefetch_rows(const T* p, unsigned row_bytes, int m) {
+#pragma unroll
+  for (int j = 0; j < I; ++j)
+    if (j < m) prefetch_l2(reinterpret_cast<const char*>(p) + static_cast<unsigned long long>(row_bytes) * j);
+}
+
+// What a thread knows about its segment of the current line.
+template <class T>
+struct Seg {
+  const T* w;    // row r0 of d
+  const T* K;    // row r0 of K (nullptr: constant)
+  const T* rho;  // row r0 of 1/c (nullptr: constant)
+  unsigned rb;   // bytes between rows
+  index_t r0, n;
+  int M;
+  bool full;  // rows r0 .. r0+M-1 all exist (no padding)
+  T kconst, inv_h2, s_const, theta_dt;
+  T ea, eb, ec, za, zb, zc;  // the line's rows 0 and n-1 (generic ends)
+};
+
+// The forward sweep of the segment (see the file comment), rows computed as
+// they stream. Edge: the segment holds row 0, row n-1 or padding rows past
+// it (warp-uniform in the common case; the others skip the selects).
+template <class T, int I, bool Uniform, bool Edge>
+__device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0, T& b0, T& c0,
+                                        T& lA, T& lC, T& lD) {
+  const int M = Uniform ? I : g.M;
+#pragma unroll
+  for (int j = 0; j < I; ++j)
+    if (j < M) dv[j] = (!Edge || g.full || g.r0 + j < g.n) ? *at_row(g.w, g.rb, j) : T(0);
+  // K and 1/c are read-only: the read-only path (__ldg) lets their loads
+  // move ahead of the sweep's arithmetic.
+  T kcur = g.K ? ((!Edge || g.full || g.r0 < g.n) ? __ldg(g.K) : T(1)) : g.kconst;
+  T hlo = T(0);
+  if (!Edge || g.r0 > 0) hlo = face_mean(g.K ? __ldg(at_row(g.K, g.rb, -1)) : g.kconst, kcur);
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (j < M) {
+      const index_t row = g.r0 + j;
+      const bool next_in = !Edge || row + 1 < g.n;
+      const T knext = g.K ? (next_in ? __ldg(at_row(g.K, g.rb, j + 1)) : T(1)) : g.kconst;
+      const T hhi = face_mean(kcur, knext);
+      const T sj = g.rho ? ((!Edge || g.full || row < g.n) ? g.inv_h2 * __ldg(at_row(g.rho, g.rb, j)) : T(0))
+                         : g.s_const;
+      T ra, rb, rc;
+      interior_row(hlo, hhi, sj, g.theta_dt, ra, rb, rc);
+      if (Edge) {
+        if (row == 0) ra = g.ea, rb = g.eb, rc = g.ec;
+        if (row == g.n - 1) ra = g.za, rb = g.zb, rc = g.zc;
+        if (row >= g.n) ra = T(0), rb = T(1), rc = T(0);  // padding: identity
+      }
+      hlo = hhi;
+      kcur = knext;
+      if (j == 0) {
+        a0 = ra, b0 = rb, c0 = rc;
+      } else {
+        const T piv = j == 1 ? rb : rb - ra * gv[j - 1];
+        const T r = rcp(piv);
+        gv[j] = rc * r;
+        dv[j] = j == 1 ? dv[j] * r : (dv[j] - ra * dv[j - 1]) * r;
+        al[j] = j == 1 ? ra * r : -ra * al[j - 1] * r;
+        if (j == M - 1) lA = al[j], lC = gv[j], lD = dv[j];
+      }
+    }
+  }
+}
+
+// Uniform: every segment has I rows (lines padded at the end with identity
+// rows; on a ring n = S I exactly). Otherwise M = n / S or n / S + 1 rows
+// (a ring whose n is no such product).
+template <class T, int I, bool Cyclic, bool Uniform>
+__global__ void __launch_bounds__(max_threads<T>())
+    general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, int a, index_t lines_u,
+                         index_t tiles_u, index_t tiles, unsigned row_bytes, int* __restrict__ error) {
+  extern __shared__ __align__(16) unsigned char gl_smem[];
+  const int L = blockDim.x, S = blockDim.y, lane = threadIdx.x, s = threadIdx.y;
+  // One row per segment and line: segment s of line l at s L + l. A warp
+  // holds 32 / L consecutive segments of L lines: 32 consecutive words, and
+  // the neighbours s -+ st of a reduction step too (no bank conflict).
+  T* RA = reinterpret_cast<T*>(gl_smem);
+  T* RB = RA + S * L;
+  T* RC = RB + S * L;
+  T* RD = RC + S * L;
+  const int me = s * L + lane;
+  const index_t n = P.n[a], stride = P.stride[a];
+  const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
+  Seg<T> g;
+  g.rb = row_bytes;
+  g.n = n;
+  if (Uniform) {
+    g.M = I;
+    g.r0 = static_cast<index_t>(s) * I;
+  } else {
+    const index_t nb = n / S, rem = n % S;
+    g.M = static_cast<int>(nb + (s < rem ? 1 : 0));
+    g.r0 = s * nb + (s < rem ? s : rem);
+  }
+  const int M = Uniform ? I : g.M;
+  g.full = g.r0 + M <= n;
+  const bool edge = g.r0 == 0 || g.r0 + M > n - 1;
+  g.kconst = P.kconst[a];
+  g.inv_h2 = P.ends[a].inv_h2;
+  g.s_const = g.inv_h2 * P.rho_const;
+  g.theta_dt = P.theta_dt;
+
+  // Rows of this thread's segment that exist (the padding rows of the last
+  // segment are not loaded).
+  const int m_real = static_cast<int>(g.r0 + M <= n ? M : n - g.r0);
+  for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const index_t c2 = tile / tiles_u, c1 = (tile - c2 * tiles_u) * L + lane;
+    const bool active = c1 < lines_u;
+    const index_t lbase = (active ? c1 : 0) * P.stride[p1] + c2 * P.stride[p2];
+    const index_t seg0 = lbase + g.r0 * stride;
+    if (active && acc) prefetch_rows<T, I>(acc + seg0, row_bytes, m_real);
+    if (tile + gridDim.x < tiles) {
+      const index_t t2 = tile + gridDim.x;
+      const index_t d2 = t2 / tiles_u, e2 = (t2 - d2 * tiles_u) * L + lane;
+      if (e2 < lines_u) {
+        const index_t s2 = e2 * P.stride[p1] + d2 * P.stride[p2] + g.r0 * stride;
+        prefetch_rows<T, I>(w + s2, row_bytes, m_real);
+        if (P.K[a]) prefetch_rows<T, I>(P.K[a] + s2, row_bytes, m_real);
+        if (P.rho) prefetch_rows<T, I>(P.rho + s2, row_bytes, m_real);
+      }
+    }
+    T dv[I], al[I], gv[I];
+    T fA = T(0), fC = T(0), fD = T(0), lA = T(0), lC = T(0), lD = T(0);
+    if (active) {
+      g.w = w + seg0;
+      g.K = P.K[a] ? P.K[a] + seg0 : nullptr;
+      g.rho = P.rho ? P.rho + seg0 : nullptr;
+      g.ea = g.zc = T(0);
+      g.eb = g.zb = T(1);
+      g.ec = g.za = T(0);
+      T a0 = T(0), b0 = T(1), c0 = T(0);
+      if (edge) {
+        // The line's end rows (Fixed, Mirror, Wrap) through the generic row
+        // function (the oracle's), before the segment's registers fill up.
+        const LineRows<T> rows{P, a, lbase};
+        if (g.r0 == 0) rows.row(0, g.ea, g.eb, g.ec);
+        if (g.r0 + M > n - 1) rows.row(n - 1, g.za, g.zb, g.zc);
+        forward<T, I, Uniform, true>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+      } else {
+        forward<T, I, Uniform, false>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+      }
+      T en = T(0), sn = T(0), tn = T(-1);  // (e, s, t) of row M-1: x_{M-1} itself
+#pragma unroll
+      for (int j = I - 2; j >= 1; --j) {
+        if (j <= M - 2) {
+          const T e = dv[j] - gv[j] * en, sj = al[j] - gv[j] * sn, t = -gv[j] * tn;
+          dv[j] = e;
+          al[j] = sj;
+          gv[j] = t;
+          en = e;
+          sn = sj;
+          tn = t;
+        }
+      }
+      const T q0 = rcp(b0 - c0 * sn);
+      fA = a0 * q0;
+      fC = -c0 * tn * q0;
+      fD = (dv[0] - c0 * en) * q0;
+    }
+    // The reduced system, 2S rows per line, cut to S before any exchange of
+    // reduction steps: with f_s = fD - fA l_{s-1} - fC l_s (this segment's
+    // first row) and f_{s+1} from the next segment's first row, this
+    // segment's last row becomes an equation in l_{s-1}, l_s, l_{s+1} only:
+    //   (-lA fA) l_{s-1} + (1 - lA fC - lC fA') l_s + (-lC fC') l_{s+1}
+    //        = lD - lA fD - lC fD'                        (' : segment s+1)
+    // A tridiagonal system of the S last unknowns (on a ring, indices modulo
+    // S), one row per thread. Off a ring, segment S-1 has lC = 0 (the line's
+    // last row, or a padding row, has no upper neighbour) and segment 0 fA = 0.
+    RA[me] = fA;
+    RC[me] = fC;
+    RD[me] = fD;
+    __syncthreads();
+    T ra, rb, rc, rd;
+    {
+      const bool has_next = Cyclic || s + 1 < S;
+      const int nx = s + 1 < S ? s + 1 : 0;
+      const T fAn = has_next ? RA[nx * L + lane] : T(0), fCn = has_next ? RC[nx * L + lane] : T(0),
+              fDn = has_next ? RD[nx * L + lane] : T(0);
+      ra = -lA * fA;
+      rb = T(1) - lA * fC - lC * fAn;
+      rc = -lC * fCn;
+      rd = lD - lA * fD - lC * fDn;
+      if (!active) ra = rc = rd = T(0), rb = T(1);
+    }
+    // Parallel cyclic reduction: row s minus k1 times row s - st minus k2
+    // times row s + st removes its couplings to l_{s -+ st}; it then couples
+    // l_{s -+ 2 st}. On a ring (S a power of two) after the step st = S / 2
+    // a row couples only l_s, from both sides; off a ring, nothing.
+    for (int st = 1; st < S; st *= 2) {
+      __syncthreads();  // the previous reads of RA.. are done
+      RA[me] = ra;
+      RB[me] = rb;
+      RC[me] = rc;
+      RD[me] = rd;
+      __syncthreads();
+      int lo = s - st, hi = s + st;
+      bool has_lo = lo >= 0, has_hi = hi < S;
+      if (Cyclic) {
+        lo &= S - 1;
+        hi &= S - 1;
+        has_lo = has_hi = true;
+      }
+      T k1 = T(0), k2 = T(0), la = T(0), lc = T(0), ld = T(0), ha = T(0), hc = T(0), hd = T(0);
+      if (has_lo) {
+        k1 = ra * rcp(RB[lo * L + lane]);
+        la = RA[lo * L + lane];
+        lc = RC[lo * L + lane];
+        ld = RD[lo * L + lane];
+      }
+      if (has_hi) {
+        k2 = rc * rcp(RB[hi * L + lane]);
+        ha = RA[hi * L + lane];
+        hc = RC[hi * L + lane];
+        hd = RD[hi * L + lane];
+      }
+      const T na = -la * k1, nc = -hc * k2;
+      rb = rb - lc * k1 - ha * k2;
+      rd = rd - ld * k1 - hd * k2;
+      ra = na;
+      rc = nc;
+    }
+    // l_s; on a ring the last step's couplings point at l_s itself.
+    const T l = rd * rcp(Cyclic ? ra + rb + rc : rb);
+    __syncthreads();
+    RD[me] = l;
+    __syncthreads();
+    const T lprev = Cyclic || s > 0 ? RD[(s > 0 ? s - 1 : S - 1) * L + lane] : T(0);  // off a ring fA = 0 at s = 0
+    const T f = fD - fA * lprev - fC * l;
+    __syncthreads();  // the shared rows are rewritten by the next tile
+    if (active) {
+      // A zero or non-finite pivot anywhere (sweeps, reduction) leaves an
+      // infinity or NaN in the solution: chk = sum of 0 * x is NaN then.
+      T chk = T(0);
+      T* out = (acc ? acc : w) + seg0;
+#pragma unroll
+      for (int j = 0; j < I; ++j) {
+        if (j < M && (!edge || g.full || g.r0 + j < n)) {
+          const T x = j == 0 ? f : j == M - 1 ? l : dv[j] - al[j] * f - gv[j] * l;
+          chk = fma(x, T(0), chk);
+          T* o = at_row(out, row_bytes, j);
+          if (acc)
+            *o += x;
+          else
+            *o = x;
+        }
+      }
+      if (chk != T(0)) atomicOr(error, kPivotErrorX << a);
+    }
+  }
+}
+
+template <class T, int I>
+void launch_i(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, const LanesShape& sh, index_t lines_u,
+              index_t tiles_u, index_t tiles, unsigned row_bytes, int* error, cudaStream_t st) {
+  const std::size_t smem = 4 * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
+  const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
+  // Persistent blocks, as many as fit at once (each then prefetches its
+  // next tile while working on the current one).
+  int per_sm = 1, dev = 0, sms = 1;
+  const void* fn = cyclic && sh.uniform ? reinterpret_cast<const void*>(general_lanes_kernel<T, I, true, true>)
+                   : cyclic           ? reinterpret_cast<const void*>(general_lanes_kernel<T, I, true, false>)
+                                      : reinterpret_cast<const void*>(general_lanes_kernel<T, I, false, true>);
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, sh.L * sh.S, smem));
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  if (per_sm < 1)
+    ADI_THROW(BackendUnavailable, "general segmented kernel: a block of " + std::to_string(sh.L * sh.S) +
+                                      " threads does not fit on a multiprocessor");
+  const index_t blocks = std::min<index_t>(tiles, static_cast<index_t>(per_sm) * sms);
+  const unsigned nb = static_cast<unsigned>(blocks);
+  if (cyclic && sh.uniform)
+    general_lanes_kernel<T, I, true, true><<<nb, block, smem, st>>>(w, acc, P, a, lines_u, tiles_u, tiles, row_bytes,
+                                                                    error);
+  else if (cyclic)
+    general_lanes_kernel<T, I, true, false><<<nb, block, smem, st>>>(w, acc, P, a, lines_u, tiles_u, tiles, row_bytes,
+                                                                     error);
+  else
+    general_lanes_kernel<T, I, false, true><<<nb, block, smem, st>>>(w, acc, P, a, lines_u, tiles_u, tiles, row_bytes,
+                                                                     error);
+  ADI_CUDA_CHECK_LAUNCH("general_lanes_kernel");
+}
+
+// Lines per block: 64 bytes of a row per segment (two full sectors: with 32
+// bytes the z solve, whose rows are a plane apart, ran at half the y solve's
+// bandwidth), fewer when S is large, at least 32 bytes.
+template <class T>
+int lines_per_block(int S) {
+  const int min_l = static_cast<int>(32 / sizeof(T));
+  int L = std::max(static_cast<int>(64 / sizeof(T)), std::min(32, max_threads<T>() / 2 / S));
+  while (L > min_l && L * S > max_threads<T>()) L /= 2;
+  return L;
+}
+
+// The right-hand side at the interior nodes (every non-flat axis index in
+// [1, n-1)), the fast form of general_rhs_kernel (general_kernels.cuh): the
+// same z march with u and K_z of planes k-1, k, k+1 in registers, plus the
+// z face mean of the step before (each face's mean computed once), fused
+// multiply-adds and the fast reciprocal in the means. Per node: the stencil
+// of the row functions for an interior row, regrouped as
+//   dt / c [ (hm_x (u_{i-1} - u) + hp_x (u_{i+1} - u)) / h_x^2 + ... + q f ].
+template <class T>
+__global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
+    fast_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P, index_t kchunk) {
+  const index_t lo[3] = {P.flat[0] ? 0 : 1, P.flat[1] ? 0 : 1, P.flat[2] ? 0 : 1};
+  const index_t hi[3] = {P.flat[0] ? 1 : P.n[0] - 1, P.flat[1] ? 1 : P.n[1] - 1, P.flat[2] ? 1 : P.n[2] - 1};
+  const index_t i = lo[0] + static_cast<index_t>(blockIdx.x) * kRhsBlockX + threadIdx.x;
+  const index_t j = lo[1] + static_cast<index_t>(blockIdx.y) * kRhsBlockY + threadIdx.y;
+  if (i >= hi[0] || j >= hi[1]) return;
+  const index_t k0 = lo[2] + static_cast<index_t>(blockIdx.z) * kchunk;
+  const index_t k1 = k0 + kchunk < hi[2] ? k0 + kchunk : hi[2];
+  if (k0 >= k1) return;
+  const index_t sx = P.stride[0], sy = P.stride[1], sz = P.stride[2];
+  const bool fx = P.flat[0], fy = P.flat[1], fz = P.flat[2];
+  const T hx = P.ends[0].inv_h2, hy = P.ends[1].inv_h2, hz = P.ends[2].inv_h2;
+  const index_t o0 = i * sx + j * sy + k0 * sz;
+  const T* uo = u + o0;
+  T* wo = w + o0;
+  const T* Kx = P.K[0] ? P.K[0] + o0 : nullptr;
+  const T* Ky = P.K[1] ? P.K[1] + o0 : nullptr;
+  const T* Kz = P.K[2] ? P.K[2] + o0 : nullptr;
+  const T* rp = P.rho ? P.rho + o0 : nullptr;
+  const T* qp = P.q ? P.q + o0 : nullptr;
+  const T kx0 = P.kconst[0], ky0 = P.kconst[1], kz0 = P.kconst[2];
+  // Every array but w is read-only here: loads through the read-only path
+  // (__ldg), which the compiler may issue ahead of the stores of earlier
+  // planes (the loop is unrolled for that).
+  T um = T(0), uc = __ldg(uo), kzc = Kz ? __ldg(Kz) : kz0, hz_lo = kz0;
+  if (!fz) {
+    um = __ldg(uo - sz);
+    if (Kz) hz_lo = face_mean(__ldg(Kz - sz), kzc);
+  }
+#pragma unroll 2
+  for (index_t k = k0; k < k1; ++k) {
+    const T up = fz ? T(0) : __ldg(uo + sz);
+    const T kzp = Kz && !fz ? __ldg(Kz + sz) : kz0;
+    const T hz_hi = Kz ? face_mean(kzc, kzp) : kz0;
+    const T rho = rp ? __ldg(rp) : P.rho_const;
+    T acc = T(0);
+    if (!fx) {
+      T hm = kx0, hp = kx0;
+      if (Kx) {
+        const T kc = __ldg(Kx);
+        hm = face_mean(__ldg(Kx - sx), kc);
+        hp = face_mean(kc, __ldg(Kx + sx));
+      }
+      acc = fma(hx, fma(hm, __ldg(uo - sx) - uc, hp * (__ldg(uo + sx) - uc)), acc);
+    }
+    if (!fy) {
+      T hm = ky0, hp = ky0;
+      if (Ky) {
+        const T kc = __ldg(Ky);
+        hm = face_mean(__ldg(Ky - sy), kc);
+        hp = face_mean(kc, __ldg(Ky + sy));
+      }
+      acc = fma(hy, fma(hm, __ldg(uo - sy) - uc, hp * (__ldg(uo + sy) - uc)), acc);
+    }
+    if (!fz) acc = fma(hz, fma(hz_lo, um - uc, hz_hi * (up - uc)), acc);
+    const T q = qp ? __ldg(qp) : P.qconst;
+    *wo = P.dt * rho * fma(q, P.qf, acc);
+    um = uc;
+    uc = up;
+    kzc = kzp;
+    hz_lo = hz_hi;
+    uo += sz;
+    wo += sz;
+    if (Kx) Kx += sz;
+    if (Ky) Ky += sz;
+    if (Kz) Kz += sz;
+    if (rp) rp += sz;
+    if (qp) qp += sz;
+  }
+}
+
+}  // namespace
+
+template <class T>
+LanesShape lanes_shape(index_t n, bool cyclic) {
+  LanesShape sh;
+  if (n < 2) return sh;
+  constexpr int imax = max_rows<T>(), smax = 128;
+  if (!cyclic) {
+    // Segments of I rows, the line padded at its end to S I rows.
+    sh.I = n >= 8 * imax ? imax : n >= 16 ? 8 : 4;
+    const index_t S = (n + sh.I - 1) / sh.I;
+    if (S > smax) return LanesShape{};  // longer lines: one line per thread
+    sh.S = static_cast<int>(S);
+    sh.uniform = true;
+  } else {
+    // A ring needs S a power of two (the reduction closes after log2 S
+    // steps) and no padding: n = S I exactly, or balanced segments.
+    for (int I : {16, 8, 4})
+      if (I <= imax && n % I == 0 && n / I <= smax && ((n / I) & (n / I - 1)) == 0) {
+        sh.I = I;
+        sh.S = static_cast<int>(n / I);
+        sh.uniform = true;
+        break;
+      }
+    if (!sh.uniform) {
+      // The fewest segments with at most imax rows each (at least 2 rows
+      // each: S > 1 only when n > imax S / 2).
+      int S = 1;
+      while (S <= smax && (n + S - 1) / S > imax) S *= 2;
+      if (S > smax) return LanesShape{};
+      const index_t m = (n + S - 1) / S;
+      sh.I = m <= 4 ? 4 : m <= 8 ? 8 : 16;
+      sh.S = S;
+    }
+  }
+  sh.L = lines_per_block<T>(sh.S);
+  if (sh.L * sh.S > max_threads<T>()) return LanesShape{};
+  return sh;
+}
+
+template <class T>
+bool lanes_fit(const GeneralParams<T>& P, int a, bool cyclic) {
+  const unsigned long long rb = static_cast<unsigned long long>(P.stride[a]) * sizeof(T);
+  return lanes_shape<T>(P.n[a], cyclic).S > 0 && rb < (1ull << 31);
+}
+
+template <class T>
+void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, int* error,
+                          cudaStream_t st) {
+  const LanesShape sh = lanes_shape<T>(P.n[a], cyclic);
+  ADI_REQUIRE(sh.S > 0 && lanes_fit(P, a, cyclic),
+              "general segmented kernel: line of " + std::to_string(P.n[a]) + " rows does not fit");
+  const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
+  const index_t lines_u = P.n[p1];
+  const index_t tiles_u = (lines_u + sh.L - 1) / sh.L;
+  const index_t tiles = tiles_u * P.n[p2];
+  const unsigned rb = static_cast<unsigned>(P.stride[a] * static_cast<index_t>(sizeof(T)));
+  constexpr int imax = max_rows<T>();
+  switch (sh.I) {
+    case 4: launch_i<T, 4>(w, acc, P, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+    case 8: launch_i<T, 8>(w, acc, P, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+    default: launch_i<T, imax>(w, acc, P, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+  }
+}
+
+template <class T>
+void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, cudaStream_t st) {
+  index_t inner[3];
+  for (int a = 0; a < 3; ++a) inner[a] = P.flat[a] ? 1 : std::max<index_t>(0, P.n[a] - 2);
+  if (inner[0] <= 0 || inner[1] <= 0 || inner[2] <= 0) return;
+  dim3 grid(static_cast<unsigned>((inner[0] + kRhsBlockX - 1) / kRhsBlockX),
+            static_cast<unsigned>((inner[1] + kRhsBlockY - 1) / kRhsBlockY), 1u);
+  ADI_REQUIRE(grid.y <= 65535, "general path: ny too large for the right-hand side's grid");
+  // Chunks of planes per block along z: enough blocks to fill the device
+  // (~16 per SM) while each thread still marches a few planes.
+  const index_t xy_blocks = static_cast<index_t>(grid.x) * grid.y;
+  const index_t want = 16 * static_cast<index_t>(sm_count);
+  const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner[2], (want + xy_blocks - 1) / xy_blocks));
+  const index_t kchunk = (inner[2] + chunks - 1) / chunks;
+  grid.z = static_cast<unsigned>((inner[2] + kchunk - 1) / kchunk);
+  fast_rhs_kernel<T><<<grid, dim3(kRhsBlockX, kRhsBlockY), 0, st>>>(u, w, P, kchunk);
+  ADI_CUDA_CHECK_LAUNCH("fast_rhs_kernel");
+}
+
+template void launch_fast_rhs<float>(const float*, float*, const GeneralParams<float>&, int, cudaStream_t);
+template void launch_fast_rhs<double>(const double*, double*, const GeneralParams<double>&, int, cudaStream_t);
+template LanesShape lanes_shape<float>(index_t, bool);
+template LanesShape lanes_shape<double>(index_t, bool);
+template bool lanes_fit<float>(const GeneralParams<float>&, int, bool);
+template bool lanes_fit<double>(const GeneralParams<double>&, int, bool);
+template void launch_general_lanes<float>(float*, float*, const GeneralParams<float>&, int, bool, int*, cudaStream_t);
+template void launch_general_lanes<double>(double*, double*, const GeneralParams<double>&, int, bool, int*,
+                                           cudaStream_t);
+
+}  // namespace adi::cuda::general

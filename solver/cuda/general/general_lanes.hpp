@@ -1,0 +1,43 @@
+#pragma once
+// The segmented line solve of the general path (general_lanes.cu): K / c
+// fields, periodic lines and flux / Robin ends, rows computed on the fly.
+
+#include <adi/common.hpp>
+
+#include <cuda_runtime.h>
+
+namespace adi::cuda::general {
+
+template <class T>
+struct GeneralParams;
+
+/// Block shape of the segmented kernel for lines of n rows: S segments (a
+/// power of two) of at most I rows, L lines per block. S = 0: the line does
+/// not fit (longer than 1024 rows; the caller solves one line per thread).
+struct LanesShape {
+  int S = 0, I = 0, L = 0;
+  bool uniform = false;  ///< every segment I rows (else n / S or n / S + 1)
+};
+
+template <class T>
+LanesShape lanes_shape(index_t n, bool cyclic);
+
+/// Whether the segmented kernel takes axis a of the grid P describes.
+template <class T>
+bool lanes_fit(const GeneralParams<T>& P, int a, bool cyclic);
+
+/// Solves every line of axis a of the grid P describes, in place in w, or
+/// adds the solution into acc (the fused update u += D) when acc is not null.
+/// cyclic: the axis is periodic. A zero or non-finite pivot sets bit
+/// kPivotErrorX << a of *error.
+template <class T>
+void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, int* error, cudaStream_t st);
+
+/// The right-hand side at the interior nodes (not on any face), fast form:
+/// fused multiply-adds and the fast reciprocal in the face means (agrees with
+/// the oracle to round-off; general_rhs_kernel is the bit-exact form). The
+/// faces are general_rhs_faces_kernel's either way.
+template <class T>
+void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, cudaStream_t st);
+
+}  // namespace adi::cuda::general
