@@ -33,6 +33,7 @@ bench() {
 bench classic
 bench field_mixed --material field --faces mixed
 bench robin --material constant --faces robin
+bench const_mixed --material constant --faces mixed
 bench periodic --material constant --faces periodic
 [ -n "${EXTRA_ENV:-}" ] && env $EXTRA_ENV "$B" bench --size "$SIZE" --precision both --reps "$REPS" \
   --material field --faces mixed >"$OUT/bench_field_mixed_extra.txt" 2>&1

@@ -167,6 +167,60 @@ __global__ void general_rhs_faces_kernel(const T* __restrict__ u, T* __restrict_
   }
 }
 
+// Constant K and c on every axis, no periodic or flat axis: the stepper runs
+// the classic kernels (rhs_kernel.cu's RHS with mirrored Neumann ends, the
+// LineSolver line kernels) and adds here what they do not know, at the
+// nodes of the flux / convective faces only:
+//   w += dt (rho beta - gr u)      summed over the node's Mirror ends,
+// gr = 2 h_c / (c h) on a Robin end (row_coupling), beta the face data at t*.
+// Each node is handled once (by the plane of the lowest axis it lies on), so
+// edges and corners sum their ends without a race. Nodes on a Dirichlet face
+// keep w = 0 (their increments come from the face data).
+template <class T>
+__global__ void general_mirror_faces_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P) {
+  const int f = blockIdx.y, a = f / 2;
+  const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+  const index_t count = P.n[b] * P.n[c];
+  for (index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < count;
+       t += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    index_t idx[3];
+    idx[a] = (f & 1) ? P.n[a] - 1 : 0;
+    idx[b] = t % P.n[b];
+    idx[c] = t / P.n[b];
+    bool mine = true, fixed = false;
+    for (int e = 0; e < 3; ++e) {
+      const bool on = idx[e] == 0 || idx[e] == P.n[e] - 1;
+      if (e < a && on) mine = false;  // the plane of axis e handles it
+      if (fixed_row(idx[e], P.ends[e])) fixed = true;
+    }
+    if (!mine || fixed) continue;
+    const index_t o = idx[0] * P.stride[0] + idx[1] * P.stride[1] + idx[2] * P.stride[2];
+    T gr = T(0), beta = T(0);
+    for (int e = 0; e < 3; ++e) {
+      const AxisEnds<T>& ends = P.ends[e];
+      if (idx[e] == 0 && ends.lo == LineEnd::Mirror) gr += ends.lo_robin, beta += P.beta[e][0];
+      if (idx[e] == ends.n - 1 && ends.hi == LineEnd::Mirror) gr += ends.hi_robin, beta += P.beta[e][1];
+    }
+    const T rho = P.rho_const;
+    if (gr != T(0) || beta != T(0)) w[o] += P.dt * rho * (beta - gr * u[o]);
+  }
+}
+
+// A constant source with the classic kernels: w += dt q f / c at every node
+// that is not on a Dirichlet face.
+template <class T>
+__global__ void general_const_source_kernel(T* __restrict__ w, GeneralParams<T> P) {
+  const index_t i = static_cast<index_t>(blockIdx.x) * 32 + threadIdx.x;
+  const index_t j = static_cast<index_t>(blockIdx.y) * 8 + threadIdx.y;
+  if (i >= P.n[0] || j >= P.n[1]) return;
+  const T add = P.dt * P.rho_const * P.qconst * P.qf;
+  const bool fixed_ij = fixed_row(i, P.ends[0]) || fixed_row(j, P.ends[1]);
+  for (index_t k = blockIdx.z; k < P.n[2]; k += gridDim.z) {
+    if (fixed_ij || fixed_row(k, P.ends[2])) continue;
+    w[i * P.stride[0] + j * P.stride[1] + k * P.stride[2]] += add;
+  }
+}
+
 /// The Dirichlet nodes' right-hand side when faces move: w = sum_F df_F W_F
 /// (dirichlet.hpp), summed in double in face order as dirichlet_rhs does.
 /// Node m: offset off[m], the faces of its terms in bits of mask[m], W_F at

@@ -39,6 +39,8 @@
 #include "../device_buffer.hpp"
 #include "../field_stats.cuh"
 #include "../stepper_support.cuh"
+#include "../line_solver.hpp"
+#include "../rhs_kernel.cuh"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
 
@@ -75,7 +77,7 @@ template <class T>
 class CudaGeneralStepper final : public Stepper<T> {
  public:
   CudaGeneralStepper(const HeatProblem& p, const SolverOptions& o)
-      : p_(p), device_((set_sync_checks(o.cuda_sync), detail::select_device(o.cuda_device))) {
+      : p_(p), device_((set_sync_checks(o.cuda_sync), detail::select_device(o.cuda_device))), options_(o) {
     p_.validate();
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
@@ -153,13 +155,34 @@ class CudaGeneralStepper final : public Stepper<T> {
       factors[a] = ThomasFactor<T>::factor(m);
     }
 
+    // Constant K and c, constant (or no) source, no periodic or flat axis:
+    // the classic kernels with this problem's line matrices (flux and Robin
+    // ends are just other end rows) and its RHS plus the face terms
+    // (general_mirror_faces_kernel): the speed of the all-Dirichlet step.
+    classic_ = o.general_segmented && !p_.material.lines_vary() && !p_.material.source &&
+               rhs_unlaunchable(layout_).empty();
+    for (int a = 0; a < 3; ++a) classic_ = classic_ && kind_[a] == SolveKind::Factor && layout_.n[a] >= 3;
+    if (classic_) {
+      kc_.c[0] = kc_.c[1] = kc_.c[2] = T(0);
+      for (int a = 0; a < 3; ++a) {
+        const double h = p_.spacing(a);
+        kc_.c[a] = static_cast<T>(p_.dt * p_.alpha[a] / p_.capacity / (h * h));
+        kc_.lo_neumann[a] = p_.lo[a] != Boundary::Dirichlet;
+        kc_.hi_neumann[a] = p_.hi[a] != Boundary::Dirichlet;
+        kc_.lo_fixed[a] = p_.lo[a] == Boundary::Dirichlet;
+        kc_.hi_fixed[a] = p_.hi[a] == Boundary::Dirichlet;
+        kc_.lo_ghost[a] = kc_.hi_ghost[a] = 0;
+        classic_solver_[a] = std::make_unique<LineSolver<T>>(factors[a].matrix(), static_cast<Axis>(a), layout_, o);
+      }
+    }
+
     // Lines of up to 1024 rows run the segmented kernel (general_lanes.cu),
     // which needs no scratch grid; longer ones, or all with
     // general_segmented off, one line per thread.
     // x lines through the x <-> y transposed grid (general_transpose_kernel):
     // one more grid, and the x conductivity and 1/c fields transposed once.
     // Not for ny < 8 (nothing to coalesce) or more planes than a grid's z.
-    x_transposed_ = kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
+    x_transposed_ = !classic_ && kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
     if (x_transposed_ && o.general_segmented && !o.general_x_transpose) {
       GeneralParams<T> in_place = P_;
       if (general::lanes_fit<T>(in_place, 0, kind_[0] == SolveKind::Cyclic)) x_transposed_ = false;
@@ -170,7 +193,8 @@ class CudaGeneralStepper final : public Stepper<T> {
       if (kind_[a] == SolveKind::None) continue;
       GeneralParams<T> geometry = P_;
       if (a == 0 && x_transposed_) geometry.stride[0] = layout_.n[1];
-      segmented_[a] = o.general_segmented && general::lanes_fit<T>(geometry, a, kind_[a] == SolveKind::Cyclic);
+      segmented_[a] =
+          !classic_ && o.general_segmented && general::lanes_fit<T>(geometry, a, kind_[a] == SolveKind::Cyclic);
       if (segmented_[a]) continue;
       if (kind_[a] != SolveKind::Factor) need_cp = true;
       if (kind_[a] == SolveKind::Cyclic) need_z = true;
@@ -272,6 +296,11 @@ class CudaGeneralStepper final : public Stepper<T> {
   Backend backend() const override { return Backend::Cuda; }
   std::string device_name() const override {
     std::ostringstream s;
+    if (classic_) {
+      s << name_ << " (device " << device_ << "; general path: classic kernels, x=" << classic_solver_[0]->describe()
+        << " y=" << classic_solver_[1]->describe() << " z=" << classic_solver_[2]->describe() << ")";
+      return s.str();
+    }
     s << name_ << " (device " << device_ << "; general path:";
     for (int a = 0; a < 3; ++a)
       s << " " << axis_name(static_cast<Axis>(a)) << "="
@@ -390,12 +419,32 @@ class CudaGeneralStepper final : public Stepper<T> {
       }
     }
     P.qf = static_cast<T>(p_.source_table.at(tstar));
+    if (classic_) {
+      launch_rhs<T>(u_.get(), w_.get(), layout_, kc_, stream_, options_);
+      const index_t face_max = std::max({layout_.n[1] * layout_.n[2], layout_.n[0] * layout_.n[2],
+                                         layout_.n[0] * layout_.n[1]});
+      bool mirror = false;
+      for (int a = 0; a < 3; ++a) mirror = mirror || p_.lo[a] != Boundary::Dirichlet || p_.hi[a] != Boundary::Dirichlet;
+      if (mirror) {
+        const dim3 grid(static_cast<unsigned>(std::min<index_t>((face_max + kThreads - 1) / kThreads, 4096)), 6u);
+        general::general_mirror_faces_kernel<T><<<grid, kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
+        ADI_CUDA_CHECK_LAUNCH("general_mirror_faces_kernel");
+      }
+      if (P.qconst != T(0)) {
+        const dim3 grid(static_cast<unsigned>((layout_.n[0] + 31) / 32), static_cast<unsigned>((layout_.n[1] + 7) / 8),
+                        static_cast<unsigned>(std::min<index_t>(layout_.n[2], 1024)));
+        general::general_const_source_kernel<T><<<grid, dim3(32, 8), 0, stream_>>>(w_.get(), P);
+        ADI_CUDA_CHECK_LAUNCH("general_const_source_kernel");
+      }
+    }
     const dim3 block(general::kRhsBlockX, general::kRhsBlockY);
     // The interior: chunks of planes per block along z, enough blocks to
     // fill the device (~16 per SM) while each thread still marches a few.
     index_t inner[3];
     for (int a = 0; a < 3; ++a) inner[a] = p_.flat(a) ? 1 : std::max<index_t>(0, layout_.n[a] - 2);
-    if (fast_rhs_) {
+    if (classic_) {
+      // done above
+    } else if (fast_rhs_) {
       general::launch_fast_rhs<T>(u_.get(), w_.get(), P, sm_count_, stream_);
     } else if (inner[0] > 0 && inner[1] > 0 && inner[2] > 0) {
       dim3 grid(static_cast<unsigned>((inner[0] + general::kRhsBlockX - 1) / general::kRhsBlockX),
@@ -413,7 +462,7 @@ class CudaGeneralStepper final : public Stepper<T> {
       index_t face_max = 0;
       for (int a = 0; a < 3; ++a)
         if (!p_.flat(a)) face_max = std::max(face_max, layout_.n[a == 0 ? 1 : 0] * layout_.n[a == 2 ? 1 : 2]);
-      if (face_max > 0) {
+      if (face_max > 0 && !classic_) {
         const dim3 grid(static_cast<unsigned>(std::min<index_t>((face_max + kThreads - 1) / kThreads, 4096)), 6u);
         general::general_rhs_faces_kernel<T><<<grid, kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
         ADI_CUDA_CHECK_LAUNCH("general_rhs_faces_kernel");
@@ -436,6 +485,10 @@ class CudaGeneralStepper final : public Stepper<T> {
         general::general_add_kernel<T><<<blocks_for(total), kThreads, 0, stream_>>>(w_.get(), acc, total);
         ADI_CUDA_CHECK_LAUNCH("general_add_kernel");
       }
+      return;
+    }
+    if (classic_) {
+      classic_solver_[a]->solve(w_.get(), acc, stream_);
       return;
     }
     const index_t lines = total / layout_.n[a];
@@ -517,6 +570,10 @@ class CudaGeneralStepper final : public Stepper<T> {
   bool x_transposed_ = false;  // x lines solved on the x <-> y transposed grid
   bool segmented_[3] = {false, false, false};  // axis solved by the segmented kernel (general_lanes.cu)
   bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)
+  bool classic_ = false;  // constant coefficients: the classic RHS and line kernels (see the constructor)
+  RhsCoefficients<T> kc_{};
+  std::unique_ptr<LineSolver<T>> classic_solver_[3];
+  SolverOptions options_;
   GeneralParams<T> PT_;        // P_ with the transposed strides and fields
   DeviceBuffer<T> wt_, kxt_, rhot_;
   SolveKind kind_[3] = {SolveKind::None, SolveKind::None, SolveKind::None};
