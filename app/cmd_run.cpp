@@ -198,9 +198,7 @@ int cmd_run(const RunOptions& o) {
       std::string why;
       if (c.backend == Backend::Auto)
         why = backend == Backend::Cuda ? " (auto: a CUDA device is visible)"
-                                       : " (auto: " + (p.classic() ? cuda_unavailable_reason()
-                                                                   : std::string("the CUDA backend does not run "
-                                                                                 "this problem yet")) + ")";
+                                       : " (auto: " + cuda_unavailable_reason() + ")";
       std::printf("# resolved: backend %s%s\n", backend_name(backend), why.c_str());
       if (plan.initial) std::printf("# resolved: geometry: %s\n", c.geometry.source.c_str());
       std::printf("# resolved: checkpoint %s%s\n", plan.checkpoint.c_str(),
