@@ -10,7 +10,12 @@
 //   solve z  u += (I - theta dt A_z)^{-1} w    (the fused update)
 // A flat axis has no solve (solve z on a flat z is u += w).
 //
-// Two sets of kernels (SolverOptions::general_segmented):
+// Which kernels:
+//  - constant K and c, no periodic or flat axis, general_segmented on: the
+//    classic RHS and LineSolver kernels with this problem's line matrices
+//    (flux and Robin ends are other end rows of the same constant matrix),
+//    plus the face terms (general_mirror_faces_kernel) and a constant source;
+//  - otherwise one of two sets (SolverOptions::general_segmented):
 //  - segmented (the default, general_lanes.cu): the RHS's interior nodes by
 //    fast_rhs_kernel, the faces by the generic general_rhs_faces_kernel, and
 //    every line of up to 1024 rows by the segmented kernel (rows on the fly
