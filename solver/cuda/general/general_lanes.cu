@@ -43,11 +43,13 @@
 // the result agrees with the oracle's Thomas sweep to a few ulps of the
 // line's values (CudaGeneral.IsEquivalentToRef*, 1e-12 / 1e-5 relative).
 //
-// Memory: a tile of L lines consecutive along the fastest other axis (L * T
-// >= 32 bytes, one full sector per segment and row) by S segments; a warp's
-// load of row j touches 32 / L segments, each a full sector. Compiled with
-// FMA contraction (unlike general_stepper.cu): round-off agreement is the
-// contract here, not bit identity.
+// Memory: a tile of L lines consecutive along the fastest other axis (64
+// bytes of a row per segment where the block size allows, never below 32:
+// whole sectors) by S segments; blocks are persistent and prefetch their
+// next tile into L2 while sweeping this one. Each point moves d in and out
+// plus K (and 1/c) in: 3 (4) words, 5 (6) with the fused update. Compiled
+// with FMA contraction (unlike general_stepper.cu): round-off agreement is
+// the contract here, not bit identity.
 
 #include "../cuda_check.hpp"
 #include "general_kernels.cuh"
