@@ -94,18 +94,74 @@ __device__ ADI_FORCEINLINE T rhs_node_generic(const T* __restrict__ u, const Gen
 // index, spent ~600 instructions a node on 64-bit index arithmetic and end
 // logic: 3.0-3.4 ms at 512^3 fp32, 8 % of copy.)
 constexpr int kRhsBlockX = 32, kRhsBlockY = 8;
+
+/// The interior of a grid: [1, n-1) on a non-flat axis, [0, 1) on a flat one.
+template <class T>
+ADI_HD ADI_FORCEINLINE index_t interior_lo(const GeneralParams<T>& P, int a) {
+  return P.flat[a] ? 0 : 1;
+}
+template <class T>
+ADI_HD ADI_FORCEINLINE index_t interior_hi(const GeneralParams<T>& P, int a) {
+  return P.flat[a] ? 1 : P.n[a] - 1;
+}
+
+/// Launch shape of the interior RHS kernels (general_rhs_kernel,
+/// fast_rhs_kernel): (32 x 8) blocks over the interior's x-y extent, and
+/// chunks of kchunk planes along z, enough blocks to fill the device (~16
+/// per SM) while each thread still marches a few planes. grid.x == 0: the
+/// interior is empty.
+template <class T>
+dim3 rhs_interior_grid(const GeneralParams<T>& P, int sm_count, index_t& kchunk) {
+  index_t inner[3];
+  for (int a = 0; a < 3; ++a) inner[a] = interior_hi(P, a) - interior_lo(P, a);
+  kchunk = 1;
+  if (inner[0] <= 0 || inner[1] <= 0 || inner[2] <= 0) return dim3(0u, 0u, 0u);
+  dim3 grid(static_cast<unsigned>((inner[0] + kRhsBlockX - 1) / kRhsBlockX),
+            static_cast<unsigned>((inner[1] + kRhsBlockY - 1) / kRhsBlockY), 1u);
+  ADI_REQUIRE(grid.y <= 65535, "general path: ny too large for the right-hand side's grid");
+  const index_t xy_blocks = static_cast<index_t>(grid.x) * grid.y;
+  const index_t want = 16 * static_cast<index_t>(sm_count);
+  const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner[2], (want + xy_blocks - 1) / xy_blocks));
+  kchunk = (inner[2] + chunks - 1) / chunks;
+  grid.z = static_cast<unsigned>((inner[2] + kchunk - 1) / kchunk);
+  return grid;
+}
+
+/// This thread's column (i, j) and planes [k0, k1) of an interior RHS
+/// kernel launched with rhs_interior_grid; false: nothing to do.
+template <class T>
+__device__ ADI_FORCEINLINE bool interior_column(const GeneralParams<T>& P, index_t kchunk, index_t& i, index_t& j,
+                                                index_t& k0, index_t& k1) {
+  i = interior_lo(P, 0) + static_cast<index_t>(blockIdx.x) * kRhsBlockX + threadIdx.x;
+  j = interior_lo(P, 1) + static_cast<index_t>(blockIdx.y) * kRhsBlockY + threadIdx.y;
+  if (i >= interior_hi(P, 0) || j >= interior_hi(P, 1)) return false;
+  k0 = interior_lo(P, 2) + static_cast<index_t>(blockIdx.z) * kchunk;
+  k1 = k0 + kchunk < interior_hi(P, 2) ? k0 + kchunk : interior_hi(P, 2);
+  return k0 < k1;
+}
+
+/// Node t of face plane f (blockIdx.y of the face kernels: 0, 1 the x = 0,
+/// nx-1 planes; 2, 3 y; 4, 5 z): its indices and offset.
+template <class T>
+__device__ ADI_FORCEINLINE index_t face_node(const GeneralParams<T>& P, int f, index_t t, index_t (&idx)[3]) {
+  const int a = f / 2, b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
+  idx[a] = (f & 1) ? P.n[a] - 1 : 0;
+  idx[b] = t % P.n[b];
+  idx[c] = t / P.n[b];
+  return idx[0] * P.stride[0] + idx[1] * P.stride[1] + idx[2] * P.stride[2];
+}
+/// Nodes in face plane f (grid-stride loops of the face kernels).
+template <class T>
+ADI_HD ADI_FORCEINLINE index_t face_nodes(const GeneralParams<T>& P, int f) {
+  const int a = f / 2;
+  return P.n[a == 0 ? 1 : 0] * P.n[a == 2 ? 1 : 2];
+}
+
 template <class T>
 __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
     general_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P, index_t kchunk) {
-  // Interior index ranges: [1, n-1) on a non-flat axis, [0, 1) on a flat one.
-  const index_t lo[3] = {P.flat[0] ? 0 : 1, P.flat[1] ? 0 : 1, P.flat[2] ? 0 : 1};
-  const index_t hi[3] = {P.flat[0] ? 1 : P.n[0] - 1, P.flat[1] ? 1 : P.n[1] - 1, P.flat[2] ? 1 : P.n[2] - 1};
-  const index_t i = lo[0] + static_cast<index_t>(blockIdx.x) * kRhsBlockX + threadIdx.x;
-  const index_t j = lo[1] + static_cast<index_t>(blockIdx.y) * kRhsBlockY + threadIdx.y;
-  if (i >= hi[0] || j >= hi[1]) return;
-  const index_t k0 = lo[2] + static_cast<index_t>(blockIdx.z) * kchunk;
-  const index_t k1 = k0 + kchunk < hi[2] ? k0 + kchunk : hi[2];
-  if (k0 >= k1) return;
+  index_t i, j, k0, k1;
+  if (!interior_column(P, kchunk, i, j, k0, k1)) return;
   const index_t sx = P.stride[0], sy = P.stride[1], sz = P.stride[2];
   const T* Kx = P.K[0];
   const T* Ky = P.K[1];
@@ -152,17 +208,13 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
 // same value by each.
 template <class T>
 __global__ void general_rhs_faces_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P) {
-  const int f = blockIdx.y, a = f / 2;
-  if (P.flat[a]) return;
-  const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
-  const index_t count = P.n[b] * P.n[c];
+  const int f = blockIdx.y;
+  if (P.flat[f / 2]) return;
+  const index_t count = face_nodes(P, f);
   for (index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < count;
        t += static_cast<index_t>(gridDim.x) * blockDim.x) {
     index_t idx[3];
-    idx[a] = (f & 1) ? P.n[a] - 1 : 0;
-    idx[b] = t % P.n[b];
-    idx[c] = t / P.n[b];
-    const index_t o = idx[0] * P.stride[0] + idx[1] * P.stride[1] + idx[2] * P.stride[2];
+    const index_t o = face_node(P, f, t, idx);
     w[o] = rhs_node_generic(u, P, idx[0], idx[1], idx[2], o);
   }
 }
@@ -179,14 +231,11 @@ __global__ void general_rhs_faces_kernel(const T* __restrict__ u, T* __restrict_
 template <class T>
 __global__ void general_mirror_faces_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P) {
   const int f = blockIdx.y, a = f / 2;
-  const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
-  const index_t count = P.n[b] * P.n[c];
+  const index_t count = face_nodes(P, f);
   for (index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < count;
        t += static_cast<index_t>(gridDim.x) * blockDim.x) {
     index_t idx[3];
-    idx[a] = (f & 1) ? P.n[a] - 1 : 0;
-    idx[b] = t % P.n[b];
-    idx[c] = t / P.n[b];
+    const index_t o = face_node(P, f, t, idx);
     bool mine = true, fixed = false;
     for (int e = 0; e < 3; ++e) {
       const bool on = idx[e] == 0 || idx[e] == P.n[e] - 1;
@@ -194,7 +243,6 @@ __global__ void general_mirror_faces_kernel(const T* __restrict__ u, T* __restri
       if (fixed_row(idx[e], P.ends[e])) fixed = true;
     }
     if (!mine || fixed) continue;
-    const index_t o = idx[0] * P.stride[0] + idx[1] * P.stride[1] + idx[2] * P.stride[2];
     T gr = T(0), beta = T(0);
     for (int e = 0; e < 3; ++e) {
       const AxisEnds<T>& ends = P.ends[e];

@@ -439,17 +439,25 @@ int lines_per_block(int S) {
 // multiply-adds and the fast reciprocal in the means. Per node: the stencil
 // of the row functions for an interior row, regrouped as
 //   dt / c [ (hm_x (u_{i-1} - u) + hp_x (u_{i+1} - u)) / h_x^2 + ... + q f ].
+// An in-plane axis' part of the stencil at the node uo points to (K: its
+// conductivity there, nullptr for the constant kconst; s: the axis stride):
+// hm (u_- - u) + hp (u_+ - u), to be scaled by 1 / h^2.
+template <class T>
+__device__ __forceinline__ T in_plane_term(const T* K, index_t s, T kconst, const T* uo, T uc) {
+  T hm = kconst, hp = kconst;
+  if (K) {
+    const T kc = __ldg(K);
+    hm = face_mean(__ldg(K - s), kc);
+    hp = face_mean(kc, __ldg(K + s));
+  }
+  return fma(hm, __ldg(uo - s) - uc, hp * (__ldg(uo + s) - uc));
+}
+
 template <class T>
 __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
     fast_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, GeneralParams<T> P, index_t kchunk) {
-  const index_t lo[3] = {P.flat[0] ? 0 : 1, P.flat[1] ? 0 : 1, P.flat[2] ? 0 : 1};
-  const index_t hi[3] = {P.flat[0] ? 1 : P.n[0] - 1, P.flat[1] ? 1 : P.n[1] - 1, P.flat[2] ? 1 : P.n[2] - 1};
-  const index_t i = lo[0] + static_cast<index_t>(blockIdx.x) * kRhsBlockX + threadIdx.x;
-  const index_t j = lo[1] + static_cast<index_t>(blockIdx.y) * kRhsBlockY + threadIdx.y;
-  if (i >= hi[0] || j >= hi[1]) return;
-  const index_t k0 = lo[2] + static_cast<index_t>(blockIdx.z) * kchunk;
-  const index_t k1 = k0 + kchunk < hi[2] ? k0 + kchunk : hi[2];
-  if (k0 >= k1) return;
+  index_t i, j, k0, k1;
+  if (!interior_column(P, kchunk, i, j, k0, k1)) return;
   const index_t sx = P.stride[0], sy = P.stride[1], sz = P.stride[2];
   const bool fx = P.flat[0], fy = P.flat[1], fz = P.flat[2];
   const T hx = P.ends[0].inv_h2, hy = P.ends[1].inv_h2, hz = P.ends[2].inv_h2;
@@ -477,24 +485,8 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
     const T hz_hi = Kz ? face_mean(kzc, kzp) : kz0;
     const T rho = rp ? __ldg(rp) : P.rho_const;
     T acc = T(0);
-    if (!fx) {
-      T hm = kx0, hp = kx0;
-      if (Kx) {
-        const T kc = __ldg(Kx);
-        hm = face_mean(__ldg(Kx - sx), kc);
-        hp = face_mean(kc, __ldg(Kx + sx));
-      }
-      acc = fma(hx, fma(hm, __ldg(uo - sx) - uc, hp * (__ldg(uo + sx) - uc)), acc);
-    }
-    if (!fy) {
-      T hm = ky0, hp = ky0;
-      if (Ky) {
-        const T kc = __ldg(Ky);
-        hm = face_mean(__ldg(Ky - sy), kc);
-        hp = face_mean(kc, __ldg(Ky + sy));
-      }
-      acc = fma(hy, fma(hm, __ldg(uo - sy) - uc, hp * (__ldg(uo + sy) - uc)), acc);
-    }
+    if (!fx) acc = fma(hx, in_plane_term(Kx, sx, kx0, uo, uc), acc);
+    if (!fy) acc = fma(hy, in_plane_term(Ky, sy, ky0, uo, uc), acc);
     if (!fz) acc = fma(hz, fma(hz_lo, um - uc, hz_hi * (up - uc)), acc);
     const T q = qp ? __ldg(qp) : P.qconst;
     *wo = P.dt * rho * fma(q, P.qf, acc);
@@ -579,19 +571,9 @@ void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool c
 
 template <class T>
 void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, cudaStream_t st) {
-  index_t inner[3];
-  for (int a = 0; a < 3; ++a) inner[a] = P.flat[a] ? 1 : std::max<index_t>(0, P.n[a] - 2);
-  if (inner[0] <= 0 || inner[1] <= 0 || inner[2] <= 0) return;
-  dim3 grid(static_cast<unsigned>((inner[0] + kRhsBlockX - 1) / kRhsBlockX),
-            static_cast<unsigned>((inner[1] + kRhsBlockY - 1) / kRhsBlockY), 1u);
-  ADI_REQUIRE(grid.y <= 65535, "general path: ny too large for the right-hand side's grid");
-  // Chunks of planes per block along z: enough blocks to fill the device
-  // (~16 per SM) while each thread still marches a few planes.
-  const index_t xy_blocks = static_cast<index_t>(grid.x) * grid.y;
-  const index_t want = 16 * static_cast<index_t>(sm_count);
-  const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner[2], (want + xy_blocks - 1) / xy_blocks));
-  const index_t kchunk = (inner[2] + chunks - 1) / chunks;
-  grid.z = static_cast<unsigned>((inner[2] + kchunk - 1) / kchunk);
+  index_t kchunk = 1;
+  const dim3 grid = rhs_interior_grid(P, sm_count, kchunk);
+  if (grid.x == 0) return;
   fast_rhs_kernel<T><<<grid, dim3(kRhsBlockX, kRhsBlockY), 0, st>>>(u, w, P, kchunk);
   ADI_CUDA_CHECK_LAUNCH("fast_rhs_kernel");
 }

@@ -168,7 +168,6 @@ class CudaGeneralStepper final : public Stepper<T> {
                rhs_unlaunchable(layout_).empty();
     for (int a = 0; a < 3; ++a) classic_ = classic_ && kind_[a] == SolveKind::Factor && layout_.n[a] >= 3;
     if (classic_) {
-      kc_.c[0] = kc_.c[1] = kc_.c[2] = T(0);
       for (int a = 0; a < 3; ++a) {
         const double h = p_.spacing(a);
         kc_.c[a] = static_cast<T>(p_.dt * p_.alpha[a] / p_.capacity / (h * h));
@@ -426,13 +425,11 @@ class CudaGeneralStepper final : public Stepper<T> {
     P.qf = static_cast<T>(p_.source_table.at(tstar));
     if (classic_) {
       launch_rhs<T>(u_.get(), w_.get(), layout_, kc_, stream_, options_);
-      const index_t face_max = std::max({layout_.n[1] * layout_.n[2], layout_.n[0] * layout_.n[2],
-                                         layout_.n[0] * layout_.n[1]});
       bool mirror = false;
       for (int a = 0; a < 3; ++a) mirror = mirror || p_.lo[a] != Boundary::Dirichlet || p_.hi[a] != Boundary::Dirichlet;
       if (mirror) {
-        const dim3 grid(static_cast<unsigned>(std::min<index_t>((face_max + kThreads - 1) / kThreads, 4096)), 6u);
-        general::general_mirror_faces_kernel<T><<<grid, kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
+        general::general_mirror_faces_kernel<T>
+            <<<face_grid(max_face_nodes()), kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
         ADI_CUDA_CHECK_LAUNCH("general_mirror_faces_kernel");
       }
       if (P.qconst != T(0)) {
@@ -441,35 +438,21 @@ class CudaGeneralStepper final : public Stepper<T> {
         general::general_const_source_kernel<T><<<grid, dim3(32, 8), 0, stream_>>>(w_.get(), P);
         ADI_CUDA_CHECK_LAUNCH("general_const_source_kernel");
       }
-    }
-    const dim3 block(general::kRhsBlockX, general::kRhsBlockY);
-    // The interior: chunks of planes per block along z, enough blocks to
-    // fill the device (~16 per SM) while each thread still marches a few.
-    index_t inner[3];
-    for (int a = 0; a < 3; ++a) inner[a] = p_.flat(a) ? 1 : std::max<index_t>(0, layout_.n[a] - 2);
-    if (classic_) {
-      // done above
-    } else if (fast_rhs_) {
-      general::launch_fast_rhs<T>(u_.get(), w_.get(), P, sm_count_, stream_);
-    } else if (inner[0] > 0 && inner[1] > 0 && inner[2] > 0) {
-      dim3 grid(static_cast<unsigned>((inner[0] + general::kRhsBlockX - 1) / general::kRhsBlockX),
-                static_cast<unsigned>((inner[1] + general::kRhsBlockY - 1) / general::kRhsBlockY), 1u);
-      ADI_REQUIRE(grid.y <= 65535, "general path: ny too large for the right-hand side's grid");
-      const index_t xy_blocks = static_cast<index_t>(grid.x) * grid.y;
-      const index_t want = 16 * static_cast<index_t>(sm_count_);
-      const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner[2], (want + xy_blocks - 1) / xy_blocks));
-      const index_t kchunk = (inner[2] + chunks - 1) / chunks;
-      grid.z = static_cast<unsigned>((inner[2] + kchunk - 1) / kchunk);
-      general::general_rhs_kernel<T><<<grid, block, 0, stream_>>>(u_.get(), w_.get(), P, kchunk);
-      ADI_CUDA_CHECK_LAUNCH("general_rhs_kernel");
-    }
-    {
-      index_t face_max = 0;
-      for (int a = 0; a < 3; ++a)
-        if (!p_.flat(a)) face_max = std::max(face_max, layout_.n[a == 0 ? 1 : 0] * layout_.n[a == 2 ? 1 : 2]);
-      if (face_max > 0 && !classic_) {
-        const dim3 grid(static_cast<unsigned>(std::min<index_t>((face_max + kThreads - 1) / kThreads, 4096)), 6u);
-        general::general_rhs_faces_kernel<T><<<grid, kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
+    } else {
+      if (fast_rhs_) {
+        general::launch_fast_rhs<T>(u_.get(), w_.get(), P, sm_count_, stream_);
+      } else {
+        index_t kchunk = 1;
+        const dim3 grid = general::rhs_interior_grid(P, sm_count_, kchunk);
+        if (grid.x > 0) {
+          general::general_rhs_kernel<T>
+              <<<grid, dim3(general::kRhsBlockX, general::kRhsBlockY), 0, stream_>>>(u_.get(), w_.get(), P, kchunk);
+          ADI_CUDA_CHECK_LAUNCH("general_rhs_kernel");
+        }
+      }
+      const index_t face_max = max_face_nodes();
+      if (face_max > 0) {
+        general::general_rhs_faces_kernel<T><<<face_grid(face_max), kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
         ADI_CUDA_CHECK_LAUNCH("general_rhs_faces_kernel");
       }
     }
@@ -525,6 +508,18 @@ class CudaGeneralStepper final : public Stepper<T> {
       case SolveKind::None: break;
     }
     if (transposed) transpose(wt_.get(), w_.get(), layout_.n[0], layout_.n[1]);
+  }
+
+  // The largest face plane of a non-flat axis, and the grid of the face
+  // kernels over it (blockIdx.y: the six planes).
+  index_t max_face_nodes() const {
+    index_t m = 0;
+    for (int f = 0; f < 6; ++f)
+      if (!p_.flat(f / 2)) m = std::max(m, general::face_nodes(P_, f));
+    return m;
+  }
+  static dim3 face_grid(index_t nodes) {
+    return dim3(static_cast<unsigned>(std::min<index_t>((nodes + kThreads - 1) / kThreads, 4096)), 6u);
   }
 
   // out = in with x and y swapped in every plane: in is R rows of C values.
