@@ -3,7 +3,10 @@
 
 #include "test_util.hpp"
 
+#include "cpu/tridiag_cpu.hpp"
+
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -292,4 +295,47 @@ TEST(TridiagConstant, RejectsMismatchedLength) {
   EXPECT_THROW(cpu::solve_constant(Axis::Y, f, d.data(), Layout3::packed(4, 4, 4)), InvalidArgument);
 }
 
+}  // namespace
+
+namespace {
+// x lines go through transposed batches of in-register tiles
+// (constant_batch_x, simd_transpose.hpp); the arithmetic must stay the plain
+// recurrence's, bit for bit: the CPU is the oracle, and MPI / restart tests
+// compare it exactly. Line lengths around the tile size (1 .. 9, 257), line
+// counts that fill several batches and leave a ragged one (37 x 3 lines),
+// packed and padded rows (odd pitches: unaligned tiles), and the fused
+// accumulate acc += x.
+template <class T>
+void check_x_bitwise() {
+  SeededRng rng;
+  for (index_t n : {1, 2, 3, 4, 5, 7, 9, 257})
+    for (bool padded : {false, true})
+      for (bool fused : {false, true}) {
+        const Layout3 L = test_layout(n, 37, 3, padded);
+        const LineMatrix m = random_dominant(rng, n);
+        const auto f = ThomasFactor<T>::factor(m);
+        auto d = random_field<T>(rng, L);
+        auto acc = random_field<T>(rng, L);
+        auto want = d, want_acc = acc;
+        cpu::solve_constant_fused(Axis::X, f, d.data(), fused ? acc.data() : nullptr, L);
+        // The reference: the scalar recurrence, line by line.
+        const T *a = f.lower(), *cp = f.upper_over_pivot(), *inv = f.inv_pivot();
+        for (index_t k = 0; k < L.n[2]; ++k)
+          for (index_t j = 0; j < L.n[1]; ++j) {
+            T* x = want.data() + L.offset(0, j, k);
+            T* u = want_acc.data() + L.offset(0, j, k);
+            x[0] *= inv[0];
+            for (index_t i = 1; i < n; ++i) x[i] = (x[i] - a[i] * x[i - 1]) * inv[i];
+            for (index_t i = n - 2; i >= 0; --i) x[i] -= cp[i] * x[i + 1];
+            if (fused)
+              for (index_t i = 0; i < n; ++i) u[i] += x[i];
+          }
+        ASSERT_EQ(0, std::memcmp(d.data(), want.data(), sizeof(T) * d.size()))
+            << "n " << n << (padded ? " padded" : " packed") << (fused ? " fused" : "");
+        ASSERT_EQ(0, std::memcmp(acc.data(), want_acc.data(), sizeof(T) * acc.size()))
+            << "acc, n " << n << (padded ? " padded" : " packed");
+      }
+}
+TEST(TridiagConstant, XLinesAreBitIdenticalToTheScalarRecurrenceF32) { check_x_bitwise<float>(); }
+TEST(TridiagConstant, XLinesAreBitIdenticalToTheScalarRecurrenceF64) { check_x_bitwise<double>(); }
 }  // namespace
