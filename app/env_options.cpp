@@ -95,6 +95,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.rhs_vec = e.one_of("ADI_RHS_VEC", s.rhs_vec, {0, 2, 4}, "0, 2 or 4 (points per thread of the RHS kernel)");
   s.rhs_ahead = e.one_of("ADI_RHS_AHEAD", s.rhs_ahead, {2, 4, 8}, "2, 4 or 8 (planes the RHS kernel loads ahead)");
   s.fuse_rhs = e.flag("ADI_FUSE_RHS", s.fuse_rhs);
+  s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);
   s.general_x_transpose = e.flag("ADI_GENERAL_X_TRANSPOSE", s.general_x_transpose);
   s.mpi_overlap = e.flag("ADI_MPI_OVERLAP", s.mpi_overlap);

@@ -18,6 +18,7 @@ std::string SolverOptions::describe() const {
   line("ADI_RHS_VEC", "rhs_vec", rhs_vec, d.rhs_vec);
   line("ADI_RHS_AHEAD", "rhs_ahead", rhs_ahead, d.rhs_ahead);
   line("ADI_FUSE_RHS", "fuse_rhs", fuse_rhs, d.fuse_rhs);
+  line("ADI_CUDA_GRAPH", "cuda_graph", cuda_graph, d.cuda_graph);
   line("ADI_GENERAL_SEGMENTED", "general_segmented", general_segmented, d.general_segmented);
   line("ADI_GENERAL_X_TRANSPOSE", "general_x_transpose", general_x_transpose, d.general_x_transpose);
   line("ADI_MPI_OVERLAP", "mpi_overlap", mpi_overlap, d.mpi_overlap);

@@ -47,6 +47,9 @@ void check_launch(const char* what, const char* file, int line);
 /// caused it. A debugging switch of the process (debug builds always do
 /// it); a stepper built with the option turns it on.
 void set_sync_checks(bool on);
+/// Whether checked launches synchronise (set_sync_checks, or a debug build):
+/// a synchronising launch cannot be captured into a CUDA graph.
+bool sync_checks_enabled();
 
 }  // namespace adi::cuda
 

@@ -31,6 +31,8 @@ void set_sync_checks(bool on) {
   if (on) g_sync_checks.store(true, std::memory_order_relaxed);
 }
 
+bool sync_checks_enabled() { return sync_checks(); }
+
 void check_launch(const char* what, const char* file, int line) {
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess && sync_checks()) e = cudaDeviceSynchronize();

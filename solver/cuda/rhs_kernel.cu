@@ -35,7 +35,10 @@ namespace adi::cuda {
 
 namespace {
 
-constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32;
+// A block is kTileX x kTileY threads marching through `chunk` planes of z:
+// kChunkZ on grids that give every SM several blocks at that length, fewer
+// (down to kMinChunkZ) on small ones (rhs_chunk).
+constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32, kMinChunkZ = 8;
 
 // One point per thread, marching along z through a chunk of planes.
 //
@@ -53,13 +56,13 @@ constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32;
 // bandwidth at 512^3 (docs/perf_notes.md).
 template <class T, int D>
 __global__ void __launch_bounds__(kTileX* kTileY)
-    rhs_scalar_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc) {
+    rhs_scalar_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc, int chunk) {
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
   const index_t i = static_cast<index_t>(blockIdx.x) * kTileX + threadIdx.x;
   const index_t j = static_cast<index_t>(blockIdx.y) * kTileY + threadIdx.y;
   if (i >= nx || j >= ny) return;
-  const index_t k0 = static_cast<index_t>(blockIdx.z) * kChunkZ;
-  const index_t k1 = k0 + kChunkZ < nz ? k0 + kChunkZ : nz;
+  const index_t k0 = static_cast<index_t>(blockIdx.z) * chunk;
+  const index_t k1 = k0 + chunk < nz ? k0 + chunk : nz;
   const index_t sx = L.stride[0], sy = L.stride[1], sz = L.stride[2];
   const bool fixed_xy = on_fixed_face(kc, 0, i, nx) || on_fixed_face(kc, 1, j, ny);
   const index_t oxm = (lower_neighbour(kc, 0, i) - i) * sx, oxp = (upper_neighbour(kc, 0, i, nx) - i) * sx;
@@ -157,7 +160,7 @@ __device__ __forceinline__ Vec load_vec(const T* __restrict__ p, index_t i0, ind
 
 template <class T, int V>
 __global__ void __launch_bounds__(kTileX* kTileY)
-    rhs_vector_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc) {
+    rhs_vector_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc, int chunk) {
   using Vec = VecN<T, V>;
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
   const int lane = threadIdx.x;
@@ -166,8 +169,8 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   if (j >= ny) return;  // a warp is one row: uniform
   const bool live = i0 < nx;
   const index_t i0c = live ? i0 : 0;  // dead lanes read a valid address and store nothing
-  const index_t k0 = static_cast<index_t>(blockIdx.z) * kChunkZ;
-  const index_t k1 = k0 + kChunkZ < nz ? k0 + kChunkZ : nz;
+  const index_t k0 = static_cast<index_t>(blockIdx.z) * chunk;
+  const index_t k1 = k0 + chunk < nz ? k0 + chunk : nz;
   const index_t sy = L.stride[1], sz = L.stride[2];
   const bool fixed_y = on_fixed_face(kc, 1, j, ny);
   const index_t col = i0c + j * sy;
@@ -262,6 +265,22 @@ int rhs_prefetch_planes(const SolverOptions& o) {
   return a == 2 || a == 8 ? a : 4;
 }
 
+// Planes a block of the vector kernel marches through. A thread's planes
+// are serial, so a grid of few, long marches is latency-bound: at 129^3
+// (fp32, 4 points a thread) 32-plane chunks made 170 blocks, 1.3 per SM,
+// and the RHS ran at 17 % of the copy bandwidth (23 % with this). Aim for
+// 8 blocks per SM; never more than kChunkZ planes (the large grids keep
+// their measured shape) nor fewer than kMinChunkZ. Any chunk gives the same
+// values: each point is computed on its own.
+static int rhs_chunk(index_t blocks_xy, index_t nz) {
+  int dev = 0, sms = 0;
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const index_t target = 8 * static_cast<index_t>(std::max(sms, 1));
+  const index_t want = (nz * blocks_xy + target - 1) / target;
+  return static_cast<int>(std::clamp<index_t>(want, kMinChunkZ, kChunkZ));
+}
+
 std::string rhs_unlaunchable(const Layout3& L) {
   const index_t gy = (L.n[1] + kTileY - 1) / kTileY, gz = (L.n[2] + kChunkZ - 1) / kChunkZ;
   if (gy <= 65535 && gz <= 65535) return "";
@@ -282,25 +301,29 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
                    aligned16(w) && !kc.lo_ghost[0] && !kc.hi_ghost[0];
   const index_t per_block_x = vec ? kTileX * V : kTileX;
   const dim3 block(kTileX, kTileY);
-  const dim3 grid(static_cast<unsigned>((L.n[0] + per_block_x - 1) / per_block_x),
-                  static_cast<unsigned>((L.n[1] + kTileY - 1) / kTileY),
-                  static_cast<unsigned>((L.n[2] + kChunkZ - 1) / kChunkZ));
+  const index_t gx = (L.n[0] + per_block_x - 1) / per_block_x, gy = (L.n[1] + kTileY - 1) / kTileY;
+  // The point-per-thread kernel keeps its 32 planes: its D-planes-ahead
+  // queue refills at every chunk start, and shorter chunks measured slower
+  // (129^3 fp64: 61 % -> 48 % of copy at 11 planes).
+  const int chunk = vec ? rhs_chunk(gx * gy, L.n[2]) : kChunkZ;
+  const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+                  static_cast<unsigned>((L.n[2] + chunk - 1) / chunk));
   ADI_REQUIRE(grid.y <= 65535 && grid.z <= 65535, "grid too large for the RHS kernel");
   if (!vec) {
     // Centres in flight per thread (see rhs_scalar_kernel); rhs_ahead
     // overrides (2, 4 or 8).
     const int ahead = rhs_prefetch_planes(options);
     if (ahead == 2)
-      rhs_scalar_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc);
+      rhs_scalar_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
     else if (ahead == 8)
-      rhs_scalar_kernel<T, 8><<<grid, block, 0, st>>>(u, w, L, kc);
+      rhs_scalar_kernel<T, 8><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
     else
-      rhs_scalar_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc);
+      rhs_scalar_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
   }
   else if (V == 4)
-    rhs_vector_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc);
+    rhs_vector_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
   else if constexpr (sizeof(T) == 8)
-    rhs_vector_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc);
+    rhs_vector_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
   ADI_CUDA_CHECK_LAUNCH("rhs_kernel");
 }
 

@@ -18,6 +18,9 @@ struct SolverOptions {
   int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision)
   int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernel loads ahead (0: by precision)
   bool fuse_rhs = false;     ///< ADI_FUSE_RHS=1: the RHS computed inside the x solve
+  /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
+  /// them as one captured CUDA graph (the launch gaps dominate small grids)
+  bool cuda_graph = true;
   /// ADI_GENERAL_SEGMENTED=0: the general path (materials, flux / Robin /
   /// periodic faces) solves one line per thread, bit for bit the CPU oracle,
   /// instead of the segmented kernel (agrees to round-off, several times faster)
