@@ -19,8 +19,13 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     plan.family = LineKernelFamily::Warp;
     maxS = 32;
     I = options.x_seg;
+    // The smallest I with 32 I >= n. 9 and 17 serve the 2^k + 1 lengths
+    // users pick (257, 513: a grid of h = 1/256 with both boundary nodes):
+    // with I = 16 / 32 a warp carried 512 / 1024 rows for 257 / 513
+    // (segments of odd I are conflict-free in the transposition as they are:
+    // Giles' map is the identity there, transpose/maps.hpp).
     if (I == 0)
-      for (int c : {2, 4, 8, 16, 32, 64})
+      for (int c : {2, 4, 8, 9, 16, 17, 32, 64})
         if (32 * c >= n) {
           I = c;
           break;
@@ -32,7 +37,9 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // fewer warps per line means a shorter reduced system and half the idle
     // warps where S I overshoots n; measured faster at 512^3 and
     // 500 x 384 x 260 (docs/perf_notes.md, "Lanes: S <= 16"). 32 segments
-    // only when 16 cannot hold the line.
+    // only when 16 cannot hold the line. (Only the ceil(n / I) segments with
+    // rows are warps; at n = 257 that is 9 warps at I = 32 against 17 at
+    // I = 16, and I = 16 measured no faster: docs/perf_notes.md, #18.)
     if (I == 0)
       for (int s_max : {16, 32}) {
         for (int c : {4, 8, 16, 32, 64})

@@ -79,7 +79,9 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
       case 2: kernels::launch_warp<T, 2>(d, acc, view_, g, st); break;
       case 4: kernels::launch_warp<T, 4>(d, acc, view_, g, st); break;
       case 8: kernels::launch_warp<T, 8>(d, acc, view_, g, st); break;
+      case 9: kernels::launch_warp<T, 9>(d, acc, view_, g, st); break;
       case 16: kernels::launch_warp<T, 16>(d, acc, view_, g, st); break;
+      case 17: kernels::launch_warp<T, 17>(d, acc, view_, g, st); break;
       case 32: kernels::launch_warp<T, 32>(d, acc, view_, g, st); break;
       case 64: kernels::launch_warp<T, 64>(d, acc, view_, g, st); break;
       default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
@@ -135,7 +137,9 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
     case 2: kernels::launch_warp_fused<T, 2>(u, w, view_, g, fr, st); break;
     case 4: kernels::launch_warp_fused<T, 4>(u, w, view_, g, fr, st); break;
     case 8: kernels::launch_warp_fused<T, 8>(u, w, view_, g, fr, st); break;
+    case 9: kernels::launch_warp_fused<T, 9>(u, w, view_, g, fr, st); break;
     case 16: kernels::launch_warp_fused<T, 16>(u, w, view_, g, fr, st); break;
+    case 17: kernels::launch_warp_fused<T, 17>(u, w, view_, g, fr, st); break;
     case 32: kernels::launch_warp_fused<T, 32>(u, w, view_, g, fr, st); break;
     case 64: kernels::launch_warp_fused<T, 64>(u, w, view_, g, fr, st); break;
     default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
@@ -148,7 +152,10 @@ std::string LineSolver<T>::describe() const {
   s << axis_name(axis_) << ": ";
   switch (kind_) {
     case Kind::Warp: s << "warp kernel (transposed tiles), I = " << I_ << ", S = " << S_; break;
-    case Kind::Lanes: s << "lanes kernel, I = " << I_ << ", S = " << S_; break;
+    case Kind::Lanes:
+      s << "lanes kernel, I = " << I_ << ", S = " << S_;
+      if (const int w = (view_.n + I_ - 1) / I_; w < S_) s << " (" << w << " with rows)";
+      break;
     case Kind::Generic: s << "generic thread-per-line Thomas"; break;
   }
   return s.str();

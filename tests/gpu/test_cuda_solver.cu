@@ -191,8 +191,10 @@ std::vector<Case> all_cases() {
   for (Axis a : {Axis::X, Axis::Y, Axis::Z})
     // 64, 512, 1024, 2048: lengths that fill their segments exactly (no
     // ragged last segment), where an off-by-one at a segment end would hide
-    // behind the ragged sizes.
-    for (index_t n : {3, 31, 33, 64, 97, 257, 512, 1000, 1024, 2048, 2100})
+    // behind the ragged sizes. 257, 288 and 513: x lines in segments of 9
+    // and 17 rows (odd I), y/z lines with fewer warps than segments (only
+    // the ceil(n / I) segments with rows are warps, e.g. 257: 17 of 32).
+    for (index_t n : {3, 31, 33, 64, 97, 257, 288, 512, 513, 1000, 1024, 2048, 2100})
       for (Kind k : {Kind::Packed, Kind::Padded, Kind::ZFastest}) cs.push_back({a, n, k});
   return cs;
 }
@@ -205,9 +207,9 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
   for (Axis axis : {Axis::X, Axis::Y})
-    for (int I : {2, 4, 8, 16, 32, 64})
+    for (int I : {2, 4, 8, 9, 16, 17, 32, 64})
     for (bool exact : {false, true}) {
-      if (axis == Axis::Y && I == 2) continue;
+      if (axis == Axis::Y && (I == 2 || I == 9 || I == 17)) continue;  // x-only lengths
       // S = 32 (x) or 16 (y) segments: the last one ragged, or all full.
       const index_t S = axis == Axis::X ? 32 : 16;
       const index_t n = exact ? S * I : (S - 2) * I + 1;

@@ -36,12 +36,16 @@ void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, F family, in
 }
 
 // x lines of unit stride up to 32 * 64 = 2048 rows: the warp kernel with the
-// smallest I in {2..64} such that 32 I >= n, S = next_pow2(ceil(n / I)).
-// Precision does not enter.
+// smallest I in {2, 4, 8, 9, 16, 17, 32, 64} such that 32 I >= n, S =
+// next_pow2(ceil(n / I)). Precision does not enter.
 TEST(LineKernelPlan, WarpForUnitStrideX) {
   for (std::size_t e : {kF32, kF64}) {
     expect_plan(512, Axis::X, true, e, F::Warp, 16, 32);
-    expect_plan(257, Axis::X, true, e, F::Warp, 16, 32);   // 32 * 8 = 256 < 257
+    expect_plan(257, Axis::X, true, e, F::Warp, 9, 32);    // 32 * 8 = 256 < 257 <= 32 * 9
+    expect_plan(288, Axis::X, true, e, F::Warp, 9, 32);
+    expect_plan(289, Axis::X, true, e, F::Warp, 16, 32);
+    expect_plan(513, Axis::X, true, e, F::Warp, 17, 32);
+    expect_plan(545, Axis::X, true, e, F::Warp, 32, 32);
     expect_plan(500, Axis::X, true, e, F::Warp, 16, 32);   // 500 x 384 x 260
     expect_plan(1024, Axis::X, true, e, F::Warp, 32, 32);
     expect_plan(1025, Axis::X, true, e, F::Warp, 64, 32);  // ceil(1025 / 64) = 17 -> 32
@@ -69,6 +73,8 @@ TEST(LineKernelPlan, LanesForYZFloat) {
     expect_plan(384, a, false, kF32, F::Lanes, 32, 16);  // 500 x 384 x 260
     expect_plan(260, a, false, kF32, F::Lanes, 32, 16);
     expect_plan(500, a, false, kF32, F::Lanes, 32, 16);
+    expect_plan(129, a, false, kF32, F::Lanes, 16, 16);
+    expect_plan(513, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(1024, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(3, a, false, kF32, F::Lanes, 4, 1);
     expect_plan(33, a, false, kF32, F::Lanes, 4, 16);  // ceil(33 / 4) = 9 -> 16
@@ -119,6 +125,8 @@ TEST(LineKernelPlan, XSegOverride) {
   expect_plan(512, Axis::X, true, kF64, o, F::Warp, 64, 8);
   o.x_seg = 16;
   expect_plan(257, Axis::X, true, kF32, o, F::Warp, 16, 32);
+  o.x_seg = 9;
+  expect_plan(257, Axis::X, true, kF32, o, F::Warp, 9, 32);
   // too many segments (S = 256, next_pow2(33) = 64 > 32): generic fall-back
   o.x_seg = 2;
   expect_plan(512, Axis::X, true, kF32, o, F::Generic, 512, 1);

@@ -32,7 +32,8 @@ constexpr int exchange_slots() {
 }
 
 // ---------------------------------------------------------------------------
-// Lanes kernel: block = 32 lines x S segments (blockDim = (32, S)), persistent
+// Lanes kernel: block = 32 lines x W segments (blockDim = (32, W), W =
+// ceil(n / I) <= S, see LanesSlots), persistent
 // over tiles of 32 lines. Thread (lane, s) owns rows s*I .. s*I+I-1 of line
 // lane. Tiles are staged through shared memory with cp.async: while one tile
 // is solved from registers, the next is already on its way, so the SM keeps
@@ -49,6 +50,7 @@ constexpr int exchange_slots() {
 //                           then D of tile t+1 while u is written back
 // ---------------------------------------------------------------------------
 struct LanesGeom {
+  int warps;        // segments that hold rows of the line: ceil(n / I) <= S (blockDim.y)
   index_t s_line;   // stride along the line
   index_t nu, su;   // lanes axis (32 consecutive lines per tile)
   index_t nv, sv;   // outer axis
@@ -64,8 +66,10 @@ struct LanesGeom {
 //    IMAD.WIDE with an immediate j per row, no predicate: the common case
 //    (every tile of a 512^3 grid).
 //  - predicated: ragged tiles (fewer than 32 lines left, or the segment
-//    crosses the line's end or lies in the padding): per-row validity, and
-//    cp.async's zero fill for rows that are not there.
+//    crosses the line's end): per-row validity, and cp.async's zero fill
+//    for rows that are not there. (A third path for the segment that
+//    crosses the line's end -- fast addressing, one uniform compare a row --
+//    measured slower at 193^3 and 257^3: docs/perf_notes.md, #18.)
 // The SASS of the predicated path alone was ~47 instructions per element
 // (64-bit pointer selects and increments per row, a 64-bit division per
 // tile, the exchange slots' divisions): issue-bound (docs/perf_notes.md).
@@ -146,17 +150,27 @@ struct LanesTile {
 
 // A thread's slots in the reduced-system exchange, fixed for the kernel:
 // computed once (the map's divisions by run-time S were per tile before).
+//
+// Only the W = ceil(n / I) segments that hold rows of the line are warps
+// (blockDim.y = W); the plan's S (a power of two: the shuffle scans' width
+// and the exchange map's) may be larger. The segments W .. S-1 would hold
+// only identity rows with a zero right-hand side: their reduced unknowns
+// are 0 and they do not couple to the line (its last row has c = 0), so
+// their exchange slots are zeroed once and never written, and no warp is
+// spent on them (at n = 257, I = 32: 9 warps instead of 16, which did the
+// same work per tile for 56 % of the rows). The row phase has 32 S
+// (segment, line) pairs to solve and 32 W threads: warp s takes pairs
+// t = 32 (s + k W) + lane, k = 0, 1, ...; each round is 32 consecutive t,
+// i.e. whole groups of S lanes, as the shuffles need.
 struct LanesSlots {
   int mine;  // column phase: (segment s, line lane)
-  int slot;  // row phase: thread t = 32 s + lane takes (segment t % S, line t / S)
-  int seg;
+  int round0;  // first row-phase pair of this thread: t = 32 s + lane
+  int step;    // 32 W: the next round's pair
 };
 
 template <class T>
-__device__ __forceinline__ LanesSlots lanes_slots(int s, int lane, int S) {
-  const int t = s * 32 + lane, log2S = __ffs(S) - 1;
-  const int seg = t & (S - 1);
-  return LanesSlots{exchange_slot<T>(s, lane, S), exchange_slot<T>(seg, t >> log2S, S), seg};
+__device__ __forceinline__ LanesSlots lanes_slots(int s, int lane, int S, int W) {
+  return LanesSlots{exchange_slot<T>(s, lane, S), s * 32 + lane, 32 * W};
 }
 
 // The per-tile solve once the tile is in registers: sweeps, reduced system
@@ -167,8 +181,8 @@ __device__ __forceinline__ LanesSlots lanes_slots(int s, int lane, int S) {
 template <class T, int I>
 __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L,
                                             const SegmentConsts<T, I>& sc, int s, const LanesSlots& sl,
-                                            T* red_first, T* red_last) {
-  const int S = L.S;
+                                            T* red_first, T* red_last, int W) {
+  const int S = L.S, log2S = __ffs(S) - 1;
   const bool konst = (sc.mask >> s) & 1u;
   if (konst)
     local_sweeps(x, sc);
@@ -177,11 +191,14 @@ __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const Table
   red_first[sl.mine] = x[0];
   red_last[sl.mine] = x[I - 1];
   __syncthreads();
-  {
-    T f = red_first[sl.slot], l = red_last[sl.slot];
-    reduced_solve(f, l, segment_view(tab, L, sl.seg), sl.seg, S);
-    red_first[sl.slot] = f;
-    red_last[sl.slot] = l;
+  for (int t = sl.round0; t < 32 * S; t += sl.step) {  // uniform per warp
+    const int seg = t & (S - 1), slot = exchange_slot<T>(seg, t >> log2S, S);
+    T f = red_first[slot], l = red_last[slot];
+    reduced_solve(f, l, segment_view(tab, L, seg), seg, S);
+    if (seg < W) {  // the slots of segments without rows stay 0 (see LanesSlots)
+      red_first[slot] = f;
+      red_last[slot] = l;
+    }
   }
   __syncthreads();
   const T zf = red_first[sl.mine], zl = red_last[sl.mine];
@@ -202,14 +219,18 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
   T* red_first = tab + L.total(sizeof(T));
   T* red_last = red_first + exchange_slots<T>();
   T* buf0 = red_last + exchange_slots<T>();
-  T* buf1 = buf0 + p.S * I * 32;
+  T* buf1 = buf0 + g.warps * I * 32;
   const index_t stride = gridDim.x;
   index_t t = blockIdx.x;
   if (t >= g.tiles) return;  // uniform per block
   stage_tables(p, tab);
+  {  // the exchange starts at 0: segments without rows read it (LanesSlots)
+    const int tid = threadIdx.x + 32 * threadIdx.y;
+    for (int q = tid; q < 2 * exchange_slots<T>(); q += 32 * g.warps) red_first[q] = T(0);
+  }
   __syncthreads();
   LanesTile<T, I> cur(g, p.n, threadIdx.y, threadIdx.x), nxt(g, p.n, threadIdx.y, threadIdx.x);
-  const LanesSlots sl = lanes_slots<T>(threadIdx.y, threadIdx.x, p.S);
+  const LanesSlots sl = lanes_slots<T>(threadIdx.y, threadIdx.x, p.S, g.warps);
   T x[I];
 
   if (!Acc && stages == 2) {
@@ -226,7 +247,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
       cur.select(t);
       cp_async_wait<1>();
       cur.read(b, x);
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);  // ends with a barrier: b is free
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);  // ends with a barrier: b is free
       cur.store(d, x);
       if (t + 2 * stride < g.tiles) {
         nxt.select(t + 2 * stride);
@@ -248,7 +269,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);
       cur.store(d, x);
     }
   } else if (stages == 2) {
@@ -268,7 +289,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);
       cp_async_wait<1>();  // u of tile t
       cur.store_sum(acc, buf1, x);
       __syncthreads();
@@ -286,7 +307,7 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
       __syncthreads();
       cur.issue(acc, buf0);  // u of this tile arrives while it is solved
       cp_async_commit();
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last);
+      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);
       cp_async_wait<0>();
       cur.store_sum(acc, buf0, x);
       __syncthreads();
@@ -301,11 +322,12 @@ __global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
 }
 
 // Dynamic shared memory of the lanes kernel: the tables, the exchange, and
-// `stages` tiles of S*I rows x 32 lines. Two stages when they fit in 200 KB.
+// `stages` tiles of W*I rows x 32 lines (W warps: the segments with rows).
+// Two stages when they fit in 200 KB.
 template <class T>
-std::size_t lanes_smem(const PlanView<T>& p, int stages) {
+std::size_t lanes_smem(const PlanView<T>& p, int warps, int stages) {
   return sizeof(T) * (static_cast<std::size_t>(p.layout().total(sizeof(T))) + 2 * exchange_slots<T>() +
-                      static_cast<std::size_t>(stages) * p.S * p.I * 32);
+                      static_cast<std::size_t>(stages) * warps * p.I * 32);
 }
 
 template <class T, int I, bool Acc>
@@ -314,23 +336,20 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   // mask == 0 keeps every segment on the shared-memory tables
   // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
   // the constant-bank tables gain).
-  const int stages = lanes_smem(p, 2) <= 200 * 1024 ? 2 : 1;
-  const std::size_t smem = lanes_smem(p, stages);
-  // Above 48 KB a kernel must opt in to its dynamic shared memory.
-  ADI_CUDA_CHECK(cudaFuncSetAttribute(lanes_kernel<T, I, Acc>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(smem)));
-  const int threads = 32 * p.S;
-  int per_sm = 0;
-  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes_kernel<T, I, Acc>, threads, smem));
+  const int warps = (p.n + p.I - 1) / p.I;
+  const int stages = lanes_smem(p, warps, 2) <= 200 * 1024 ? 2 : 1;
+  const std::size_t smem = lanes_smem(p, warps, stages);
+  const int threads = 32 * warps;
+  const int per_sm = resident_blocks(lanes_kernel<T, I, Acc>, threads, smem);  // opts in above 48 KB
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
-  LanesGeom g{lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0, 0u, false};
+  LanesGeom g{warps, lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0, 0u, false};
   g.tiles = g.tiles_u * g.nv;
   const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
   g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
   g.row_bytes = g.row_fits ? static_cast<unsigned>(row_bytes) : 0u;
   const SegmentConsts<T, I> sc = segment_consts<T, I>(host_tables, p.S, mask);
   const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
-  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, p.S), smem, st>>>(d, acc, p, g, stages, sc);
+  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, warps), smem, st>>>(d, acc, p, g, stages, sc);
   ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
 }
 

@@ -19,6 +19,7 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <vector>
 
 namespace adi::cuda::kernels {
@@ -70,8 +71,56 @@ inline int sm_count() {
   return sms;
 }
 
+/// Blocks of `kernel` that fit on a multiprocessor with `threads` threads and
+/// `smem` bytes of dynamic shared memory, having opted the kernel in to at
+/// least that much shared memory. Both are asked once and remembered (for
+/// the process: the opt-in is the kernel's, whichever thread set it): the
+/// attribute call and the occupancy query cost
+/// microseconds of host time per launch, as much as a whole phase of a 129^3
+/// grid, and the GPU waited for them (docs/PERFORMANCE.md, #18). The opt-in
+/// is a property of the kernel on a device, shared by every shape launched
+/// with it, so it only ever grows: lowering it for a small launch would make
+/// a remembered larger one invalid.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
+  struct Shape {
+    const void* fn;
+    int dev, threads;
+    std::size_t smem;
+    int per_sm;
+  };
+  struct OptIn {
+    const void* fn;
+    int dev;
+    std::size_t smem;
+  };
+  static std::mutex mu;
+  static std::vector<Shape> shapes;
+  static std::vector<OptIn> opt_ins;
+  int dev = 0;
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  const std::lock_guard<std::mutex> lock(mu);
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  for (const Shape& e : shapes)
+    if (e.fn == fn && e.dev == dev && e.threads == threads && e.smem == smem) return e.per_sm;
+  OptIn* o = nullptr;
+  for (OptIn& e : opt_ins)
+    if (e.fn == fn && e.dev == dev) o = &e;
+  if (!o || o->smem < smem) {
+    ADI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    if (o)
+      o->smem = smem;
+    else
+      opt_ins.push_back(OptIn{fn, dev, smem});
+  }
+  int per_sm = 0;
+  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  shapes.push_back(Shape{fn, dev, threads, smem, per_sm});
+  return per_sm;
+}
+
 // Launchers, explicitly instantiated in the family's file for the segment
-// lengths it is built for: warp I in {2, 4, ..., 64}; lanes I in {4, ..., 32}
+// lengths it is built for: warp I in {2, 4, 8, 9, 16, 17, 32, 64}; lanes I in {4, ..., 32}
 // and 64 for float only (adi::lanes_max_I).
 
 /// Warp kernel: d <- A^{-1} d, or acc += A^{-1} d when acc != nullptr.

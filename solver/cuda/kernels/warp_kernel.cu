@@ -145,13 +145,17 @@ constexpr bool warp_row_slots_split() {
 ADI_CHECK_ROW_SLOTS(float, 2);
 ADI_CHECK_ROW_SLOTS(float, 4);
 ADI_CHECK_ROW_SLOTS(float, 8);
+ADI_CHECK_ROW_SLOTS(float, 9);  // odd I: the map is the identity, which splits too
 ADI_CHECK_ROW_SLOTS(float, 16);
+ADI_CHECK_ROW_SLOTS(float, 17);
 ADI_CHECK_ROW_SLOTS(float, 32);
 ADI_CHECK_ROW_SLOTS(float, 64);
 ADI_CHECK_ROW_SLOTS(double, 2);
 ADI_CHECK_ROW_SLOTS(double, 4);
 ADI_CHECK_ROW_SLOTS(double, 8);
+ADI_CHECK_ROW_SLOTS(double, 9);
 ADI_CHECK_ROW_SLOTS(double, 16);
+ADI_CHECK_ROW_SLOTS(double, 17);
 ADI_CHECK_ROW_SLOTS(double, 32);
 ADI_CHECK_ROW_SLOTS(double, 64);
 #undef ADI_CHECK_ROW_SLOTS
@@ -304,9 +308,7 @@ void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom
   while (warps > 1 && tables + warps * per_warp > (Fused ? 200 : 100) * 1024) warps /= 2;
   const std::size_t smem = tables + warps * per_warp;
   auto kernel = warp_kernel<T, I, Acc, Fused>;
-  ADI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * warps, smem));
+  const int per_sm = resident_blocks(kernel, 32 * warps, smem);
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
   const index_t blocks = std::min<index_t>((g.tiles + warps - 1) / warps, static_cast<index_t>(per_sm) * sm_count());
   kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(src, dst, p, g, fr);
@@ -337,13 +339,17 @@ void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g
 ADI_WARP(float, 2);
 ADI_WARP(float, 4);
 ADI_WARP(float, 8);
+ADI_WARP(float, 9);  // 257-row lines (plan_line_kernel)
 ADI_WARP(float, 16);
+ADI_WARP(float, 17);  // 513
 ADI_WARP(float, 32);
 ADI_WARP(float, 64);
 ADI_WARP(double, 2);
 ADI_WARP(double, 4);
 ADI_WARP(double, 8);
+ADI_WARP(double, 9);
 ADI_WARP(double, 16);
+ADI_WARP(double, 17);
 ADI_WARP(double, 32);
 ADI_WARP(double, 64);
 #undef ADI_WARP
