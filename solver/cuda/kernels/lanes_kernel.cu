@@ -209,8 +209,12 @@ __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const Table
   __syncthreads();  // the exchange is reused by the next tile
 }
 
-template <class T, int I, bool Acc>
-__global__ void __launch_bounds__(32 * lanes_max_segments(I), 1)
+// Blocks of at most kPairWarps warps may be built for two blocks an SM
+// (MinBlocks = 2: 65536 / (2 * 288) -> at most 112 registers a thread).
+constexpr int kPairWarps = 9;
+
+template <class T, int I, bool Acc, int MinBlocks = 1>
+__global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_max_segments(I), MinBlocks)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
                  const __grid_constant__ SegmentConsts<T, I> sc) {
   extern __shared__ __align__(16) unsigned char lanes_smem[];
@@ -337,10 +341,22 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
   // the constant-bank tables gain).
   const int warps = (p.n + p.I - 1) / p.I;
+  // One block of W <= 9 warps of 32-row segments (120 registers) is all an
+  // SM held, and every warp of it waits at each exchange barrier: at 257^3
+  // the y solve ran at 53 % of copy with 9 warps an SM (ncu, #18). Those
+  // blocks take the two-blocks-an-SM build (96 registers): 257^3 fp32 y
+  // 53.5 -> 62.1 %, z 39.5 -> 43.8 %. fp32 only: two fp64 blocks fit only
+  // with one stage each, and that measured slower (257^3 z 54.4 -> 52.1 %,
+  // 500 x 384 x 260 z 61.4 -> 58.9 %).
+  constexpr bool kPairable = I == 32 && sizeof(T) == 4;
+  const bool pair = kPairable && warps <= kPairWarps;
   const int stages = lanes_smem(p, warps, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, warps, stages);
   const int threads = 32 * warps;
-  const int per_sm = resident_blocks(lanes_kernel<T, I, Acc>, threads, smem);  // opts in above 48 KB
+  auto kernel = lanes_kernel<T, I, Acc, 1>;
+  if constexpr (kPairable)
+    if (pair) kernel = lanes_kernel<T, I, Acc, 2>;
+  const int per_sm = resident_blocks(kernel, threads, smem);  // opts in above 48 KB
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
   LanesGeom g{warps, lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0, 0u, false};
   g.tiles = g.tiles_u * g.nv;
@@ -349,7 +365,7 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   g.row_bytes = g.row_fits ? static_cast<unsigned>(row_bytes) : 0u;
   const SegmentConsts<T, I> sc = segment_consts<T, I>(host_tables, p.S, mask);
   const index_t blocks = std::min<index_t>(g.tiles, static_cast<index_t>(per_sm) * sm_count());
-  lanes_kernel<T, I, Acc><<<static_cast<unsigned>(blocks), dim3(32, warps), smem, st>>>(d, acc, p, g, stages, sc);
+  kernel<<<static_cast<unsigned>(blocks), dim3(32, warps), smem, st>>>(d, acc, p, g, stages, sc);
   ADI_CUDA_CHECK_LAUNCH("lanes_kernel");
 }
 
