@@ -64,6 +64,11 @@ void solve_cyclic(Axis, const T*, const T*, const T*, T*, const Layout3&, void*)
   unavailable();
 }
 template <class T>
+void solve_conductive(Axis, const T*, const typename adi::detail::NoDeduce<T>::type*, const ConductiveLines<T>&, T*,
+                      const Layout3&, void*) {
+  unavailable();
+}
+template <class T>
 void douglas_rhs(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&) {
   unavailable();
 }
@@ -78,6 +83,7 @@ template class ConstantSolver<double>;
   template void solve_constant<T>(Axis, const ThomasFactor<T>&, T*, const Layout3&, void*);      \
   template void solve_general<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*); \
   template void solve_cyclic<T>(Axis, const T*, const T*, const T*, T*, const Layout3&, void*);  \
+  template void solve_conductive<T>(Axis, const T*, const T*, const ConductiveLines<T>&, T*, const Layout3&, void*); \
   template void douglas_rhs<T>(const T*, T*, const Layout3&, const HeatProblem&, void*, const SolverOptions&); \
   template void douglas_rhs<T>(const T*, T*, const Layout3&, const RhsCoefficients<T>&, void*,               \
                                const SolverOptions&);

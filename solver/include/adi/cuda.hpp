@@ -4,6 +4,7 @@
 // cudaStream_t; nullptr = the default stream). In a build without CUDA every
 // function throws BackendUnavailable.
 
+#include <adi/conductive.hpp>
 #include <adi/grid.hpp>
 #include <adi/options.hpp>
 #include <adi/scheme.hpp>
@@ -53,6 +54,14 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
 template <class T>
 void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout,
                   void* stream = nullptr);
+
+/// The conductive (K/c) form, as adi::cpu::solve_conductive (adi/conductive.hpp),
+/// on device pointers K, inv_c (nullptr: c = 1) and d: one thread per line,
+/// rows computed on the fly, the CPU's arithmetic bit for bit. Synchronises
+/// the stream (to report bad values or pivots).
+template <class T>
+void solve_conductive(Axis axis, const T* K, const typename adi::detail::NoDeduce<T>::type* inv_c,
+                      const ConductiveLines<T>& lines, T* d, const Layout3& layout, void* stream = nullptr);
 
 /// w = dt (Lx + Ly + Lz) u, as adi::cpu::douglas_rhs, on device pointers.
 template <class T>
