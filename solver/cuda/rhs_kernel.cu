@@ -251,9 +251,17 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 // Points per thread of the vector kernel (0: the scalar kernel). Measured on
 // an H200 at 512^3 (docs/PERFORMANCE.md): see the defaults below.
 // SolverOptions::rhs_vec (ADI_RHS_VEC) overrides (0, 2 or 4; 2 only for double).
+// fp32 takes the 4-point kernel only when its 128-column blocks tile the rows
+// exactly: at 129, 193, 257, 513 ... columns the last block of every row
+// carries a column or a few and holds an SM slot for a whole z march, and the
+// point-per-thread kernel measured faster (H100, #18: RHS 23 -> 40 % of copy
+// at 129^3, 40 -> 55 % at 193^3, 48 -> 62 % at 257^3, 65 -> 72 % at 513^3;
+// at 512^3 the two were within the run-to-run spread on an H200).
 template <class T>
-int rhs_points_per_thread(const SolverOptions& o) {
-  return o.rhs_vec >= 0 ? o.rhs_vec : (sizeof(T) == 4 ? 4 : RHS_DEFAULT_F64_VEC);
+int rhs_points_per_thread(const SolverOptions& o, index_t nx) {
+  if (o.rhs_vec >= 0) return o.rhs_vec;
+  if (sizeof(T) == 4) return nx % (kTileX * 4) == 0 ? 4 : 0;
+  return RHS_DEFAULT_F64_VEC;
 }
 
 // Planes the point-per-thread kernel loads ahead: 4 in both precisions, the
@@ -292,7 +300,7 @@ std::string rhs_unlaunchable(const Layout3& L) {
 template <class T>
 void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st,
                 const SolverOptions& options) {
-  int V = rhs_points_per_thread<T>(options);
+  int V = rhs_points_per_thread<T>(options, L.n[0]);
   if (V != 0 && V != 4 && !(V == 2 && sizeof(T) == 8)) V = 4;
   // The vector kernel mirrors x at the row ends through its lane shuffles:
   // a ghost face along x (never used by adi3d, whose x lines stay on one
