@@ -276,8 +276,10 @@ int rhs_prefetch_planes(const SolverOptions& o) {
 // Planes a block of the vector kernel marches through. A thread's planes
 // are serial, so a grid of few, long marches is latency-bound: at 129^3
 // (fp32, 4 points a thread) 32-plane chunks made 170 blocks, 1.3 per SM,
-// and the RHS ran at 17 % of the copy bandwidth (23 % with this). Aim for
-// 8 blocks per SM; never more than kChunkZ planes (the large grids keep
+// and the RHS ran at 17 % of the copy bandwidth (23 % with this; 193^3:
+// 2.7 blocks per SM, 32 -> 40 %; measured while those sizes still took
+// the vector kernel, which fp32 now keeps for rows of 128k columns only, e.g.
+// 128^3 and 256^3, where this was not measured). Aim for 8 blocks per SM; never more than kChunkZ planes (the large grids keep
 // their measured shape) nor fewer than kMinChunkZ. Any chunk gives the same
 // values: each point is computed on its own.
 static int rhs_chunk(index_t blocks_xy, index_t nz) {

@@ -11,10 +11,11 @@
 // (SolverOptions::cuda_graph, ADI_CUDA_GRAPH=0 to launch kernel by kernel):
 // the launchers' host work (occupancy queries, attribute calls, the
 // constant-bank tables built per launch) and the launch latency are paid
-// once, not four times a step. At 129^3 a phase moves ~17 MB (4 us at the
-// copy bandwidth), less than the host needs to issue it, so without the
-// graph the GPU waited for the CPU. The graph holds the same kernels with
-// the same arguments: the result is bit for bit the same.
+// once, not four times a step. It matters on small grids, where a phase
+// moves little (17 MB at 129^3, ~6 us at the copy bandwidth): measured on an
+// H100, 129^3 -6.6 % (fp32) / -4.2 % (fp64) a step, 257^3 about -1 %, larger
+// grids within noise (docs/perf_notes.md). The graph holds the same kernels
+// with the same arguments: the result is bit for bit the same.
 
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
