@@ -17,10 +17,11 @@
 #include <adi/common.hpp>
 
 #include <cstring>
+#include <type_traits>
 
 namespace adi::cpu::detail {
 
-#if defined(__GNUC__) && ((defined(__clang__)) || __GNUC__ >= 12)
+#if defined(__GNUC__) && ((defined(__clang__)) || __GNUC__ >= 12) && !defined(ADI_CPU_SCALAR_TRANSPOSE)
 #define ADI_CPU_VECTOR_TRANSPOSE 1
 #endif
 
@@ -33,6 +34,8 @@ constexpr int simd_width() {
 #ifdef ADI_CPU_VECTOR_TRANSPOSE
 typedef float v4f __attribute__((vector_size(16)));
 typedef double v2d __attribute__((vector_size(16)));
+template <class T>
+using simd_vec = std::conditional_t<sizeof(T) == 4, v4f, v2d>;
 
 template <class V, class T>
 inline V load_vec(const T* p) {
@@ -44,32 +47,36 @@ template <class V, class T>
 inline void store_vec(T* p, V v) {
   std::memcpy(p, &v, sizeof(V));
 }
+
+/// The square register transposition, its own inverse: r[k] lane l <- r[l] lane k.
+inline void transpose_regs(v4f (&r)[4]) {
+  const v4f ab_lo = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), ab_hi = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+  const v4f cd_lo = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), cd_hi = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+  r[0] = __builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7);
+  r[2] = __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5);
+  r[3] = __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7);
+}
+inline void transpose_regs(v2d (&r)[2]) {
+  const v2d a = r[0], b = r[1];
+  r[0] = __builtin_shufflevector(a, b, 0, 2);
+  r[1] = __builtin_shufflevector(a, b, 1, 3);
+}
 #endif
 
 /// in[l] points at V rows of line l (contiguous); out + r * out_pitch gets
 /// row r of the V lines (contiguous). V = simd_width<T>().
-inline void transpose_tile(const float* const* in, float* out, index_t out_pitch) {
+template <class T>
+inline void transpose_tile(const T* const* in, T* out, index_t out_pitch) {
+  constexpr int V = simd_width<T>();
 #ifdef ADI_CPU_VECTOR_TRANSPOSE
-  const v4f a = load_vec<v4f>(in[0]), b = load_vec<v4f>(in[1]), c = load_vec<v4f>(in[2]), d = load_vec<v4f>(in[3]);
-  const v4f ab_lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), ab_hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
-  const v4f cd_lo = __builtin_shufflevector(c, d, 0, 4, 1, 5), cd_hi = __builtin_shufflevector(c, d, 2, 6, 3, 7);
-  store_vec(out, __builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5));
-  store_vec(out + out_pitch, __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7));
-  store_vec(out + 2 * out_pitch, __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5));
-  store_vec(out + 3 * out_pitch, __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7));
+  simd_vec<T> r[V];
+  for (int l = 0; l < V; ++l) r[l] = load_vec<simd_vec<T>>(in[l]);
+  transpose_regs(r);
+  for (int k = 0; k < V; ++k) store_vec(out + k * out_pitch, r[k]);
 #else
-  for (int r = 0; r < 4; ++r)
-    for (int l = 0; l < 4; ++l) out[r * out_pitch + l] = in[l][r];
-#endif
-}
-inline void transpose_tile(const double* const* in, double* out, index_t out_pitch) {
-#ifdef ADI_CPU_VECTOR_TRANSPOSE
-  const v2d a = load_vec<v2d>(in[0]), b = load_vec<v2d>(in[1]);
-  store_vec(out, __builtin_shufflevector(a, b, 0, 2));
-  store_vec(out + out_pitch, __builtin_shufflevector(a, b, 1, 3));
-#else
-  for (int r = 0; r < 2; ++r)
-    for (int l = 0; l < 2; ++l) out[r * out_pitch + l] = in[l][r];
+  for (int k = 0; k < V; ++k)
+    for (int l = 0; l < V; ++l) out[k * out_pitch + l] = in[l][k];
 #endif
 }
 
@@ -77,39 +84,22 @@ inline void transpose_tile(const double* const* in, double* out, index_t out_pit
 /// rows of line l. With acc (acc[l] parallel to out[l]) the rows are also
 /// added into acc[l] (the fused Douglas update; same addition as the scalar
 /// acc += x).
-inline void untranspose_tile(const float* in, index_t in_pitch, float* const* out, float* const* acc) {
+template <class T>
+inline void untranspose_tile(const T* in, index_t in_pitch, T* const* out, T* const* acc) {
+  constexpr int V = simd_width<T>();
 #ifdef ADI_CPU_VECTOR_TRANSPOSE
-  const v4f a = load_vec<v4f>(in), b = load_vec<v4f>(in + in_pitch), c = load_vec<v4f>(in + 2 * in_pitch),
-            d = load_vec<v4f>(in + 3 * in_pitch);
-  const v4f ab_lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), ab_hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
-  const v4f cd_lo = __builtin_shufflevector(c, d, 0, 4, 1, 5), cd_hi = __builtin_shufflevector(c, d, 2, 6, 3, 7);
-  const v4f line[4] = {__builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5), __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7),
-                       __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5), __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7)};
-  for (int l = 0; l < 4; ++l) {
-    store_vec(out[l], line[l]);
-    if (acc) store_vec(acc[l], load_vec<v4f>(acc[l]) + line[l]);
+  simd_vec<T> r[V];
+  for (int k = 0; k < V; ++k) r[k] = load_vec<simd_vec<T>>(in + k * in_pitch);
+  transpose_regs(r);
+  for (int l = 0; l < V; ++l) {
+    store_vec(out[l], r[l]);
+    if (acc) store_vec(acc[l], load_vec<simd_vec<T>>(acc[l]) + r[l]);
   }
 #else
-  for (int l = 0; l < 4; ++l)
-    for (int r = 0; r < 4; ++r) {
-      out[l][r] = in[r * in_pitch + l];
-      if (acc) acc[l][r] += out[l][r];
-    }
-#endif
-}
-inline void untranspose_tile(const double* in, index_t in_pitch, double* const* out, double* const* acc) {
-#ifdef ADI_CPU_VECTOR_TRANSPOSE
-  const v2d a = load_vec<v2d>(in), b = load_vec<v2d>(in + in_pitch);
-  const v2d line[2] = {__builtin_shufflevector(a, b, 0, 2), __builtin_shufflevector(a, b, 1, 3)};
-  for (int l = 0; l < 2; ++l) {
-    store_vec(out[l], line[l]);
-    if (acc) store_vec(acc[l], load_vec<v2d>(acc[l]) + line[l]);
-  }
-#else
-  for (int l = 0; l < 2; ++l)
-    for (int r = 0; r < 2; ++r) {
-      out[l][r] = in[r * in_pitch + l];
-      if (acc) acc[l][r] += out[l][r];
+  for (int l = 0; l < V; ++l)
+    for (int k = 0; k < V; ++k) {
+      out[l][k] = in[k * in_pitch + l];
+      if (acc) acc[l][k] += out[l][k];
     }
 #endif
 }
