@@ -4,6 +4,7 @@
 #include "device_buffer.hpp"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
+#include "thread_lines.cuh"
 
 #include <adi/cuda.hpp>
 
@@ -49,16 +50,11 @@ void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& la
 
 namespace {
 
-struct GeneralGeom {
-  index_t s_line, nu, su, nv, sv;
-  int n;
-};
-
 // One thread per line, Thomas with the modified upper diagonal in a workspace
 // laid out like d. Lanes walk the unit-stride axis when the line axis is not it.
 template <class T>
 __global__ void general_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
-                               T* __restrict__ d, T* __restrict__ work, GeneralGeom g, int* bad) {
+                               T* __restrict__ d, T* __restrict__ work, ThreadLines g, int* bad) {
   const index_t lines = g.nu * g.nv;
   for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
        line += static_cast<index_t>(gridDim.x) * blockDim.x) {
@@ -98,7 +94,7 @@ __global__ void general_kernel(const T* __restrict__ a, const T* __restrict__ b,
 template <class T>
 __global__ void cyclic_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                               T* __restrict__ d, T* __restrict__ cp, T* __restrict__ z, T* __restrict__ bb,
-                              GeneralGeom g, int* bad) {
+                              ThreadLines g, int* bad) {
   const index_t lines = g.nu * g.nv;
   for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
        line += static_cast<index_t>(gridDim.x) * blockDim.x) {
@@ -156,23 +152,14 @@ void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Lay
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   const int ax = axis_index(axis);
   ADI_REQUIRE(L.n[ax] >= 3, "a cyclic tridiagonal system needs at least 3 nodes per line");
-  ADI_REQUIRE(L.n[ax] < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
-  const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
-  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
-  const GeneralGeom g{L.stride[ax], L.n[u], L.stride[u], L.n[v], L.stride[v], static_cast<int>(L.n[ax])};
+  const ThreadLines g = thread_lines(L, ax);
   const std::size_t span = static_cast<std::size_t>(L.span());
   DeviceBuffer<T> cp(span), z(span), bb(span);
-  DeviceBuffer<int> bad(1);
-  ADI_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, sizeof(int), st));
-  const index_t lines = g.nu * g.nv;
-  const int threads = 128;
-  const unsigned blocks = static_cast<unsigned>(std::min<index_t>((lines + threads - 1) / threads, 1 << 20));
-  cyclic_kernel<T><<<blocks, threads, 0, st>>>(a, b, c, d, cp.get(), z.get(), bb.get(), g, bad.get());
+  ErrorWord bad(st);
+  cyclic_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, cp.get(), z.get(), bb.get(), g,
+                                                                         bad.get());
   ADI_CUDA_CHECK_LAUNCH("cyclic_kernel");
-  int h_bad = 0;
-  ADI_CUDA_CHECK(cudaMemcpyAsync(&h_bad, bad.get(), sizeof(int), cudaMemcpyDeviceToHost, st));
-  ADI_CUDA_CHECK(cudaStreamSynchronize(st));
-  if (h_bad)
+  if (bad.read())
     ADI_THROW(NumericalError, std::string("device cyclic tridiagonal solve along ") + axis_name(axis) +
                                   ": zero or non-finite pivot (matrix not diagonally dominant?)");
 }
@@ -182,23 +169,12 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
   L.validate("device tridiagonal system");
   ADI_REQUIRE(a && b && c && d, "device tridiagonal coefficient or right-hand side pointer is null");
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
-  const int ax = axis_index(axis);
-  const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
-  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
-  ADI_REQUIRE(L.n[ax] < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
-  const GeneralGeom g{L.stride[ax], L.n[u], L.stride[u], L.n[v], L.stride[v], static_cast<int>(L.n[ax])};
+  const ThreadLines g = thread_lines(L, axis_index(axis));
   DeviceBuffer<T> work(static_cast<std::size_t>(L.span()));
-  DeviceBuffer<int> bad(1);
-  ADI_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, sizeof(int), st));
-  const index_t lines = g.nu * g.nv;
-  const int threads = 128;
-  const unsigned blocks = static_cast<unsigned>(std::min<index_t>((lines + threads - 1) / threads, 1 << 20));
-  general_kernel<T><<<blocks, threads, 0, st>>>(a, b, c, d, work.get(), g, bad.get());
+  ErrorWord bad(st);
+  general_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, work.get(), g, bad.get());
   ADI_CUDA_CHECK_LAUNCH("general_kernel");
-  int h_bad = 0;
-  ADI_CUDA_CHECK(cudaMemcpyAsync(&h_bad, bad.get(), sizeof(int), cudaMemcpyDeviceToHost, st));
-  ADI_CUDA_CHECK(cudaStreamSynchronize(st));
-  if (h_bad)
+  if (bad.read())
     ADI_THROW(NumericalError, std::string("device tridiagonal solve along ") + axis_name(axis) +
                                   ": zero or non-finite pivot (matrix not diagonally dominant?)");
 }

@@ -8,8 +8,7 @@
 // unit-stride axis when the line axis is not it (coalesced for y and z
 // lines; x lines are strided across a warp: the first, simple version).
 
-#include "cuda_check.hpp"
-#include "device_buffer.hpp"
+#include "thread_lines.cuh"
 
 #include <adi/conductive.hpp>
 #include <adi/cuda.hpp>
@@ -21,14 +20,9 @@ namespace adi::cuda {
 
 namespace {
 
-struct ConductiveGeom {
-  index_t s_line, nu, su, nv, sv;
-  int n;
-};
-
 // Row i of (I - tau A) for the line at base: a, b, c.
 template <class T>
-__device__ __forceinline__ void conductive_row(int i, index_t base, const ConductiveGeom& g, const T* K,
+__device__ __forceinline__ void conductive_row(int i, index_t base, const ThreadLines& g, const T* K,
                                                const T* inv_c, const AxisEnds<T>& e, T tau, bool wrap, T& a, T& b,
                                                T& c, bool& ok) {
   if (fixed_row<T>(i, e)) {
@@ -49,7 +43,7 @@ constexpr int kBadPivot = 1, kBadValue = 2;
 
 template <class T>
 __global__ void conductive_kernel(const T* __restrict__ K, const T* __restrict__ inv_c, T* __restrict__ d,
-                                  T* __restrict__ cp, T* __restrict__ z, ConductiveGeom g, AxisEnds<T> e, T tau,
+                                  T* __restrict__ cp, T* __restrict__ z, ThreadLines g, AxisEnds<T> e, T tau,
                                   bool wrap, int* bad) {
   const index_t lines = g.nu * g.nv;
   for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
@@ -145,26 +139,17 @@ void solve_conductive(Axis axis, const T* K, const typename adi::detail::NoDeduc
   ADI_REQUIRE(K && d, "device conductive line solve: K or d is null");
   const int ax = axis_index(axis);
   lines.validate(L.n[ax]);
-  ADI_REQUIRE(L.n[ax] < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
+  const ThreadLines g = thread_lines(L, ax);
   if (L.points() == 0) return;
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
-  const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
-  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
-  const ConductiveGeom g{L.stride[ax], L.n[u], L.stride[u], L.n[v], L.stride[v], static_cast<int>(L.n[ax])};
   const bool wrap = lines.lo == LineEnd::Wrap;
   const std::size_t span = static_cast<std::size_t>(L.span());
   DeviceBuffer<T> cp(span), z(wrap ? span : 1);
-  DeviceBuffer<int> bad(1);
-  ADI_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, sizeof(int), st));
-  const index_t n_lines = g.nu * g.nv;
-  const int threads = 128;
-  const unsigned blocks = static_cast<unsigned>(std::min<index_t>((n_lines + threads - 1) / threads, 1 << 20));
-  conductive_kernel<T><<<blocks, threads, 0, st>>>(K, inv_c, d, cp.get(), z.get(), g, lines.ends(L.n[ax]),
-                                                   static_cast<T>(lines.tau), wrap, bad.get());
+  ErrorWord bad(st);
+  conductive_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(
+      K, inv_c, d, cp.get(), z.get(), g, lines.ends(L.n[ax]), static_cast<T>(lines.tau), wrap, bad.get());
   ADI_CUDA_CHECK_LAUNCH("conductive_kernel");
-  int h_bad = 0;
-  ADI_CUDA_CHECK(cudaMemcpyAsync(&h_bad, bad.get(), sizeof(int), cudaMemcpyDeviceToHost, st));
-  ADI_CUDA_CHECK(cudaStreamSynchronize(st));
+  const int h_bad = bad.read();
   if (h_bad & kBadValue)
     ADI_THROW(InvalidArgument, std::string("device conductive line solve along ") + axis_name(axis) +
                                    ": K must be finite and >= 0, 1/c finite and > 0 at every node that is not a "
