@@ -68,21 +68,13 @@ void solve_conductive(Axis axis, const T* K, const typename adi::detail::NoDeduc
       for (index_t i = 0; i < n; ++i) {
         const index_t o = base + i * s;
         x[i] = d[o];
-        if (fixed_row(i, e)) {
-          ra[i] = rc[i] = T(0);
-          rb[i] = T(1);
-          continue;
-        }
-        // Neighbours as row_coupling wants them: the wrapped node on a
-        // periodic axis, anything valid at a Mirror end (unused there).
-        const index_t om = i > 0 ? o - s : (wrap ? o + (n - 1) * s : o);
-        const index_t op = i < n - 1 ? o + s : (wrap ? o - (n - 1) * s : o);
         const T rho = inv_c ? inv_c[o] : T(1);
         // A NaN K would not reach a pivot: harmonic_mean turns it into a zero
         // conductance (no coupling), so the values are checked here.
-        values_ok = values_ok && std::isfinite(static_cast<double>(K[o])) && K[o] >= T(0) &&
-                    std::isfinite(static_cast<double>(rho)) && rho > T(0);
-        implicit_row(row_coupling<T>(i, e, K[om], K[o], K[op], rho), tau, ra[i], rb[i], rc[i]);
+        if (!fixed_row(i, e))
+          values_ok = values_ok && std::isfinite(static_cast<double>(K[o])) && K[o] >= T(0) &&
+                      std::isfinite(static_cast<double>(rho)) && rho > T(0);
+        detail::conductive_row(i, o, s, e, K, T(0), rho, tau, ra[i], rb[i], rc[i]);
       }
       const bool good = wrap ? detail::cyclic(n, ra.data(), rb.data(), rc.data(), x.data(), cp.data(), z.data(),
                                               bb.data())

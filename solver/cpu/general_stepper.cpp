@@ -220,17 +220,9 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
           rc[i] = static_cast<T>(cm->c[i]);
           continue;
         }
-        if (fixed_row(i, e)) {
-          ra[i] = rc[i] = T(0);
-          rb[i] = T(1);
-          continue;
-        }
         const index_t o = base + i * s;
-        const index_t om = i > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (n - 1) * s : o + s);
-        const index_t op = i < n - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (n - 1) * s : o - s);
-        const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
         const T rho = rho_.empty() ? rho_const : rho_[o];
-        implicit_row(row_coupling<T>(i, e, km, kc, kp, rho), tdt, ra[i], rb[i], rc[i]);
+        detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ra[i], rb[i], rc[i]);
       }
       const bool good = p_.periodic(a) ? detail::cyclic(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
                                                         z.data(), bb.data())

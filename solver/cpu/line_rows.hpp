@@ -3,10 +3,31 @@
 // tridiagonal) solve from its rows, written to be read — the oracle for the
 // device kernels' variable-coefficient solves.
 #include <adi/common.hpp>
+#include <adi/discrete.hpp>
 
 #include <cmath>
 
 namespace adi::cpu::detail {
+
+/// Row i of (I - tau A) along a whole-grid line (adi/discrete.hpp): the node
+/// at offset o, rows s apart, n = e.n nodes; the identity at a Fixed end.
+/// K at the node and its neighbours (the wrapped node on a periodic axis; at
+/// a Mirror end the missing neighbour is not used, the node stands in), or
+/// kconst everywhere when K is null; rho = 1 / c at the node.
+template <class T>
+void conductive_row(index_t i, index_t o, index_t s, const AxisEnds<T>& e, const T* K, T kconst, T rho, T tau,
+                    T& a, T& b, T& c) {
+  if (fixed_row(i, e)) {
+    a = c = T(0);
+    b = T(1);
+    return;
+  }
+  const bool wrap = e.lo == LineEnd::Wrap;
+  const index_t om = i > 0 ? o - s : (wrap ? o + (e.n - 1) * s : o);
+  const index_t op = i < e.n - 1 ? o + s : (wrap ? o - (e.n - 1) * s : o);
+  const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
+  implicit_row(row_coupling<T>(i, e, km, kc, kp, rho), tau, a, b, c);
+}
 
 /// Thomas in place on rows a, b, c (a[0] and c[n-1] ignored): d <- A^{-1} d;
 /// cp is scratch of n. Returns false on a zero or non-finite pivot.
