@@ -69,12 +69,6 @@ std::string strip_suffix(const std::string& s, std::initializer_list<const char*
   return s;
 }
 
-/// Input paths in a config are relative to the config's folder.
-std::string resolve_input(const io::RunConfig& c, const std::string& p) {
-  if (p.empty() || p[0] == '/' || c.base_dir.empty() || c.base_dir == ".") return p;
-  return c.base_dir + "/" + p;
-}
-
 /// checkpoint.file, else the restart file itself, else next to the output
 /// ("run.h5" -> "run.ckpt.h5"), else after the config ("heat.yaml" -> "heat.ckpt.h5").
 std::string checkpoint_path(const io::RunConfig& c, const std::string& restart) {
@@ -105,17 +99,6 @@ void probe_create(const std::string& path, const std::string& what) {
   ::unlink(path.c_str());
 }
 
-template <class T>
-void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
-  const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];
-  auto fixed = [&](int a, index_t i, index_t n) {
-    return (i == 0 && p.lo[a] == Boundary::Dirichlet) || (i == n - 1 && p.hi[a] == Boundary::Dirichlet);
-  };
-  for (index_t k = 0; k < nz; ++k)
-    for (index_t j = 0; j < ny; ++j)
-      for (index_t i = 0; i < nx; ++i)
-        if (fixed(0, i, nx) || fixed(1, j, ny) || fixed(2, k, nz)) u[i + nx * (j + ny * k)] = T(0);
-}
 
 }  // namespace
 
@@ -192,7 +175,7 @@ RunPlan plan_run(const RunOptions& o) {
                          : io::load_config(o.config, sets);
     plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic;
     if (c.initial.kind == io::InitialConfig::Kind::File) {
-      const std::string file = resolve_input(c, c.initial.file);
+      const std::string file = io::resolve_input(c, c.initial.file);
       probe_read(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
                          header_limits(o.env.app));
       plan.initial = io::inspect_field(file, c.initial.dataset);
@@ -430,7 +413,7 @@ void check_paths(const RunPlan& plan, const RunOptions& o) {
     // named like one would replace it.
     for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
                                   &c.material.conductivity[2], &c.material.capacity, &c.material.source})
-      if (f->given()) ids.push_back(identify("the " + f->key + " field", resolve_input(c, f->file), false));
+      if (f->given()) ids.push_back(identify("the " + f->key + " field", io::resolve_input(c, f->file), false));
     if (!plan.restart.empty()) ids.push_back(identify("the checkpoint given to --restart", plan.restart, false));
     if (!plan.output.empty()) {
       ids.push_back(identify("output.file", plan.output, true));
@@ -616,69 +599,27 @@ InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
       spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, st.step, c.steps,
                    static_cast<double>(st.step) * p.dt);
     } else if (plan.initial) {
-      io::FieldData<T> fd = io::read_field<T>(*plan.initial);
+      io::FieldData<T> fd = io::initial_values<T>(c, plan.initial);
       if (fd.rounded > 0)
         spdlog::warn("{}:{}: {} of {} values lost precision converting {} to {} (largest relative change {:.2e})",
                      plan.initial->file, plan.initial->dataset, fd.rounded, fd.values.size(),
                      precision_name(plan.initial->dtype), precision_name(c.precision), fd.max_rel_rounding);
       st.field = std::move(fd.values);
-      if (!c.initial.boundary_from_file) zero_dirichlet_faces(p, st.field);
       spdlog::info("initial field from {}:{} ({}{})", plan.initial->file, plan.initial->dataset,
                    precision_name(plan.initial->dtype),
                    c.initial.boundary_from_file ? ", Dirichlet faces keep its boundary values"
                                                 : ", Dirichlet faces set to 0");
     } else if (c.initial.kind == io::InitialConfig::Kind::Uniform) {
-      st.field.assign(static_cast<std::size_t>(p.points()), static_cast<T>(c.initial.value));
+      st.field = io::initial_values<T>(c, plan.initial).values;
       spdlog::info("initial field: {} everywhere", c.initial.value);
     } else if (!m.analytic_boxes) {
-      fill_analytic(p, st.field);
+      st.field = io::initial_values<T>(c, plan.initial).values;
     }
   });
   return st;
 }
 
 // ---- the stepper --------------------------------------------------------------
-
-/// The same value at every node: the initial field of `initial: {value: T}`.
-class UniformField final : public FieldSource {
- public:
-  explicit UniformField(double v) : v_(v) {}
-  std::string name() const override { return "initial.value"; }
-  void read(const std::array<index_t, 3>&, const std::array<index_t, 3>& size, double* out) const override {
-    std::fill(out, out + size[0] * size[1] * size[2], v_);
-  }
-
- private:
-  double v_;
-};
-
-/// The problem the stepper solves: the config's, plus (general problems
-/// only) the initial field its Dirichlet faces take their values from, so
-/// that the stepper can impose and move them (dirichlet.hpp). Classic
-/// problems stay exactly as they were.
-HeatProblem stepper_problem(const RunPlan& plan) {
-  const io::RunConfig& c = plan.config;
-  HeatProblem p = c.problem;
-  if (p.classic()) return p;
-  if (c.initial.kind == io::InitialConfig::Kind::Uniform) {
-    p.initial_field = std::make_shared<UniformField>(c.initial.value);
-  } else if (c.initial.kind == io::InitialConfig::Kind::File) {
-    if (!c.initial.boundary_from_file) {
-      // The faces the file would have given are 0: say so to the stepper.
-      for (int a = 0; a < 3; ++a)
-        for (FaceData* d : {&p.lo_data[a], &p.hi_data[a]})
-          if (d->value_from_initial) d->value_from_initial = false, d->value = 0.0;
-    } else if (plan.initial) {
-      p.initial_field = std::make_shared<io::Hdf5Field>(*plan.initial, "initial", io::Hdf5Field::Values::Finite);
-    } else if (p.has_moving_dirichlet()) {
-      // A restart: the moving faces' values V are the initial file's again.
-      const std::string file = resolve_input(c, c.initial.file);
-      p.initial_field = std::make_shared<io::Hdf5Field>(io::inspect_field(file, c.initial.dataset), "initial",
-                                                        io::Hdf5Field::Values::Finite);
-    }
-  }
-  return p;
-}
 
 template <class T>
 struct RunStepper {
@@ -698,7 +639,7 @@ RunStepper<T> build_stepper(const RunPlan& plan, const RunMode& m, const SolverO
   spec.options = options;
   RunStepper<T> rs;
   collectively([&] {
-    rs.stepper = make_stepper<T>(stepper_problem(plan), spec);
+    rs.stepper = make_stepper<T>(io::stepper_problem(c, plan.initial), spec);
     if (m.collective) {
       const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
       rs.part = io::FieldPart{box.begin, box.size};

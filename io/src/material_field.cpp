@@ -3,6 +3,7 @@
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>
+#include <adi/io/start.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -82,14 +83,9 @@ std::string shape_text(const std::array<index_t, 3>& n) {  // dataset order
   return "(" + std::to_string(n[2]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[0]) + ")";
 }
 
-std::string resolve(const RunConfig& c, const std::string& p) {
-  if (p.empty() || p[0] == '/' || c.base_dir.empty() || c.base_dir == ".") return p;
-  return c.base_dir + "/" + p;
-}
-
 std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef& ref, const std::string& what,
                                               Hdf5Field::Values check) {
-  const std::string file = resolve(c, ref.file);
+  const std::string file = resolve_input(c, ref.file);
   FieldInfo info = inspect_field(file, ref.dataset, "the " + what + " field");
   const HeatProblem& p = c.problem;
   if (info.n != p.n)

@@ -6,4 +6,5 @@
 #include <adi/io/lock.hpp>
 #include <adi/io/probe.hpp>
 #include <adi/io/provenance.hpp>
+#include <adi/io/start.hpp>
 #include <adi/io/xdmf.hpp>

@@ -1,0 +1,40 @@
+#pragma once
+// A fresh run's starting point, from its config: where its input files are,
+// the problem its stepper solves and its initial field. Shared by
+// `adi3d run` (app/run_driver.cpp, which adds restarts, MPI and logging) and
+// the Python Problem (python/src/problem.cpp), so that both start from the
+// same values bit for bit.
+
+#include <adi/io/config.hpp>
+#include <adi/io/hdf5.hpp>
+#include <adi/problem.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace adi::io {
+
+/// An input path of the config (initial or material file): relative paths
+/// are relative to the config's folder (c.base_dir).
+std::string resolve_input(const RunConfig& c, const std::string& path);
+
+/// The problem the stepper solves: the config's, plus (general problems
+/// only) the field its Dirichlet faces take their values from (dirichlet.hpp):
+/// the initial file's (`initial`, the header inspect_field read; without it
+/// and with moving faces, a restart, the file is inspected again), a
+/// uniform value's, or 0 where `boundary_from_file: false` says so. Classic
+/// problems are returned unchanged.
+HeatProblem stepper_problem(const RunConfig& c, const std::optional<FieldInfo>& initial);
+
+/// Sets the nodes of every Dirichlet face to 0 (`boundary_from_file: false`).
+template <class T>
+void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u);
+
+/// The whole initial field of a fresh start, packed x fastest: the initial
+/// file (`initial` is its header; values checked finite, converted to T with
+/// the rounding counted), a uniform value, or the analytic mode.
+template <class T>
+FieldData<T> initial_values(const RunConfig& c, const std::optional<FieldInfo>& initial);
+
+}  // namespace adi::io
