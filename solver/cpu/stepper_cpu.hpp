@@ -17,6 +17,7 @@ class CpuStepper final : public Stepper<T> {
   std::string device_name() const override;
   void set_field(const T* host) override;
   void get_field(T* host) override;
+  FieldView<T> field_view() override { return {u_.data(), layout_, false, 0}; }
   void get_work(T* host) override;
   void step() override;
   FieldStats field_stats() override;

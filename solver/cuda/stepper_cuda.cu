@@ -99,6 +99,10 @@ class CudaStepper final : public Stepper<T> {
                                      stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  FieldView<T> field_view() override {
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return {u_.get(), layout_, true, device_};
+  }
   void get_field(T* host) override {
     const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
     ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, u_.get(), sizeof(T) * layout_.stride[1], row,
@@ -134,10 +138,12 @@ class CudaStepper final : public Stepper<T> {
   void step() override {
     run_phase(Phase::Step);
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    ++this->step_index_;
   }
   void advance(index_t count) override {
     for (index_t s = 0; s < count; ++s) run_phase(Phase::Step);
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    this->step_index_ += count;
   }
 
   FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, stream_); }

@@ -149,6 +149,7 @@ class MpiStepper final : public DistributedStepper<T> {
     local_->synchronize();
     times_.step += since(t0);
     ++times_.steps;
+    ++this->step_index_;
   }
 
   FieldStats field_stats() override {

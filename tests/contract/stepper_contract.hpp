@@ -316,9 +316,32 @@ TYPED_TEST_P(StepperContract, FieldRoundTrips) {
   EXPECT_EQ(bad, 0.0) << "the boxes set on the ranks do not gather to the global field";
 }
 
+// step() and advance() move the step index (and so time()) on, from wherever
+// set_step_index put it: time-dependent data and the Python Problem's time
+// are read from it. (The classic CUDA and distributed steppers once left it at 0.)
+TYPED_TEST_P(StepperContract, StepIndexCountsSteps) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  const HeatProblem p = roundoff_problem(2);
+  std::vector<T> u;
+  if (B::root()) fill_analytic(p, u);
+  auto st = B::template make<T>(p);
+  st->scatter_field(B::root() ? u.data() : nullptr);
+  EXPECT_EQ(st->step_index(), 0);
+  st->step();
+  st->advance(3);
+  EXPECT_EQ(st->step_index(), 4);
+  EXPECT_EQ(st->time(), 4 * p.dt);
+  st->set_step_index(10);
+  st->advance(2);
+  st->advance(0);
+  EXPECT_EQ(st->step_index(), 12);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StepperContract, RoundoffAgainstAnalyticDirichlet, RoundoffAgainstAnalyticAllNeumann,
                             RoundoffAgainstAnalyticMixed, SecondOrderInTime, SecondOrderUnderRefinement,
-                            FieldStatsSeeNaNInfAndMax, PhasesComposeToAStep, FieldRoundTrips);
+                            FieldStatsSeeNaNInfAndMax, PhasesComposeToAStep, FieldRoundTrips, StepIndexCountsSteps);
 
 /// A single-process backend (cpu, cuda): the box is the whole grid.
 template <adi::Backend kBackend>

@@ -321,6 +321,10 @@ class CudaGeneralStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaMemcpyAsync(u_.get(), host, u_.bytes(), cudaMemcpyHostToDevice, stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  FieldView<T> field_view() override {
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return {u_.get(), layout_, true, device_};
+  }
   void get_field(T* host) override {
     ADI_CUDA_CHECK(cudaMemcpyAsync(host, u_.get(), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));

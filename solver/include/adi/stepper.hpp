@@ -5,6 +5,7 @@
 #include <adi/backend.hpp>
 #include <adi/common.hpp>
 #include <adi/error.hpp>
+#include <adi/grid.hpp>
 #include <adi/options.hpp>
 #include <adi/scheme.hpp>
 
@@ -24,6 +25,17 @@ const char* phase_name(Phase p);
 struct FieldStats {
   double max_abs = 0.0;
   bool finite = true;  ///< false if any NaN or Inf was seen
+};
+
+/// Where a stepper keeps its field: host memory (CPU) or device memory
+/// (CUDA, on device `device`), laid out as `layout` (x fastest, possibly
+/// padded rows). For zero-copy views (the Python Problem's `u`).
+template <class T>
+struct FieldView {
+  T* data = nullptr;
+  Layout3 layout;
+  bool on_device = false;
+  int device = 0;
 };
 
 template <class T>
@@ -71,6 +83,14 @@ class Stepper {
   index_t step_index() const { return step_index_; }
   void set_step_index(index_t s) { step_index_ = s; }
   double time() const { return static_cast<double>(step_index_) * problem().dt; }
+
+  /// The field in place, after waiting for the work the stepper queued: valid
+  /// while the stepper lives; values written through it are the state the
+  /// next step starts from. A distributed stepper has no whole field and
+  /// throws InvalidArgument.
+  virtual FieldView<T> field_view() {
+    ADI_THROW(InvalidArgument, "this stepper has no single field in one memory (a distributed run)");
+  }
 
   /// Sets every Dirichlet node to its face value V f(t) at the current time:
   /// what a fresh run starts from (not a restart, whose field already holds
