@@ -2,6 +2,7 @@
 
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "general/general_lanes.hpp"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
 #include "thread_lines.cuh"
@@ -152,16 +153,19 @@ void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Lay
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   const int ax = axis_index(axis);
   ADI_REQUIRE(L.n[ax] >= 3, "a cyclic tridiagonal system needs at least 3 nodes per line");
-  const ThreadLines g = thread_lines(L, ax);
-  const std::size_t span = static_cast<std::size_t>(L.span());
-  DeviceBuffer<T> cp(span), z(span), bb(span);
   ErrorWord bad(st);
-  cyclic_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, cp.get(), z.get(), bb.get(), g,
-                                                                         bad.get());
-  ADI_CUDA_CHECK_LAUNCH("cyclic_kernel");
+  if (!general::launch_array_lanes<T>({a, b, c}, d, L, ax, true, bad.get(), st)) {
+    const ThreadLines g = thread_lines(L, ax);
+    const std::size_t span = static_cast<std::size_t>(L.span());
+    DeviceBuffer<T> cp(span), z(span), bb(span);
+    cyclic_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, cp.get(), z.get(), bb.get(), g,
+                                                                           bad.get());
+    ADI_CUDA_CHECK_LAUNCH("cyclic_kernel");
+  }
   if (bad.read())
     ADI_THROW(NumericalError, std::string("device cyclic tridiagonal solve along ") + axis_name(axis) +
-                                  ": zero or non-finite pivot (matrix not diagonally dominant?)");
+                                  ": the solution is not finite (a zero or non-finite pivot: matrix not diagonally "
+                                  "dominant? or non-finite input)");
 }
 
 template <class T>
@@ -169,14 +173,17 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
   L.validate("device tridiagonal system");
   ADI_REQUIRE(a && b && c && d, "device tridiagonal coefficient or right-hand side pointer is null");
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
-  const ThreadLines g = thread_lines(L, axis_index(axis));
-  DeviceBuffer<T> work(static_cast<std::size_t>(L.span()));
   ErrorWord bad(st);
-  general_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, work.get(), g, bad.get());
-  ADI_CUDA_CHECK_LAUNCH("general_kernel");
+  if (!general::launch_array_lanes<T>({a, b, c}, d, L, axis_index(axis), false, bad.get(), st)) {
+    const ThreadLines g = thread_lines(L, axis_index(axis));
+    DeviceBuffer<T> work(static_cast<std::size_t>(L.span()));
+    general_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, work.get(), g, bad.get());
+    ADI_CUDA_CHECK_LAUNCH("general_kernel");
+  }
   if (bad.read())
     ADI_THROW(NumericalError, std::string("device tridiagonal solve along ") + axis_name(axis) +
-                                  ": zero or non-finite pivot (matrix not diagonally dominant?)");
+                                  ": the solution is not finite (a zero or non-finite pivot: matrix not diagonally "
+                                  "dominant? or non-finite input)");
 }
 
 template <class T>

@@ -148,6 +148,7 @@ struct Seg {
   const T* w;    // row r0 of d
   const T* K;    // row r0 of K (nullptr: constant)
   const T* rho;  // row r0 of 1/c (nullptr: constant)
+  const T *ca, *cb, *cc;  // rows r0 of the coefficient arrays (array rows only)
   unsigned rb;   // bytes between rows
   index_t r0, n;
   int M;
@@ -155,6 +156,23 @@ struct Seg {
   T kconst, inv_h2, s_const, theta_dt;
   T ea, eb, ec, za, zb, zc;  // the line's rows 0 and n-1 (generic ends)
 };
+
+// Row j of the segment's forward sweep (see the file comment), the row's
+// coefficients (ra, rb, rc) given; row 0 is kept for the reduction.
+template <class T, int I>
+__device__ __forceinline__ void eliminate(int j, int M, T ra, T rb, T rc, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0,
+                                          T& b0, T& c0, T& lA, T& lC, T& lD) {
+  if (j == 0) {
+    a0 = ra, b0 = rb, c0 = rc;
+  } else {
+    const T piv = j == 1 ? rb : rb - ra * gv[j - 1];
+    const T r = rcp(piv);
+    gv[j] = rc * r;
+    dv[j] = j == 1 ? dv[j] * r : (dv[j] - ra * dv[j - 1]) * r;
+    al[j] = j == 1 ? ra * r : -ra * al[j - 1] * r;
+    if (j == M - 1) lA = al[j], lC = gv[j], lD = dv[j];
+  }
+}
 
 // The forward sweep of the segment (see the file comment), rows computed as
 // they stream. Edge: the segment holds row 0, row n-1 or padding rows past
@@ -189,16 +207,37 @@ __device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I],
       }
       hlo = hhi;
       kcur = knext;
-      if (j == 0) {
-        a0 = ra, b0 = rb, c0 = rc;
-      } else {
-        const T piv = j == 1 ? rb : rb - ra * gv[j - 1];
-        const T r = rcp(piv);
-        gv[j] = rc * r;
-        dv[j] = j == 1 ? dv[j] * r : (dv[j] - ra * dv[j - 1]) * r;
-        al[j] = j == 1 ? ra * r : -ra * al[j - 1] * r;
-        if (j == M - 1) lA = al[j], lC = gv[j], lD = dv[j];
+      eliminate<T, I>(j, M, ra, rb, rc, dv, al, gv, a0, b0, c0, lA, lC, lD);
+    }
+  }
+}
+
+// Rows of a line read from the library's coefficient arrays a, b, c (laid
+// out like d) instead of computed: adi::cuda::solve_general / solve_cyclic.
+// Off a ring, a at row 0 and c at row n-1 are not part of the system (the
+// API ignores them, whatever they hold); on a ring they are its closure.
+// (Loading all 4 I values before the first elimination measured slower on
+// an H200, 1.41 -> 1.67 ms at 512^3 fp32 along y: the loads stay in the sweep.)
+template <class T, int I, bool Uniform, bool Edge, bool Cyclic>
+__device__ __forceinline__ void forward_arrays(const Seg<T>& g, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0, T& b0,
+                                               T& c0, T& lA, T& lC, T& lD) {
+  const int M = Uniform ? I : g.M;
+#pragma unroll
+  for (int j = 0; j < I; ++j)
+    if (j < M) dv[j] = (!Edge || g.full || g.r0 + j < g.n) ? *at_row(g.w, g.rb, j) : T(0);
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (j < M) {
+      const index_t row = g.r0 + j;
+      const bool in = !Edge || g.full || row < g.n;
+      T ra = in ? __ldg(at_row(g.ca, g.rb, j)) : T(0);
+      T rb = in ? __ldg(at_row(g.cb, g.rb, j)) : T(1);  // padding: identity
+      T rc = in ? __ldg(at_row(g.cc, g.rb, j)) : T(0);
+      if (Edge && !Cyclic) {
+        if (row == 0) ra = T(0);
+        if (row == g.n - 1) rc = T(0);
       }
+      eliminate<T, I>(j, M, ra, rb, rc, dv, al, gv, a0, b0, c0, lA, lC, lD);
     }
   }
 }
@@ -206,10 +245,14 @@ __device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I],
 // Uniform: every segment has I rows (lines padded at the end with identity
 // rows; on a ring n = S I exactly). Otherwise M = n / S or n / S + 1 rows
 // (a ring whose n is no such product).
-template <class T, int I, bool Cyclic, bool Uniform>
+//
+// Arrays: the rows come from R (forward_arrays), P holds only the grid's
+// extents and strides.
+template <class T, int I, bool Cyclic, bool Uniform, bool Arrays>
 __global__ void __launch_bounds__(max_threads<T>())
-    general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, int a, index_t lines_u,
-                         index_t tiles_u, index_t tiles, unsigned row_bytes, int* __restrict__ error) {
+    general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, ArrayRows<T> R, int a,
+                         index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes,
+                         int* __restrict__ error) {
   extern __shared__ __align__(16) unsigned char gl_smem[];
   const int L = blockDim.x, S = blockDim.y, lane = threadIdx.x, s = threadIdx.y;
   // One row per segment and line: segment s of line l at s L + l. A warp
@@ -256,8 +299,14 @@ __global__ void __launch_bounds__(max_threads<T>())
       if (e2 < lines_u) {
         const index_t s2 = e2 * P.stride[p1] + d2 * P.stride[p2] + g.r0 * stride;
         prefetch_rows<T, I>(w + s2, row_bytes, m_real);
-        if (P.K[a]) prefetch_rows<T, I>(P.K[a] + s2, row_bytes, m_real);
-        if (P.rho) prefetch_rows<T, I>(P.rho + s2, row_bytes, m_real);
+        if (Arrays) {
+          prefetch_rows<T, I>(R.a + s2, row_bytes, m_real);
+          prefetch_rows<T, I>(R.b + s2, row_bytes, m_real);
+          prefetch_rows<T, I>(R.c + s2, row_bytes, m_real);
+        } else {
+          if (P.K[a]) prefetch_rows<T, I>(P.K[a] + s2, row_bytes, m_real);
+          if (P.rho) prefetch_rows<T, I>(P.rho + s2, row_bytes, m_real);
+        }
       }
     }
     T dv[I], al[I], gv[I];
@@ -270,7 +319,15 @@ __global__ void __launch_bounds__(max_threads<T>())
       g.eb = g.zb = T(1);
       g.ec = g.za = T(0);
       T a0 = T(0), b0 = T(1), c0 = T(0);
-      if (edge) {
+      if (Arrays) {
+        g.ca = R.a + seg0;
+        g.cb = R.b + seg0;
+        g.cc = R.c + seg0;
+        if (edge)
+          forward_arrays<T, I, Uniform, true, Cyclic>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        else
+          forward_arrays<T, I, Uniform, false, Cyclic>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+      } else if (edge) {
         // The line's end rows (Fixed, Mirror, Wrap) through the generic row
         // function (the oracle's), before the segment's registers fill up.
         const LineRows<T> rows{P, a, lbase};
@@ -390,17 +447,25 @@ __global__ void __launch_bounds__(max_threads<T>())
   }
 }
 
+// The kernel for a line kind: rows from arrays or computed, ring or not,
+// uniform segments or balanced ones (rings only).
+template <class T, int I, bool Arrays>
+auto lanes_kernel_for(bool cyclic, bool uniform) {
+  return cyclic && uniform ? general_lanes_kernel<T, I, true, true, Arrays>
+         : cyclic          ? general_lanes_kernel<T, I, true, false, Arrays>
+                           : general_lanes_kernel<T, I, false, true, Arrays>;
+}
+
 template <class T, int I>
-void launch_i(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, const LanesShape& sh, index_t lines_u,
-              index_t tiles_u, index_t tiles, unsigned row_bytes, int* error, cudaStream_t st) {
+void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, int a, bool cyclic,
+              const LanesShape& sh, index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes, int* error,
+              cudaStream_t st) {
   const std::size_t smem = 4 * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
   const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
   // Persistent blocks, as many as fit at once (each then prefetches its
   // next tile while working on the current one).
   int per_sm = 1, dev = 0, sms = 1;
-  const void* fn = cyclic && sh.uniform ? reinterpret_cast<const void*>(general_lanes_kernel<T, I, true, true>)
-                   : cyclic           ? reinterpret_cast<const void*>(general_lanes_kernel<T, I, true, false>)
-                                      : reinterpret_cast<const void*>(general_lanes_kernel<T, I, false, true>);
+  const auto fn = R ? lanes_kernel_for<T, I, true>(cyclic, sh.uniform) : lanes_kernel_for<T, I, false>(cyclic, sh.uniform);
   ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, sh.L * sh.S, smem));
   ADI_CUDA_CHECK(cudaGetDevice(&dev));
   ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -408,17 +473,26 @@ void launch_i(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, const
     ADI_THROW(BackendUnavailable, "general segmented kernel: a block of " + std::to_string(sh.L * sh.S) +
                                       " threads does not fit on a multiprocessor");
   const index_t blocks = std::min<index_t>(tiles, static_cast<index_t>(per_sm) * sms);
-  const unsigned nb = static_cast<unsigned>(blocks);
-  if (cyclic && sh.uniform)
-    general_lanes_kernel<T, I, true, true><<<nb, block, smem, st>>>(w, acc, P, a, lines_u, tiles_u, tiles, row_bytes,
-                                                                    error);
-  else if (cyclic)
-    general_lanes_kernel<T, I, true, false><<<nb, block, smem, st>>>(w, acc, P, a, lines_u, tiles_u, tiles, row_bytes,
-                                                                     error);
-  else
-    general_lanes_kernel<T, I, false, true><<<nb, block, smem, st>>>(w, acc, P, a, lines_u, tiles_u, tiles, row_bytes,
-                                                                     error);
+  fn<<<static_cast<unsigned>(blocks), block, smem, st>>>(w, acc, P, R ? *R : ArrayRows<T>{}, a, lines_u, tiles_u,
+                                                         tiles, row_bytes, error);
   ADI_CUDA_CHECK_LAUNCH("general_lanes_kernel");
+}
+
+// launch_i for the line length's segment rows.
+template <class T>
+void launch_shape(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, int a, bool cyclic,
+                  const LanesShape& sh, int* error, cudaStream_t st) {
+  const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
+  const index_t lines_u = P.n[p1];
+  const index_t tiles_u = (lines_u + sh.L - 1) / sh.L;
+  const index_t tiles = tiles_u * P.n[p2];
+  const unsigned rb = static_cast<unsigned>(P.stride[a] * static_cast<index_t>(sizeof(T)));
+  constexpr int imax = max_rows<T>();
+  switch (sh.I) {
+    case 4: launch_i<T, 4>(w, acc, P, R, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+    case 8: launch_i<T, 8>(w, acc, P, R, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+    default: launch_i<T, imax>(w, acc, P, R, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+  }
 }
 
 // Lines per block: 64 bytes of a row per segment (two full sectors: with 32
@@ -556,17 +630,29 @@ void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool c
   const LanesShape sh = lanes_shape<T>(P.n[a], cyclic);
   ADI_REQUIRE(sh.S > 0 && lanes_fit(P, a, cyclic),
               "general segmented kernel: line of " + std::to_string(P.n[a]) + " rows does not fit");
-  const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
-  const index_t lines_u = P.n[p1];
-  const index_t tiles_u = (lines_u + sh.L - 1) / sh.L;
-  const index_t tiles = tiles_u * P.n[p2];
-  const unsigned rb = static_cast<unsigned>(P.stride[a] * static_cast<index_t>(sizeof(T)));
-  constexpr int imax = max_rows<T>();
-  switch (sh.I) {
-    case 4: launch_i<T, 4>(w, acc, P, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
-    case 8: launch_i<T, 8>(w, acc, P, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
-    default: launch_i<T, imax>(w, acc, P, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+  launch_shape<T>(w, acc, P, nullptr, a, cyclic, sh, error, st);
+}
+
+template <class T>
+bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis, bool cyclic, int* error,
+                        cudaStream_t st) {
+  const LanesShape sh = lanes_shape<T>(L.n[axis], cyclic);
+  if (sh.S == 0 || static_cast<unsigned long long>(L.stride[axis]) * sizeof(T) >= (1ull << 31)) return false;
+  // The kernel solves lines of its axis 1 (y), tiles of L lines consecutive
+  // along its axis 0 (x), tiles stacked along its axis 2 (z): the line axis
+  // goes to slot 1, the other axis with the smaller stride to slot 0, so
+  // that a tile's lines are neighbours in memory whatever the layout.
+  const int o1 = (axis + 1) % 3, o2 = (axis + 2) % 3;
+  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
+  GeneralParams<T> P;
+  const int from[3] = {u, axis, v};
+  for (int q = 0; q < 3; ++q) {
+    P.n[q] = L.n[from[q]];
+    P.stride[q] = L.stride[from[q]];
+    P.flat[q] = P.n[q] == 1;
   }
+  launch_shape<T>(d, nullptr, P, &R, 1, cyclic, sh, error, st);
+  return true;
 }
 
 template <class T>
@@ -584,6 +670,10 @@ template LanesShape lanes_shape<float>(index_t, bool);
 template LanesShape lanes_shape<double>(index_t, bool);
 template bool lanes_fit<float>(const GeneralParams<float>&, int, bool);
 template bool lanes_fit<double>(const GeneralParams<double>&, int, bool);
+template bool launch_array_lanes<float>(const ArrayRows<float>&, float*, const Layout3&, int, bool, int*,
+                                        cudaStream_t);
+template bool launch_array_lanes<double>(const ArrayRows<double>&, double*, const Layout3&, int, bool, int*,
+                                         cudaStream_t);
 template void launch_general_lanes<float>(float*, float*, const GeneralParams<float>&, int, bool, int*, cudaStream_t);
 template void launch_general_lanes<double>(double*, double*, const GeneralParams<double>&, int, bool, int*,
                                            cudaStream_t);

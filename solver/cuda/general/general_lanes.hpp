@@ -3,6 +3,7 @@
 // fields, periodic lines and flux / Robin ends, rows computed on the fly.
 
 #include <adi/common.hpp>
+#include <adi/grid.hpp>
 
 #include <cuda_runtime.h>
 
@@ -10,6 +11,16 @@ namespace adi::cuda::general {
 
 template <class T>
 struct GeneralParams;
+
+/// Per-point coefficients laid out like the right-hand side (the library's
+/// adi::cuda::solve_general / solve_cyclic): row i of a line reads
+/// a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i].
+template <class T>
+struct ArrayRows {
+  const T* a = nullptr;
+  const T* b = nullptr;
+  const T* c = nullptr;
+};
 
 /// Block shape of the segmented kernel for lines of n rows: S segments (a
 /// power of two) of at most I rows, L lines per block. S = 0: the line does
@@ -32,6 +43,15 @@ bool lanes_fit(const GeneralParams<T>& P, int a, bool cyclic);
 /// kPivotErrorX << a of *error.
 template <class T>
 void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, int* error, cudaStream_t st);
+
+/// The same segmented solve with rows read from R (the library API), in
+/// place in d, along `axis` of any layout L. Returns false, launching
+/// nothing, when the lines do not fit (longer than 128 segments, a single
+/// node): the caller then solves one line per thread. A zero or non-finite
+/// pivot sets a bit of *error.
+template <class T>
+bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis, bool cyclic, int* error,
+                        cudaStream_t st);
 
 /// The right-hand side at the interior nodes (not on any face), fast form:
 /// fused multiply-adds and the fast reciprocal in the face means (agrees with
