@@ -216,8 +216,8 @@ __device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I],
 // out like d) instead of computed: adi::cuda::solve_general / solve_cyclic.
 // Off a ring, a at row 0 and c at row n-1 are not part of the system (the
 // API ignores them, whatever they hold); on a ring they are its closure.
-// (Loading all 4 I values before the first elimination measured slower on
-// an H200, 1.41 -> 1.67 ms at 512^3 fp32 along y: the loads stay in the sweep.)
+// (Loading all 4 I values before the first elimination measured no faster
+// on an H200 at 512^3, and spills: the loads stay in the sweep.)
 template <class T, int I, bool Uniform, bool Edge, bool Cyclic>
 __device__ __forceinline__ void forward_arrays(const Seg<T>& g, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0, T& b0,
                                                T& c0, T& lA, T& lC, T& lD) {
@@ -299,11 +299,11 @@ __global__ void __launch_bounds__(max_threads<T>())
       if (e2 < lines_u) {
         const index_t s2 = e2 * P.stride[p1] + d2 * P.stride[p2] + g.r0 * stride;
         prefetch_rows<T, I>(w + s2, row_bytes, m_real);
-        if (Arrays) {
-          prefetch_rows<T, I>(R.a + s2, row_bytes, m_real);
-          prefetch_rows<T, I>(R.b + s2, row_bytes, m_real);
-          prefetch_rows<T, I>(R.c + s2, row_bytes, m_real);
-        } else {
+        // Array rows: d alone. Prefetching a, b, c too (4 words of the next
+        // tile per point) overflowed L2 before use: an H200 moved 1.9x the
+        // kernel's 5 words from DRAM at 512^3 fp64 along z (ncu), and dropping
+        // their prefetch took 4.22 -> 3.19 ms there, 1.52 -> 1.25 ms fp32 along y.
+        if (!Arrays) {
           if (P.K[a]) prefetch_rows<T, I>(P.K[a] + s2, row_bytes, m_real);
           if (P.rho) prefetch_rows<T, I>(P.rho + s2, row_bytes, m_real);
         }

@@ -43,14 +43,21 @@ template <class T>
 void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& layout, void* stream = nullptr);
 
 /// Per-point coefficients a, b, c (device pointers, same layout as d).
-/// Throws NumericalError after the solve if a zero or non-finite pivot was met.
+/// Lines of up to 128 segments (2048 rows fp32, 1024 fp64) take the
+/// segmented kernel (general/general_lanes.cu: each thread eliminates a
+/// segment in registers, PCR joins them; reads a, b, c, d once, writes x
+/// once), longer ones one thread per line. Synchronises the stream; throws
+/// NumericalError if the solution is not finite (a zero or non-finite
+/// pivot, or non-finite input).
 template <class T>
 void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout,
                    void* stream = nullptr);
 
 /// The cyclic (periodic) systems, as adi::cpu::solve_cyclic (a at node 0
 /// couples node n - 1, c at node n - 1 couples node 0; n >= 3), on device
-/// pointers: one thread per line, Sherman-Morrison on its Thomas sweep.
+/// pointers: the segmented kernel with its reduced system closed into a
+/// ring, or (longer lines) one thread per line, Sherman-Morrison on its
+/// Thomas sweep. Errors as solve_general.
 template <class T>
 void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout,
                   void* stream = nullptr);
