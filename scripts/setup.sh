@@ -14,6 +14,8 @@ ADI_PACKAGES=(
   libhdf5-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libgtest-dev
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
   python3-h5py python3-numpy python3-matplotlib
+  # ./test.sh's python stage: a venv, Python's headers, pytest.
+  python3-venv python3-dev python3-pytest
   # ./test.sh's fuzzing stage: clang, libFuzzer and the sanitizer runtimes,
   # and clang's OpenMP runtime.
   clang libclang-rt-14-dev libomp-dev

@@ -1,0 +1,129 @@
+"""The heat solver of `adi3d run`, stepped from Python."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from . import _core
+
+
+def _overrides(overrides, backend, precision) -> list:
+    sets = [str(s) for s in (overrides or ())]
+    if backend is not None:
+        sets.append(f"backend={backend}")
+    if precision is not None:
+        sets.append(f"precision={precision}")
+    return sets
+
+
+class Problem:
+    """One heat problem, as `adi3d run` would start it: the same config keys,
+    checks and error messages (adi3d.ConfigError, a ValueError naming
+    file:line:column and key), the same initial field and stepper, so that
+    stepping it as many times as the config's `time:` says gives the field
+    `adi3d run` writes, bit for bit on the same backend.
+
+        p = adi3d.Problem.from_yaml("case.yaml", backend="cpu")
+        p.step(100)
+        p.u          # the field in place: NumPy (CPU) or CuPy (CUDA), (nz, ny, nx)
+        p.write("out.h5")
+
+    or from keyword arguments with the YAML's section names:
+
+        p = adi3d.Problem(grid={"nx": 65, "ny": 33, "nz": 17},
+                          time={"dt": 1e-4, "steps": 10}, initial={"value": 20.0})
+    """
+
+    def __init__(self, *, overrides=(), backend=None, precision=None, **sections):
+        if "_core" in sections:  # from_yaml / from_text
+            self._p = sections.pop("_core")
+            return
+        # The keyword arguments are the YAML document (JSON is YAML), one key
+        # per line so that a message's line number points at the key.
+        text = json.dumps(sections, indent=2, allow_nan=False, default=_jsonable)
+        self._p = _core.Problem.from_text(text, "<keyword arguments>", _overrides(overrides, backend, precision))
+
+    @classmethod
+    def from_yaml(cls, path, overrides=(), backend=None, precision=None) -> "Problem":
+        """Loads a config file as `adi3d run path` does; `overrides` are
+        "key.path=value" strings like `--set`, `backend` and `precision` like
+        the CLI options of those names."""
+        return cls(_core=_core.Problem.from_file(os.fspath(path), _overrides(overrides, backend, precision)))
+
+    def step(self, n: int = 1) -> "Problem":
+        """Advances n time steps; raises ArithmeticError if the field is no
+        longer finite."""
+        self._p.step(int(n))
+        return self
+
+    @property
+    def time(self) -> float:
+        """Simulated time, step_index * dt [s]."""
+        return self._p.time
+
+    @property
+    def step_index(self) -> int:
+        return self._p.step_index
+
+    @property
+    def u(self):
+        """The field itself, no copy, shaped (nz, ny, nx): a NumPy array on
+        the CPU backend, a CuPy array on CUDA. Writing into it changes the
+        state the next step starts from. Valid while the Problem lives."""
+        if self._p.backend == "cpu":
+            return self._p.view()
+        try:
+            import cupy  # noqa: F401  (the view is made a CuPy array)
+        except ImportError as e:  # pragma: no cover - depends on the machine
+            raise RuntimeError(
+                "the field is in GPU memory and CuPy is not installed: use Problem.field() for a NumPy copy"
+            ) from e
+        return self._p.view()
+
+    def field(self) -> np.ndarray:
+        """A NumPy copy of the field, shaped (nz, ny, nx), on any backend."""
+        return self._p.copy()
+
+    def write(self, path, overwrite: bool = False, xdmf: bool = True, compression: int = 0) -> None:
+        """Writes the current step to `path` in the layout of `adi3d run`'s
+        outputs (/steps/NNNNNN/u, /grid, /provenance, the material fields),
+        with its .xmf sidecar for ParaView. Refuses to replace an existing
+        file unless overwrite=True."""
+        path = os.fspath(path)
+        targets = [path] + ([_core.xdmf_path_for(path)] if xdmf else [])
+        existing = [t for t in targets if os.path.lexists(t)]
+        if existing and not overwrite:
+            raise FileExistsError(f"{existing[0]} exists: pass overwrite=True to replace it")
+        if not 0 <= int(compression) <= 9:
+            raise ValueError(f"compression: expected a gzip level 0..9, got {compression}")
+        self._p.write(path, bool(xdmf), int(compression))
+
+    shape = property(lambda self: tuple(self._p.shape), doc="(nz, ny, nx)")
+    spacing = property(lambda self: tuple(self._p.spacing), doc="(hx, hy, hz) [m]")
+    origin = property(lambda self: tuple(self._p.origin), doc="(x0, y0, z0) [m]")
+    dt = property(lambda self: self._p.dt, doc="time step [s]")
+    steps = property(lambda self: self._p.steps, doc="the config's number of steps (time.steps or t_end / dt)")
+    precision = property(lambda self: self._p.precision)
+    backend = property(lambda self: self._p.backend)
+    device = property(lambda self: self._p.device)
+    config_yaml = property(lambda self: self._p.config_yaml, doc="the resolved config, every default filled in")
+
+    def __repr__(self) -> str:
+        nz, ny, nx = self.shape
+        return (f"<adi3d.Problem {nx}x{ny}x{nz} {self.precision} on {self.backend} "
+                f"step {self.step_index} t={self.time:.6g}>")
+
+
+def _jsonable(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
+    raise TypeError(f"cannot put a {type(v).__name__} into a config")

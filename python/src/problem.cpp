@@ -1,0 +1,177 @@
+// adi3d._core.Problem: the heat solver of `adi3d run`, stepped from Python.
+// It starts exactly as a fresh `adi3d run` does (io/start.hpp: the same
+// problem, the same initial values, the same stepper and boundary values at
+// t = 0), so the same config stepped the same number of times gives the
+// same field bit for bit on the same backend. Outputs on a schedule,
+// checkpoints, signals and MPI stay the CLI's business.
+
+#include "bindings.hpp"
+
+#include <adi/io/io.hpp>
+#include <adi/solver.hpp>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+#include <variant>
+
+namespace adi::python {
+
+namespace {
+
+class Problem {
+  // Calls f with the stepper of the config's precision (defined first: the
+  // members below deduce their return types through it).
+  template <class F>
+  decltype(auto) visit(F&& f) {
+    if (auto* p = std::get_if<std::unique_ptr<Stepper<float>>>(&stepper_)) return f(**p);
+    return f(*std::get<std::unique_ptr<Stepper<double>>>(stepper_));
+  }
+
+ public:
+  Problem(io::RunConfig c) : config_(std::move(c)) {
+    if (config_.initial.kind == io::InitialConfig::Kind::File) {
+      initial_ = io::inspect_field(io::resolve_input(config_, config_.initial.file), config_.initial.dataset);
+      io::apply_field_geometry(config_, *initial_);
+    }
+    io::attach_fields(config_);
+    dispatch_precision(config_.precision, [&](auto tag) { start<decltype(tag)>(); });
+  }
+
+  static Problem from_file(const std::string& path, const std::vector<std::string>& overrides) {
+    return Problem(io::load_config(path, overrides));
+  }
+  static Problem from_text(const std::string& text, const std::string& name,
+                           const std::vector<std::string>& overrides) {
+    return Problem(io::parse_config(text, name, overrides));
+  }
+
+  void step(index_t count) {
+    if (count < 0) ADI_THROW(InvalidArgument, "step(n): n must be >= 0, got " + std::to_string(count));
+    visit([&](auto& st) {
+      {
+        nb::gil_scoped_release unlocked;
+        st.advance(count);
+      }
+      // No silent NaN: a step that made the field non-finite is an error.
+      if (count > 0 && !st.field_stats().finite)
+        ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(st.step_index()) +
+                                      " (t = " + std::to_string(st.time()) +
+                                      " s): the problem's data or time step make it blow up");
+    });
+  }
+
+  index_t step_index() { return visit([](auto& st) { return st.step_index(); }); }
+  double time() { return visit([](auto& st) { return st.time(); }); }
+  std::string backend() { return visit([](auto& st) { return std::string(backend_name(st.backend())); }); }
+  std::string device() { return visit([](auto& st) { return st.device_name(); }); }
+
+  /// The field in place, shaped (nz, ny, nx) like the HDF5 datasets: a
+  /// NumPy array (CPU) or a CuPy array (CUDA) whose owner is the Problem.
+  nb::object view(nb::handle owner) {
+    return visit([&](auto& st) -> nb::object {
+      using T = std::remove_pointer_t<decltype(st.field_view().data)>;
+      const FieldView<T> v = st.field_view();
+      const std::size_t shape[3] = {static_cast<std::size_t>(v.layout.n[2]), static_cast<std::size_t>(v.layout.n[1]),
+                                    static_cast<std::size_t>(v.layout.n[0])};
+      const int64_t strides[3] = {v.layout.stride[2], v.layout.stride[1], v.layout.stride[0]};
+      if (v.on_device)
+        return nb::cast(nb::ndarray<nb::cupy, T>(v.data, 3, shape, owner, strides, nb::dtype<T>(),
+                                                 nb::device::cuda::value, v.device));
+      return nb::cast(nb::ndarray<nb::numpy, T>(v.data, 3, shape, owner, strides));
+    });
+  }
+
+  /// A copy of the field on the host, packed (nz, ny, nx).
+  nb::ndarray<nb::numpy> copy() {
+    return visit([&](auto& st) {
+      using T = std::remove_pointer_t<decltype(st.field_view().data)>;
+      auto* host = new std::vector<T>(static_cast<std::size_t>(config_.problem.points()));
+      st.get_field(host->data());
+      nb::capsule free(host, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+      const std::size_t shape[3] = {static_cast<std::size_t>(config_.problem.n[2]),
+                                    static_cast<std::size_t>(config_.problem.n[1]),
+                                    static_cast<std::size_t>(config_.problem.n[0])};
+      return nb::ndarray<nb::numpy>(host->data(), 3, shape, free, nullptr, nb::dtype<T>());
+    });
+  }
+
+  /// One adi3d output file holding the current step (the caller has checked
+  /// that replacing an existing file is wanted: the Python layer asks).
+  void write(const std::string& path, bool xdmf, int compression) {
+    visit([&](auto& st) {
+      using T = std::remove_pointer_t<decltype(st.field_view().data)>;
+      std::vector<T> host(static_cast<std::size_t>(config_.problem.points()));
+      st.get_field(host.data());
+      io::GridFile::Options o;
+      o.path = path;
+      o.xdmf = xdmf;
+      o.geometry = io::geometry_of(config_);
+      o.precision = config_.precision;
+      o.compression = compression;
+      o.provenance = io::collect_provenance({"python", "adi3d.Problem.write", path}, backend_name(st.backend()),
+                                            st.device_name(), config_.resolved_yaml);
+      for (const auto& [key, f] : io::named_fields(config_))
+        o.provenance.fields += key + " = " + f->name() + " " + f->checksum() + "\n";
+      o.fields = io::named_fields(config_);
+      io::GridFile file = io::GridFile::create(o);
+      file.write_step(st.step_index(), st.time(), host.data());
+      file.finish("complete");
+    });
+  }
+
+  const io::RunConfig& config() const { return config_; }
+
+ private:
+  template <class T>
+  void start() {
+    io::FieldData<T> init = io::initial_values<T>(config_, initial_);
+    std::unique_ptr<Stepper<T>> st = make_stepper<T>(io::stepper_problem(config_, initial_), config_.backend);
+    st->set_field(init.values.data());
+    st->set_step_index(0);
+    st->impose_boundary_values();
+    stepper_ = std::move(st);
+  }
+
+  io::RunConfig config_;
+  std::optional<io::FieldInfo> initial_;
+  std::variant<std::unique_ptr<Stepper<float>>, std::unique_ptr<Stepper<double>>> stepper_;
+};
+
+}  // namespace
+
+void bind_problem(nb::module_& m) {
+  m.def("xdmf_path_for", &io::xdmf_path_for, nb::arg("h5_path"));
+  nb::class_<Problem>(m, "Problem")
+      .def_static("from_file", &Problem::from_file, nb::arg("path"), nb::arg("overrides"))
+      .def_static("from_text", &Problem::from_text, nb::arg("text"), nb::arg("name"), nb::arg("overrides"))
+      .def("step", &Problem::step, nb::arg("count"))
+      .def_prop_ro("step_index", &Problem::step_index)
+      .def_prop_ro("time", &Problem::time)
+      .def_prop_ro("backend", &Problem::backend)
+      .def_prop_ro("device", &Problem::device)
+      .def("view", [](nb::handle self) { return nb::cast<Problem&>(self).view(self); })
+      .def("copy", &Problem::copy)
+      .def("write", &Problem::write, nb::arg("path"), nb::arg("xdmf"), nb::arg("compression"))
+      .def_prop_ro("shape", [](const Problem& p) {
+        const auto& n = p.config().problem.n;
+        return std::vector<index_t>{n[2], n[1], n[0]};
+      })
+      .def_prop_ro("spacing", [](const Problem& p) {
+        const auto g = io::geometry_of(p.config());
+        return std::vector<double>{g.spacing[0], g.spacing[1], g.spacing[2]};
+      })
+      .def_prop_ro("origin", [](const Problem& p) {
+        const auto g = io::geometry_of(p.config());
+        return std::vector<double>{g.origin[0], g.origin[1], g.origin[2]};
+      })
+      .def_prop_ro("dt", [](const Problem& p) { return p.config().problem.dt; })
+      .def_prop_ro("steps", [](const Problem& p) { return p.config().steps; })
+      .def_prop_ro("precision", [](const Problem& p) { return std::string(precision_name(p.config().precision)); })
+      .def_prop_ro("config_yaml", [](const Problem& p) { return p.config().resolved_yaml; })
+      .def_prop_ro("source", [](const Problem& p) { return p.config().source; });
+}
+
+}  // namespace adi::python

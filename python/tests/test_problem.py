@@ -1,0 +1,154 @@
+"""adi3d.Problem: the heat solver from Python starts and steps as
+`adi3d run` does (bit for bit on the same backend), writes the CLI's output
+layout, refuses to overwrite, and reports bad configs as the CLI does."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import adi3d
+from conftest import need_gpu
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+h5py = pytest.importorskip("h5py")
+
+
+def adi3d_exe():
+    """The CLI built beside the package (ADI3D_EXE, or build/app/adi3d);
+    ./test.sh sets ADI_REQUIRE_CLI=1, which makes a missing one a failure."""
+    exe = os.environ.get("ADI3D_EXE") or os.path.join(ROOT, "build", "app", "adi3d")
+    if not os.access(exe, os.X_OK):
+        if os.environ.get("ADI_REQUIRE_CLI") == "1":
+            pytest.fail(f"ADI_REQUIRE_CLI=1 but no adi3d executable at {exe}")
+        pytest.skip(f"no adi3d executable at {exe} (set ADI3D_EXE)")
+    return exe
+
+
+def last_step(path):
+    with h5py.File(path, "r") as f:
+        names = sorted(f["steps"])
+        return f["steps"][names[-1]]["u"][...], int(f["steps"][names[-1]]["u"].attrs["step"])
+
+
+def case(tmp_path, name):
+    """A copy of an example config in tmp_path, with the fields it needs."""
+    shutil.copy(os.path.join(ROOT, "examples", name), tmp_path / name)
+    if name == "layered_wall.yaml":
+        subprocess.run([sys.executable, os.path.join(ROOT, "examples", "make_wall.py"), str(tmp_path / "wall.h5")],
+                       check=True, capture_output=True)
+    return tmp_path / name
+
+
+CASES = [
+    ("heat.yaml", ["grid.nx=21", "grid.ny=17", "grid.nz=13", "time.steps=7"]),
+    ("anisotropic.yaml", ["time.steps=5"]),
+    ("convective_cooling.yaml", ["time.t_end=300"]),
+    ("periodic.yaml", ["time.steps=6"]),
+    ("layered_wall.yaml", ["time.t_end=1200"]),
+]
+
+
+def run_both(tmp_path, name, sets, backend, precision):
+    src = os.path.join(ROOT, "configs", name)
+    cfg = src if os.path.exists(src) else case(tmp_path, name)
+    out = tmp_path / f"cli_{backend}_{precision}.h5"
+    cmd = [adi3d_exe(), "run", str(cfg), "--backend", backend, "--precision", precision,
+           "--set", f"output.file={out}"]
+    for s in sets:
+        cmd += ["--set", s]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    cli, cli_step = last_step(out)
+    p = adi3d.Problem.from_yaml(cfg, overrides=sets, backend=backend, precision=precision)
+    assert p.backend == backend and p.precision == precision
+    p.step(p.steps)
+    assert p.step_index == cli_step
+    return p, cli
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+@pytest.mark.parametrize("name,sets", CASES, ids=[c[0] for c in CASES])
+def test_same_field_as_adi3d_run_bit_for_bit(tmp_path, name, sets, precision):
+    p, cli = run_both(tmp_path, name, sets, "cpu", precision)
+    u = p.u
+    assert u.dtype == np.dtype(precision) and u.shape == cli.shape
+    assert np.array_equal(u, cli), f"max |diff| {np.abs(u - cli).max()}"
+    np.testing.assert_array_equal(p.field(), cli)
+
+
+@pytest.mark.parametrize("name,sets", CASES[:4], ids=[c[0] for c in CASES[:4]])
+def test_cuda_same_field_as_adi3d_run_bit_for_bit(tmp_path, name, sets):
+    cupy = need_gpu("cupy")
+    p, cli = run_both(tmp_path, name, sets, "cuda", "float64")
+    u = p.u
+    assert isinstance(u, cupy.ndarray)
+    assert np.array_equal(cupy.asnumpy(u), cli)
+
+
+def test_u_is_the_state(tmp_path):
+    p = adi3d.Problem(grid={"nx": 11, "ny": 9, "nz": 7}, domain={"lx": 1, "ly": 1, "lz": 1},
+                      time={"dt": 1e-3, "steps": 4}, initial={"value": 1.0}, backend="cpu")
+    u = p.u
+    assert not u.flags.owndata and u.shape == (7, 9, 11)
+    u[3, 4, 5] = 2.0  # an interior hot spot, written in place
+    q = adi3d.Problem(grid={"nx": 11, "ny": 9, "nz": 7}, domain={"lx": 1, "ly": 1, "lz": 1},
+                      time={"dt": 1e-3, "steps": 4}, initial={"value": 1.0}, backend="cpu")
+    p.step(2)
+    q.step(2)
+    assert p.u[3, 4, 5] != q.u[3, 4, 5]
+    assert p.time == pytest.approx(2e-3) and p.step_index == 2
+    u[...] = np.nan
+    with pytest.raises(ArithmeticError, match="NaN or Inf"):
+        p.step(1)
+    with pytest.raises(ValueError, match=">= 0"):
+        q.step(-1)
+
+
+def test_write_has_the_cli_layout_and_refuses_to_overwrite(tmp_path):
+    cfg = case(tmp_path, "layered_wall.yaml")
+    p = adi3d.Problem.from_yaml(cfg, backend="cpu", overrides=["time.t_end=600"])
+    p.step(3)
+    out = tmp_path / "state.h5"
+    p.write(out)
+    with h5py.File(out, "r") as f:
+        ds = f["steps/000003/u"]
+        np.testing.assert_array_equal(ds[...], p.u)
+        assert ds.attrs["time"] == pytest.approx(p.time)
+        assert f.attrs["status"] in (b"complete", "complete")
+        assert "material" in f and "conductivity" in f["material"]
+        assert "grid" in f and "provenance" in f
+    assert (tmp_path / "state.xmf").exists()
+    before = out.read_bytes()
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        p.write(out)
+    assert out.read_bytes() == before
+    (tmp_path / "other.xmf").write_text("a user's file")
+    with pytest.raises(FileExistsError, match="other.xmf"):
+        p.write(tmp_path / "other.h5")
+    assert not (tmp_path / "other.h5").exists()
+    assert (tmp_path / "other.xmf").read_text() == "a user's file"
+    p.step(1)
+    p.write(out, overwrite=True)
+    with h5py.File(out, "r") as f:
+        assert "000004" in f["steps"] and "000003" not in f["steps"]
+
+
+def test_config_errors_name_file_line_and_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 1e-3, steps: 2}\nboundary:\n  x: {lo: weird}\n")
+    with pytest.raises(adi3d.ConfigError) as e:
+        adi3d.Problem.from_yaml(bad)
+    assert str(e.value).startswith(f"{bad}:4:") and "boundary.x.lo" in str(e.value)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(adi3d.ConfigError, match=r"<keyword arguments>:\d+:\d+: time.dt"):
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": -1.0, "steps": 2})
+    with pytest.raises(adi3d.ConfigError, match="did you mean 'time'"):
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, tme={"dt": 1.0})
+    with pytest.raises(adi3d.ConfigError, match="nope.yaml"):
+        adi3d.Problem.from_yaml(tmp_path / "nope.yaml")
+    with pytest.raises(adi3d.ConfigError, match="grid.nx"):
+        adi3d.Problem.from_yaml(os.path.join(ROOT, "configs", "heat.yaml"), overrides=["grid.nx=two"])
