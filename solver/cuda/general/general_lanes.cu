@@ -51,7 +51,9 @@
 // with FMA contraction (unlike general_stepper.cu): round-off agreement is
 // the contract here, not bit identity.
 
+#include "../async_copy.cuh"
 #include "../cuda_check.hpp"
+#include "../kernels/line_kernels.cuh"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
 
@@ -148,7 +150,6 @@ struct Seg {
   const T* w;    // row r0 of d
   const T* K;    // row r0 of K (nullptr: constant)
   const T* rho;  // row r0 of 1/c (nullptr: constant)
-  const T *ca, *cb, *cc;  // rows r0 of the coefficient arrays (array rows only)
   unsigned rb;   // bytes between rows
   index_t r0, n;
   int M;
@@ -216,23 +217,52 @@ __device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I],
 // out like d) instead of computed: adi::cuda::solve_general / solve_cyclic.
 // Off a ring, a at row 0 and c at row n-1 are not part of the system (the
 // API ignores them, whatever they hold); on a ring they are its closure.
-// (Loading all 4 I values before the first elimination measured no faster
-// on an H200 at 512^3, and spills: the loads stay in the sweep.)
+//
+// The rows come from shared memory, where stage_rows put them with cp.async
+// while the block was reducing and storing its previous tile: the 4 words a
+// point that this solve reads stream in behind the barrier-bound reduction
+// instead of stopping the sweep. (Reading them from global memory in the
+// sweep, with L2 prefetches, kept an H200 at 35-46 % of its DRAM bandwidth
+// with the traffic at its 5-word minimum: ncu, 512^3, 1 block of 16 warps
+// per SM, its warps waiting at the reduction's barriers and on loads.)
+// Slot (q, j) of thread `me` is stage[(q I + j) T + me], T threads: each
+// thread reads back only what it copied itself (no barrier), and a warp's
+// reads of one slot are consecutive words (no bank conflict).
+template <class T, int I>
+__device__ __forceinline__ void stage_rows(T* stage, int threads, int me, const T* w, const ArrayRows<T>& R,
+                                           index_t seg0, unsigned rb, int m) {
+  // Rolled loops and a running address: the copies are issued while the
+  // previous tile's sweep values fill the registers (unrolled, the 4 I
+  // addresses spilled them in fp32).
+  T* slot = stage + me;
+#pragma unroll 1
+  for (int q = 0; q < 4; ++q) {
+    const char* p = reinterpret_cast<const char*>((q == 0 ? w : q == 1 ? R.a : q == 2 ? R.b : R.c) + seg0);
+#pragma unroll 1
+    for (int j = 0; j < I; ++j) {
+      const bool v = j < m;  // rows past the line's end: zero-filled, nothing read
+      cp_async(slot, v ? reinterpret_cast<const T*>(p) : w, v);
+      p += rb;
+      slot += threads;
+    }
+  }
+}
+
 template <class T, int I, bool Uniform, bool Edge, bool Cyclic>
-__device__ __forceinline__ void forward_arrays(const Seg<T>& g, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0, T& b0,
-                                               T& c0, T& lA, T& lC, T& lD) {
+__device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, int threads, int me, T (&dv)[I],
+                                               T (&al)[I], T (&gv)[I], T& a0, T& b0, T& c0, T& lA, T& lC, T& lD) {
   const int M = Uniform ? I : g.M;
 #pragma unroll
   for (int j = 0; j < I; ++j)
-    if (j < M) dv[j] = (!Edge || g.full || g.r0 + j < g.n) ? *at_row(g.w, g.rb, j) : T(0);
+    if (j < M) dv[j] = stage[j * threads + me];  // 0 past the line's end
 #pragma unroll
   for (int j = 0; j < I; ++j) {
     if (j < M) {
       const index_t row = g.r0 + j;
       const bool in = !Edge || g.full || row < g.n;
-      T ra = in ? __ldg(at_row(g.ca, g.rb, j)) : T(0);
-      T rb = in ? __ldg(at_row(g.cb, g.rb, j)) : T(1);  // padding: identity
-      T rc = in ? __ldg(at_row(g.cc, g.rb, j)) : T(0);
+      T ra = stage[(I + j) * threads + me];
+      T rb = in ? stage[(2 * I + j) * threads + me] : T(1);  // padding: identity
+      T rc = stage[(3 * I + j) * threads + me];
       if (Edge && !Cyclic) {
         if (row == 0) ra = T(0);
         if (row == g.n - 1) rc = T(0);
@@ -246,8 +276,8 @@ __device__ __forceinline__ void forward_arrays(const Seg<T>& g, T (&dv)[I], T (&
 // rows; on a ring n = S I exactly). Otherwise M = n / S or n / S + 1 rows
 // (a ring whose n is no such product).
 //
-// Arrays: the rows come from R (forward_arrays), P holds only the grid's
-// extents and strides.
+// Arrays: the rows come from R through the staging slots (stage_rows,
+// forward_arrays), P holds only the grid's extents and strides.
 template <class T, int I, bool Cyclic, bool Uniform, bool Arrays>
 __global__ void __launch_bounds__(max_threads<T>())
     general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, ArrayRows<T> R, int a,
@@ -262,6 +292,7 @@ __global__ void __launch_bounds__(max_threads<T>())
   T* RB = RA + S * L;
   T* RC = RB + S * L;
   T* RD = RC + S * L;
+  T* stage = RD + S * L;  // Arrays: 4 I S L values (stage_rows)
   const int me = s * L + lane;
   const index_t n = P.n[a], stride = P.stride[a];
   const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
@@ -287,30 +318,33 @@ __global__ void __launch_bounds__(max_threads<T>())
   // Rows of this thread's segment that exist (the padding rows of the last
   // segment are not loaded).
   const int m_real = static_cast<int>(g.r0 + M <= n ? M : n - g.r0);
+  // The lines of tile t this thread copies (inactive lanes: nothing).
+  auto stage_tile = [&](index_t t) {
+    const index_t t2 = t / tiles_u, t1 = (t - t2 * tiles_u) * L + lane;
+    const index_t base = (t1 < lines_u ? t1 : 0) * P.stride[p1] + t2 * P.stride[p2] + g.r0 * stride;
+    stage_rows<T, I>(stage, S * L, me, w, R, base, row_bytes, t1 < lines_u ? m_real : 0);
+    cp_async_commit();
+  };
+  if (Arrays && blockIdx.x < tiles) stage_tile(blockIdx.x);
   for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const index_t c2 = tile / tiles_u, c1 = (tile - c2 * tiles_u) * L + lane;
     const bool active = c1 < lines_u;
     const index_t lbase = (active ? c1 : 0) * P.stride[p1] + c2 * P.stride[p2];
     const index_t seg0 = lbase + g.r0 * stride;
     if (active && acc) prefetch_rows<T, I>(acc + seg0, row_bytes, m_real);
-    if (tile + gridDim.x < tiles) {
+    if (!Arrays && tile + gridDim.x < tiles) {
       const index_t t2 = tile + gridDim.x;
       const index_t d2 = t2 / tiles_u, e2 = (t2 - d2 * tiles_u) * L + lane;
       if (e2 < lines_u) {
         const index_t s2 = e2 * P.stride[p1] + d2 * P.stride[p2] + g.r0 * stride;
         prefetch_rows<T, I>(w + s2, row_bytes, m_real);
-        // Array rows: d alone. Prefetching a, b, c too (4 words of the next
-        // tile per point) overflowed L2 before use: an H200 moved 1.9x the
-        // kernel's 5 words from DRAM at 512^3 fp64 along z (ncu), and dropping
-        // their prefetch took 4.22 -> 3.19 ms there, 1.52 -> 1.25 ms fp32 along y.
-        if (!Arrays) {
-          if (P.K[a]) prefetch_rows<T, I>(P.K[a] + s2, row_bytes, m_real);
-          if (P.rho) prefetch_rows<T, I>(P.rho + s2, row_bytes, m_real);
-        }
+        if (P.K[a]) prefetch_rows<T, I>(P.K[a] + s2, row_bytes, m_real);
+        if (P.rho) prefetch_rows<T, I>(P.rho + s2, row_bytes, m_real);
       }
     }
     T dv[I], al[I], gv[I];
     T fA = T(0), fC = T(0), fD = T(0), lA = T(0), lC = T(0), lD = T(0);
+    if (Arrays) cp_async_wait<0>();  // this thread's copies of the tile have landed
     if (active) {
       g.w = w + seg0;
       g.K = P.K[a] ? P.K[a] + seg0 : nullptr;
@@ -320,13 +354,10 @@ __global__ void __launch_bounds__(max_threads<T>())
       g.ec = g.za = T(0);
       T a0 = T(0), b0 = T(1), c0 = T(0);
       if (Arrays) {
-        g.ca = R.a + seg0;
-        g.cb = R.b + seg0;
-        g.cc = R.c + seg0;
         if (edge)
-          forward_arrays<T, I, Uniform, true, Cyclic>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+          forward_arrays<T, I, Uniform, true, Cyclic>(g, stage, S * L, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
         else
-          forward_arrays<T, I, Uniform, false, Cyclic>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+          forward_arrays<T, I, Uniform, false, Cyclic>(g, stage, S * L, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else if (edge) {
         // The line's end rows (Fixed, Mirror, Wrap) through the generic row
         // function (the oracle's), before the segment's registers fill up.
@@ -355,6 +386,9 @@ __global__ void __launch_bounds__(max_threads<T>())
       fC = -c0 * tn * q0;
       fD = (dv[0] - c0 * en) * q0;
     }
+    // The tile's rows are in registers: the next tile's go into the same
+    // slots while this one is reduced and stored.
+    if (Arrays && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
     // The reduced system, 2S rows per line, cut to S before any exchange of
     // reduction steps: with f_s = fD - fA l_{s-1} - fC l_s (this segment's
     // first row) and f_{s+1} from the next segment's first row, this
@@ -447,6 +481,13 @@ __global__ void __launch_bounds__(max_threads<T>())
   }
 }
 
+// Dynamic shared memory of a block: the reduction's 4 rows per thread, and
+// with array rows the staging slots of 4 I values per thread (stage_rows).
+template <class T>
+std::size_t array_lanes_smem(const LanesShape& sh, int I, bool arrays) {
+  return (4 + (arrays ? 4 * static_cast<std::size_t>(I) : 0)) * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
+}
+
 // The kernel for a line kind: rows from arrays or computed, ring or not,
 // uniform segments or balanced ones (rings only).
 template <class T, int I, bool Arrays>
@@ -460,13 +501,13 @@ template <class T, int I>
 void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, int a, bool cyclic,
               const LanesShape& sh, index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes, int* error,
               cudaStream_t st) {
-  const std::size_t smem = 4 * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
+  const std::size_t smem = array_lanes_smem<T>(sh, I, R != nullptr);
   const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
   // Persistent blocks, as many as fit at once (each then prefetches its
   // next tile while working on the current one).
   int per_sm = 1, dev = 0, sms = 1;
   const auto fn = R ? lanes_kernel_for<T, I, true>(cyclic, sh.uniform) : lanes_kernel_for<T, I, false>(cyclic, sh.uniform);
-  ADI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, sh.L * sh.S, smem));
+  per_sm = kernels::resident_blocks(fn, sh.L * sh.S, smem);
   ADI_CUDA_CHECK(cudaGetDevice(&dev));
   ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   if (per_sm < 1)
@@ -638,6 +679,13 @@ bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis,
                         cudaStream_t st) {
   const LanesShape sh = lanes_shape<T>(L.n[axis], cyclic);
   if (sh.S == 0 || static_cast<unsigned long long>(L.stride[axis]) * sizeof(T) >= (1ull << 31)) return false;
+  // The staging slots (at most 4 x 16 x 512 fp32 or 4 x 8 x 512 fp64 values,
+  // 128 KiB + the reduction's 8 / 16 KiB) need the opt-in shared memory of
+  // sm_80+; a device with less takes the one-thread-per-line kernels.
+  int dev = 0, optin = 0;
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (array_lanes_smem<T>(sh, sh.I, true) > static_cast<std::size_t>(optin)) return false;
   // The kernel solves lines of its axis 1 (y), tiles of L lines consecutive
   // along its axis 0 (x), tiles stacked along its axis 2 (z): the line axis
   // goes to slot 1, the other axis with the smaller stride to slot 0, so
