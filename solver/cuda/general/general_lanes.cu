@@ -43,6 +43,10 @@
 // the result agrees with the oracle's Thomas sweep to a few ulps of the
 // line's values (CudaGeneral.IsEquivalentToRef*, 1e-12 / 1e-5 relative).
 //
+// The library's per-point solve (adi::cuda::solve_general / solve_cyclic)
+// runs the same kernel with its rows read from the a, b, c arrays (Arrays):
+// 4 words in, 1 out, staged through shared memory (stage_rows).
+//
 // Memory: a tile of L lines consecutive along the fastest other axis (64
 // bytes of a row per segment where the block size allows, never below 32:
 // whole sectors) by S segments; blocks are persistent and prefetch their
