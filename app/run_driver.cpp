@@ -193,13 +193,7 @@ RunPlan plan_run(const RunOptions& o) {
   const std::string where = c.parallel.where.empty() ? c.source : c.parallel.where;
   const auto& g = c.parallel.grid;
   if (plan.ranks == 1) {
-    if (!c.parallel.automatic() && g[0] * g[1] * g[2] != 1)
-      throw io::ConfigError(where, "parallel.grid",
-                            "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
-                                "] needs " + std::to_string(g[0] * g[1] * g[2]) +
-                                " MPI ranks, this run has 1 (start it with mpirun -np " +
-                                std::to_string(g[0] * g[1] * g[2]) + ", or --set parallel.grid=auto)",
-                            __FILE__, __LINE__);
+    io::check_single_process(c, "start it with mpirun -np N, or --set parallel.grid=auto");
   } else {
     try {
       plan.decomposition = Decomposition::plan(c.problem.n, plan.ranks, g);

@@ -53,6 +53,19 @@ HeatProblem stepper_problem(const RunConfig& c, const std::optional<FieldInfo>& 
   return p;
 }
 
+void check_single_process(const RunConfig& c, const std::string& hint) {
+  const auto& g = c.parallel.grid;
+  if (c.parallel.automatic() || g[0] * g[1] * g[2] == 1) return;
+  const std::string where = c.parallel.where.empty() ? c.source : c.parallel.where;
+  std::string h = hint;
+  const auto at = h.find("-np N");
+  if (at != std::string::npos) h.replace(at, 5, "-np " + std::to_string(g[0] * g[1] * g[2]));
+  throw ConfigError(where, "parallel.grid",
+                    "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) + "] needs " +
+                        std::to_string(g[0] * g[1] * g[2]) + " MPI ranks, this run has 1 (" + h + ")",
+                    __FILE__, __LINE__);
+}
+
 template <class T>
 void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u) {
   const index_t nx = p.n[0], ny = p.n[1], nz = p.n[2];

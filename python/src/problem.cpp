@@ -32,6 +32,8 @@ class Problem {
 
  public:
   Problem(io::RunConfig c) : config_(std::move(c)) {
+    io::check_single_process(config_, "a Problem runs in one process: run it with mpirun -np N adi3d run, or pass "
+                                      "overrides=['parallel.grid=auto']");
     if (config_.initial.kind == io::InitialConfig::Kind::File) {
       initial_ = io::inspect_field(io::resolve_input(config_, config_.initial.file), config_.initial.dataset);
       io::apply_field_geometry(config_, *initial_);

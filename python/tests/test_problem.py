@@ -152,3 +152,9 @@ def test_config_errors_name_file_line_and_key(tmp_path):
         adi3d.Problem.from_yaml(tmp_path / "nope.yaml")
     with pytest.raises(adi3d.ConfigError, match="grid.nx"):
         adi3d.Problem.from_yaml(os.path.join(ROOT, "configs", "heat.yaml"), overrides=["grid.nx=two"])
+    # A process grid of several ranks contradicts a Problem's one process.
+    mpi = tmp_path / "mpi.yaml"
+    mpi.write_text("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 1e-3, steps: 2}\nparallel: {grid: [1, 2, 2]}\n")
+    with pytest.raises(adi3d.ConfigError, match=r"mpi.yaml:3:\d+: parallel.grid: \[1, 2, 2\] needs 4 MPI ranks"):
+        adi3d.Problem.from_yaml(mpi)
+    assert adi3d.Problem.from_yaml(mpi, overrides=["parallel.grid=auto"], backend="cpu").shape == (9, 9, 9)

@@ -31,6 +31,11 @@ HeatProblem stepper_problem(const RunConfig& c, const std::optional<FieldInfo>& 
 template <class T>
 void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u);
 
+/// A run in one process: ConfigError naming parallel.grid when the config
+/// asks for a process grid of more than one rank; `hint` says what to do
+/// instead (the CLI's mpirun, the Python Problem's adi3d run).
+void check_single_process(const RunConfig& c, const std::string& hint);
+
 /// The whole initial field of a fresh start, packed x fastest: the initial
 /// file (`initial` is its header; values checked finite, converted to T with
 /// the rounding counted), a uniform value, or the analytic mode.
