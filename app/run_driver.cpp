@@ -99,7 +99,6 @@ void probe_create(const std::string& path, const std::string& what) {
   ::unlink(path.c_str());
 }
 
-
 }  // namespace
 
 namespace {

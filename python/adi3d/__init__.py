@@ -96,14 +96,19 @@ def solve_tridiagonal(a, b, c, d, axis: int = -1, cyclic: bool = False, out=None
     may be d itself for an in-place solve). Arrays of any positive strides
     run in place; others (negative, zero or mixed strides) are solved in a
     contiguous copy. No pivoting: the matrix must be diagonally dominant or
-    symmetric positive definite; a zero or non-finite pivot raises
-    adi3d.NumericalError (ArithmeticError) after the solve.
+    symmetric positive definite. A singular system raises
+    adi3d.NumericalError (an ArithmeticError) after the solve: a zero or
+    non-finite pivot on the CPU (Thomas), a non-finite solution on the GPU
+    (whose segmented elimination needs no pivot at a line's first row).
     """
     a, b, c, d, out = (_detach(v) if v is not None else None for v in (a, b, c, d, out))
     kd = _check_rhs(d)
     ks = [_like(v, kd, n) for v, n in ((a, "a"), (b, "b"), (c, "c"))]
-    if out is not None and any(out is v for v in (a, b, c)):
-        raise ValueError("out must not be one of a, b, c (it may be d)")
+    if out is not None:
+        _like(out, kd, "out")
+        # Checked before d is copied into out, which would overwrite them.
+        if any(out is v or _overlap(out, v, kd.lib) for v in (a, b, c)):
+            raise ValueError("out must not be one of a, b, c nor share memory with them (it may be d)")
     ax = _axis(axis, len(kd.shape))
     if cyclic and kd.shape[ax] < 3:
         raise ValueError(f"cyclic=True needs lines of at least 3 nodes, axis {axis} has {kd.shape[ax]}")
@@ -123,6 +128,23 @@ def solve_tridiagonal(a, b, c, d, axis: int = -1, cyclic: bool = False, out=None
     if work is not x:
         assign(x, work, kd.lib)
     return x
+
+
+def _overlap(x, y, lib: str) -> bool:
+    """Whether x and y may share memory (bounds only: cheap, conservative)."""
+    if lib == "numpy":
+        return bool(np.may_share_memory(x, y))
+    if lib == "cupy":
+        import cupy
+
+        return bool(cupy.may_share_memory(x, y))
+    # PyTorch: the byte ranges of the two storages' views.
+    def span(t):
+        lo = t.data_ptr()
+        hi = lo + t.element_size() * (1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()) if n > 0))
+        return lo, hi
+    (a0, a1), (b0, b1) = span(x), span(y)
+    return x.device == y.device and a0 < b1 and b0 < a1
 
 
 def _is_c_contiguous(k: Kind) -> bool:

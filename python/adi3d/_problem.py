@@ -55,7 +55,11 @@ class Problem:
 
     def step(self, n: int = 1) -> "Problem":
         """Advances n time steps; raises ArithmeticError if the field is no
-        longer finite."""
+        longer finite. On the GPU, work queued on CuPy's and PyTorch's current
+        streams (a write into `u`, say) is waited for first: the stepper runs
+        on a stream of its own."""
+        if self._p.backend != "cpu":
+            _wait_for_array_libraries()
         self._p.step(int(n))
         return self
 
@@ -115,6 +119,16 @@ class Problem:
         nz, ny, nx = self.shape
         return (f"<adi3d.Problem {nx}x{ny}x{nz} {self.precision} on {self.backend} "
                 f"step {self.step_index} t={self.time:.6g}>")
+
+
+def _wait_for_array_libraries() -> None:
+    import sys
+
+    if "cupy" in sys.modules:
+        sys.modules["cupy"].cuda.get_current_stream().synchronize()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.current_stream().synchronize()
 
 
 def _jsonable(v):

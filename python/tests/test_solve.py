@@ -115,6 +115,7 @@ def test_constant_matrix(dtype):
 
 def test_bad_input_raises_clear_errors():
     a, b, c, d = dominant_system((4, 5, 6), np.float64)
+    inputs = [v.copy() for v in (a, b, c, d)]
     cases = [
         (TypeError, "float32 or float64", lambda: adi3d.solve_tridiagonal(a, b, c, d.astype(np.int32))),
         (TypeError, "one dtype", lambda: adi3d.solve_tridiagonal(a.astype(np.float32), b, c, d)),
@@ -127,6 +128,7 @@ def test_bad_input_raises_clear_errors():
         (ValueError, "at least 3", lambda: adi3d.solve_tridiagonal(a[:, :, :2], b[:, :, :2], c[:, :, :2],
                                                                    d[:, :, :2], cyclic=True)),
         (ValueError, "out must not be", lambda: adi3d.solve_tridiagonal(a, b, c, d, out=b)),
+        (ValueError, "share memory", lambda: adi3d.solve_tridiagonal(a, b, c, d, out=a[:, :, ::-1])),
         (ValueError, "shape", lambda: adi3d.solve_tridiagonal(a, b, c, d, out=np.empty((4, 5, 7)))),
         (ValueError, "6 values", lambda: adi3d.solve_constant([1, 2], 4, 1, d)),
         (ValueError, "NaN", lambda: adi3d.solve_constant(1, np.nan, 1, d)),
@@ -137,6 +139,8 @@ def test_bad_input_raises_clear_errors():
     for exc, text, call in cases:
         with pytest.raises(exc, match=text):
             call()
+    for v, v0 in zip((a, b, c, d), inputs):  # refused before anything was written
+        np.testing.assert_array_equal(v, v0)
 
 
 def test_zero_pivot_is_an_arithmetic_error():
