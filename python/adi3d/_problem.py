@@ -31,20 +31,53 @@ class Problem:
         p.u          # the field in place: NumPy (CPU) or CuPy (CUDA), (nz, ny, nx)
         p.write("out.h5")
 
-    or from keyword arguments with the YAML's section names:
+    or from keyword arguments with the YAML's section names, where a NumPy
+    array of shape (nz, ny, nx) may stand for a field (initial, conductivity,
+    heat_capacity, power_density; it goes through an HDF5 file of the
+    Problem's own, with the checks of a file):
 
         p = adi3d.Problem(grid={"nx": 65, "ny": 33, "nz": 17},
-                          time={"dt": 1e-4, "steps": 10}, initial={"value": 20.0})
+                          time={"dt": 1e-4, "steps": 10}, initial={"value": 20.0},
+                          material={"conductivity": K, "heat_capacity": 1e6})
     """
 
     def __init__(self, *, overrides=(), backend=None, precision=None, **sections):
         if "_core" in sections:  # from_yaml / from_text
             self._p = sections.pop("_core")
             return
+        # A 3-D array where the YAML takes a field ({file, dataset}: the
+        # initial field, a conductivity, the heat capacity, the power
+        # density) is written to an HDF5 file of the Problem's own, which is
+        # read exactly as a user's file would be (same checks and messages).
+        self._fields_dir = None
+        sections = self._files_for_arrays(sections, ())
         # The keyword arguments are the YAML document (JSON is YAML), one key
         # per line so that a message's line number points at the key.
         text = json.dumps(sections, indent=2, allow_nan=False, default=_jsonable)
         self._p = _core.Problem.from_text(text, "<keyword arguments>", _overrides(overrides, backend, precision))
+
+    def _files_for_arrays(self, v, key):
+        if isinstance(v, dict):
+            return {k: self._files_for_arrays(x, key + (str(k),)) for k, x in v.items()}
+        if isinstance(v, np.ndarray) and v.ndim == 3:
+            if self._fields_dir is None:
+                import shutil
+                import tempfile
+                import weakref
+
+                self._fields_dir = tempfile.mkdtemp(prefix="adi3d-fields-")
+                # Files this Problem wrote itself, removed with it.
+                weakref.finalize(self, shutil.rmtree, self._fields_dir, True)
+            try:
+                import h5py
+            except ImportError as e:
+                raise RuntimeError(f"{'.'.join(key)}: passing an array needs h5py (or write an HDF5 file and pass "
+                                   "{'file': ..., 'dataset': ...})") from e
+            path = os.path.join(self._fields_dir, ".".join(key) + ".h5")
+            with h5py.File(path, "x") as f:
+                f.create_dataset("v", data=v)
+            return {"file": path, "dataset": "/v"}
+        return v
 
     @classmethod
     def from_yaml(cls, path, overrides=(), backend=None, precision=None) -> "Problem":

@@ -158,3 +158,40 @@ def test_config_errors_name_file_line_and_key(tmp_path):
     with pytest.raises(adi3d.ConfigError, match=r"mpi.yaml:3:\d+: parallel.grid: \[1, 2, 2\] needs 4 MPI ranks"):
         adi3d.Problem.from_yaml(mpi)
     assert adi3d.Problem.from_yaml(mpi, overrides=["parallel.grid=auto"], backend="cpu").shape == (9, 9, 9)
+
+
+def test_arrays_stand_for_fields(tmp_path):
+    """NumPy arrays where the YAML takes a field give what the same values in
+    a user's HDF5 file give, bit for bit; the Problem's own files go with it."""
+    import gc
+
+    nz, ny, nx = 7, 9, 11
+    rng = np.random.default_rng(4)
+    K = rng.uniform(1, 10, (nz, ny, nx))
+    c = rng.uniform(1e5, 2e5, (nz, ny, nx))
+    q = rng.uniform(0, 1e4, (nz, ny, nx))
+    u0 = rng.uniform(290, 310, (nz, ny, nx))
+    common = dict(grid={"nx": nx, "ny": ny, "nz": nz}, domain={"lx": 0.1, "ly": 0.08, "lz": 0.06},
+                  time={"dt": 0.5, "steps": 4}, boundary={"default": "insulated"}, backend="cpu")
+    fields = tmp_path / "fields.h5"
+    with h5py.File(fields, "w") as f:
+        for name, v in (("K", K), ("c", c), ("q", q), ("u", u0)):
+            f.create_dataset(name, data=v)
+    ref = adi3d.Problem(material={"conductivity": {"file": str(fields), "dataset": "/K"},
+                                  "heat_capacity": {"file": str(fields), "dataset": "/c"}},
+                        source={"power_density": {"file": str(fields), "dataset": "/q"}},
+                        initial={"file": str(fields), "dataset": "/u"}, **common)
+    p = adi3d.Problem(material={"conductivity": K, "heat_capacity": c}, source={"power_density": q}, initial=u0,
+                      **common)
+    ref.step(4)
+    p.step(4)
+    assert np.array_equal(p.u, ref.u) and not np.array_equal(p.u, u0)
+    own = p._fields_dir
+    assert os.path.isdir(own) and sorted(os.listdir(own)) == [
+        "initial.h5", "material.conductivity.h5", "material.heat_capacity.h5", "source.power_density.h5"]
+    # A wrong shape is the file's error, naming the key.
+    with pytest.raises(adi3d.ConfigError, match="material.conductivity"):
+        adi3d.Problem(material={"conductivity": K[:, :, :5], "heat_capacity": c}, initial={"value": 300.0}, **common)
+    del p
+    gc.collect()
+    assert not os.path.exists(own)
