@@ -11,6 +11,8 @@ from . import _core
 
 
 def _overrides(overrides, backend, precision) -> list:
+    if isinstance(overrides, (str, bytes)):
+        overrides = [overrides]  # one "key=value", not its characters
     sets = [str(s) for s in (overrides or ())]
     if backend is not None:
         sets.append(f"backend={backend}")

@@ -158,6 +158,7 @@ def test_config_errors_name_file_line_and_key(tmp_path):
     with pytest.raises(adi3d.ConfigError, match=r"mpi.yaml:3:\d+: parallel.grid: \[1, 2, 2\] needs 4 MPI ranks"):
         adi3d.Problem.from_yaml(mpi)
     assert adi3d.Problem.from_yaml(mpi, overrides=["parallel.grid=auto"], backend="cpu").shape == (9, 9, 9)
+    assert adi3d.Problem.from_yaml(mpi, overrides="parallel.grid=auto", backend="cpu").shape == (9, 9, 9)
 
 
 def test_arrays_stand_for_fields(tmp_path):
