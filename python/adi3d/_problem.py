@@ -130,15 +130,19 @@ class Problem:
         """Writes the current step to `path` in the layout of `adi3d run`'s
         outputs (/steps/NNNNNN/u, /grid, /provenance, the material fields),
         with its .xmf sidecar for ParaView. Refuses to replace an existing
-        file unless overwrite=True."""
+        file unless overwrite=True, and even then a file that is not an adi3d
+        output or is one of this problem's inputs (OSError); an `adi3d run`
+        writing the same file makes it fail (OSError), touching nothing."""
         path = os.fspath(path)
         targets = [path] + ([_core.xdmf_path_for(path)] if xdmf else [])
+        # FileExistsError here; the core checks again under the output's lock
+        # (another process may create the file meanwhile).
         existing = [t for t in targets if os.path.lexists(t)]
         if existing and not overwrite:
             raise FileExistsError(f"{existing[0]} exists: pass overwrite=True to replace it")
         if not 0 <= int(compression) <= 9:
             raise ValueError(f"compression: expected a gzip level 0..9, got {compression}")
-        self._p.write(path, bool(xdmf), int(compression))
+        self._p.write(path, bool(xdmf), int(compression), bool(overwrite))
 
     shape = property(lambda self: tuple(self._p.shape), doc="(nz, ny, nx)")
     spacing = property(lambda self: tuple(self._p.spacing), doc="(hx, hy, hz) [m]")

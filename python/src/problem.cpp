@@ -13,6 +13,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <variant>
@@ -100,9 +101,43 @@ class Problem {
     });
   }
 
-  /// One adi3d output file holding the current step (the caller has checked
-  /// that replacing an existing file is wanted: the Python layer asks).
-  void write(const std::string& path, bool xdmf, int compression) {
+  /// One adi3d output file holding the current step. Under the output's
+  /// lock (an `adi3d run` or another write on it fails here, having touched
+  /// nothing), and checked again under it: an existing file or sidecar is
+  /// replaced only with `overwrite`, and then only an adi3d output that is
+  /// not one of this problem's inputs (a file adi3d did not write is never
+  /// replaced, as with `adi3d run --overwrite`).
+  void write(const std::string& path, bool xdmf, int compression, bool overwrite) {
+    const io::FileLock lock(path, "output file '" + path + "'");
+    namespace fs = std::filesystem;
+    auto present = [](const std::string& f) {
+      std::error_code ec;
+      return fs::exists(fs::symlink_status(f, ec));
+    };
+    const std::string xmf = io::xdmf_path_for(path);
+    for (const std::string& f : {path, xmf}) {
+      if ((f == xmf && !xdmf) || !present(f)) continue;
+      if (!overwrite)
+        throw io::IoError(f + " exists: pass overwrite=True to replace it; nothing was written", __FILE__, __LINE__);
+    }
+    if (overwrite && present(path)) {
+      for (const std::string& in : input_files()) {
+        std::error_code ec;
+        if (fs::equivalent(path, in, ec))
+          throw io::IoError(path + " is an input of this problem (" + in + "); it is not replaced, nothing was written",
+                            __FILE__, __LINE__);
+      }
+      try {
+        (void)io::output_file_steps(path);  // IoError unless it is an adi3d output
+      } catch (const io::IoError& e) {
+        throw io::IoError(path + " is not an adi3d output (" + e.what() + "); it is not replaced, nothing was written",
+                          __FILE__, __LINE__);
+      }
+    } else if (xdmf && present(xmf)) {
+      // A sidecar whose output is not there is not known to be adi3d's.
+      throw io::IoError(xmf + " exists without " + path + " beside it; it is not replaced, nothing was written",
+                        __FILE__, __LINE__);
+    }
     visit([&](auto& st) {
       using T = std::remove_pointer_t<decltype(st.field_view().data)>;
       std::vector<T> host(static_cast<std::size_t>(config_.problem.points()));
@@ -125,6 +160,20 @@ class Problem {
   }
 
   const io::RunConfig& config() const { return config_; }
+
+ private:
+  /// The files the config reads: the initial field and the material/source fields.
+  std::vector<std::string> input_files() const {
+    std::vector<std::string> files;
+    if (config_.initial.kind == io::InitialConfig::Kind::File)
+      files.push_back(io::resolve_input(config_, config_.initial.file));
+    const io::MaterialConfig& m = config_.material;
+    for (const io::FieldRef* f : {&m.conductivity[0], &m.conductivity[1], &m.conductivity[2], &m.capacity, &m.source})
+      if (f->given()) files.push_back(io::resolve_input(config_, f->file));
+    return files;
+  }
+
+ public:
 
  private:
   template <class T>
@@ -156,7 +205,7 @@ void bind_problem(nb::module_& m) {
       .def_prop_ro("device", &Problem::device)
       .def("view", [](nb::handle self) { return nb::cast<Problem&>(self).view(self); })
       .def("copy", &Problem::copy)
-      .def("write", &Problem::write, nb::arg("path"), nb::arg("xdmf"), nb::arg("compression"))
+      .def("write", &Problem::write, nb::arg("path"), nb::arg("xdmf"), nb::arg("compression"), nb::arg("overwrite"))
       .def_prop_ro("shape", [](const Problem& p) {
         const auto& n = p.config().problem.n;
         return std::vector<index_t>{n[2], n[1], n[0]};

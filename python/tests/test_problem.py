@@ -135,6 +135,33 @@ def test_write_has_the_cli_layout_and_refuses_to_overwrite(tmp_path):
     p.write(out, overwrite=True)
     with h5py.File(out, "r") as f:
         assert "000004" in f["steps"] and "000003" not in f["steps"]
+    # overwrite=True replaces only an adi3d output that is not an input:
+    # not a user's other file, not the problem's material file, not a lone
+    # sidecar; each refusal leaves the file as it was.
+    mine = tmp_path / "notes.h5"
+    mine.write_bytes(b"a user's data, not HDF5")
+    lone = tmp_path / "lone.xmf"
+    lone.write_text("a user's file")
+    wall = tmp_path / "wall.h5"
+    wall_before = wall.read_bytes()
+    for target, kept, text in ((mine, mine, "notes.h5"), (wall, wall, "input of this problem"),
+                               (tmp_path / "lone.h5", lone, "lone.xmf exists without")):
+        before = kept.read_bytes()
+        with pytest.raises(OSError, match=text):
+            p.write(target, overwrite=True)
+        assert kept.read_bytes() == before
+    assert wall.read_bytes() == wall_before and not (tmp_path / "lone.h5").exists()
+    # A run holding the output's lock (adi3d run, or another write): refused, nothing touched.
+    import fcntl
+
+    busy = tmp_path / "busy.h5"
+    with open(str(busy) + ".lock", "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lk.write("12345\n")
+        lk.flush()
+        with pytest.raises(OSError, match="in use"):
+            p.write(busy)
+    assert not busy.exists() and not (tmp_path / "busy.xmf").exists()
 
 
 def test_config_errors_name_file_line_and_key(tmp_path):
