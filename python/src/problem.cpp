@@ -15,12 +15,19 @@
 
 #include <filesystem>
 #include <memory>
+#include <utility>
 #include <optional>
 #include <variant>
 
 namespace adi::python {
 
 namespace {
+
+/// The value type T of a Stepper<T>& (the generic lambdas of visit()).
+template <class T>
+T real_of(const Stepper<T>&);
+template <class S>
+using RealOf = decltype(real_of(std::declval<S>()));
 
 class Problem {
   // Calls f with the stepper of the config's precision (defined first: the
@@ -75,7 +82,7 @@ class Problem {
   /// NumPy array (CPU) or a CuPy array (CUDA) whose owner is the Problem.
   nb::object view(nb::handle owner) {
     return visit([&](auto& st) -> nb::object {
-      using T = std::remove_pointer_t<decltype(st.field_view().data)>;
+      using T = RealOf<decltype(st)>;
       const FieldView<T> v = st.field_view();
       const std::size_t shape[3] = {static_cast<std::size_t>(v.layout.n[2]), static_cast<std::size_t>(v.layout.n[1]),
                                     static_cast<std::size_t>(v.layout.n[0])};
@@ -90,7 +97,7 @@ class Problem {
   /// A copy of the field on the host, packed (nz, ny, nx).
   nb::ndarray<nb::numpy> copy() {
     return visit([&](auto& st) {
-      using T = std::remove_pointer_t<decltype(st.field_view().data)>;
+      using T = RealOf<decltype(st)>;
       auto* host = new std::vector<T>(static_cast<std::size_t>(config_.problem.points()));
       st.get_field(host->data());
       nb::capsule free(host, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
@@ -139,7 +146,7 @@ class Problem {
                         __FILE__, __LINE__);
     }
     visit([&](auto& st) {
-      using T = std::remove_pointer_t<decltype(st.field_view().data)>;
+      using T = RealOf<decltype(st)>;
       std::vector<T> host(static_cast<std::size_t>(config_.problem.points()));
       st.get_field(host.data());
       io::GridFile::Options o;
