@@ -69,12 +69,14 @@ def _like(x, kd: Kind, name: str) -> Kind:
     return k
 
 
-def _output(d, kd: Kind, out):
-    """The array the solution goes to, holding d's values, and its Kind."""
+def _output(d, kd: Kind, out, ko: Kind | None = None):
+    """The array the solution goes to, holding d's values, and its Kind
+    (ko: out's, when the caller has it already)."""
     if out is None:
         x = contiguous_copy(d, kd.lib)
         return x, Kind(x, "out")
-    ko = _like(out, kd, "out")
+    if ko is None:
+        ko = kd if out is d else _like(out, kd, "out")
     if kd.lib == "numpy" and not out.flags.writeable:
         raise ValueError("out is read-only")
     if out is not d:
@@ -104,18 +106,23 @@ def solve_tridiagonal(a, b, c, d, axis: int = -1, cyclic: bool = False, out=None
     a, b, c, d, out = (_detach(v) if v is not None else None for v in (a, b, c, d, out))
     kd = _check_rhs(d)
     ks = [_like(v, kd, n) for v, n in ((a, "a"), (b, "b"), (c, "c"))]
+    ko = None
     if out is not None:
-        _like(out, kd, "out")
+        # d's Kind serves an in-place solve (out is d): one Kind per array,
+        # this wrapper's time counts in every call of a loop.
+        ko = kd if out is d else _like(out, kd, "out")
         # Checked before d is copied into out, which would overwrite them.
         if any(out is v or _overlap(out, v, kd.lib) for v in (a, b, c)):
             raise ValueError("out must not be one of a, b, c nor share memory with them (it may be d)")
     ax = _axis(axis, len(kd.shape))
     if cyclic and kd.shape[ax] < 3:
         raise ValueError(f"cyclic=True needs lines of at least 3 nodes, axis {axis} has {kd.shape[ax]}")
-    x, kx = _output(d, kd, out)
+    x, kx = _output(d, kd, out, ko)
     work, kw = x, kx
     coefs = [a, b, c]
-    if not (usable_strides(kw) and all(k.strides == kw.strides and usable_strides(k) for k in ks)):
+    # (a, b, c have d's shape: with the solution's strides they are usable
+    # exactly when the solution's are.)
+    if not (usable_strides(kw) and all(k.strides == kw.strides for k in ks)):
         # One layout for all four: the solution contiguous, and a contiguous
         # copy of each coefficient array laid out otherwise.
         if not _is_c_contiguous(kw):

@@ -166,6 +166,13 @@ def main(argv=None):
     dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"].decode()
     print(f"device: {dev}; copy bandwidth {bw / 1e9:.0f} GB/s (read + write, 1 GiB, median of {o.reps})")
     print(f"adi3d {adi3d.__version__} ({adi3d._core.git_hash}); n = {o.size}; median of {o.reps} after 2 warm-ups")
+    # What one call costs beyond its data: a 3 x 3 x 3 float64 solve in place,
+    # timed like the big ones (the wrapper, the launch, the error check's
+    # wait for the stream), so that a 512^3 time can be read as kernel plus it.
+    ta, tb, tc, td = system(cp, 3, cp.float64)
+    latency_us = 1e3 * _cuda_time(cp, lambda: adi3d.solve_tridiagonal(ta, tb, tc, td, axis=0, out=td), o.reps)
+    print(f"one call on a 3^3 float64 array (the fixed cost of a call): {latency_us:.0f} us")
+    del ta, tb, tc, td
     rows = []
     n = o.size
     for prec in o.precision:
@@ -229,7 +236,7 @@ def main(argv=None):
         print(f"  {r['precision']} axis {r['axis']}: " + "; ".join(notes))
     if o.json:
         with open(o.json, "x") as f:
-            json.dump({"device": dev, "copy_bandwidth": bw, "rows": rows}, f, indent=1)
+            json.dump({"device": dev, "copy_bandwidth": bw, "call_latency_us": latency_us, "rows": rows}, f, indent=1)
     return 0
 
 

@@ -51,8 +51,23 @@ void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& la
 
 namespace {
 
-// One thread per line, Thomas with the modified upper diagonal in a workspace
-// laid out like d. Lanes walk the unit-stride axis when the line axis is not it.
+// One thread per line (the lines the segmented kernel does not take):
+// thomas_line / cyclic_line (thread_lines.cuh) with rows read from a, b, c,
+// their scratch (c', and z on a ring) in workspaces laid out like d.
+template <class T>
+struct ArrayRow {
+  const T* a;
+  const T* b;
+  const T* c;
+  index_t base, s_line;
+  __device__ void operator()(int i, T& ra, T& rb, T& rc) const {
+    const index_t o = base + i * s_line;
+    ra = a[o];
+    rb = b[o];
+    rc = c[o];
+  }
+};
+
 template <class T>
 __global__ void general_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
                                T* __restrict__ d, T* __restrict__ work, ThreadLines g, int* bad) {
@@ -61,86 +76,19 @@ __global__ void general_kernel(const T* __restrict__ a, const T* __restrict__ b,
        line += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t v = line / g.nu, u = line - v * g.nu;
     const index_t base = u * g.su + v * g.sv;
-    bool ok = true;
-    T piv = b[base];
-    ok = ok && isfinite(piv) && piv != T(0);
-    T m = T(1) / piv;
-    T cprev = g.n > 1 ? c[base] * m : T(0);
-    T dprev = d[base] * m;
-    work[base] = cprev;
-    d[base] = dprev;
-    for (int i = 1; i < g.n; ++i) {
-      const index_t o = base + i * g.s_line;
-      piv = b[o] - a[o] * cprev;
-      ok = ok && isfinite(piv) && piv != T(0);
-      m = T(1) / piv;
-      cprev = i + 1 < g.n ? c[o] * m : T(0);
-      dprev = (d[o] - a[o] * dprev) * m;
-      work[o] = cprev;
-      d[o] = dprev;
-    }
-    T next = dprev;
-    for (int i = g.n - 2; i >= 0; --i) {
-      const index_t o = base + i * g.s_line;
-      next = d[o] - work[o] * next;
-      d[o] = next;
-    }
-    if (!ok) atomicExch(bad, 1);
+    if (!thomas_line<T>(ArrayRow<T>{a, b, c, base, g.s_line}, d, work, base, g)) atomicExch(bad, 1);
   }
 }
 
-// The cyclic line: adi::cpu::detail::cyclic (line_rows.hpp) step for step,
-// with its scratch (c', z, the modified diagonal) in three workspaces laid
-// out like d.
 template <class T>
 __global__ void cyclic_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
-                              T* __restrict__ d, T* __restrict__ cp, T* __restrict__ z, T* __restrict__ bb,
-                              ThreadLines g, int* bad) {
+                              T* __restrict__ d, T* __restrict__ cp, T* __restrict__ z, ThreadLines g, int* bad) {
   const index_t lines = g.nu * g.nv;
   for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
        line += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t v = line / g.nu, u = line - v * g.nu;
-    const index_t base = u * g.su + v * g.sv, last = base + (g.n - 1) * g.s_line;
-    const T lo = a[base], hi = c[last];
-    const T gam = -b[base];
-    for (int i = 0; i < g.n; ++i) {
-      const index_t o = base + i * g.s_line;
-      bb[o] = b[o];
-      z[o] = T(0);
-    }
-    bb[base] = b[base] - gam;
-    bb[last] = b[last] - hi * lo / gam;
-    z[base] = gam;
-    z[last] = hi;
-    T piv = bb[base];
-    bool ok = isfinite(piv) && piv != T(0);
-    T inv = T(1) / piv;
-    cp[base] = c[base] * inv;
-    d[base] *= inv;
-    z[base] *= inv;
-    for (int i = 1; i < g.n; ++i) {
-      const index_t o = base + i * g.s_line, om = o - g.s_line;
-      piv = bb[o] - a[o] * cp[om];
-      ok = ok && isfinite(piv) && piv != T(0);
-      inv = T(1) / piv;
-      cp[o] = i + 1 < g.n ? c[o] * inv : T(0);
-      d[o] = (d[o] - a[o] * d[om]) * inv;
-      z[o] = (z[o] - a[o] * z[om]) * inv;
-    }
-    for (int i = g.n - 2; i >= 0; --i) {
-      const index_t o = base + i * g.s_line, op = o + g.s_line;
-      d[o] -= cp[o] * d[op];
-      z[o] -= cp[o] * z[op];
-    }
-    const T r = lo / gam;
-    const T den = T(1) + z[base] + r * z[last];
-    ok = ok && isfinite(den) && den != T(0);
-    const T f = (d[base] + r * d[last]) / den;
-    for (int i = 0; i < g.n; ++i) {
-      const index_t o = base + i * g.s_line;
-      d[o] -= f * z[o];
-    }
-    if (!ok) atomicExch(bad, 1);
+    const index_t base = u * g.su + v * g.sv;
+    if (!cyclic_line<T>(ArrayRow<T>{a, b, c, base, g.s_line}, d, cp, z, base, g)) atomicExch(bad, 1);
   }
 }
 
@@ -157,8 +105,8 @@ void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Lay
   if (!general::launch_array_lanes<T>({a, b, c}, d, L, ax, true, bad.get(), st)) {
     const ThreadLines g = thread_lines(L, ax);
     const std::size_t span = static_cast<std::size_t>(L.span());
-    DeviceBuffer<T> cp(span), z(span), bb(span);
-    cyclic_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, cp.get(), z.get(), bb.get(), g,
+    DeviceBuffer<T> cp(span), z(span);
+    cyclic_kernel<T><<<thread_lines_blocks(g), kThreadLinesBlock, 0, st>>>(a, b, c, d, cp.get(), z.get(), g,
                                                                            bad.get());
     ADI_CUDA_CHECK_LAUNCH("cyclic_kernel");
   }

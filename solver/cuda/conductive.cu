@@ -4,7 +4,8 @@
 // rows are the CPU's bits), Thomas with the modified upper diagonal in one
 // workspace laid out like d -- no coefficient arrays. A periodic line runs
 // adi::cpu::detail::cyclic's Sherman-Morrison step for step, with a second
-// workspace for its second right-hand side. Threads take lines along the
+// workspace for its second right-hand side (thomas_line, cyclic_line:
+// thread_lines.cuh, shared with the array solves of api.cu). Threads take lines along the
 // unit-stride axis when the line axis is not it (coalesced for y and z
 // lines; x lines are strided across a warp: the first, simple version).
 
@@ -49,82 +50,12 @@ __global__ void conductive_kernel(const T* __restrict__ K, const T* __restrict__
   for (index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
        line += static_cast<index_t>(gridDim.x) * blockDim.x) {
     const index_t v = line / g.nu, u = line - v * g.nu;
-    const index_t base = u * g.su + v * g.sv, last = base + (g.n - 1) * g.s_line;
-    bool values = true, ok = true;
-    T a, b, c;
-    conductive_row(0, base, g, K, inv_c, e, tau, wrap, a, b, c, values);
-    if (!wrap) {
-      T piv = b;
-      ok = isfinite(piv) && piv != T(0);
-      T m = T(1) / piv;
-      T cprev = g.n > 1 ? c * m : T(0);
-      T dprev = d[base] * m;
-      cp[base] = cprev;
-      d[base] = dprev;
-      for (int i = 1; i < g.n; ++i) {
-        const index_t o = base + i * g.s_line;
-        conductive_row(i, base, g, K, inv_c, e, tau, wrap, a, b, c, values);
-        piv = b - a * cprev;
-        ok = ok && isfinite(piv) && piv != T(0);
-        m = T(1) / piv;
-        cprev = i + 1 < g.n ? c * m : T(0);
-        dprev = (d[o] - a * dprev) * m;
-        cp[o] = cprev;
-        d[o] = dprev;
-      }
-      T next = dprev;
-      for (int i = g.n - 2; i >= 0; --i) {
-        const index_t o = base + i * g.s_line;
-        next = d[o] - cp[o] * next;
-        d[o] = next;
-      }
-    } else {
-      // line_rows.hpp's cyclic(): T = A without its corners lo = a_0,
-      // hi = c_{n-1}, b_0 - gam and b_{n-1} - hi lo / gam on the diagonal.
-      const T lo = a, b0 = b, c0 = c;
-      T an, bn, cn;
-      conductive_row(g.n - 1, base, g, K, inv_c, e, tau, wrap, an, bn, cn, values);
-      const T hi = cn, gam = -b0;
-      T piv = b0 - gam;
-      ok = isfinite(piv) && piv != T(0);
-      T inv = T(1) / piv;
-      T cprev = c0 * inv;
-      T dprev = d[base] * inv, zprev = gam * inv;
-      cp[base] = cprev;
-      d[base] = dprev;
-      z[base] = zprev;
-      for (int i = 1; i < g.n; ++i) {
-        const index_t o = base + i * g.s_line;
-        conductive_row(i, base, g, K, inv_c, e, tau, wrap, a, b, c, values);
-        const T bb = i == g.n - 1 ? b - hi * lo / gam : b;
-        const T zi = i == g.n - 1 ? hi : T(0);
-        piv = bb - a * cprev;
-        ok = ok && isfinite(piv) && piv != T(0);
-        inv = T(1) / piv;
-        cprev = i + 1 < g.n ? c * inv : T(0);
-        dprev = (d[o] - a * dprev) * inv;
-        zprev = (zi - a * zprev) * inv;
-        cp[o] = cprev;
-        d[o] = dprev;
-        z[o] = zprev;
-      }
-      T dn = dprev, zn = zprev;
-      for (int i = g.n - 2; i >= 0; --i) {
-        const index_t o = base + i * g.s_line;
-        dn = d[o] - cp[o] * dn;
-        zn = z[o] - cp[o] * zn;
-        d[o] = dn;
-        z[o] = zn;
-      }
-      const T r = lo / gam;
-      const T den = T(1) + z[base] + r * z[last];
-      ok = ok && isfinite(den) && den != T(0);
-      const T f = (d[base] + r * d[last]) / den;
-      for (int i = 0; i < g.n; ++i) {
-        const index_t o = base + i * g.s_line;
-        d[o] -= f * z[o];
-      }
-    }
+    const index_t base = u * g.su + v * g.sv;
+    bool values = true;
+    const auto row = [&](int i, T& a, T& b, T& c) {
+      conductive_row(i, base, g, K, inv_c, e, tau, wrap, a, b, c, values);
+    };
+    const bool ok = wrap ? cyclic_line<T>(row, d, cp, z, base, g) : thomas_line<T>(row, d, cp, base, g);
     if (!values) atomicOr(bad, kBadValue);
     if (!ok) atomicOr(bad, kBadPivot);
   }

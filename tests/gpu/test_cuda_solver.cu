@@ -312,6 +312,52 @@ TEST(CudaGeneral, ReportsZeroPivot) {
   EXPECT_THROW(cuda::solve_general(Axis::Y, da.get(), db.get(), dc.get(), dd.get(), L), NumericalError);
 }
 
+// The error word a solve reports through is kept per thread between calls
+// (thread_lines.cuh): a call that found an error must leave it clear for the
+// next one, on another stream too, for the segmented kernel (n = 33) and the
+// one-thread-per-line kernels (n = 1100, longer than 128 segments), general,
+// cyclic and conductive alike.
+TEST(CudaGeneral, AnErrorDoesNotOutliveItsCall) {
+  ADI_GPU_TEST_PRELUDE();
+  cudaStream_t user = nullptr;
+  ADI_TEST_CUDA(cudaStreamCreate(&user));
+  for (index_t n : {index_t(33), index_t(1100)}) {
+    const Layout3 L = Layout3::packed(5, n, 3);
+    std::vector<double> a(L.span(), -1.0), b(L.span(), 3.0), c(L.span(), -1.0), d(L.span(), 1.0);
+    std::vector<double> bad_b = b;
+    bad_b[L.offset(2, n / 2, 1)] = std::numeric_limits<double>::quiet_NaN();
+    DeviceArray<double> da(a), db(b), dbad(bad_b), dc(c);
+    auto want = d;
+    cpu::solve_general(Axis::Y, a.data(), b.data(), c.data(), want.data(), L);
+    auto want_ring = d;
+    cpu::solve_cyclic(Axis::Y, a.data(), b.data(), c.data(), want_ring.data(), L);
+    for (void* st : {static_cast<void*>(nullptr), static_cast<void*>(user)}) {
+      DeviceArray<double> dd(d);
+      EXPECT_THROW(cuda::solve_general(Axis::Y, da.get(), dbad.get(), dc.get(), dd.get(), L, st), NumericalError);
+      DeviceArray<double> good(d);
+      EXPECT_NO_THROW(cuda::solve_general(Axis::Y, da.get(), db.get(), dc.get(), good.get(), L)) << "n " << n;
+      EXPECT_LE(compare_fields(good.download(), want, L), 1e-12);
+      DeviceArray<double> ring(d);
+      EXPECT_THROW(cuda::solve_cyclic(Axis::Y, da.get(), dbad.get(), dc.get(), ring.get(), L, st), NumericalError);
+      DeviceArray<double> good_ring(d);
+      EXPECT_NO_THROW(cuda::solve_cyclic(Axis::Y, da.get(), db.get(), dc.get(), good_ring.get(), L)) << "n " << n;
+      EXPECT_LE(compare_fields(good_ring.download(), want_ring, L), 1e-12);
+    }
+    std::vector<double> K(L.span(), 1.0), badK = K;
+    badK[L.offset(1, n / 3, 2)] = -1.0;
+    ConductiveLines<double> lines;
+    lines.h = 0.1;
+    lines.tau = 1e-3;
+    auto want_k = d;
+    cpu::solve_conductive(Axis::Y, K.data(), nullptr, lines, want_k.data(), L);
+    DeviceArray<double> dK(K), dbadK(badK), dd(d), good(d);
+    EXPECT_THROW(cuda::solve_conductive(Axis::Y, dbadK.get(), nullptr, lines, dd.get(), L, user), InvalidArgument);
+    EXPECT_NO_THROW(cuda::solve_conductive(Axis::Y, dK.get(), nullptr, lines, good.get(), L)) << "n " << n;
+    EXPECT_LE(compare_fields(good.download(), want_k, L), 0.0);
+  }
+  ADI_TEST_CUDA(cudaStreamDestroy(user));
+}
+
 // The RHS on every boundary combination, packed and padded, on one z chunk
 // (nz = 23) and on three (nz = 71: the kernel marches 32 planes a block, and
 // the last plane of a chunk takes its upper neighbour from the next), with
