@@ -49,8 +49,12 @@
 //
 // Memory: a tile of L lines consecutive along the fastest other axis (64
 // bytes of a row per segment where the block size allows, never below 32:
-// whole sectors) by S segments; blocks are persistent and prefetch their
-// next tile into L2 while sweeping this one. Each point moves d in and out
+// whole sectors) by S segments; blocks are persistent and have their next
+// tile's rows (d, K, 1/c, the accumulator) copied into shared memory with
+// cp.async while they reduce and store this one (stage_fields; on a device
+// without the shared memory for it, L2 prefetches instead: measured on an
+// H200, the staged form took the 512^3 field step 5.32 -> 4.78 ms fp32,
+// 10.14 -> 8.42 ms fp64, docs/PERFORMANCE.md). Each point moves d in and out
 // plus K (and 1/c) in: 3 (4) words, 5 (6) with the fused update. Compiled
 // with FMA contraction (unlike general_stepper.cu): round-off agreement is
 // the contract here, not bit identity.
@@ -217,6 +221,89 @@ __device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I],
   }
 }
 
+// The rows a segment of the stepper's solve reads, staged into shared memory
+// with cp.async while the block reduces and stores the previous tile (as
+// stage_rows does for the library's arrays): d rows 0..I-1, K rows -1..I
+// (the face means need each neighbour), 1/c rows 0..I-1, and the
+// accumulator's rows 0..I-1 (the fused update u += x) in one of two slot
+// sets, since this tile's are still to be added when the next tile's are
+// requested. Slot k of thread `me`: stage[k T + me], T threads; rows off the
+// line are zero-filled, never read. Per thread: each thread reads back only
+// what it copied itself.
+template <class T, int I>
+__device__ __forceinline__ void stage_fields(T* stage, int threads, int me, const T* w, const T* K, const T* rho,
+                                             const T* acc, int acc_set, index_t seg0, unsigned rb, index_t r0,
+                                             index_t n, bool line) {
+  T* slot = stage + me;
+  const char* p = reinterpret_cast<const char*>(w + seg0);
+#pragma unroll 1
+  for (int j = 0; j < I; ++j, p += rb) {
+    const bool v = line && r0 + j < n;
+    cp_async(slot + j * threads, v ? reinterpret_cast<const T*>(p) : w, v);
+  }
+  if (K) {
+    p = reinterpret_cast<const char*>(K + seg0) - rb;
+#pragma unroll 1
+    for (int j = -1; j <= I; ++j, p += rb) {
+      const bool v = line && r0 + j >= 0 && r0 + j < n;
+      cp_async(slot + (I + 1 + j) * threads, v ? reinterpret_cast<const T*>(p) : w, v);
+    }
+  }
+  if (rho) {
+    p = reinterpret_cast<const char*>(rho + seg0);
+#pragma unroll 1
+    for (int j = 0; j < I; ++j, p += rb) {
+      const bool v = line && r0 + j < n;
+      cp_async(slot + (2 * I + 2 + j) * threads, v ? reinterpret_cast<const T*>(p) : w, v);
+    }
+  }
+  if (acc) {
+    p = reinterpret_cast<const char*>(acc + seg0);
+    T* a = slot + (3 * I + 2 + acc_set * I) * threads;
+#pragma unroll 1
+    for (int j = 0; j < I; ++j, p += rb) {
+      const bool v = line && r0 + j < n;
+      cp_async(a + j * threads, v ? reinterpret_cast<const T*>(p) : w, v);
+    }
+  }
+}
+
+// forward() with the rows read from the slots stage_fields filled: the same
+// predicates and arithmetic, so the same bits.
+template <class T, int I, bool Uniform, bool Edge>
+__device__ __forceinline__ void forward_staged(const Seg<T>& g, const T* slot, int threads, T (&dv)[I], T (&al)[I],
+                                               T (&gv)[I], T& a0, T& b0, T& c0, T& lA, T& lC, T& lD) {
+  const int M = Uniform ? I : g.M;
+  const T* sK = slot + (I + 1) * threads;  // row 0 of K
+  const T* sr = slot + (2 * I + 2) * threads;
+#pragma unroll
+  for (int j = 0; j < I; ++j)
+    if (j < M) dv[j] = slot[j * threads];  // 0 past the line's end
+  T kcur = g.K ? ((!Edge || g.full || g.r0 < g.n) ? sK[0] : T(1)) : g.kconst;
+  T hlo = T(0);
+  if (!Edge || g.r0 > 0) hlo = face_mean(g.K ? sK[-threads] : g.kconst, kcur);
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (j < M) {
+      const index_t row = g.r0 + j;
+      const bool next_in = !Edge || row + 1 < g.n;
+      const T knext = g.K ? (next_in ? sK[(j + 1) * threads] : T(1)) : g.kconst;
+      const T hhi = face_mean(kcur, knext);
+      const T sj = g.rho ? ((!Edge || g.full || row < g.n) ? g.inv_h2 * sr[j * threads] : T(0)) : g.s_const;
+      T ra, rb, rc;
+      interior_row(hlo, hhi, sj, g.theta_dt, ra, rb, rc);
+      if (Edge) {
+        if (row == 0) ra = g.ea, rb = g.eb, rc = g.ec;
+        if (row == g.n - 1) ra = g.za, rb = g.zb, rc = g.zc;
+        if (row >= g.n) ra = T(0), rb = T(1), rc = T(0);  // padding: identity
+      }
+      hlo = hhi;
+      kcur = knext;
+      eliminate<T, I>(j, M, ra, rb, rc, dv, al, gv, a0, b0, c0, lA, lC, lD);
+    }
+  }
+}
+
 // Rows of a line read from the library's coefficient arrays a, b, c (laid
 // out like d) instead of computed: adi::cuda::solve_general / solve_cyclic.
 // Off a ring, a at row 0 and c at row n-1 are not part of the system (the
@@ -282,7 +369,7 @@ __device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, 
 //
 // Arrays: the rows come from R through the staging slots (stage_rows,
 // forward_arrays), P holds only the grid's extents and strides.
-template <class T, int I, bool Cyclic, bool Uniform, bool Arrays>
+template <class T, int I, bool Cyclic, bool Uniform, bool Arrays, bool Staged>
 __global__ void __launch_bounds__(max_threads<T>())
     general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, ArrayRows<T> R, int a,
                          index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes,
@@ -296,7 +383,7 @@ __global__ void __launch_bounds__(max_threads<T>())
   T* RB = RA + S * L;
   T* RC = RB + S * L;
   T* RD = RC + S * L;
-  T* stage = RD + S * L;  // Arrays: 4 I S L values (stage_rows)
+  T* stage = RD + S * L;  // Arrays: 4 I S L values (stage_rows); Staged: (5 I + 2) S L (stage_fields)
   const int me = s * L + lane;
   const index_t n = P.n[a], stride = P.stride[a];
   const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
@@ -329,14 +416,23 @@ __global__ void __launch_bounds__(max_threads<T>())
     stage_rows<T, I>(stage, S * L, me, w, R, base, row_bytes, t1 < lines_u ? m_real : 0);
     cp_async_commit();
   };
+  // The rows of tile t this thread copies, the accumulator's into slot set `set`.
+  auto stage_field_tile = [&](index_t t, int set) {
+    const index_t t2 = t / tiles_u, t1 = (t - t2 * tiles_u) * L + lane;
+    const index_t base = (t1 < lines_u ? t1 : 0) * P.stride[p1] + t2 * P.stride[p2] + g.r0 * stride;
+    stage_fields<T, I>(stage, S * L, me, w, P.K[a], P.rho, acc, set, base, row_bytes, g.r0, n, t1 < lines_u);
+    cp_async_commit();
+  };
   if (Arrays && blockIdx.x < tiles) stage_tile(blockIdx.x);
-  for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  if (Staged && blockIdx.x < tiles) stage_field_tile(blockIdx.x, 0);
+  int set = 0;  // Staged: this tile's accumulator slots
+  for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, set ^= 1) {
     const index_t c2 = tile / tiles_u, c1 = (tile - c2 * tiles_u) * L + lane;
     const bool active = c1 < lines_u;
     const index_t lbase = (active ? c1 : 0) * P.stride[p1] + c2 * P.stride[p2];
     const index_t seg0 = lbase + g.r0 * stride;
-    if (active && acc) prefetch_rows<T, I>(acc + seg0, row_bytes, m_real);
-    if (!Arrays && tile + gridDim.x < tiles) {
+    if (!Staged && active && acc) prefetch_rows<T, I>(acc + seg0, row_bytes, m_real);
+    if (!Arrays && !Staged && tile + gridDim.x < tiles) {
       const index_t t2 = tile + gridDim.x;
       const index_t d2 = t2 / tiles_u, e2 = (t2 - d2 * tiles_u) * L + lane;
       if (e2 < lines_u) {
@@ -348,7 +444,7 @@ __global__ void __launch_bounds__(max_threads<T>())
     }
     T dv[I], al[I], gv[I];
     T fA = T(0), fC = T(0), fD = T(0), lA = T(0), lC = T(0), lD = T(0);
-    if (Arrays) cp_async_wait<0>();  // this thread's copies of the tile have landed
+    if (Arrays || Staged) cp_async_wait<0>();  // this thread's copies of the tile have landed
     if (active) {
       g.w = w + seg0;
       g.K = P.K[a] ? P.K[a] + seg0 : nullptr;
@@ -368,7 +464,12 @@ __global__ void __launch_bounds__(max_threads<T>())
         const LineRows<T> rows{P, a, lbase};
         if (g.r0 == 0) rows.row(0, g.ea, g.eb, g.ec);
         if (g.r0 + M > n - 1) rows.row(n - 1, g.za, g.zb, g.zc);
-        forward<T, I, Uniform, true>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        if (Staged)
+          forward_staged<T, I, Uniform, true>(g, stage + me, S * L, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        else
+          forward<T, I, Uniform, true>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+      } else if (Staged) {
+        forward_staged<T, I, Uniform, false>(g, stage + me, S * L, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else {
         forward<T, I, Uniform, false>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
       }
@@ -393,6 +494,7 @@ __global__ void __launch_bounds__(max_threads<T>())
     // The tile's rows are in registers: the next tile's go into the same
     // slots while this one is reduced and stored.
     if (Arrays && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
+    if (Staged && tile + gridDim.x < tiles) stage_field_tile(tile + gridDim.x, set ^ 1);
     // The reduced system, 2S rows per line, cut to S before any exchange of
     // reduction steps: with f_s = fD - fA l_{s-1} - fC l_s (this segment's
     // first row) and f_{s+1} from the next segment's first row, this
@@ -468,6 +570,7 @@ __global__ void __launch_bounds__(max_threads<T>())
       // infinity or NaN in the solution: chk = sum of 0 * x is NaN then.
       T chk = T(0);
       T* out = (acc ? acc : w) + seg0;
+      const T* sacc = stage + (3 * I + 2 + set * I) * (S * L) + me;  // Staged: this tile's accumulator rows
 #pragma unroll
       for (int j = 0; j < I; ++j) {
         if (j < M && (!edge || g.full || g.r0 + j < n)) {
@@ -475,7 +578,7 @@ __global__ void __launch_bounds__(max_threads<T>())
           chk = fma(x, T(0), chk);
           T* o = at_row(out, row_bytes, j);
           if (acc)
-            *o += x;
+            *o = (Staged ? sacc[j * (S * L)] : *o) + x;
           else
             *o = x;
         }
@@ -486,31 +589,51 @@ __global__ void __launch_bounds__(max_threads<T>())
 }
 
 // Dynamic shared memory of a block: the reduction's 4 rows per thread, and
-// with array rows the staging slots of 4 I values per thread (stage_rows).
+// with array rows the staging slots of 4 I values per thread (stage_rows);
+// with staged field rows 5 I + 2 (stage_fields).
+enum class Rows { Computed, Arrays, Staged };
 template <class T>
-std::size_t array_lanes_smem(const LanesShape& sh, int I, bool arrays) {
-  return (4 + (arrays ? 4 * static_cast<std::size_t>(I) : 0)) * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
+std::size_t lanes_smem(const LanesShape& sh, int I, Rows rows) {
+  const std::size_t slots = rows == Rows::Arrays ? 4 * static_cast<std::size_t>(I)
+                            : rows == Rows::Staged ? 5 * static_cast<std::size_t>(I) + 2
+                                                   : 0;
+  return (4 + slots) * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
 }
 
-// The kernel for a line kind: rows from arrays or computed, ring or not,
-// uniform segments or balanced ones (rings only).
-template <class T, int I, bool Arrays>
+// The kernel for a line kind: rows from arrays, staged or computed from
+// global memory, ring or not, uniform segments or balanced ones (rings only).
+template <class T, int I, bool Arrays, bool Staged>
 auto lanes_kernel_for(bool cyclic, bool uniform) {
-  return cyclic && uniform ? general_lanes_kernel<T, I, true, true, Arrays>
-         : cyclic          ? general_lanes_kernel<T, I, true, false, Arrays>
-                           : general_lanes_kernel<T, I, false, true, Arrays>;
+  return cyclic && uniform ? general_lanes_kernel<T, I, true, true, Arrays, Staged>
+         : cyclic          ? general_lanes_kernel<T, I, true, false, Arrays, Staged>
+                           : general_lanes_kernel<T, I, false, true, Arrays, Staged>;
+}
+
+// Whether the device gives a block `smem` bytes of shared memory (opt-in).
+inline bool smem_fits(std::size_t smem) {
+  int dev = 0, optin = 0;
+  ADI_CUDA_CHECK(cudaGetDevice(&dev));
+  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return smem <= static_cast<std::size_t>(optin);
 }
 
 template <class T, int I>
 void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, int a, bool cyclic,
               const LanesShape& sh, index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes, int* error,
               cudaStream_t st) {
-  const std::size_t smem = array_lanes_smem<T>(sh, I, R != nullptr);
+  // The stepper's rows staged through shared memory where the device has
+  // it (sm_80+), else read from global memory behind L2 prefetches.
+  const Rows rows = R                                                ? Rows::Arrays
+                    : smem_fits(lanes_smem<T>(sh, I, Rows::Staged)) ? Rows::Staged
+                                                                    : Rows::Computed;
+  const std::size_t smem = lanes_smem<T>(sh, I, rows);
   const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
   // Persistent blocks, as many as fit at once (each then prefetches its
   // next tile while working on the current one).
   int per_sm = 1, dev = 0, sms = 1;
-  const auto fn = R ? lanes_kernel_for<T, I, true>(cyclic, sh.uniform) : lanes_kernel_for<T, I, false>(cyclic, sh.uniform);
+  const auto fn = rows == Rows::Arrays   ? lanes_kernel_for<T, I, true, false>(cyclic, sh.uniform)
+                  : rows == Rows::Staged ? lanes_kernel_for<T, I, false, true>(cyclic, sh.uniform)
+                                         : lanes_kernel_for<T, I, false, false>(cyclic, sh.uniform);
   per_sm = kernels::resident_blocks(fn, sh.L * sh.S, smem);
   ADI_CUDA_CHECK(cudaGetDevice(&dev));
   ADI_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -686,10 +809,7 @@ bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis,
   // The staging slots (at most 4 x 16 x 512 fp32 or 4 x 8 x 512 fp64 values,
   // 128 KiB + the reduction's 8 / 16 KiB) need the opt-in shared memory of
   // sm_80+; a device with less takes the one-thread-per-line kernels.
-  int dev = 0, optin = 0;
-  ADI_CUDA_CHECK(cudaGetDevice(&dev));
-  ADI_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  if (array_lanes_smem<T>(sh, sh.I, true) > static_cast<std::size_t>(optin)) return false;
+  if (!smem_fits(lanes_smem<T>(sh, sh.I, Rows::Arrays))) return false;
   // The kernel solves lines of its axis 1 (y), tiles of L lines consecutive
   // along its axis 0 (x), tiles stacked along its axis 2 (z): the line axis
   // goes to slot 1, the other axis with the smaller stride to slot 0, so
