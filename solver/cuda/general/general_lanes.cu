@@ -339,21 +339,54 @@ __device__ __forceinline__ void stage_rows(T* stage, int threads, int me, const 
   }
 }
 
+// stage_rows for lines whose rows are contiguous (the last axis of a
+// C-ordered array): there a thread's own rows are I consecutive words and
+// a warp's copy of one row touched 32 lines, 32 sectors for 32 words (27 %
+// of copy at 512^3). Instead the block copies the tile line by line,
+// consecutive threads taking consecutive rows of one line (whole 128-byte
+// lines per warp), each value into the slot of the thread that sweeps it:
+// row r of line l is row j = r % I of segment s = r / I, slot
+// (q I + j) pitch + s L + l. pitch = S L + 1: the j of a warp's 32 rows
+// (I of them) then fall into distinct banks (bank = j + s L mod 32 for
+// 4-byte words; for 8-byte words each half-warp's 16 are distinct), and the
+// sweep's reads (a warp's consecutive slots) stay conflict-free. Uniform
+// segments only (s = r / I). The slots are other threads': a barrier after
+// the wait, and the next tile's copies only after a barrier that follows
+// every thread's last read of this one.
+template <class T, int I>
+__device__ __forceinline__ void stage_rows_contig(T* stage, int pitch, int threads, int me, const T* w,
+                                                  const ArrayRows<T>& R, index_t tile0, index_t line_stride,
+                                                  index_t lines_left, int S, int L, index_t n) {
+  const int rows = S * I;  // a line's rows, padding included
+#pragma unroll 1
+  for (int it = 0; it < I; ++it) {
+    const int k = it * threads + me;
+    const int l = k / rows, r = k - l * rows;
+    const bool v = l < lines_left && r < n;
+    const index_t src = tile0 + l * line_stride + r;
+    T* slot = stage + (r % I) * pitch + (r / I) * L + l;
+    cp_async(slot, v ? w + src : w, v);
+    cp_async(slot + I * pitch, v ? R.a + src : w, v);
+    cp_async(slot + 2 * I * pitch, v ? R.b + src : w, v);
+    cp_async(slot + 3 * I * pitch, v ? R.c + src : w, v);
+  }
+}
+
 template <class T, int I, bool Uniform, bool Edge, bool Cyclic>
-__device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, int threads, int me, T (&dv)[I],
+__device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, int pitch, int me, T (&dv)[I],
                                                T (&al)[I], T (&gv)[I], T& a0, T& b0, T& c0, T& lA, T& lC, T& lD) {
   const int M = Uniform ? I : g.M;
 #pragma unroll
   for (int j = 0; j < I; ++j)
-    if (j < M) dv[j] = stage[j * threads + me];  // 0 past the line's end
+    if (j < M) dv[j] = stage[j * pitch + me];  // 0 past the line's end
 #pragma unroll
   for (int j = 0; j < I; ++j) {
     if (j < M) {
       const index_t row = g.r0 + j;
       const bool in = !Edge || g.full || row < g.n;
-      T ra = stage[(I + j) * threads + me];
-      T rb = in ? stage[(2 * I + j) * threads + me] : T(1);  // padding: identity
-      T rc = stage[(3 * I + j) * threads + me];
+      T ra = stage[(I + j) * pitch + me];
+      T rb = in ? stage[(2 * I + j) * pitch + me] : T(1);  // padding: identity
+      T rc = stage[(3 * I + j) * pitch + me];
       if (Edge && !Cyclic) {
         if (row == 0) ra = T(0);
         if (row == g.n - 1) rc = T(0);
@@ -369,7 +402,7 @@ __device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, 
 //
 // Arrays: the rows come from R through the staging slots (stage_rows,
 // forward_arrays), P holds only the grid's extents and strides.
-template <class T, int I, bool Cyclic, bool Uniform, bool Arrays, bool Staged>
+template <class T, int I, bool Cyclic, bool Uniform, bool Arrays, bool Staged, bool Contig = false>
 __global__ void __launch_bounds__(max_threads<T>())
     general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, ArrayRows<T> R, int a,
                          index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes,
@@ -423,7 +456,19 @@ __global__ void __launch_bounds__(max_threads<T>())
     stage_fields<T, I>(stage, S * L, me, w, P.K[a], P.rho, acc, set, base, row_bytes, g.r0, n, t1 < lines_u);
     cp_async_commit();
   };
-  if (Arrays && blockIdx.x < tiles) stage_tile(blockIdx.x);
+  // Contig (Arrays, Uniform, rows one element apart): the tile copied line
+  // by line (stage_rows_contig), slots pitch S L + 1 apart.
+  const int pitch = Contig ? S * L + 1 : S * L;
+  auto stage_tile_contig = [&](index_t t) {
+    const index_t t2 = t / tiles_u, l0 = (t - t2 * tiles_u) * L;
+    stage_rows_contig<T, I>(stage, pitch, S * L, me, w, R, l0 * P.stride[p1] + t2 * P.stride[p2], P.stride[p1],
+                            lines_u - l0, S, L, n);
+    cp_async_commit();
+  };
+  if (Contig && blockIdx.x < tiles)
+    stage_tile_contig(blockIdx.x);
+  else if (Arrays && blockIdx.x < tiles)
+    stage_tile(blockIdx.x);
   if (Staged && blockIdx.x < tiles) stage_field_tile(blockIdx.x, 0);
   int set = 0;  // Staged: this tile's accumulator slots
   for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, set ^= 1) {
@@ -445,6 +490,7 @@ __global__ void __launch_bounds__(max_threads<T>())
     T dv[I], al[I], gv[I];
     T fA = T(0), fC = T(0), fD = T(0), lA = T(0), lC = T(0), lD = T(0);
     if (Arrays || Staged) cp_async_wait<0>();  // this thread's copies of the tile have landed
+    if (Contig) __syncthreads();                // and every other thread's (its slots were copied by others)
     if (active) {
       g.w = w + seg0;
       g.K = P.K[a] ? P.K[a] + seg0 : nullptr;
@@ -455,9 +501,9 @@ __global__ void __launch_bounds__(max_threads<T>())
       T a0 = T(0), b0 = T(1), c0 = T(0);
       if (Arrays) {
         if (edge)
-          forward_arrays<T, I, Uniform, true, Cyclic>(g, stage, S * L, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
+          forward_arrays<T, I, Uniform, true, Cyclic>(g, stage, pitch, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
         else
-          forward_arrays<T, I, Uniform, false, Cyclic>(g, stage, S * L, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
+          forward_arrays<T, I, Uniform, false, Cyclic>(g, stage, pitch, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else if (edge) {
         // The line's end rows (Fixed, Mirror, Wrap) through the generic row
         // function (the oracle's), before the segment's registers fill up.
@@ -493,7 +539,7 @@ __global__ void __launch_bounds__(max_threads<T>())
     }
     // The tile's rows are in registers: the next tile's go into the same
     // slots while this one is reduced and stored.
-    if (Arrays && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
+    if (Arrays && !Contig && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
     if (Staged && tile + gridDim.x < tiles) stage_field_tile(tile + gridDim.x, set ^ 1);
     // The reduced system, 2S rows per line, cut to S before any exchange of
     // reduction steps: with f_s = fD - fA l_{s-1} - fC l_s (this segment's
@@ -508,6 +554,8 @@ __global__ void __launch_bounds__(max_threads<T>())
     RC[me] = fC;
     RD[me] = fD;
     __syncthreads();
+    // Every thread has read its slots of this tile (before the barrier).
+    if (Contig && tile + gridDim.x < tiles) stage_tile_contig(tile + gridDim.x);
     T ra, rb, rc, rd;
     {
       const bool has_next = Cyclic || s + 1 < S;
@@ -565,7 +613,33 @@ __global__ void __launch_bounds__(max_threads<T>())
     const T lprev = Cyclic || s > 0 ? RD[(s > 0 ? s - 1 : S - 1) * L + lane] : T(0);  // off a ring fA = 0 at s = 0
     const T f = fD - fA * lprev - fC * l;
     __syncthreads();  // the shared rows are rewritten by the next tile
-    if (active) {
+    // Contig: the solution goes through slots too (after the 4 I slot rows
+    // of the inputs, which the next tile's copies are filling), then out line
+    // by line, consecutive threads storing consecutive rows.
+    T* xs = stage + 4 * I * pitch;
+    if (Contig && active) {
+      T chk = T(0);
+#pragma unroll
+      for (int j = 0; j < I; ++j) {
+        const T x = j == 0 ? f : j == M - 1 ? l : dv[j] - al[j] * f - gv[j] * l;
+        if (!edge || g.full || g.r0 + j < n) chk = fma(x, T(0), chk);
+        xs[j * pitch + me] = x;
+      }
+      if (chk != T(0)) atomicOr(error, kPivotErrorX << a);
+    }
+    if (Contig) {
+      __syncthreads();
+      const index_t l0 = (tile - c2 * tiles_u) * L;
+      const int rows = S * I;
+      T* tile_out = w + l0 * P.stride[p1] + c2 * P.stride[p2];
+#pragma unroll 1
+      for (int it = 0; it < I; ++it) {
+        const int k = it * (S * L) + me;
+        const int ll = k / rows, r = k - ll * rows;
+        if (ll < lines_u - l0 && r < n) tile_out[ll * P.stride[p1] + r] = xs[(r % I) * pitch + (r / I) * L + ll];
+      }
+    }
+    if (!Contig && active) {
       // A zero or non-finite pivot anywhere (sweeps, reduction) leaves an
       // infinity or NaN in the solution: chk = sum of 0 * x is NaN then.
       T chk = T(0);
@@ -593,11 +667,15 @@ __global__ void __launch_bounds__(max_threads<T>())
 // with staged field rows 5 I + 2 (stage_fields).
 enum class Rows { Computed, Arrays, Staged };
 template <class T>
-std::size_t lanes_smem(const LanesShape& sh, int I, Rows rows) {
+std::size_t lanes_smem(const LanesShape& sh, int I, Rows rows, bool contig = false) {
   const std::size_t slots = rows == Rows::Arrays ? 4 * static_cast<std::size_t>(I)
                             : rows == Rows::Staged ? 5 * static_cast<std::size_t>(I) + 2
                                                    : 0;
-  return (4 + slots) * static_cast<std::size_t>(sh.S) * sh.L * sizeof(T);
+  // Contiguous lines: one more value per slot row (pitch S L + 1), and I
+  // slot rows for the solution (stage_rows_contig).
+  const std::size_t SL = static_cast<std::size_t>(sh.S) * sh.L;
+  const std::size_t extra = contig ? 4 * static_cast<std::size_t>(I) + I * (SL + 1) : 0;
+  return ((4 + slots) * SL + extra) * sizeof(T);
 }
 
 // The kernel for a line kind: rows from arrays, staged or computed from
@@ -626,12 +704,16 @@ void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, in
   const Rows rows = R                                                ? Rows::Arrays
                     : smem_fits(lanes_smem<T>(sh, I, Rows::Staged)) ? Rows::Staged
                                                                     : Rows::Computed;
-  const std::size_t smem = lanes_smem<T>(sh, I, rows);
+  // Lines whose rows are contiguous, in uniform segments: stage_rows_contig.
+  const bool contig = rows == Rows::Arrays && sh.uniform && row_bytes == sizeof(T);
+  const std::size_t smem = lanes_smem<T>(sh, I, rows, contig);
   const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
   // Persistent blocks, as many as fit at once (each then prefetches its
   // next tile while working on the current one).
   int per_sm = 1, dev = 0, sms = 1;
-  const auto fn = rows == Rows::Arrays   ? lanes_kernel_for<T, I, true, false>(cyclic, sh.uniform)
+  const auto fn = contig ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, true>
+                                   : general_lanes_kernel<T, I, false, true, true, false, true>)
+                  : rows == Rows::Arrays ? lanes_kernel_for<T, I, true, false>(cyclic, sh.uniform)
                   : rows == Rows::Staged ? lanes_kernel_for<T, I, false, true>(cyclic, sh.uniform)
                                          : lanes_kernel_for<T, I, false, false>(cyclic, sh.uniform);
   per_sm = kernels::resident_blocks(fn, sh.L * sh.S, smem);
@@ -807,9 +889,10 @@ bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis,
   const LanesShape sh = lanes_shape<T>(L.n[axis], cyclic);
   if (sh.S == 0 || static_cast<unsigned long long>(L.stride[axis]) * sizeof(T) >= (1ull << 31)) return false;
   // The staging slots (at most 4 x 16 x 512 fp32 or 4 x 8 x 512 fp64 values,
-  // 128 KiB + the reduction's 8 / 16 KiB) need the opt-in shared memory of
-  // sm_80+; a device with less takes the one-thread-per-line kernels.
-  if (!smem_fits(lanes_smem<T>(sh, sh.I, Rows::Arrays))) return false;
+  // 128 KiB + the reduction's 8 / 16 KiB; contiguous lines another 32 KiB
+  // for the solution's slots) need the opt-in shared memory of sm_80+; a
+  // device with less takes the one-thread-per-line kernels.
+  if (!smem_fits(lanes_smem<T>(sh, sh.I, Rows::Arrays, sh.uniform && L.stride[axis] == 1))) return false;
   // The kernel solves lines of its axis 1 (y), tiles of L lines consecutive
   // along its axis 0 (x), tiles stacked along its axis 2 (z): the line axis
   // goes to slot 1, the other axis with the smaller stride to slot 0, so
