@@ -165,6 +165,10 @@ TEST(Config, MessagesQuotingInputStayOneLine) {
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: " + std::string(500, '7') + "x, steps: 2}\n",
                R"(got '7{60}\.\.\.'$)");
   EXPECT_EQ(printable("caf\xc3\xa9 \xff\x01"), "caf\xc3\xa9 \\xff\\x01");  // UTF-8 kept, the rest escaped
+  // Every error is one line, whatever its text quotes; escaping twice
+  // changes nothing.
+  EXPECT_STREQ(adi::Error("a\nb\x01").what(), "a\\nb\\x01");
+  EXPECT_STREQ(adi::InvalidArgument(printable("x\ty")).what(), "x\\ty");
 }
 
 TEST(Config, DuplicateKeysNameBothLines) {

@@ -273,6 +273,11 @@ TEST_F(Hdf5Test, BadInputsGiveOneClearLine) {
   expect_throw_matching<IoError>([&] { inspect_field(path("in.h5"), "/u"); },
                                  R"(in\.h5: dataset '/u' not found \(datasets in the file: /field\))");
   expect_throw_matching<IoError>([&] { inspect_field(path("in.h5"), "/field/x"); }, R"(dataset '/field/x' not found)");
+  // A name from the file is quoted escaped: the message stays one line
+  // (found by fuzz_hdf5_field: a dataset whose name holds a newline).
+  write_field(path("odd.h5"), "/a\nb\tc", 3, 4, 5);
+  expect_throw_matching<IoError>([&] { inspect_field(path("odd.h5"), "/u"); },
+                                 R"(odd\.h5: dataset '/u' not found \(datasets in the file: /a\\nb\\tc\)$)");
   expect_throw_matching<IoError>([&] { inspect_field(path("in.h5"), "/"); }, R"(is a group, expected a dataset)");
   std::vector<double> flat(12, 1.0);
   write_dataset(path("rank2.h5"), "/u", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {3, 4}, flat.data());

@@ -46,10 +46,15 @@ inline std::string printable(const std::string& text, std::size_t max_len = 0) {
   return out;
 }
 
+/// Every message is one line: printable() is applied here, once for all
+/// subclasses, because messages quote what inputs hold (a dataset name from
+/// an HDF5 file, an attribute, a path) and any of them may carry a newline
+/// (the fuzzer found one in the list of a file's datasets). printable() of
+/// printable text is the same text, so a message escaped before stays as it is.
 class Error : public std::runtime_error {
  public:
   Error(const std::string& message, const char* file = "", int line = 0)
-      : std::runtime_error(message), file_(file ? file : ""), line_(line) {}
+      : std::runtime_error(printable(message)), file_(file ? file : ""), line_(line) {}
   const char* source_file() const noexcept { return file_; }
   int source_line() const noexcept { return line_; }
 
