@@ -66,6 +66,7 @@
 #include "general_lanes.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace adi::cuda::general {
@@ -372,6 +373,92 @@ __device__ __forceinline__ void stage_rows_contig(T* stage, int pitch, int threa
   }
 }
 
+// The same with 16-byte copies (V = 16 / sizeof(T) rows each), for lines
+// and arrays aligned to them: a quarter of the copies and divisions. Each
+// thread's slots are its I rows, consecutive (rows RS = I + V apart, 80
+// bytes: the 16-byte reads of 8 threads, which the hardware serves
+// together, then fall into 8 distinct groups of 4 banks), one array Q
+// values after the other. A copy that runs past the line's end reads only
+// the rows that exist and zero-fills the rest (src-size).
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, unsigned bytes) {
+  const unsigned sp = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sp), "l"(gmem), "r"(bytes) : "memory");
+}
+
+template <class T>
+__device__ __forceinline__ void load_vec(const T* p, T (&v)[16 / sizeof(T)]) {
+  if constexpr (sizeof(T) == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else {
+    const double2 q = *reinterpret_cast<const double2*>(p);
+    v[0] = q.x, v[1] = q.y;
+  }
+}
+template <class T>
+__device__ __forceinline__ void store_vec(T* p, const T (&v)[16 / sizeof(T)]) {
+  if constexpr (sizeof(T) == 4)
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  else
+    *reinterpret_cast<double2*>(p) = make_double2(v[0], v[1]);
+}
+
+template <class T, int I>
+__device__ __forceinline__ void stage_rows_vec(T* stage, index_t Q, int threads, int me, const T* w,
+                                               const ArrayRows<T>& R, index_t tile0, index_t line_stride,
+                                               index_t lines_left, int S, int L, index_t n) {
+  constexpr int V = 16 / sizeof(T), RS = I + V;
+  const int chunks = S * I / V;  // of a line, padding included
+#pragma unroll 1
+  for (int it = 0; it < I / V; ++it) {
+    const int k = it * threads + me;
+    const int l = k / chunks, r = (k - l * chunks) * V;
+    const index_t left = l < lines_left ? n - r : 0;
+    const unsigned bytes = static_cast<unsigned>(left <= 0 ? 0 : left >= V ? V : left) * sizeof(T);
+    const index_t src = tile0 + l * line_stride + r;
+    T* slot = stage + ((r / I) * L + l) * RS + r % I;
+    cp_async16(slot, bytes ? w + src : w, bytes);
+    cp_async16(slot + Q, bytes ? R.a + src : w, bytes);
+    cp_async16(slot + 2 * Q, bytes ? R.b + src : w, bytes);
+    cp_async16(slot + 3 * Q, bytes ? R.c + src : w, bytes);
+  }
+}
+
+// forward_arrays over the thread's own consecutive slots (stage_rows_vec):
+// d read as vectors, a, b, c one vector per V rows. Uniform segments.
+template <class T, int I, bool Edge, bool Cyclic>
+__device__ __forceinline__ void forward_arrays_vec(const Seg<T>& g, const T* mine, index_t Q, T (&dv)[I],
+                                                   T (&al)[I], T (&gv)[I], T& a0, T& b0, T& c0, T& lA, T& lC,
+                                                   T& lD) {
+  constexpr int V = 16 / sizeof(T);
+#pragma unroll
+  for (int v = 0; v < I / V; ++v) {
+    T x[V];
+    load_vec<T>(mine + v * V, x);
+#pragma unroll
+    for (int q = 0; q < V; ++q) dv[v * V + q] = x[q];  // 0 past the line's end
+  }
+  T va[V], vb[V], vc[V];
+#pragma unroll
+  for (int j = 0; j < I; ++j) {
+    if (j % V == 0) {
+      load_vec<T>(mine + Q + j, va);
+      load_vec<T>(mine + 2 * Q + j, vb);
+      load_vec<T>(mine + 3 * Q + j, vc);
+    }
+    const index_t row = g.r0 + j;
+    const bool in = !Edge || g.full || row < g.n;
+    T ra = va[j % V];
+    T rb = in ? vb[j % V] : T(1);  // padding: identity
+    T rc = vc[j % V];
+    if (Edge && !Cyclic) {
+      if (row == 0) ra = T(0);
+      if (row == g.n - 1) rc = T(0);
+    }
+    eliminate<T, I>(j, I, ra, rb, rc, dv, al, gv, a0, b0, c0, lA, lC, lD);
+  }
+}
+
 template <class T, int I, bool Uniform, bool Edge, bool Cyclic>
 __device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, int pitch, int me, T (&dv)[I],
                                                T (&al)[I], T (&gv)[I], T& a0, T& b0, T& c0, T& lA, T& lC, T& lD) {
@@ -402,7 +489,7 @@ __device__ __forceinline__ void forward_arrays(const Seg<T>& g, const T* stage, 
 //
 // Arrays: the rows come from R through the staging slots (stage_rows,
 // forward_arrays), P holds only the grid's extents and strides.
-template <class T, int I, bool Cyclic, bool Uniform, bool Arrays, bool Staged, bool Contig = false>
+template <class T, int I, bool Cyclic, bool Uniform, bool Arrays, bool Staged, int Contig = 0>
 __global__ void __launch_bounds__(max_threads<T>())
     general_lanes_kernel(T* __restrict__ w, T* __restrict__ acc, GeneralParams<T> P, ArrayRows<T> R, int a,
                          index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes,
@@ -457,12 +544,19 @@ __global__ void __launch_bounds__(max_threads<T>())
     cp_async_commit();
   };
   // Contig (Arrays, Uniform, rows one element apart): the tile copied line
-  // by line (stage_rows_contig), slots pitch S L + 1 apart.
-  const int pitch = Contig ? S * L + 1 : S * L;
+  // by line, 1: word by word (stage_rows_contig), slots pitch S L + 1 apart;
+  // 2: 16 bytes at a time (stage_rows_vec), a thread's slots consecutive,
+  // RS apart, Q an array.
+  const int pitch = Contig == 1 ? S * L + 1 : S * L;
+  constexpr int RS = I + 16 / static_cast<int>(sizeof(T));
+  const index_t Q = static_cast<index_t>(S) * L * RS;
   auto stage_tile_contig = [&](index_t t) {
     const index_t t2 = t / tiles_u, l0 = (t - t2 * tiles_u) * L;
-    stage_rows_contig<T, I>(stage, pitch, S * L, me, w, R, l0 * P.stride[p1] + t2 * P.stride[p2], P.stride[p1],
-                            lines_u - l0, S, L, n);
+    const index_t tile0 = l0 * P.stride[p1] + t2 * P.stride[p2];
+    if (Contig == 2)
+      stage_rows_vec<T, I>(stage, Q, S * L, me, w, R, tile0, P.stride[p1], lines_u - l0, S, L, n);
+    else
+      stage_rows_contig<T, I>(stage, pitch, S * L, me, w, R, tile0, P.stride[p1], lines_u - l0, S, L, n);
     cp_async_commit();
   };
   if (Contig && blockIdx.x < tiles)
@@ -500,7 +594,11 @@ __global__ void __launch_bounds__(max_threads<T>())
       g.ec = g.za = T(0);
       T a0 = T(0), b0 = T(1), c0 = T(0);
       if (Arrays) {
-        if (edge)
+        if (Contig == 2 && edge)
+          forward_arrays_vec<T, I, true, Cyclic>(g, stage + me * RS, Q, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        else if (Contig == 2)
+          forward_arrays_vec<T, I, false, Cyclic>(g, stage + me * RS, Q, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        else if (edge)
           forward_arrays<T, I, Uniform, true, Cyclic>(g, stage, pitch, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
         else
           forward_arrays<T, I, Uniform, false, Cyclic>(g, stage, pitch, me, dv, al, gv, a0, b0, c0, lA, lC, lD);
@@ -539,7 +637,7 @@ __global__ void __launch_bounds__(max_threads<T>())
     }
     // The tile's rows are in registers: the next tile's go into the same
     // slots while this one is reduced and stored.
-    if (Arrays && !Contig && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
+    if (Arrays && Contig == 0 && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
     if (Staged && tile + gridDim.x < tiles) stage_field_tile(tile + gridDim.x, set ^ 1);
     // The reduced system, 2S rows per line, cut to S before any exchange of
     // reduction steps: with f_s = fD - fA l_{s-1} - fC l_s (this segment's
@@ -617,7 +715,47 @@ __global__ void __launch_bounds__(max_threads<T>())
     // of the inputs, which the next tile's copies are filling), then out line
     // by line, consecutive threads storing consecutive rows.
     T* xs = stage + 4 * I * pitch;
-    if (Contig && active) {
+    if (Contig == 2) {
+      xs = stage + 4 * Q;
+      constexpr int V = 16 / sizeof(T);
+      if (active) {
+        T chk = T(0);
+#pragma unroll
+        for (int v = 0; v < I / V; ++v) {
+          T x[V];
+#pragma unroll
+          for (int q = 0; q < V; ++q) {
+            const int j = v * V + q;
+            x[q] = j == 0 ? f : j == I - 1 ? l : dv[j] - al[j] * f - gv[j] * l;
+            if (!edge || g.full || g.r0 + j < n) chk = fma(x[q], T(0), chk);
+          }
+          store_vec<T>(xs + me * RS + v * V, x);
+        }
+        if (chk != T(0)) atomicOr(error, kPivotErrorX << a);
+      }
+      __syncthreads();
+      const index_t l0 = (tile - c2 * tiles_u) * L;
+      const int chunks = S * I / V;
+      T* tile_out = w + l0 * P.stride[p1] + c2 * P.stride[p2];
+#pragma unroll 1
+      for (int it = 0; it < I / V; ++it) {
+        const int k = it * (S * L) + me;
+        const int ll = k / chunks, r = (k - ll * chunks) * V;
+        if (ll < lines_u - l0 && r < n) {
+          T x[V];
+          load_vec<T>(xs + ((r / I) * L + ll) * RS + r % I, x);
+          T* o = tile_out + ll * P.stride[p1] + r;
+          if (r + V <= n) {
+            store_vec<T>(o, x);
+          } else {
+#pragma unroll
+            for (int q = 0; q < V; ++q)
+              if (r + q < n) o[q] = x[q];
+          }
+        }
+      }
+    }
+    if (Contig == 1 && active) {
       T chk = T(0);
 #pragma unroll
       for (int j = 0; j < I; ++j) {
@@ -627,7 +765,7 @@ __global__ void __launch_bounds__(max_threads<T>())
       }
       if (chk != T(0)) atomicOr(error, kPivotErrorX << a);
     }
-    if (Contig) {
+    if (Contig == 1) {
       __syncthreads();
       const index_t l0 = (tile - c2 * tiles_u) * L;
       const int rows = S * I;
@@ -639,7 +777,7 @@ __global__ void __launch_bounds__(max_threads<T>())
         if (ll < lines_u - l0 && r < n) tile_out[ll * P.stride[p1] + r] = xs[(r % I) * pitch + (r / I) * L + ll];
       }
     }
-    if (!Contig && active) {
+    if (Contig == 0 && active) {
       // A zero or non-finite pivot anywhere (sweeps, reduction) leaves an
       // infinity or NaN in the solution: chk = sum of 0 * x is NaN then.
       T chk = T(0);
@@ -667,13 +805,15 @@ __global__ void __launch_bounds__(max_threads<T>())
 // with staged field rows 5 I + 2 (stage_fields).
 enum class Rows { Computed, Arrays, Staged };
 template <class T>
-std::size_t lanes_smem(const LanesShape& sh, int I, Rows rows, bool contig = false) {
+std::size_t lanes_smem(const LanesShape& sh, int I, Rows rows, int contig = 0) {
   const std::size_t slots = rows == Rows::Arrays ? 4 * static_cast<std::size_t>(I)
                             : rows == Rows::Staged ? 5 * static_cast<std::size_t>(I) + 2
                                                    : 0;
   // Contiguous lines: one more value per slot row (pitch S L + 1), and I
   // slot rows for the solution (stage_rows_contig).
   const std::size_t SL = static_cast<std::size_t>(sh.S) * sh.L;
+  // 16-byte copies: 4 arrays and the solution, RS = I + V values a thread.
+  if (contig == 2) return (4 + 5 * (static_cast<std::size_t>(I) + 16 / sizeof(T))) * SL * sizeof(T);
   const std::size_t extra = contig ? 4 * static_cast<std::size_t>(I) + I * (SL + 1) : 0;
   return ((4 + slots) * SL + extra) * sizeof(T);
 }
@@ -704,15 +844,27 @@ void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, in
   const Rows rows = R                                                ? Rows::Arrays
                     : smem_fits(lanes_smem<T>(sh, I, Rows::Staged)) ? Rows::Staged
                                                                     : Rows::Computed;
-  // Lines whose rows are contiguous, in uniform segments: stage_rows_contig.
-  const bool contig = rows == Rows::Arrays && sh.uniform && row_bytes == sizeof(T);
+  // Lines whose rows are contiguous, in uniform segments: copied line by
+  // line, 16 bytes at a time where every array, line and plane starts on
+  // 16 bytes and the slots fit (stage_rows_vec), else word by word.
+  int contig = rows == Rows::Arrays && sh.uniform && row_bytes == sizeof(T) ? 1 : 0;
+  if (contig) {
+    const index_t V = 16 / sizeof(T);
+    const auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
+    if (I % V == 0 && al16(w) && al16(R->a) && al16(R->b) && al16(R->c) && (P.n[p1] == 1 || P.stride[p1] % V == 0) &&
+        (P.n[p2] == 1 || P.stride[p2] % V == 0) && smem_fits(lanes_smem<T>(sh, I, rows, 2)))
+      contig = 2;
+  }
   const std::size_t smem = lanes_smem<T>(sh, I, rows, contig);
   const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
   // Persistent blocks, as many as fit at once (each then prefetches its
   // next tile while working on the current one).
   int per_sm = 1, dev = 0, sms = 1;
-  const auto fn = contig ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, true>
-                                   : general_lanes_kernel<T, I, false, true, true, false, true>)
+  const auto fn = contig == 2 ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, 2>
+                                        : general_lanes_kernel<T, I, false, true, true, false, 2>)
+                  : contig     ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, 1>
+                                         : general_lanes_kernel<T, I, false, true, true, false, 1>)
                   : rows == Rows::Arrays ? lanes_kernel_for<T, I, true, false>(cyclic, sh.uniform)
                   : rows == Rows::Staged ? lanes_kernel_for<T, I, false, true>(cyclic, sh.uniform)
                                          : lanes_kernel_for<T, I, false, false>(cyclic, sh.uniform);
@@ -892,7 +1044,7 @@ bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis,
   // 128 KiB + the reduction's 8 / 16 KiB; contiguous lines another 32 KiB
   // for the solution's slots) need the opt-in shared memory of sm_80+; a
   // device with less takes the one-thread-per-line kernels.
-  if (!smem_fits(lanes_smem<T>(sh, sh.I, Rows::Arrays, sh.uniform && L.stride[axis] == 1))) return false;
+  if (!smem_fits(lanes_smem<T>(sh, sh.I, Rows::Arrays, sh.uniform && L.stride[axis] == 1 ? 1 : 0))) return false;
   // The kernel solves lines of its axis 1 (y), tiles of L lines consecutive
   // along its axis 0 (x), tiles stacked along its axis 2 (z): the line axis
   // goes to slot 1, the other axis with the smaller stride to slot 0, so
