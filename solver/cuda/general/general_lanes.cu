@@ -184,30 +184,53 @@ __device__ __forceinline__ void eliminate(int j, int M, T ra, T rb, T rc, T (&dv
   }
 }
 
+// Where a segment's rows come from: d, K and 1/c at row j of the segment
+// (K also at j = -1 and j = I). GlobalRows reads them from the grid, K and
+// 1/c through the read-only path (__ldg), which lets their loads move ahead
+// of the sweep's arithmetic; SlotRows from the shared-memory slots
+// stage_fields filled.
+template <class T>
+struct GlobalRows {
+  static constexpr bool kZeroFilled = false;  // rows past the line's end must not be read
+  const Seg<T>& g;
+  __device__ __forceinline__ T d(int j) const { return *at_row(g.w, g.rb, j); }
+  __device__ __forceinline__ T K(int j) const { return __ldg(at_row(g.K, g.rb, j)); }
+  __device__ __forceinline__ T rho(int j) const { return __ldg(at_row(g.rho, g.rb, j)); }
+};
+template <class T, int I>
+struct SlotRows {
+  static constexpr bool kZeroFilled = true;  // rows past the line's end read 0
+  const T *sd, *sK, *sr;  // row 0 of d, K and 1/c
+  int threads;
+  __device__ __forceinline__ SlotRows(const T* slot, int t)  // slot: stage + me
+      : sd(slot), sK(slot + (I + 1) * t), sr(slot + (2 * I + 2) * t), threads(t) {}
+  __device__ __forceinline__ T d(int j) const { return sd[j * threads]; }
+  __device__ __forceinline__ T K(int j) const { return sK[j * threads]; }
+  __device__ __forceinline__ T rho(int j) const { return sr[j * threads]; }
+};
+
 // The forward sweep of the segment (see the file comment), rows computed as
-// they stream. Edge: the segment holds row 0, row n-1 or padding rows past
-// it (warp-uniform in the common case; the others skip the selects).
-template <class T, int I, bool Uniform, bool Edge>
-__device__ __forceinline__ void forward(const Seg<T>& g, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0, T& b0, T& c0,
-                                        T& lA, T& lC, T& lD) {
+// they stream from src. Edge: the segment holds row 0, row n-1 or padding
+// rows past it (warp-uniform in the common case; the others skip the
+// selects).
+template <class T, int I, bool Uniform, bool Edge, class Src>
+__device__ __forceinline__ void forward(const Seg<T>& g, const Src& src, T (&dv)[I], T (&al)[I], T (&gv)[I], T& a0,
+                                        T& b0, T& c0, T& lA, T& lC, T& lD) {
   const int M = Uniform ? I : g.M;
 #pragma unroll
   for (int j = 0; j < I; ++j)
-    if (j < M) dv[j] = (!Edge || g.full || g.r0 + j < g.n) ? *at_row(g.w, g.rb, j) : T(0);
-  // K and 1/c are read-only: the read-only path (__ldg) lets their loads
-  // move ahead of the sweep's arithmetic.
-  T kcur = g.K ? ((!Edge || g.full || g.r0 < g.n) ? __ldg(g.K) : T(1)) : g.kconst;
+    if (j < M) dv[j] = (Src::kZeroFilled || !Edge || g.full || g.r0 + j < g.n) ? src.d(j) : T(0);
+  T kcur = g.K ? ((!Edge || g.full || g.r0 < g.n) ? src.K(0) : T(1)) : g.kconst;
   T hlo = T(0);
-  if (!Edge || g.r0 > 0) hlo = face_mean(g.K ? __ldg(at_row(g.K, g.rb, -1)) : g.kconst, kcur);
+  if (!Edge || g.r0 > 0) hlo = face_mean(g.K ? src.K(-1) : g.kconst, kcur);
 #pragma unroll
   for (int j = 0; j < I; ++j) {
     if (j < M) {
       const index_t row = g.r0 + j;
       const bool next_in = !Edge || row + 1 < g.n;
-      const T knext = g.K ? (next_in ? __ldg(at_row(g.K, g.rb, j + 1)) : T(1)) : g.kconst;
+      const T knext = g.K ? (next_in ? src.K(j + 1) : T(1)) : g.kconst;
       const T hhi = face_mean(kcur, knext);
-      const T sj = g.rho ? ((!Edge || g.full || row < g.n) ? g.inv_h2 * __ldg(at_row(g.rho, g.rb, j)) : T(0))
-                         : g.s_const;
+      const T sj = g.rho ? ((!Edge || g.full || row < g.n) ? g.inv_h2 * src.rho(j) : T(0)) : g.s_const;
       T ra, rb, rc;
       interior_row(hlo, hhi, sj, g.theta_dt, ra, rb, rc);
       if (Edge) {
@@ -265,42 +288,6 @@ __device__ __forceinline__ void stage_fields(T* stage, int threads, int me, cons
     for (int j = 0; j < I; ++j, p += rb) {
       const bool v = line && r0 + j < n;
       cp_async(a + j * threads, v ? reinterpret_cast<const T*>(p) : w, v);
-    }
-  }
-}
-
-// forward() with the rows read from the slots stage_fields filled: the same
-// predicates and arithmetic, so the same bits.
-template <class T, int I, bool Uniform, bool Edge>
-__device__ __forceinline__ void forward_staged(const Seg<T>& g, const T* slot, int threads, T (&dv)[I], T (&al)[I],
-                                               T (&gv)[I], T& a0, T& b0, T& c0, T& lA, T& lC, T& lD) {
-  const int M = Uniform ? I : g.M;
-  const T* sK = slot + (I + 1) * threads;  // row 0 of K
-  const T* sr = slot + (2 * I + 2) * threads;
-#pragma unroll
-  for (int j = 0; j < I; ++j)
-    if (j < M) dv[j] = slot[j * threads];  // 0 past the line's end
-  T kcur = g.K ? ((!Edge || g.full || g.r0 < g.n) ? sK[0] : T(1)) : g.kconst;
-  T hlo = T(0);
-  if (!Edge || g.r0 > 0) hlo = face_mean(g.K ? sK[-threads] : g.kconst, kcur);
-#pragma unroll
-  for (int j = 0; j < I; ++j) {
-    if (j < M) {
-      const index_t row = g.r0 + j;
-      const bool next_in = !Edge || row + 1 < g.n;
-      const T knext = g.K ? (next_in ? sK[(j + 1) * threads] : T(1)) : g.kconst;
-      const T hhi = face_mean(kcur, knext);
-      const T sj = g.rho ? ((!Edge || g.full || row < g.n) ? g.inv_h2 * sr[j * threads] : T(0)) : g.s_const;
-      T ra, rb, rc;
-      interior_row(hlo, hhi, sj, g.theta_dt, ra, rb, rc);
-      if (Edge) {
-        if (row == 0) ra = g.ea, rb = g.eb, rc = g.ec;
-        if (row == g.n - 1) ra = g.za, rb = g.zb, rc = g.zc;
-        if (row >= g.n) ra = T(0), rb = T(1), rc = T(0);  // padding: identity
-      }
-      hlo = hhi;
-      kcur = knext;
-      eliminate<T, I>(j, M, ra, rb, rc, dv, al, gv, a0, b0, c0, lA, lC, lD);
     }
   }
 }
@@ -609,13 +596,13 @@ __global__ void __launch_bounds__(max_threads<T>())
         if (g.r0 == 0) rows.row(0, g.ea, g.eb, g.ec);
         if (g.r0 + M > n - 1) rows.row(n - 1, g.za, g.zb, g.zc);
         if (Staged)
-          forward_staged<T, I, Uniform, true>(g, stage + me, S * L, dv, al, gv, a0, b0, c0, lA, lC, lD);
+          forward<T, I, Uniform, true>(g, SlotRows<T, I>{stage + me, S * L}, dv, al, gv, a0, b0, c0, lA, lC, lD);
         else
-          forward<T, I, Uniform, true>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+          forward<T, I, Uniform, true>(g, GlobalRows<T>{g}, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else if (Staged) {
-        forward_staged<T, I, Uniform, false>(g, stage + me, S * L, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        forward<T, I, Uniform, false>(g, SlotRows<T, I>{stage + me, S * L}, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else {
-        forward<T, I, Uniform, false>(g, dv, al, gv, a0, b0, c0, lA, lC, lD);
+        forward<T, I, Uniform, false>(g, GlobalRows<T>{g}, dv, al, gv, a0, b0, c0, lA, lC, lD);
       }
       T en = T(0), sn = T(0), tn = T(-1);  // (e, s, t) of row M-1: x_{M-1} itself
 #pragma unroll
