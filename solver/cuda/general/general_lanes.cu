@@ -698,6 +698,9 @@ __global__ void __launch_bounds__(max_threads<T>())
     const T lprev = Cyclic || s > 0 ? RD[(s > 0 ? s - 1 : S - 1) * L + lane] : T(0);  // off a ring fA = 0 at s = 0
     const T f = fD - fA * lprev - fC * l;
     __syncthreads();  // the shared rows are rewritten by the next tile
+    // Row j of the segment's solution: its ends f and l, the interior from
+    // the back substitution's (e, s, t) in dv, al, gv.
+    const auto x_at = [&](int j) { return j == 0 ? f : j == M - 1 ? l : dv[j] - al[j] * f - gv[j] * l; };
     // Contig: the solution goes through slots too (after the 4 I slot rows
     // of the inputs, which the next tile's copies are filling), then out line
     // by line, consecutive threads storing consecutive rows.
@@ -713,7 +716,7 @@ __global__ void __launch_bounds__(max_threads<T>())
 #pragma unroll
           for (int q = 0; q < V; ++q) {
             const int j = v * V + q;
-            x[q] = j == 0 ? f : j == I - 1 ? l : dv[j] - al[j] * f - gv[j] * l;
+            x[q] = x_at(j);
             if (!edge || g.full || g.r0 + j < n) chk = fma(x[q], T(0), chk);
           }
           store_vec<T>(xs + me * RS + v * V, x);
@@ -746,7 +749,7 @@ __global__ void __launch_bounds__(max_threads<T>())
       T chk = T(0);
 #pragma unroll
       for (int j = 0; j < I; ++j) {
-        const T x = j == 0 ? f : j == M - 1 ? l : dv[j] - al[j] * f - gv[j] * l;
+        const T x = x_at(j);
         if (!edge || g.full || g.r0 + j < n) chk = fma(x, T(0), chk);
         xs[j * pitch + me] = x;
       }
@@ -773,7 +776,7 @@ __global__ void __launch_bounds__(max_threads<T>())
 #pragma unroll
       for (int j = 0; j < I; ++j) {
         if (j < M && (!edge || g.full || g.r0 + j < n)) {
-          const T x = j == 0 ? f : j == M - 1 ? l : dv[j] - al[j] * f - gv[j] * l;
+          const T x = x_at(j);
           chk = fma(x, T(0), chk);
           T* o = at_row(out, row_bytes, j);
           if (acc)
