@@ -19,13 +19,14 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     plan.family = LineKernelFamily::Warp;
     maxS = 32;
     I = options.x_seg;
-    // The smallest I with 32 I >= n. 9 and 17 serve the 2^k + 1 lengths
-    // users pick (257, 513: a grid of h = 1/256 with both boundary nodes):
-    // with I = 16 / 32 a warp carried 512 / 1024 rows for 257 / 513
+    // The smallest I with 32 I >= n. 9, 17 and 33 serve the 2^k + 1 lengths
+    // users pick (257, 513, 1025: a grid of h = 1/256 with both boundary
+    // nodes): with I = 16 / 32 / 64 a warp carried 512 / 1024 / 2048 rows
+    // for 257 / 513 / 1025
     // (segments of odd I are conflict-free in the transposition as they are:
     // Giles' map is the identity there, transpose/maps.hpp).
     if (I == 0)
-      for (int c : {2, 4, 8, 9, 16, 17, 32, 64})
+      for (int c : {2, 4, 8, 9, 16, 17, 32, kOddLongI, 64})
         if (32 * c >= n) {
           I = c;
           break;
@@ -49,8 +50,28 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
           }
         if (I) break;
       }
-    maxS = I > 0 ? lanes_max_segments(I) : 0;
-    if (I == 0 || I > max_I) plan.family = LineKernelFamily::Generic;
+    // Longer lines: 16-line tiles of up to 32 segments (LineKernelPlan::G),
+    // the smallest I with 32 I >= n (16 I >= n failed above for every I up
+    // to lanes_max_I, so this is I = lanes_max_I or 33).
+    const int half_max_I = lanes_half_max_I(element_size);
+    if (I == 0)
+      for (int c : {4, 8, 16, 32, kOddLongI, 64})
+        if (c <= half_max_I && kLanesHalfMaxSegments * c >= n) {
+          I = c;
+          break;
+        }
+    // The tile: 32 lines where this I is built for them and its segments
+    // fit, else 16 (I = 33 is built for 16-line tiles only).
+    const int S = I >= 2 ? next_pow2((n + I - 1) / I) : 0;
+    if (I >= 2 && I != kOddLongI && I <= max_I && S <= lanes_max_segments(I)) {
+      plan.G = 32;
+      maxS = lanes_max_segments(I);
+    } else if (I >= 2 && I <= half_max_I && S >= 2) {  // 16 S a multiple of 32 (the row phase's rounds)
+      plan.G = kLanesHalfTile;
+      maxS = kLanesHalfMaxSegments;
+    } else {
+      plan.family = LineKernelFamily::Generic;
+    }
   }
   if (plan.family != LineKernelFamily::Generic) {
     const int S = I >= 2 ? next_pow2((n + I - 1) / I) : 0;
@@ -61,6 +82,7 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     }
     // an override that does not fit: fall back
   }
+  plan.G = 0;
   plan.family = LineKernelFamily::Generic;
   plan.I = static_cast<int>(n);
   plan.S = 1;
@@ -83,6 +105,7 @@ std::string describe(const LineKernelPlan& p) {
     s << " (thread-per-line Thomas)";
   else
     s << ", I = " << p.I << ", S = " << p.S;
+  if (p.family == LineKernelFamily::Lanes && p.G != 32) s << ", " << p.G << " lines a tile";
   return s.str();
 }
 

@@ -34,6 +34,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
   kind_ = plan.family;
   I_ = plan.I;
   S_ = plan.S;
+  G_ = plan.G;
   if (kind_ != Kind::Generic) {
     const SegmentedPlan<T> seg = SegmentedPlan<T>::build(m, I_, S_);
     host_tables_ = plan_tables(seg);
@@ -83,6 +84,7 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
       case 16: kernels::launch_warp<T, 16>(d, acc, view_, g, st); break;
       case 17: kernels::launch_warp<T, 17>(d, acc, view_, g, st); break;
       case 32: kernels::launch_warp<T, 32>(d, acc, view_, g, st); break;
+      case 33: kernels::launch_warp<T, 33>(d, acc, view_, g, st); break;
       case 64: kernels::launch_warp<T, 64>(d, acc, view_, g, st); break;
       default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
     }
@@ -95,13 +97,14 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   const LinesGeom g{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
   if (kind_ == Kind::Lanes) {
     switch (I_) {
-      case 4: kernels::launch_lanes<T, 4>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
-      case 8: kernels::launch_lanes<T, 8>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
-      case 16: kernels::launch_lanes<T, 16>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
-      case 32: kernels::launch_lanes<T, 32>(d, acc, view_, g, host_tables_, interior_mask_, st); break;
+      case 4: kernels::launch_lanes<T, 4>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
+      case 8: kernels::launch_lanes<T, 8>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
+      case 16: kernels::launch_lanes<T, 16>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
+      case 32: kernels::launch_lanes<T, 32>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
+      case 33: kernels::launch_lanes<T, 33>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 64:
         if constexpr (lanes_max_I(sizeof(T)) >= 64) {
-          kernels::launch_lanes<T, 64>(d, acc, view_, g, host_tables_, interior_mask_, st);
+          kernels::launch_lanes<T, 64>(d, acc, view_, G_, g, host_tables_, interior_mask_, st);
           break;
         }
         [[fallthrough]];
@@ -141,6 +144,7 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
     case 16: kernels::launch_warp_fused<T, 16>(u, w, view_, g, fr, st); break;
     case 17: kernels::launch_warp_fused<T, 17>(u, w, view_, g, fr, st); break;
     case 32: kernels::launch_warp_fused<T, 32>(u, w, view_, g, fr, st); break;
+    case 33: kernels::launch_warp_fused<T, 33>(u, w, view_, g, fr, st); break;
     case 64: kernels::launch_warp_fused<T, 64>(u, w, view_, g, fr, st); break;
     default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
   }
@@ -155,6 +159,7 @@ std::string LineSolver<T>::describe() const {
     case Kind::Lanes:
       s << "lanes kernel, I = " << I_ << ", S = " << S_;
       if (const int w = (view_.n + I_ - 1) / I_; w < S_) s << " (" << w << " with rows)";
+      if (G_ != 32) s << ", " << G_ << " lines a tile";
       break;
     case Kind::Generic: s << "generic thread-per-line Thomas"; break;
   }

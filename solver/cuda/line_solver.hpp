@@ -10,10 +10,12 @@
 //             padded shared-memory transposition (adi::transpose).
 //   Lanes   — y and z lines (and x lines of non-unit stride): lane = line
 //             (neighbours along the unit-stride axis, so loads are coalesced),
-//             warp = segment; the reduced systems are switched to
-//             segment-per-lane through the same padded map.
+//             warp = segment (two segments of 16 lines for long lines); the
+//             reduced systems are switched to segment-per-lane through the
+//             same padded map.
 //   Generic — thread-per-line Thomas through global memory (two passes):
-//             only for lines too long to keep in registers.
+//             only for lines too long to keep in registers (fp64 past 1024
+//             rows, fp32 past 2048).
 
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
@@ -59,6 +61,7 @@ class LineSolver {
   Layout3 layout_;
   Kind kind_ = Kind::Generic;
   int I_ = 0, S_ = 0;
+  int G_ = 0;  // lanes: lines a tile (LineKernelPlan::G)
   DeviceBuffer<T> tables_;
   std::vector<T> host_tables_;  // the plan's tables as uploaded (SegmentConsts are made from them)
   unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_

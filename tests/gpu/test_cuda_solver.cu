@@ -197,7 +197,10 @@ std::vector<Case> all_cases() {
     // behind the ragged sizes. 257, 288 and 513: x lines in segments of 9
     // and 17 rows (odd I), y/z lines with fewer warps than segments (only
     // the ceil(n / I) segments with rows are warps, e.g. 257: 17 of 32).
-    for (index_t n : {3, 31, 33, 64, 97, 257, 288, 512, 513, 1000, 1024, 2048, 2100})
+    // y/z lines of 513-1024 (fp64) and 1025-2048 (fp32) rows: 16-line tiles,
+    // two segments a warp (513 and 1025: 17 segments, the last warp half
+    // empty); 2100: the generic kernel.
+    for (index_t n : {3, 31, 33, 64, 97, 257, 288, 512, 513, 1000, 1024, 1025, 2048, 2100})
       for (Kind k : {Kind::Packed, Kind::Padded, Kind::ZFastest}) cs.push_back({a, n, k});
   return cs;
 }
@@ -210,7 +213,7 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
   for (Axis axis : {Axis::X, Axis::Y})
-    for (int I : {2, 4, 8, 9, 16, 17, 32, 64})
+    for (int I : {2, 4, 8, 9, 16, 17, 32, 33, 64})
     for (bool exact : {false, true}) {
       if (axis == Axis::Y && (I == 2 || I == 9 || I == 17)) continue;  // x-only lengths
       // S = 32 (x) or 16 (y) segments: the last one ragged, or all full.
@@ -229,8 +232,9 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
           const cuda::ConstantSolver<T> solver(m, axis, L, opt);
           // The override reached the planner: it plans segments of I rows, or,
           // where I values of T do not fit a thread's registers (y lines of
-          // doubles: I <= 32), falls back to the generic kernel.
-          const bool fits = !(axis == Axis::Y && sizeof(T) == 8 && I > 32);
+          // doubles: I <= 33), falls back to the generic kernel. (Y with I =
+          // 33 takes 16-line tiles: the only tiles built for it.)
+          const bool fits = !(axis == Axis::Y && sizeof(T) == 8 && I > 33);
           EXPECT_NE(solver.describe().find(fits ? "I = " + std::to_string(I) + "," : std::string("generic")),
                     std::string::npos)
               << solver.describe();
@@ -245,6 +249,53 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
           run(float{});
       }
     }
+}
+
+// 16-line tiles (two segments a warp, LineKernelPlan::G) forced through
+// yz_seg, for each build (I = 32 and 33 fp32/fp64, I = 64 fp32): an odd segment
+// count (the last warp's upper half has no rows), a ragged last segment,
+// and all 32 segments full; ragged tiles (41 lines: 16 + 16 + 9); the solve
+// and the fused update, against the CPU.
+TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
+  ADI_GPU_TEST_PRELUDE();
+  SeededRng rng;
+  for (int I : {32, 33, 64})
+    for (index_t n : {index_t(16) * I + 1, index_t(30) * I + 7, index_t(32) * I})
+      for (bool dbl : {false, true}) {
+        if (dbl && I > 32) continue;  // no fp64 build past lanes_max_I
+        for (Axis axis : {Axis::Y, Axis::Z}) {
+          const Layout3 L = axis == Axis::Y ? Layout3::padded(41, n, 3, 45, n) : Layout3::packed(41, 2, n);
+          SolverOptions opt;
+          opt.yz_seg = I;
+          const LineMatrix m = random_dominant(rng, n);
+          auto run = [&](auto tag) {
+            using T = decltype(tag);
+            const auto d0 = random_field<T>(rng, L);
+            auto want = d0;
+            cpu::solve_constant(axis, ThomasFactor<T>::factor(m), want.data(), L);
+            const cuda::ConstantSolver<T> solver(m, axis, L, opt);
+            EXPECT_NE(solver.describe().find("I = " + std::to_string(I) + ", S = 32"), std::string::npos)
+                << solver.describe();
+            EXPECT_NE(solver.describe().find("16 lines a tile"), std::string::npos) << solver.describe();
+            DeviceArray<T> dev(d0);
+            solver.solve(dev.get());
+            ADI_TEST_CUDA(cudaDeviceSynchronize());
+            EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << n;
+            auto acc0 = random_field<T>(rng, L);
+            auto acc_want = acc0;
+            for (std::size_t q = 0; q < acc_want.size(); ++q)
+              if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
+            DeviceArray<T> dd(d0), da(acc0);
+            solver.solve_add(dd.get(), da.get());
+            ADI_TEST_CUDA(cudaDeviceSynchronize());
+            EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>()) << solver.describe() << " n " << n;
+          };
+          if (dbl)
+            run(double{});
+          else
+            run(float{});
+        }
+      }
 }
 
 // The general path against cuSPARSE's batched solver on contiguous x lines.

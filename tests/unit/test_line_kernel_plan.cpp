@@ -21,7 +21,8 @@ using F = LineKernelFamily;
 
 constexpr std::size_t kF32 = 4, kF64 = 8;
 
-void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, const SolverOptions& o, F family, int I, int S) {
+void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, const SolverOptions& o, F family, int I, int S,
+                 int G = -1) {
   const LineKernelPlan p = adi::plan_line_kernel(n, axis, unit, elem, o);
   SCOPED_TRACE(testing::Message() << "n = " << n << ", axis " << adi::axis_name(axis) << (unit ? " unit" : " strided")
                                   << ", " << elem << "-byte elements, x_seg " << o.x_seg << ", yz_seg " << o.yz_seg
@@ -29,14 +30,16 @@ void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, const Solver
   EXPECT_EQ(p.family, family);
   EXPECT_EQ(p.I, I);
   EXPECT_EQ(p.S, S);
+  // lines a tile: 32 for the lanes kernel unless said, 0 for the others
+  EXPECT_EQ(p.G, G >= 0 ? G : family == F::Lanes ? 32 : 0);
 }
 
-void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, F family, int I, int S) {
-  expect_plan(n, axis, unit, elem, SolverOptions{}, family, I, S);
+void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, F family, int I, int S, int G = -1) {
+  expect_plan(n, axis, unit, elem, SolverOptions{}, family, I, S, G);
 }
 
 // x lines of unit stride up to 32 * 64 = 2048 rows: the warp kernel with the
-// smallest I in {2, 4, 8, 9, 16, 17, 32, 64} such that 32 I >= n, S =
+// smallest I in {2, 4, 8, 9, 16, 17, 32, 33, 64} such that 32 I >= n, S =
 // next_pow2(ceil(n / I)). Precision does not enter.
 TEST(LineKernelPlan, WarpForUnitStrideX) {
   for (std::size_t e : {kF32, kF64}) {
@@ -48,7 +51,9 @@ TEST(LineKernelPlan, WarpForUnitStrideX) {
     expect_plan(545, Axis::X, true, e, F::Warp, 32, 32);
     expect_plan(500, Axis::X, true, e, F::Warp, 16, 32);   // 500 x 384 x 260
     expect_plan(1024, Axis::X, true, e, F::Warp, 32, 32);
-    expect_plan(1025, Axis::X, true, e, F::Warp, 64, 32);  // ceil(1025 / 64) = 17 -> 32
+    expect_plan(1025, Axis::X, true, e, F::Warp, 33, 32);  // 32 * 32 = 1024 < 1025 <= 32 * 33
+    expect_plan(1056, Axis::X, true, e, F::Warp, 33, 32);
+    expect_plan(1057, Axis::X, true, e, F::Warp, 64, 32);  // ceil(1057 / 64) = 17 -> 32
     expect_plan(2048, Axis::X, true, e, F::Warp, 64, 32);
     expect_plan(3, Axis::X, true, e, F::Warp, 2, 2);
     expect_plan(33, Axis::X, true, e, F::Warp, 2, 32);  // ceil(33 / 2) = 17 -> 32
@@ -94,14 +99,31 @@ TEST(LineKernelPlan, LanesForYZDouble) {
   }
 }
 
-// Lines longer than the lanes kernel holds: 16 x 64 = 1024 (fp32), 16 x 32 =
-// 512 (fp64); 32 segments only exist for I <= 16 (512 rows) and add nothing.
+// Lines longer than 32-line tiles hold (16 x 64 = 1024 rows in fp32, 16 x 32
+// = 512 in fp64; 32 segments of 32 lines exist only for I <= 16) take
+// 16-line tiles of up to 32 segments of lanes_max_I rows: 2048 (fp32) and
+// 1024 (fp64) rows. Past those, the generic kernel.
+TEST(LineKernelPlan, HalfTilesPastThirtyTwoLines) {
+  for (Axis a : {Axis::Y, Axis::Z}) {
+    expect_plan(513, a, false, kF64, F::Lanes, 32, 32, 16);  // ceil(513 / 32) = 17 -> 32
+    expect_plan(1000, a, false, kF64, F::Lanes, 32, 32, 16);
+    expect_plan(1024, a, false, kF64, F::Lanes, 32, 32, 16);
+    // 1025-1056: 32 segments of 33 rows (kOddLongI), both precisions
+    expect_plan(1025, a, false, kF32, F::Lanes, 33, 32, 16);
+    expect_plan(1025, a, false, kF64, F::Lanes, 33, 32, 16);
+    expect_plan(1056, a, false, kF64, F::Lanes, 33, 32, 16);
+    expect_plan(1057, a, false, kF32, F::Lanes, 64, 32, 16);
+    expect_plan(2048, a, false, kF32, F::Lanes, 64, 32, 16);
+    // the last lengths 32-line tiles take stay there
+    expect_plan(512, a, false, kF64, F::Lanes, 32, 16, 32);
+    expect_plan(1024, a, false, kF32, F::Lanes, 64, 16, 32);
+  }
+}
+
 TEST(LineKernelPlan, GenericPastTheLanesLimit) {
   for (Axis a : {Axis::Y, Axis::Z}) {
-    expect_plan(1024, a, false, kF64, F::Generic, 1024, 1);  // PERFORMANCE.md: 1024^3 fp64 y, z generic
-    expect_plan(513, a, false, kF64, F::Generic, 513, 1);
-    expect_plan(1025, a, false, kF32, F::Generic, 1025, 1);
-    expect_plan(1025, a, false, kF64, F::Generic, 1025, 1);
+    expect_plan(1057, a, false, kF64, F::Generic, 1057, 1);
+    expect_plan(2049, a, false, kF32, F::Generic, 2049, 1);
     expect_plan(4097, a, false, kF32, F::Generic, 4097, 1);
     expect_plan(16384, a, false, kF64, F::Generic, 16384, 1);
   }
@@ -111,7 +133,7 @@ TEST(LineKernelPlan, GenericPastTheLanesLimit) {
 TEST(LineKernelPlan, StridedXUsesLanes) {
   expect_plan(512, Axis::X, false, kF32, F::Lanes, 32, 16);
   expect_plan(1024, Axis::X, false, kF32, F::Lanes, 64, 16);
-  expect_plan(1024, Axis::X, false, kF64, F::Generic, 1024, 1);
+  expect_plan(1024, Axis::X, false, kF64, F::Lanes, 32, 32, 16);
   // y and z never take the warp kernel, even with unit stride
   expect_plan(512, Axis::Y, true, kF32, F::Lanes, 32, 16);
   expect_plan(33, Axis::Z, true, kF64, F::Lanes, 4, 16);
@@ -152,7 +174,18 @@ TEST(LineKernelPlan, YzSegOverride) {
   expect_plan(512, Axis::Z, false, kF64, o, F::Lanes, 16, 32);
   o.yz_seg = 64;
   expect_plan(1024, Axis::Z, false, kF32, o, F::Lanes, 64, 16);
-  expect_plan(1025, Axis::Z, false, kF32, o, F::Generic, 1025, 1);  // S = 32 > 16 for I = 64
+  expect_plan(1025, Axis::Z, false, kF32, o, F::Lanes, 64, 32, 16);  // S = 32 > 16: 16-line tiles
+  o.yz_seg = 33;  // built for 16-line tiles only, whatever the length
+  expect_plan(100, Axis::Z, false, kF32, o, F::Lanes, 33, 4, 16);
+  expect_plan(1056, Axis::Z, false, kF64, o, F::Lanes, 33, 32, 16);
+  expect_plan(1057, Axis::Z, false, kF64, o, F::Generic, 1057, 1);  // S = 64
+  expect_plan(33, Axis::Z, false, kF64, o, F::Generic, 33, 1);      // S = 1: 16 S is not a multiple of 32
+  o.yz_seg = 64;
+  expect_plan(2049, Axis::Z, false, kF32, o, F::Generic, 2049, 1);   // S = 64 > 32
+  o.yz_seg = 32;
+  expect_plan(1024, Axis::Z, false, kF32, o, F::Lanes, 32, 32, 16);
+  expect_plan(512, Axis::Z, false, kF32, o, F::Lanes, 32, 16, 32);
+  o.yz_seg = 64;
   expect_plan(512, Axis::Y, false, kF64, o, F::Generic, 512, 1);    // 64 > lanes_max_I (fp64)
   o.yz_seg = 8;
   expect_plan(512, Axis::Y, false, kF32, o, F::Generic, 512, 1);    // S = 64 > 32
@@ -178,8 +211,12 @@ TEST(LineKernelPlan, HelpersAndDescription) {
   EXPECT_EQ(adi::lanes_max_segments(32), 16);
   EXPECT_EQ(adi::lanes_max_I(4), 64);
   EXPECT_EQ(adi::lanes_max_I(8), 32);
+  EXPECT_EQ(adi::lanes_half_max_I(4), 64);
+  EXPECT_EQ(adi::lanes_half_max_I(8), 33);
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::X, true, 4)), "warp kernel, I = 16, S = 32");
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8)), "generic kernel (thread-per-line Thomas)");
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(1024, Axis::Y, false, 8)), "lanes kernel, I = 32, S = 32, 16 lines a tile");
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::Y, false, 8)), "lanes kernel, I = 32, S = 16");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Lanes kernel: y and z lines (and x lines of non-unit stride or too long
-// for the warp kernel). Lane = line, warp = segment.
+// for the warp kernel). Lane = line, warp = segment; for lines longer than
+// 16 segments of 32 lines hold, lane = line of a 16-line tile, and a warp is
+// two segments (G = 16, adi::LineKernelPlan::G).
 
 #include "line_kernels.cuh"
 
@@ -32,10 +34,21 @@ constexpr int exchange_slots() {
 }
 
 // ---------------------------------------------------------------------------
-// Lanes kernel: block = 32 lines x W segments (blockDim = (32, W), W =
-// ceil(n / I) <= S, see LanesSlots), persistent
-// over tiles of 32 lines. Thread (lane, s) owns rows s*I .. s*I+I-1 of line
-// lane. Tiles are staged through shared memory with cp.async: while one tile
+// Lanes kernel: block = G lines x ceil(n / I) segments, a warp P = 32 / G
+// segments (blockDim = (32, W), W = ceil(ceil(n / I) / P), see LanesSlots),
+// persistent over tiles of G lines. Thread (lane, warp) owns segment
+// s = P warp + lane / G of line lane % G: rows s*I .. s*I+I-1.
+//
+// G = 32 (P = 1) unless the line needs more than 16 segments of lanes_max_I
+// rows: 32 lines of 32 segments would be 1024 threads, whose 64 registers
+// do not hold I = 32 doubles (or 64 floats). G = 16 halves the tile instead
+// and keeps 512-thread blocks of the same per-thread registers: fp64 lines
+// up to 1024 rows (513^3, 1024^3) and fp32 up to 2048 leave the generic
+// two-pass Thomas, which moves 4 words a point instead of 2. A half-warp's
+// row is 16 consecutive lines, still whole 32-byte sectors; in shared memory
+// the two halves of a warp read two separate 16-word runs (fp64: 128 bytes
+// each, the two wavefronts an 8-byte warp access takes anyway; fp32: at most
+// a 2-way conflict). Tiles are staged through shared memory with cp.async: while one tile
 // is solved from registers, the next is already on its way, so the SM keeps
 // a whole tile (64-128 KB) of loads in flight instead of stalling on them.
 // Each thread copies and later reads exactly its own slots [r][lane]
@@ -50,9 +63,10 @@ constexpr int exchange_slots() {
 //                           then D of tile t+1 while u is written back
 // ---------------------------------------------------------------------------
 struct LanesGeom {
-  int warps;        // segments that hold rows of the line: ceil(n / I) <= S (blockDim.y)
+  int warps;        // blockDim.y: ceil(segs / P)
+  int segs;         // segments that hold rows of the line: ceil(n / I) <= S
   index_t s_line;   // stride along the line
-  index_t nu, su;   // lanes axis (32 consecutive lines per tile)
+  index_t nu, su;   // lanes axis (G consecutive lines per tile)
   index_t nv, sv;   // outer axis
   index_t tiles_u;  // tiles along u
   index_t tiles;    // total tiles
@@ -73,10 +87,10 @@ struct LanesGeom {
 // The SASS of the predicated path alone was ~47 instructions per element
 // (64-bit pointer selects and increments per row, a 64-bit division per
 // tile, the exchange slots' divisions): issue-bound (docs/perf_notes.md).
-template <class T, int I>
+template <class T, int I, int G>
 struct LanesTile {
   const LanesGeom& g;
-  int n, s, lane;
+  int n, s, lane;  // lane: the line in the tile (0 .. G-1)
   index_t base = 0;
   bool active = false;
   bool fast = false;
@@ -85,9 +99,9 @@ struct LanesTile {
     s = opaque(s);  // keep the per-row address arithmetic in the loop (see opaque)
     lane = opaque(lane);
     const index_t v = tile_quotient(tile, g.tiles, g.tiles_u), ut = tile - v * g.tiles_u;
-    const index_t u = ut * 32 + lane;
+    const index_t u = ut * G + lane;
     active = u < g.nu;
-    fast = g.row_fits && ut * 32 + 32 <= g.nu && s * I + I <= n;
+    fast = g.row_fits && ut * G + G <= g.nu && s * I + I <= n;
     base = (active ? u : 0) * g.su + v * g.sv + static_cast<index_t>(s) * I * g.s_line;
   }
   __device__ __forceinline__ const T* row(const T* p, int j) const {
@@ -98,25 +112,25 @@ struct LanesTile {
   }
   // Stage this thread's rows of `src` (laid out like d) into buf[r][lane].
   __device__ __forceinline__ void issue(const T* src, T* buf) const {
-    T* b = buf + s * I * 32 + lane;
+    T* b = buf + s * I * G + lane;
     if (fast) {
       const T* q = src + base;
 #pragma unroll
-      for (int j = 0; j < I; ++j) cp_async(b + j * 32, row(q, j));
+      for (int j = 0; j < I; ++j) cp_async(b + j * G, row(q, j));
       return;
     }
     const T* q = src + base;
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       const bool valid = active && s * I + j < n;
-      cp_async(b + j * 32, valid ? q : src, valid);
+      cp_async(b + j * G, valid ? q : src, valid);
       q += g.s_line;
     }
   }
   __device__ __forceinline__ void read(const T* buf, T (&x)[I]) const {
-    const T* b = buf + s * I * 32 + lane;
+    const T* b = buf + s * I * G + lane;
 #pragma unroll
-    for (int j = 0; j < I; ++j) x[j] = b[j * 32];
+    for (int j = 0; j < I; ++j) x[j] = b[j * G];
   }
   __device__ __forceinline__ void store(T* dst, const T (&x)[I]) const {
     T* q = dst + base;
@@ -134,15 +148,15 @@ struct LanesTile {
   // acc = staged acc + x
   __device__ __forceinline__ void store_sum(T* dst, const T* buf, const T (&x)[I]) const {
     T* q = dst + base;
-    const T* b = buf + s * I * 32 + lane;
+    const T* b = buf + s * I * G + lane;
     if (fast) {
 #pragma unroll
-      for (int j = 0; j < I; ++j) *row(q, j) = b[j * 32] + x[j];
+      for (int j = 0; j < I; ++j) *row(q, j) = b[j * G] + x[j];
       return;
     }
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      if (active && s * I + j < n) *q = b[j * 32] + x[j];
+      if (active && s * I + j < n) *q = b[j * G] + x[j];
       q += g.s_line;
     }
   }
@@ -151,37 +165,41 @@ struct LanesTile {
 // A thread's slots in the reduced-system exchange, fixed for the kernel:
 // computed once (the map's divisions by run-time S were per tile before).
 //
-// Only the W = ceil(n / I) segments that hold rows of the line are warps
-// (blockDim.y = W); the plan's S (a power of two: the shuffle scans' width
-// and the exchange map's) may be larger. The segments W .. S-1 would hold
-// only identity rows with a zero right-hand side: their reduced unknowns
-// are 0 and they do not couple to the line (its last row has c = 0), so
-// their exchange slots are zeroed once and never written, and no warp is
-// spent on them (at n = 257, I = 32: 9 warps instead of 16, which did the
-// same work per tile for 56 % of the rows). The row phase has 32 S
-// (segment, line) pairs to solve and 32 W threads: warp s takes pairs
-// t = 32 (s + k W) + lane, k = 0, 1, ...; each round is 32 consecutive t,
-// i.e. whole groups of S lanes, as the shuffles need.
+// Only the segments that hold rows of the line, segs = ceil(n / I), have
+// threads (W = ceil(segs / P) warps); the plan's S (a power of two: the
+// shuffle scans' width and the exchange map's) may be larger. The segments
+// segs .. S-1 would hold only identity rows with a zero right-hand side:
+// their reduced unknowns are 0 and they do not couple to the line (its last
+// row has c = 0), so their exchange slots are zeroed once and never written
+// in the row phase, and no warp is spent on them (at n = 257, I = 32: 9
+// warps instead of 16, which did the same work per tile for 56 % of the
+// rows). (With P = 2 and segs odd, the last warp's upper half holds a
+// segment without rows: its loads are all zero-filled, so it writes zeros
+// in the column phase.) The row phase has G S (segment, line) pairs to
+// solve and 32 W threads: warp w takes pairs t = 32 (w + k W) + lane,
+// k = 0, 1, ...; each round is 32 consecutive t, i.e. whole groups of S
+// lanes, as the shuffles need (G S is a multiple of 32: G = 32, or G = 16
+// with S > 16).
 struct LanesSlots {
-  int mine;  // column phase: (segment s, line lane)
-  int round0;  // first row-phase pair of this thread: t = 32 s + lane
+  int mine;  // column phase: (segment s, line)
+  int round0;  // first row-phase pair of this thread: t = 32 w + lane
   int step;    // 32 W: the next round's pair
 };
 
 template <class T>
-__device__ __forceinline__ LanesSlots lanes_slots(int s, int lane, int S, int W) {
-  return LanesSlots{exchange_slot<T>(s, lane, S), s * 32 + lane, 32 * W};
+__device__ __forceinline__ LanesSlots lanes_slots(int s, int line, int warp, int lane, int S, int W) {
+  return LanesSlots{exchange_slot<T>(s, line, S), warp * 32 + lane, 32 * W};
 }
 
 // The per-tile solve once the tile is in registers: sweeps, reduced system
 // through the padded exchange (column phase -> row phase), back substitution.
 // Segments in sc.mask take their row tables from the constant bank
 // (SegmentConsts), the others from shared memory; the branch is uniform per
-// warp (warp = segment).
-template <class T, int I>
+// segment (a warp, or half a warp for G = 16).
+template <class T, int I, int G>
 __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L,
                                             const SegmentConsts<T, I>& sc, int s, const LanesSlots& sl,
-                                            T* red_first, T* red_last, int W) {
+                                            T* red_first, T* red_last, int segs) {
   const int S = L.S, log2S = __ffs(S) - 1;
   const bool konst = (sc.mask >> s) & 1u;
   if (konst)
@@ -191,11 +209,11 @@ __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const Table
   red_first[sl.mine] = x[0];
   red_last[sl.mine] = x[I - 1];
   __syncthreads();
-  for (int t = sl.round0; t < 32 * S; t += sl.step) {  // uniform per warp
+  for (int t = sl.round0; t < G * S; t += sl.step) {  // uniform per warp
     const int seg = t & (S - 1), slot = exchange_slot<T>(seg, t >> log2S, S);
     T f = red_first[slot], l = red_last[slot];
     reduced_solve(f, l, segment_view(tab, L, seg), seg, S);
-    if (seg < W) {  // the slots of segments without rows stay 0 (see LanesSlots)
+    if (seg < segs) {  // the slots of segments without rows stay 0 (see LanesSlots)
       red_first[slot] = f;
       red_last[slot] = l;
     }
@@ -213,7 +231,7 @@ __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const Table
 // (MinBlocks = 2: 65536 / (2 * 288) -> at most 112 registers a thread).
 constexpr int kPairWarps = 9;
 
-template <class T, int I, bool Acc, int MinBlocks = 1>
+template <class T, int I, bool Acc, int G, int MinBlocks = 1>
 __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_max_segments(I), MinBlocks)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
                  const __grid_constant__ SegmentConsts<T, I> sc) {
@@ -223,7 +241,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
   T* red_first = tab + L.total(sizeof(T));
   T* red_last = red_first + exchange_slots<T>();
   T* buf0 = red_last + exchange_slots<T>();
-  T* buf1 = buf0 + g.warps * I * 32;
+  T* buf1 = buf0 + g.warps * I * 32;  // W P segments of I rows x G lines
   const index_t stride = gridDim.x;
   index_t t = blockIdx.x;
   if (t >= g.tiles) return;  // uniform per block
@@ -233,8 +251,10 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
     for (int q = tid; q < 2 * exchange_slots<T>(); q += 32 * g.warps) red_first[q] = T(0);
   }
   __syncthreads();
-  LanesTile<T, I> cur(g, p.n, threadIdx.y, threadIdx.x), nxt(g, p.n, threadIdx.y, threadIdx.x);
-  const LanesSlots sl = lanes_slots<T>(threadIdx.y, threadIdx.x, p.S, g.warps);
+  constexpr int P = 32 / G;  // segments a warp
+  const int seg = threadIdx.y * P + threadIdx.x / G, line = threadIdx.x % G;
+  LanesTile<T, I, G> cur(g, p.n, seg, line), nxt(g, p.n, seg, line);
+  const LanesSlots sl = lanes_slots<T>(seg, line, threadIdx.y, threadIdx.x, p.S, g.warps);
   T x[I];
 
   if (!Acc && stages == 2) {
@@ -251,7 +271,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
       cur.select(t);
       cp_async_wait<1>();
       cur.read(b, x);
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);  // ends with a barrier: b is free
+      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);  // ends with a barrier: b is free
       cur.store(d, x);
       if (t + 2 * stride < g.tiles) {
         nxt.select(t + 2 * stride);
@@ -273,7 +293,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);
+      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);
       cur.store(d, x);
     }
   } else if (stages == 2) {
@@ -293,7 +313,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);
+      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);
       cp_async_wait<1>();  // u of tile t
       cur.store_sum(acc, buf1, x);
       __syncthreads();
@@ -311,7 +331,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
       __syncthreads();
       cur.issue(acc, buf0);  // u of this tile arrives while it is solved
       cp_async_commit();
-      lanes_solve(x, tab, L, sc, cur.s, sl, red_first, red_last, g.warps);
+      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);
       cp_async_wait<0>();
       cur.store_sum(acc, buf0, x);
       __syncthreads();
@@ -326,7 +346,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
 }
 
 // Dynamic shared memory of the lanes kernel: the tables, the exchange, and
-// `stages` tiles of W*I rows x 32 lines (W warps: the segments with rows).
+// `stages` tiles of W P segments of I rows x G lines, W P I G = 32 W I.
 // Two stages when they fit in 200 KB.
 template <class T>
 std::size_t lanes_smem(const PlanView<T>& p, int warps, int stages) {
@@ -334,13 +354,18 @@ std::size_t lanes_smem(const PlanView<T>& p, int warps, int stages) {
                       static_cast<std::size_t>(stages) * warps * p.I * 32);
 }
 
-template <class T, int I, bool Acc>
+template <class T, int I, bool Acc, int G>
 void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
                        unsigned mask, cudaStream_t st) {
   // mask == 0 keeps every segment on the shared-memory tables
   // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
   // the constant-bank tables gain).
-  const int warps = (p.n + p.I - 1) / p.I;
+  static_assert(G == 32 || G == kLanesHalfTile, "tiles of 32 or 16 lines");
+  constexpr int P = 32 / G;
+  const int segs = (p.n + p.I - 1) / p.I, warps = (segs + P - 1) / P;
+  if (G * p.S % 32 != 0 || P * warps > p.S)  // the row phase's rounds (LanesSlots); the planner never asks this
+    ADI_THROW(InvalidArgument, "lanes kernel: " + std::to_string(p.S) + " segments do not fill " +
+                                   std::to_string(G) + "-line tiles");
   // One block of W <= 9 warps of 32-row segments (120 registers) is all an
   // SM held, and every warp of it waits at each exchange barrier: at 257^3
   // the y solve ran at 53 % of copy with 9 warps an SM (ncu, #18). Those
@@ -348,17 +373,17 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   // 53.5 -> 62.1 %, z 39.5 -> 43.8 %. fp32 only: two fp64 blocks fit only
   // with one stage each, and that measured slower (257^3 z 54.4 -> 52.1 %,
   // 500 x 384 x 260 z 61.4 -> 58.9 %).
-  constexpr bool kPairable = I == 32 && sizeof(T) == 4;
+  constexpr bool kPairable = I == 32 && sizeof(T) == 4 && G == 32;
   const bool pair = kPairable && warps <= kPairWarps;
   const int stages = lanes_smem(p, warps, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, warps, stages);
   const int threads = 32 * warps;
-  auto kernel = lanes_kernel<T, I, Acc, 1>;
+  auto kernel = lanes_kernel<T, I, Acc, G, 1>;
   if constexpr (kPairable)
-    if (pair) kernel = lanes_kernel<T, I, Acc, 2>;
+    if (pair) kernel = lanes_kernel<T, I, Acc, G, 2>;
   const int per_sm = resident_blocks(kernel, threads, smem);  // opts in above 48 KB
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
-  LanesGeom g{warps, lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + 31) / 32, 0, 0u, false};
+  LanesGeom g{warps, segs, lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + G - 1) / G, 0, 0u, false};
   g.tiles = g.tiles_u * g.nv;
   const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
   g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
@@ -372,28 +397,48 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
 }  // namespace
 
 template <class T, int I>
-void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
-                  unsigned mask, cudaStream_t st) {
-  if (acc)
-    launch_lanes_impl<T, I, true>(d, acc, p, g, host_tables, mask, st);
-  else
-    launch_lanes_impl<T, I, false>(d, acc, p, g, host_tables, mask, st);
+void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom& g,
+                  const std::vector<T>& host_tables, unsigned mask, cudaStream_t st) {
+  // I = 33 serves 16-line tiles only (kOddLongI); 16-line tiles only serve
+  // lines past 16 segments of lanes_max_I rows, i.e. I >= 32
+  // (LineKernelPlan::G): each is built for those alone.
+  if constexpr (I != kOddLongI)
+    if (lines == 32) {
+      if (acc)
+        launch_lanes_impl<T, I, true, 32>(d, acc, p, g, host_tables, mask, st);
+      else
+        launch_lanes_impl<T, I, false, 32>(d, acc, p, g, host_tables, mask, st);
+      return;
+    }
+  if constexpr (I >= 32)
+    if (lines == kLanesHalfTile) {
+      if (acc)
+        launch_lanes_impl<T, I, true, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st);
+      else
+        launch_lanes_impl<T, I, false, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st);
+      return;
+    }
+  ADI_THROW(InvalidArgument, "lanes kernel: no build for I = " + std::to_string(I) + " with " +
+                                 std::to_string(lines) + "-line tiles");
 }
 
 #define ADI_LANES(T, I)                                                                                           \
-  template void launch_lanes<T, I>(T*, T*, const PlanView<T>&, const LinesGeom&, const std::vector<T>&, unsigned, \
-                                   cudaStream_t)
+  template void launch_lanes<T, I>(T*, T*, const PlanView<T>&, int, const LinesGeom&, const std::vector<T>&, \
+                                   unsigned, cudaStream_t)
 ADI_LANES(float, 4);
 ADI_LANES(float, 8);
 ADI_LANES(float, 16);
 ADI_LANES(float, 32);
+ADI_LANES(float, 33);
 ADI_LANES(float, 64);
 ADI_LANES(double, 4);
 ADI_LANES(double, 8);
 ADI_LANES(double, 16);
 ADI_LANES(double, 32);
+ADI_LANES(double, 33);
 #undef ADI_LANES
-static_assert(lanes_max_I(sizeof(float)) == 64 && lanes_max_I(sizeof(double)) == 32,
-              "the instantiations above follow lanes_max_I");
+static_assert(lanes_max_I(sizeof(float)) == 64 && lanes_max_I(sizeof(double)) == 32 &&
+                  lanes_half_max_I(sizeof(double)) == kOddLongI,
+              "the instantiations above follow lanes_max_I and lanes_half_max_I");
 
 }  // namespace adi::cuda::kernels

@@ -120,8 +120,9 @@ int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
 }
 
 // Launchers, explicitly instantiated in the family's file for the segment
-// lengths it is built for: warp I in {2, 4, 8, 9, 16, 17, 32, 64}; lanes I in {4, ..., 32}
-// and 64 for float only (adi::lanes_max_I).
+// lengths it is built for: warp I in {2, 4, 8, 9, 16, 17, 32, 33, 64}; lanes
+// I in {4, 8, 16, 32} and 64 for float only (adi::lanes_max_I), and 33
+// (16-line tiles only, adi::kOddLongI).
 
 /// Warp kernel: d <- A^{-1} d, or acc += A^{-1} d when acc != nullptr.
 template <class T, int I>
@@ -130,11 +131,12 @@ void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStre
 template <class T, int I>
 void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
                        cudaStream_t st);
-/// Lanes kernel; segments in `mask` take their row tables from the constant
-/// bank (SegmentConsts made from host_tables).
+/// Lanes kernel with tiles of `lines` (32, or 16: LineKernelPlan::G) lines;
+/// segments in `mask` take their row tables from the constant bank
+/// (SegmentConsts made from host_tables).
 template <class T, int I>
-void launch_lanes(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
-                  unsigned mask, cudaStream_t st);
+void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom& g,
+                  const std::vector<T>& host_tables, unsigned mask, cudaStream_t st);
 /// Generic thread-per-line Thomas with the factor's tables a, c', 1/pivot.
 template <class T>
 void launch_generic(T* d, T* acc, const T* a, const T* cp, const T* inv, int n, const LinesGeom& g, cudaStream_t st);

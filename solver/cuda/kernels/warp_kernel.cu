@@ -149,6 +149,7 @@ ADI_CHECK_ROW_SLOTS(float, 9);  // odd I: the map is the identity, which splits 
 ADI_CHECK_ROW_SLOTS(float, 16);
 ADI_CHECK_ROW_SLOTS(float, 17);
 ADI_CHECK_ROW_SLOTS(float, 32);
+ADI_CHECK_ROW_SLOTS(float, 33);
 ADI_CHECK_ROW_SLOTS(float, 64);
 ADI_CHECK_ROW_SLOTS(double, 2);
 ADI_CHECK_ROW_SLOTS(double, 4);
@@ -157,6 +158,7 @@ ADI_CHECK_ROW_SLOTS(double, 9);
 ADI_CHECK_ROW_SLOTS(double, 16);
 ADI_CHECK_ROW_SLOTS(double, 17);
 ADI_CHECK_ROW_SLOTS(double, 32);
+ADI_CHECK_ROW_SLOTS(double, 33);
 ADI_CHECK_ROW_SLOTS(double, 64);
 #undef ADI_CHECK_ROW_SLOTS
 
@@ -343,6 +345,7 @@ ADI_WARP(float, 9);  // 257-row lines (plan_line_kernel)
 ADI_WARP(float, 16);
 ADI_WARP(float, 17);  // 513
 ADI_WARP(float, 32);
+ADI_WARP(float, 33);  // 1025 (kOddLongI)
 ADI_WARP(float, 64);
 ADI_WARP(double, 2);
 ADI_WARP(double, 4);
@@ -351,6 +354,7 @@ ADI_WARP(double, 9);
 ADI_WARP(double, 16);
 ADI_WARP(double, 17);
 ADI_WARP(double, 32);
+ADI_WARP(double, 33);
 ADI_WARP(double, 64);
 #undef ADI_WARP
 static_assert(kWarpMaxI == 64, "the instantiations above go up to kWarpMaxI");

@@ -15,7 +15,7 @@ namespace adi {
 
 enum class LineKernelFamily {
   Warp,     ///< x lines of unit stride: a warp owns 32/S lines, lane = segment
-  Lanes,    ///< y/z lines (and long or strided x lines): lane = line, warp = segment
+  Lanes,    ///< y/z lines (and long or strided x lines): lane = line, warp = segment(s)
   Generic,  ///< thread-per-line Thomas through global memory (two passes)
 };
 
@@ -23,7 +23,28 @@ struct LineKernelPlan {
   LineKernelFamily family = LineKernelFamily::Generic;
   int I = 0;  ///< segment length (rows per thread); the line length n for Generic
   int S = 0;  ///< segments per line (a power of two); 1 for Generic
+  /// Lanes: lines a tile holds. 32: a warp is one segment of 32 lines. 16
+  /// (kLanesHalfTile): a warp is two segments of 16 lines, for lines longer
+  /// than 16 segments of lanes_max_I rows hold (a 32-line tile of them would
+  /// need 32 segments, i.e. 1024 threads with 64 registers each, which do
+  /// not hold I values of lanes_max_I; 16 lines of 16-32 such segments keep
+  /// the 512-thread block and its registers). 0 for the other families.
+  int G = 0;
 };
+
+/// Lines a tile of the lanes kernel holds when a line is too long for 32.
+/// 16 lines are still whole 32-byte sectors (fp32: 64 bytes, fp64: 128
+/// bytes a row), so the loads stay coalesced.
+constexpr int kLanesHalfTile = 16;
+/// Most segments with 16-line tiles: two segments a warp, 16 warps.
+constexpr int kLanesHalfMaxSegments = 32;
+/// The odd segment length, built for 16-line tiles (lanes) and the warp
+/// kernel: 32 segments of 33 rows hold lines of 1025 to 1056 rows (a grid of
+/// h = 1/1024 with both boundary nodes), which 64-row segments carry at
+/// twice their length.
+constexpr int kOddLongI = 33;
+/// Longest segment of a 16-line tile: lanes_max_I, and 33 for fp64.
+constexpr int lanes_half_max_I(std::size_t element_size) { return element_size == 4 ? 64 : kOddLongI; }
 
 /// Longest line the warp kernel takes: 32 lanes of at most kWarpMaxI rows.
 constexpr int kWarpMaxI = 64;
@@ -47,7 +68,9 @@ int next_pow2(index_t v);
 /// warp / lanes kernel; an override that does not fit (S above the family's
 /// maximum, I < 2, or I above lanes_max_I) falls back to Generic. An override
 /// the family has no instantiation for (e.g. I = 3) is returned as is: the
-/// launch then reports the unsupported segment length.
+/// launch then reports the unsupported segment length. Lanes lines that 16
+/// segments of 32 lines cannot hold take 16-line tiles (G = 16) of up to 32
+/// segments: fp64 up to 1024 rows, fp32 up to 2048.
 LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
                                 const SolverOptions& options = {});
 
