@@ -43,8 +43,11 @@ constexpr int exchange_slots() {
 // rows: 32 lines of 32 segments would be 1024 threads, whose 64 registers
 // do not hold I = 32 doubles (or 64 floats). G = 16 halves the tile instead
 // and keeps 512-thread blocks of the same per-thread registers: fp64 lines
-// up to 1024 rows (513^3, 1024^3) and fp32 up to 2048 leave the generic
-// two-pass Thomas, which moves 4 words a point instead of 2. A half-warp's
+// up to 1056 rows (513^3, 1024^3, and 1025^3 with segments of 33 rows,
+// kOddLongI) and fp32 up to 2048 leave the generic two-pass Thomas, which
+// moves 4 words a point instead of 2 (H100: 1024^3 fp64 y 47 -> 90 % of
+// copy, docs/PERFORMANCE.md). fp32 lines that 32-line tiles hold stay
+// there: 16-line tiles measured slower for them (513^3 y 71 -> 54 %). A half-warp's
 // row is 16 consecutive lines, still whole 32-byte sectors; in shared memory
 // the two halves of a warp read two separate 16-word runs (fp64: 128 bytes
 // each, the two wavefronts an 8-byte warp access takes anyway; fp32: at most
