@@ -20,7 +20,7 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     maxS = 32;
     I = options.x_seg;
     // The smallest I with 32 I >= n. 9, 17 and 33 serve the 2^k + 1 lengths
-    // users pick (257, 513, 1025: a grid of h = 1/256 with both boundary
+    // users pick (257, 513, 1025: a grid of h = 1/2^k with both boundary
     // nodes): with I = 16 / 32 / 64 a warp carried 512 / 1024 / 2048 rows
     // for 257 / 513 / 1025
     // (segments of odd I are conflict-free in the transposition as they are:

@@ -14,7 +14,7 @@
 //             reduced systems are switched to segment-per-lane through the
 //             same padded map.
 //   Generic — thread-per-line Thomas through global memory (two passes):
-//             only for lines too long to keep in registers (fp64 past 1024
+//             only for lines too long to keep in registers (fp64 past 1056
 //             rows, fp32 past 2048).
 
 #include "cuda_check.hpp"

@@ -70,7 +70,7 @@ int next_pow2(index_t v);
 /// the family has no instantiation for (e.g. I = 3) is returned as is: the
 /// launch then reports the unsupported segment length. Lanes lines that 16
 /// segments of 32 lines cannot hold take 16-line tiles (G = 16) of up to 32
-/// segments: fp64 up to 1024 rows, fp32 up to 2048.
+/// segments: fp64 up to 1056 rows (I = 33), fp32 up to 2048.
 LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
                                 const SolverOptions& options = {});
 
