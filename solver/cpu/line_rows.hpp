@@ -6,6 +6,7 @@
 #include <adi/discrete.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace adi::cpu::detail {
 
@@ -90,6 +91,107 @@ bool cyclic(index_t n, const T* a, const T* b, const T* c, T* d, T* cp, T* z, T*
   ok = ok && std::isfinite(static_cast<double>(den)) && den != T(0);
   const T f = (d[0] + r * d[n - 1]) / den;
   for (index_t i = 0; i < n; ++i) d[i] -= f * z[i];
+  return ok;
+}
+
+/// A pivot thomas() and cyclic() accept: finite and non-zero. Written with
+/// & instead of && so that the batched loops below stay branch-free.
+template <class T>
+inline bool good_pivot(T piv) {
+  return (std::fabs(static_cast<double>(piv)) <= std::numeric_limits<double>::max()) & (piv != T(0));
+}
+
+/// thomas() on `cnt` lines at once, stored [row][line] with row pitch B
+/// (line l's row i at i * B + l). Each line gets exactly thomas()'s
+/// operations in thomas()'s order, so its result is bit-identical to
+/// thomas() on that line alone (tested); the inner loops run across the
+/// lines, which are adjacent in memory. Returns false if any line has a
+/// zero or non-finite pivot.
+template <class T>
+bool thomas_batch(index_t n, index_t B, index_t cnt, const T* a, const T* b, const T* c, T* d, T* cp) {
+  bool ok = true;
+  for (index_t l = 0; l < cnt; ++l) {
+    const T piv = b[l];
+    ok &= good_pivot(piv);
+    const T inv = T(1) / piv;
+    cp[l] = n > 1 ? c[l] * inv : T(0);
+    d[l] *= inv;
+  }
+  for (index_t i = 1; i < n; ++i) {
+    const index_t r = i * B, q = r - B;
+    for (index_t l = 0; l < cnt; ++l) {
+      const T piv = b[r + l] - a[r + l] * cp[q + l];
+      ok &= good_pivot(piv);
+      const T inv = T(1) / piv;
+      cp[r + l] = i + 1 < n ? c[r + l] * inv : T(0);
+      d[r + l] = (d[r + l] - a[r + l] * d[q + l]) * inv;
+    }
+  }
+  for (index_t i = n - 2; i >= 0; --i) {
+    const index_t r = i * B, q = r + B;
+    for (index_t l = 0; l < cnt; ++l) d[r + l] -= cp[r + l] * d[q + l];
+  }
+  return ok;
+}
+
+/// cyclic() on `cnt` lines at once, laid out as in thomas_batch (bb and z
+/// likewise; lo, hi, g and f are scratch of cnt): cyclic()'s operations in
+/// its order for each line, bit-identical to it. Needs n >= 3.
+template <class T>
+bool cyclic_batch(index_t n, index_t B, index_t cnt, const T* a, const T* b, const T* c, T* d, T* cp, T* z, T* bb,
+                  T* lo, T* hi, T* g, T* f) {
+  const index_t last = (n - 1) * B;
+  for (index_t l = 0; l < cnt; ++l) {
+    lo[l] = a[l];
+    hi[l] = c[last + l];
+    g[l] = -b[l];
+  }
+  for (index_t i = 0; i < n; ++i)
+    for (index_t l = 0; l < cnt; ++l) {
+      bb[i * B + l] = b[i * B + l];
+      z[i * B + l] = T(0);
+    }
+  for (index_t l = 0; l < cnt; ++l) {
+    bb[l] = b[l] - g[l];
+    bb[last + l] = b[last + l] - hi[l] * lo[l] / g[l];
+    z[l] = g[l];
+    z[last + l] = hi[l];
+  }
+  bool ok = true;
+  for (index_t l = 0; l < cnt; ++l) {
+    const T piv = bb[l];
+    ok &= good_pivot(piv);
+    const T inv = T(1) / piv;
+    cp[l] = c[l] * inv;
+    d[l] *= inv;
+    z[l] *= inv;
+  }
+  for (index_t i = 1; i < n; ++i) {
+    const index_t r = i * B, q = r - B;
+    for (index_t l = 0; l < cnt; ++l) {
+      const T piv = bb[r + l] - a[r + l] * cp[q + l];
+      ok &= good_pivot(piv);
+      const T inv = T(1) / piv;
+      cp[r + l] = i + 1 < n ? c[r + l] * inv : T(0);
+      d[r + l] = (d[r + l] - a[r + l] * d[q + l]) * inv;
+      z[r + l] = (z[r + l] - a[r + l] * z[q + l]) * inv;
+    }
+  }
+  for (index_t i = n - 2; i >= 0; --i) {
+    const index_t r = i * B, q = r + B;
+    for (index_t l = 0; l < cnt; ++l) {
+      d[r + l] -= cp[r + l] * d[q + l];
+      z[r + l] -= cp[r + l] * z[q + l];
+    }
+  }
+  for (index_t l = 0; l < cnt; ++l) {
+    const T rr = lo[l] / g[l];
+    const T den = T(1) + z[l] + rr * z[last + l];
+    ok &= good_pivot(den);
+    f[l] = (d[l] + rr * d[last + l]) / den;
+  }
+  for (index_t i = 0; i < n; ++i)
+    for (index_t l = 0; l < cnt; ++l) d[i * B + l] -= f[l] * z[i * B + l];
   return ok;
 }
 

@@ -3,6 +3,7 @@
 
 #include "test_util.hpp"
 
+#include "cpu/line_rows.hpp"
 #include "cpu/tridiag_cpu.hpp"
 
 #include <algorithm>
@@ -338,4 +339,73 @@ void check_x_bitwise() {
 }
 TEST(TridiagConstant, XLinesAreBitIdenticalToTheScalarRecurrenceF32) { check_x_bitwise<float>(); }
 TEST(TridiagConstant, XLinesAreBitIdenticalToTheScalarRecurrenceF64) { check_x_bitwise<double>(); }
+}  // namespace
+
+namespace {
+// The CPU general path's batched line solves (cpu/line_rows.hpp) against the
+// per-line ones they replace for y and z lines: the same operations per
+// line, so bit for bit, ragged batches (cnt < B) included, and the same
+// verdict on a zero pivot in one line of the batch.
+template <class T>
+void check_batches_bitwise(bool cyclic) {
+  SeededRng rng;
+  for (index_t n : {1, 2, 3, 4, 17, 64})
+    for (index_t cnt : {1, 5, 16}) {
+      if (cyclic && n < 3) continue;
+      const index_t B = 16;
+      const std::size_t nb = static_cast<std::size_t>(n * B);
+      std::vector<T> a(nb), b(nb), c(nb), d(nb);
+      for (std::size_t q = 0; q < nb; ++q) {
+        a[q] = static_cast<T>(rng.uniform(-1, 1));
+        c[q] = static_cast<T>(rng.uniform(-1, 1));
+        b[q] = static_cast<T>(rng.sign() * (std::fabs(a[q]) + std::fabs(c[q]) + 0.5 + rng.uniform(0, 1)));
+        d[q] = static_cast<T>(rng.uniform(-1, 1));
+      }
+      for (bool singular : {false, true}) {
+        auto bs = b;
+        if (singular) bs[static_cast<std::size_t>(cnt - 1)] = T(0);  // the first pivot of the batch's last line
+        // per line
+        auto want = d;
+        bool want_ok = true;
+        for (index_t l = 0; l < cnt; ++l) {
+          std::vector<T> la(n), lb(n), lc(n), ld(n), cp(n), z(n), bb(n);
+          for (index_t i = 0; i < n; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i * B + l);
+            la[i] = a[q], lb[i] = bs[q], lc[i] = c[q], ld[i] = d[q];
+          }
+          const bool ok = cyclic ? cpu::detail::cyclic(n, la.data(), lb.data(), lc.data(), ld.data(), cp.data(),
+                                                       z.data(), bb.data())
+                                 : cpu::detail::thomas(n, la.data(), lb.data(), lc.data(), ld.data(), cp.data());
+          want_ok = want_ok && ok;
+          for (index_t i = 0; i < n; ++i) want[static_cast<std::size_t>(i * B + l)] = ld[i];
+        }
+        // batched
+        auto got = d;
+        std::vector<T> cp(nb), z(nb), bb(nb), lo(B), hi(B), g(B), f(B);
+        const bool got_ok =
+            cyclic ? cpu::detail::cyclic_batch(n, B, cnt, a.data(), bs.data(), c.data(), got.data(), cp.data(),
+                                               z.data(), bb.data(), lo.data(), hi.data(), g.data(), f.data())
+                   : cpu::detail::thomas_batch(n, B, cnt, a.data(), bs.data(), c.data(), got.data(), cp.data());
+        EXPECT_EQ(got_ok, want_ok) << "n " << n << " cnt " << cnt << (singular ? " singular" : "");
+        EXPECT_EQ(got_ok, !singular) << "n " << n << " cnt " << cnt;
+        if (singular) continue;  // the values past a zero pivot are not compared
+        for (index_t l = 0; l < cnt; ++l)
+          for (index_t i = 0; i < n; ++i) {
+            const std::size_t q = static_cast<std::size_t>(i * B + l);
+            ASSERT_EQ(0, std::memcmp(&got[q], &want[q], sizeof(T))) << "n " << n << " cnt " << cnt << " line " << l
+                                                                    << " row " << i << ": " << got[q] << " vs "
+                                                                    << want[q];
+          }
+        for (std::size_t q = 0; q < nb; ++q) {  // lines past cnt are untouched
+          if (static_cast<index_t>(q % B) >= cnt) {
+            ASSERT_EQ(0, std::memcmp(&got[q], &d[q], sizeof(T)));
+          }
+        }
+      }
+    }
+}
+TEST(TridiagBatches, ThomasBatchIsBitIdenticalToThomasF64) { check_batches_bitwise<double>(false); }
+TEST(TridiagBatches, ThomasBatchIsBitIdenticalToThomasF32) { check_batches_bitwise<float>(false); }
+TEST(TridiagBatches, CyclicBatchIsBitIdenticalToCyclicF64) { check_batches_bitwise<double>(true); }
+TEST(TridiagBatches, CyclicBatchIsBitIdenticalToCyclicF32) { check_batches_bitwise<float>(true); }
 }  // namespace
