@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 namespace adi::cpu {
 
@@ -142,10 +143,99 @@ void GeneralCpuStepper<T>::rhs() {
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
   const T* u = u_.data();
   T* w = w_.data();
+  // Interior points (no end of any axis within one node): both neighbours
+  // along every axis are the next nodes and no Mirror, Robin or Fixed rule
+  // applies, so the general loop below reduces to the same expressions
+  // without branches, which interior() evaluates over the inner x run of a
+  // row (vectorisable). Same operations in the same order, including the
+  // terms that vanish there (gr = 0, bsum = 0): bit-identical.
+  const T* K3[3] = {conductivity(0), conductivity(1), conductivity(2)};
+  const T kconst3[3] = {static_cast<T>(p_.alpha[0]), static_cast<T>(p_.alpha[1]), static_cast<T>(p_.alpha[2])};
+  const bool live[3] = {!p_.flat(0), !p_.flat(1), !p_.flat(2)};
+  const T* rho_f = rho_.empty() ? nullptr : rho_.data();
+  const T* q_f = q_.empty() ? nullptr : q_.data();
+  // The fields' presence as template arguments: a load from a pointer that
+  // may be null cannot be made branch-free, the rest can. kField: every
+  // live axis has a conductivity field (or none has: !kField with
+  // all_const_k); anything else takes the run-time selects.
+  bool all_field_k = true, all_const_k = true;
+  for (int a = 0; a < 3; ++a)
+    if (live[a]) {
+      all_field_k = all_field_k && K3[a] != nullptr;
+      all_const_k = all_const_k && K3[a] == nullptr;
+    }
+  auto interior_t = [&](auto k_field, auto has_rho, auto has_q, index_t o0, index_t i0, index_t i1) {
+    constexpr int kMode = decltype(k_field)::value;  // 1: fields, 0: constants, -1: per axis
+    constexpr bool kRho = decltype(has_rho)::value, kQ = decltype(has_q)::value;
+#pragma omp simd
+    for (index_t i = i0; i < i1; ++i) {
+      const index_t o = o0 + i;
+      T rho;
+      if constexpr (kRho)
+        rho = rho_f[o];
+      else
+        rho = rho_const;
+      const T uc = u[o];
+      T acc = T(0);
+      const T bsum = T(0);
+      for (int a = 0; a < 3; ++a) {
+        if (!live[a]) continue;
+        const index_t s = L.stride[a];
+        T kc, km, kp;
+        if constexpr (kMode == 1) {
+          kc = K3[a][o];
+          km = K3[a][o - s];
+          kp = K3[a][o + s];
+        } else if constexpr (kMode == 0) {
+          kc = kconst3[a];
+          km = kc;
+          kp = kc;
+        } else {
+          const T* K = K3[a];
+          kc = K ? K[o] : kconst3[a];
+          km = K ? K[o - s] : kc;
+          kp = K ? K[o + s] : kc;
+        }
+        const index_t ia = a == 0 ? i : 1;  // any index inside the line: not an end
+        acc += row_apply(row_coupling<T>(ia, ends_[a], km, kc, kp, rho), u[o - s], uc, u[o + s]);
+      }
+      T q;
+      if constexpr (kQ)
+        q = q_f[o];
+      else
+        q = qconst;
+      w[o] = dt * (acc + rho * (bsum + q * qf));
+    }
+  };
+  auto interior = [&](index_t o0, index_t i0, index_t i1) {
+    using std::integral_constant;
+    auto with_k = [&](auto km) {
+      if (rho_f && q_f)
+        interior_t(km, integral_constant<bool, true>{}, integral_constant<bool, true>{}, o0, i0, i1);
+      else if (rho_f)
+        interior_t(km, integral_constant<bool, true>{}, integral_constant<bool, false>{}, o0, i0, i1);
+      else if (q_f)
+        interior_t(km, integral_constant<bool, false>{}, integral_constant<bool, true>{}, o0, i0, i1);
+      else
+        interior_t(km, integral_constant<bool, false>{}, integral_constant<bool, false>{}, o0, i0, i1);
+    };
+    if (all_field_k)
+      with_k(integral_constant<int, 1>{});
+    else if (all_const_k)
+      with_k(integral_constant<int, 0>{});
+    else
+      with_k(integral_constant<int, -1>{});
+  };
+  auto inside = [](index_t c, index_t n) { return c >= 1 && c + 1 < n; };
 #pragma omp parallel for collapse(2) schedule(static)
   for (index_t k = 0; k < nz; ++k)
-    for (index_t j = 0; j < ny; ++j)
+    for (index_t j = 0; j < ny; ++j) {
+      // The x run [1, nx - 1) of an interior row goes to interior(); its
+      // ends and every other row to the general loop.
+      const bool row_inside = live[0] && nx >= 3 && (!live[1] || inside(j, ny)) && (!live[2] || inside(k, nz));
+      if (row_inside) interior(L.offset(0, j, k), 1, nx - 1);
       for (index_t i = 0; i < nx; ++i) {
+        if (row_inside && i == 1) i = nx - 1;  // the run above
         const index_t idx[3] = {i, j, k};
         const index_t o = L.offset(i, j, k);
         bool fixed = false;
@@ -175,6 +265,7 @@ void GeneralCpuStepper<T>::rhs() {
         const T q = q_.empty() ? qconst : q_[o];
         w[o] = dt * (acc + rho * (bsum + q * qf));
       }
+    }
   if (dirichlet_.moving) {
     const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
     dirichlet_rhs(dirichlet_, df, w, {{L.stride[0], L.stride[1], L.stride[2]}});
@@ -195,9 +286,7 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
     solve_constant_fused(static_cast<Axis>(a), factor_[a], w_.data(), acc, L);
     return;
   }
-  const int o1 = (a + 1) % 3, o2 = (a + 2) % 3;
   const index_t n = L.n[a], s = L.stride[a];
-  const index_t lines = L.n[o1] * L.n[o2];
   const T tdt = static_cast<T>(p_.theta * p_.dt);
   const T rho_const = static_cast<T>(1.0 / p_.capacity);
   const T* K = conductivity(a);
@@ -205,17 +294,18 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
   const AxisEnds<T>& e = ends_[a];
   const LineMatrix* cm = cyclic_[a].get();
   bool ok = true;
-  if (a != 0 && L.stride[0] == 1) {
-    // y and z lines: batches of B lines adjacent along x, laid out
-    // [row][line] (thomas_batch, cyclic_batch). A line's rows are a row or
-    // plane apart, so one line at a time touched a new cache line per row
-    // for w and each of K at three nodes and 1/c; a batch reads B adjacent
-    // values of each. Every line gets the per-line solve's operations in
-    // their order: bit-identical to it (TridiagBatches in test_tridiag; the
-    // 192^3 y solve with a K field on 2 cores: 106 -> 27 ms, fp64).
+  {
+    // Batches of B lines adjacent along x (y along x lines), laid out
+    // [row][line] (thomas_batch, cyclic_batch). One y or z line at a time
+    // touched a new cache line per row for w and each of K at three nodes
+    // and 1/c; a batch reads B adjacent values of each, and the solves run
+    // across the batch's lines. Every line gets the per-line solve's
+    // operations in their order: bit-identical to it (TridiagBatches in
+    // test_tridiag). 192^3 with a K field on 2 cores, fp64: y 106 -> 27 ms,
+    // x 50 -> 34 ms.
     constexpr index_t B = 128 / sizeof(T);  // two cache lines of a row
-    const int v_axis = 3 - a;                // the axis that is neither a nor x
-    const index_t nu = L.n[0], nv = L.n[v_axis], sv = L.stride[v_axis];
+    const int u_axis = a == 0 ? 1 : 0, v_axis = 3 - a - u_axis;
+    const index_t nu = L.n[u_axis], su = L.stride[u_axis], nv = L.n[v_axis], sv = L.stride[v_axis];
     const index_t per_v = (nu + B - 1) / B, tasks = nv * per_v;
     const bool periodic = p_.periodic(a);
 #pragma omp parallel reduction(&& : ok)
@@ -226,7 +316,7 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
 #pragma omp for schedule(static)
       for (index_t t = 0; t < tasks; ++t) {
         const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
-        const index_t base = (t / per_v) * sv + u0;
+        const index_t base = (t / per_v) * sv + u0 * su;
         for (index_t i = 0; i < n; ++i) {
           const index_t row = base + i * s;
           T* di = d.data() + i * B;
@@ -234,7 +324,7 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
           T* bi = rb.data() + i * B;
           T* ci = rc.data() + i * B;
           for (index_t l = 0; l < cnt; ++l) {
-            const index_t o = row + l;
+            const index_t o = row + l * su;
             di[l] = w_[o];
             if (cm) {
               ai[l] = static_cast<T>(cm->a[i]);
@@ -255,41 +345,9 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
           const index_t row = base + i * s;
           const T* di = d.data() + i * B;
           if (acc)
-            for (index_t l = 0; l < cnt; ++l) acc[row + l] += di[l];
+            for (index_t l = 0; l < cnt; ++l) acc[row + l * su] += di[l];
           else
-            for (index_t l = 0; l < cnt; ++l) w_[row + l] = di[l];
-        }
-      }
-    }
-  } else {  // x lines: contiguous, one at a time
-#pragma omp parallel reduction(&& : ok)
-    {
-      std::vector<T> ra(n), rb(n), rc(n), d(n), cp(n), z(n), bb(n);
-#pragma omp for schedule(static)
-      for (index_t line = 0; line < lines; ++line) {
-        const index_t c1 = line % L.n[o1], c2 = line / L.n[o1];
-        const index_t base = c1 * L.stride[o1] + c2 * L.stride[o2];
-        for (index_t i = 0; i < n; ++i) {
-          d[i] = w_[base + i * s];
-          if (cm) {  // constant coefficients, periodic
-            ra[i] = static_cast<T>(cm->a[i]);
-            rb[i] = static_cast<T>(cm->b[i]);
-            rc[i] = static_cast<T>(cm->c[i]);
-            continue;
-          }
-          const index_t o = base + i * s;
-          const T rho = rho_.empty() ? rho_const : rho_[o];
-          detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ra[i], rb[i], rc[i]);
-        }
-        const bool good = p_.periodic(a) ? detail::cyclic(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
-                                                          z.data(), bb.data())
-                                         : detail::thomas(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
-        ok = ok && good;
-        for (index_t i = 0; i < n; ++i) {
-          if (acc)
-            acc[base + i * s] += d[i];
-          else
-            w_[base + i * s] = d[i];
+            for (index_t l = 0; l < cnt; ++l) w_[row + l * su] = di[l];
         }
       }
     }
