@@ -1,7 +1,9 @@
 // The CPU backend of the general problem (problem.hpp, discrete.hpp): K, c
 // and q fields, heat sources, flux / convective / periodic faces, moving
-// Dirichlet values, flat axes. Plain loops over the rows of discrete.hpp:
-// this is the oracle for the device and distributed backends' general path.
+// Dirichlet values, flat axes. Loops over the rows of discrete.hpp (the
+// line solves in batches of adjacent lines, each line bit for bit the
+// per-line Thomas / Sherman-Morrison of line_rows.hpp): this is the oracle
+// for the device and distributed backends' general path.
 // (HeatProblem::classic() problems run CpuStepper, bit for bit as before.)
 
 #include "general_stepper.hpp"
