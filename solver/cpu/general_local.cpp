@@ -195,25 +195,39 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
       return;
     }
     const index_t n = L.n[a], s = L.stride[a];
-    const index_t nl = lines(a);
     const bool periodic = p_.periodic(a);
     T* w = W();
     T* u = U();
     bool ok = true;
+    // Batches of B lines adjacent along the first other axis, [row][line]
+    // (thomas_batch / cyclic_batch: each line bit for bit the per-line
+    // solve), as GeneralCpuStepper::solve.
+    constexpr index_t B = 128 / sizeof(T);
+    const auto oth = others(a);
+    const index_t nu = L.n[oth[0]], su = L.stride[oth[0]], nv = L.n[oth[1]], sv = L.stride[oth[1]];
+    const index_t per_v = (nu + B - 1) / B, tasks = nv * per_v;
 #pragma omp parallel reduction(&& : ok)
     {
-      std::vector<T> ra(n), rb(n), rc(n), d(n), cp(n), z(n), bb(n);
+      const std::size_t nb = static_cast<std::size_t>(n * B);
+      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), cp(nb), z(periodic ? nb : 0), bb(periodic ? nb : 0);
+      std::vector<T> lo(B), hi(B), g(B), f(B);
 #pragma omp for schedule(static)
-      for (index_t line = 0; line < nl; ++line) {
-        const index_t base = line_base(a, line);
-        rows(a, base, ra.data(), rb.data(), rc.data(), d.data());
-        const bool good = periodic ? cpu::detail::cyclic(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
-                                                         z.data(), bb.data())
-                                   : cpu::detail::thomas(n, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+      for (index_t t = 0; t < tasks; ++t) {
+        const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
+        const index_t base = (t / per_v) * sv + u0 * su;
+        rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
+        const bool good =
+            periodic ? cpu::detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
+                                                 z.data(), bb.data(), lo.data(), hi.data(), g.data(), f.data())
+                     : cpu::detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
         ok = ok && good;
         for (index_t i = 0; i < n; ++i) {
-          if (add_to_u) u[base + i * s] += d[i];
-          else w[base + i * s] = d[i];
+          const T* di = d.data() + i * B;
+          T* dst = (add_to_u ? u : w) + base + i * s;
+          if (add_to_u)
+            for (index_t l = 0; l < cnt; ++l) dst[l * su] += di[l];
+          else
+            for (index_t l = 0; l < cnt; ++l) dst[l * su] = di[l];
         }
       }
     }
@@ -391,6 +405,37 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const auto o = others(a);
     const Layout3& L = st_.layout;
     return (line % L.n[o[0]]) * L.stride[o[0]] + (line / L.n[o[0]]) * L.stride[o[1]];
+  }
+
+  /// rows() for `cnt` lines su apart starting at base, laid out [row][line]
+  /// with pitch B (line l's row i at i * B + l): the same per-row
+  /// expressions.
+  void rows_batch(int a, index_t base, index_t su, index_t cnt, index_t B, T* ra, T* rb, T* rc, T* d) {
+    const Layout3& L = st_.layout;
+    const index_t m = L.n[a], s = L.stride[a], b0 = part_.box.begin[a];
+    const AxisEnds<T>& e = ends_[a];
+    const T tdt = static_cast<T>(p_.theta * p_.dt);
+    const T rho_const = static_cast<T>(1.0 / p_.capacity);
+    const T kconst = static_cast<T>(p_.alpha[a]);
+    const T* K = conductivity(a);
+    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
+    const T* w = W();
+    for (index_t i = 0; i < m; ++i) {
+      const bool fixed = fixed_row(b0 + i, e);
+      for (index_t l = 0; l < cnt; ++l) {
+        const index_t o = base + l * su + i * s, q = i * B + l;
+        d[q] = w[o];
+        if (fixed) {
+          ra[q] = rc[q] = T(0);
+          rb[q] = T(1);
+          continue;
+        }
+        const index_t om = lower(a, o, i), op = upper(a, o, i);
+        const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
+        const T rho = R ? R[o] : rho_const;
+        implicit_row(row_coupling<T>(b0 + i, e, km, kc, kp, rho), tdt, ra[q], rb[q], rc[q]);
+      }
+    }
   }
 
   /// The rank's rows of one line of (I - theta dt A_a), and its right-hand side from w.
