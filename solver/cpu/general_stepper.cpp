@@ -157,9 +157,9 @@ void GeneralCpuStepper<T>::rhs() {
   const T* rho_f = rho_.empty() ? nullptr : rho_.data();
   const T* q_f = q_.empty() ? nullptr : q_.data();
   // The fields' presence as template arguments: a load from a pointer that
-  // may be null cannot be made branch-free, the rest can. kField: every
-  // live axis has a conductivity field (or none has: !kField with
-  // all_const_k); anything else takes the run-time selects.
+  // may be null cannot be made branch-free, the rest can. Conductivity mode
+  // 1: every live axis has a field; 0: none has; -1: a mix, which takes the
+  // run-time selects.
   bool all_field_k = true, all_const_k = true;
   for (int a = 0; a < 3; ++a)
     if (live[a]) {
@@ -296,61 +296,59 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
   const AxisEnds<T>& e = ends_[a];
   const LineMatrix* cm = cyclic_[a].get();
   bool ok = true;
-  {
-    // Batches of B lines adjacent along x (y along x lines), laid out
-    // [row][line] (thomas_batch, cyclic_batch). One y or z line at a time
-    // touched a new cache line per row for w and each of K at three nodes
-    // and 1/c; a batch reads B adjacent values of each, and the solves run
-    // across the batch's lines. Every line gets the per-line solve's
-    // operations in their order: bit-identical to it (TridiagBatches in
-    // test_tridiag). 192^3 with a K field on 2 cores, fp64: y 106 -> 27 ms,
-    // x 50 -> 34 ms.
-    constexpr index_t B = 128 / sizeof(T);  // two cache lines of a row
-    const int u_axis = a == 0 ? 1 : 0, v_axis = 3 - a - u_axis;
-    const index_t nu = L.n[u_axis], su = L.stride[u_axis], nv = L.n[v_axis], sv = L.stride[v_axis];
-    const index_t per_v = (nu + B - 1) / B, tasks = nv * per_v;
-    const bool periodic = p_.periodic(a);
+  // Batches of B lines adjacent along x (y along x lines), laid out
+  // [row][line] (thomas_batch, cyclic_batch). One y or z line at a time
+  // touched a new cache line per row for w and each of K at three nodes
+  // and 1/c; a batch reads B adjacent values of each, and the solves run
+  // across the batch's lines. Every line gets the per-line solve's
+  // operations in their order: bit-identical to it (TridiagBatches in
+  // test_tridiag). 192^3 with a K field on 2 cores, fp64: y 106 -> 27 ms,
+  // x 50 -> 34 ms.
+  constexpr index_t B = 128 / sizeof(T);  // two cache lines of a row
+  const int u_axis = a == 0 ? 1 : 0, v_axis = 3 - a - u_axis;
+  const index_t nu = L.n[u_axis], su = L.stride[u_axis], nv = L.n[v_axis], sv = L.stride[v_axis];
+  const index_t per_v = (nu + B - 1) / B, tasks = nv * per_v;
+  const bool periodic = p_.periodic(a);
 #pragma omp parallel reduction(&& : ok)
-    {
-      const std::size_t nb = static_cast<std::size_t>(n * B);
-      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), cp(nb), z(periodic ? nb : 0), bb(periodic ? nb : 0);
-      std::vector<T> lo(B), hi(B), g(B), f(B);
+  {
+    const std::size_t nb = static_cast<std::size_t>(n * B);
+    std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), cp(nb), z(periodic ? nb : 0), bb(periodic ? nb : 0);
+    std::vector<T> lo(B), hi(B), g(B), f(B);
 #pragma omp for schedule(static)
-      for (index_t t = 0; t < tasks; ++t) {
-        const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
-        const index_t base = (t / per_v) * sv + u0 * su;
-        for (index_t i = 0; i < n; ++i) {
-          const index_t row = base + i * s;
-          T* di = d.data() + i * B;
-          T* ai = ra.data() + i * B;
-          T* bi = rb.data() + i * B;
-          T* ci = rc.data() + i * B;
-          for (index_t l = 0; l < cnt; ++l) {
-            const index_t o = row + l * su;
-            di[l] = w_[o];
-            if (cm) {
-              ai[l] = static_cast<T>(cm->a[i]);
-              bi[l] = static_cast<T>(cm->b[i]);
-              ci[l] = static_cast<T>(cm->c[i]);
-            } else {
-              const T rho = rho_.empty() ? rho_const : rho_[o];
-              detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ai[l], bi[l], ci[l]);
-            }
+    for (index_t t = 0; t < tasks; ++t) {
+      const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
+      const index_t base = (t / per_v) * sv + u0 * su;
+      for (index_t i = 0; i < n; ++i) {
+        const index_t row = base + i * s;
+        T* di = d.data() + i * B;
+        T* ai = ra.data() + i * B;
+        T* bi = rb.data() + i * B;
+        T* ci = rc.data() + i * B;
+        for (index_t l = 0; l < cnt; ++l) {
+          const index_t o = row + l * su;
+          di[l] = w_[o];
+          if (cm) {
+            ai[l] = static_cast<T>(cm->a[i]);
+            bi[l] = static_cast<T>(cm->b[i]);
+            ci[l] = static_cast<T>(cm->c[i]);
+          } else {
+            const T rho = rho_.empty() ? rho_const : rho_[o];
+            detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ai[l], bi[l], ci[l]);
           }
         }
-        const bool good =
-            periodic ? detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(), z.data(),
-                                            bb.data(), lo.data(), hi.data(), g.data(), f.data())
-                     : detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
-        ok = ok && good;
-        for (index_t i = 0; i < n; ++i) {
-          const index_t row = base + i * s;
-          const T* di = d.data() + i * B;
-          if (acc)
-            for (index_t l = 0; l < cnt; ++l) acc[row + l * su] += di[l];
-          else
-            for (index_t l = 0; l < cnt; ++l) w_[row + l * su] = di[l];
-        }
+      }
+      const bool good =
+          periodic ? detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(), z.data(),
+                                          bb.data(), lo.data(), hi.data(), g.data(), f.data())
+                   : detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+      ok = ok && good;
+      for (index_t i = 0; i < n; ++i) {
+        const index_t row = base + i * s;
+        const T* di = d.data() + i * B;
+        if (acc)
+          for (index_t l = 0; l < cnt; ++l) acc[row + l * su] += di[l];
+        else
+          for (index_t l = 0; l < cnt; ++l) w_[row + l * su] = di[l];
       }
     }
   }
