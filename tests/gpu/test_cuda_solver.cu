@@ -262,7 +262,7 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
   for (int I : {32, 33, 64})
     for (index_t n : {index_t(16) * I + 1, index_t(30) * I + 7, index_t(32) * I})
       for (bool dbl : {false, true}) {
-        if (dbl && I > 32) continue;  // no fp64 build past lanes_max_I
+        if (dbl && I > 33) continue;  // no fp64 build past lanes_half_max_I
         for (Axis axis : {Axis::Y, Axis::Z}) {
           const Layout3 L = axis == Axis::Y ? Layout3::padded(41, n, 3, 45, n) : Layout3::packed(41, 2, n);
           SolverOptions opt;
