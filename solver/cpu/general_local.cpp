@@ -407,9 +407,9 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     return (line % L.n[o[0]]) * L.stride[o[0]] + (line / L.n[o[0]]) * L.stride[o[1]];
   }
 
-  /// rows() for `cnt` lines su apart starting at base, laid out [row][line]
-  /// with pitch B (line l's row i at i * B + l): the same per-row
-  /// expressions.
+  /// The rank's rows of (I - theta dt A_a) and their right-hand sides from
+  /// w for `cnt` lines su apart starting at base, laid out [row][line] with
+  /// pitch B (line l's row i at i * B + l).
   void rows_batch(int a, index_t base, index_t su, index_t cnt, index_t B, T* ra, T* rb, T* rc, T* d) {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a], b0 = part_.box.begin[a];
@@ -438,31 +438,9 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     }
   }
 
-  /// The rank's rows of one line of (I - theta dt A_a), and its right-hand side from w.
-  void rows(int a, index_t base, T* ra, T* rb, T* rc, T* d) {
-    const Layout3& L = st_.layout;
-    const index_t m = L.n[a], s = L.stride[a], b0 = part_.box.begin[a];
-    const AxisEnds<T>& e = ends_[a];
-    const T tdt = static_cast<T>(p_.theta * p_.dt);
-    const T rho_const = static_cast<T>(1.0 / p_.capacity);
-    const T kconst = static_cast<T>(p_.alpha[a]);
-    const T* K = conductivity(a);
-    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
-    const T* w = W();
-    for (index_t i = 0; i < m; ++i) {
-      const index_t o = base + i * s;
-      d[i] = w[o];
-      if (fixed_row(b0 + i, e)) {
-        ra[i] = rc[i] = T(0);
-        rb[i] = T(1);
-        continue;
-      }
-      const index_t om = lower(a, o, i), op = upper(a, o, i);
-      const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
-      const T rho = R ? R[o] : rho_const;
-      implicit_row(row_coupling<T>(b0 + i, e, km, kc, kp, rho), tdt, ra[i], rb[i], rc[i]);
-    }
-  }
+  /// The rank's rows of one line of (I - theta dt A_a), and its right-hand
+  /// side from w: rows_batch for one line.
+  void rows(int a, index_t base, T* ra, T* rb, T* rc, T* d) { rows_batch(a, base, 0, 1, 1, ra, rb, rc, d); }
 
   void check(bool ok, int a) const {
     if (!ok)
