@@ -98,6 +98,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);
   s.general_x_transpose = e.flag("ADI_GENERAL_X_TRANSPOSE", s.general_x_transpose);
+  s.classic_rings = e.flag("ADI_CLASSIC_RINGS", s.classic_rings);
   s.mpi_overlap = e.flag("ADI_MPI_OVERLAP", s.mpi_overlap);
   s.mpi_batches = static_cast<int>(
       e.integer("ADI_MPI_BATCHES", s.mpi_batches, 1, kIntMax, "a number of batches >= 1 (lines per exchange)"));

@@ -21,6 +21,7 @@ std::string SolverOptions::describe() const {
   line("ADI_CUDA_GRAPH", "cuda_graph", cuda_graph, d.cuda_graph);
   line("ADI_GENERAL_SEGMENTED", "general_segmented", general_segmented, d.general_segmented);
   line("ADI_GENERAL_X_TRANSPOSE", "general_x_transpose", general_x_transpose, d.general_x_transpose);
+  line("ADI_CLASSIC_RINGS", "classic_rings", classic_rings, d.classic_rings);
   line("ADI_MPI_OVERLAP", "mpi_overlap", mpi_overlap, d.mpi_overlap);
   line("ADI_MPI_BATCHES", "mpi_batches", mpi_batches, d.mpi_batches);
   return s.str();

@@ -45,6 +45,7 @@ RhsCoefficients<T> rhs_coefficients(const HeatProblem& p) {
     k.hi_fixed[a] = p.hi[a] == Boundary::Dirichlet;
     k.lo_ghost[a] = 0;
     k.hi_ghost[a] = 0;
+    k.periodic[a] = p.periodic(a) ? 1 : 0;
   }
   return k;
 }

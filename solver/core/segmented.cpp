@@ -146,9 +146,55 @@ void segmented_solve_reference(const SegmentedPlan<T>& p, T* line) {
   for (index_t r = 0; r < p.n; ++r) line[r] = d[r];
 }
 
+CyclicSplit cyclic_split(const LineMatrix& m) {
+  const index_t n = m.size();
+  ADI_REQUIRE(n >= 3, "cyclic line matrix: a periodic line needs at least 3 nodes");
+  CyclicSplit s;
+  s.tridiag = m;
+  LineMatrix& t = s.tridiag;
+  const double lo = m.a[0], hi = m.c[n - 1], g = -m.b[0];
+  check_pivot(g, "the cyclic split (b[0] = 0)", 0);
+  t.a[0] = 0.0;
+  t.c[n - 1] = 0.0;
+  t.b[0] = m.b[0] - g;
+  t.b[n - 1] = m.b[n - 1] - hi * lo / g;
+  s.phi = lo / g;
+  // z = A'^{-1} u by Thomas in long double: the table every line's
+  // correction reads, so its rounding is paid once.
+  std::vector<long double> cp(n), z(n, 0.0L);
+  z[0] = g;
+  z[n - 1] += hi;
+  long double piv = t.b[0];
+  check_pivot(static_cast<double>(piv), "the cyclic split", 0);
+  cp[0] = t.c[0] / piv;
+  z[0] /= piv;
+  for (index_t i = 1; i < n; ++i) {
+    piv = t.b[i] - t.a[i] * cp[i - 1];
+    check_pivot(static_cast<double>(piv), "the cyclic split", i);
+    cp[i] = t.c[i] / piv;
+    z[i] = (z[i] - t.a[i] * z[i - 1]) / piv;
+  }
+  for (index_t i = n - 2; i >= 0; --i) z[i] -= cp[i] * z[i + 1];
+  const long double den = 1.0L + z[0] + static_cast<long double>(s.phi) * z[n - 1];
+  check_pivot(static_cast<double>(den), "the cyclic split (1 + v.z)", n - 1);
+  s.psi = static_cast<double>(1.0L / den);
+  s.z.assign(z.begin(), z.end());
+  return s;
+}
+
+template <class T>
+void segmented_cyclic_reference(const SegmentedPlan<T>& plan, const CyclicSplit& split, T* line) {
+  const index_t n = plan.n;
+  segmented_solve_reference(plan, line);
+  const T lam = (line[0] + static_cast<T>(split.phi) * line[n - 1]) * static_cast<T>(split.psi);
+  for (index_t i = 0; i < n; ++i) line[i] -= lam * static_cast<T>(split.z[static_cast<std::size_t>(i)]);
+}
+
 template struct SegmentedPlan<float>;
 template struct SegmentedPlan<double>;
 template void segmented_solve_reference<float>(const SegmentedPlan<float>&, float*);
 template void segmented_solve_reference<double>(const SegmentedPlan<double>&, double*);
+template void segmented_cyclic_reference<float>(const SegmentedPlan<float>&, const CyclicSplit&, float*);
+template void segmented_cyclic_reference<double>(const SegmentedPlan<double>&, const CyclicSplit&, double*);
 
 }  // namespace adi

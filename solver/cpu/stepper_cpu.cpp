@@ -31,12 +31,12 @@ void douglas_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& k
         continue;
       }
       const T* uc = u + L.offset(0, j, k);
-      const T* ym = u + L.offset(0, lower_neighbour(kc, 1, j), k);
+      const T* ym = u + L.offset(0, lower_neighbour(kc, 1, j, ny), k);
       const T* yp = u + L.offset(0, upper_neighbour(kc, 1, j, ny), k);
-      const T* zm = u + L.offset(0, j, lower_neighbour(kc, 2, k));
+      const T* zm = u + L.offset(0, j, lower_neighbour(kc, 2, k, nz));
       const T* zp = u + L.offset(0, j, upper_neighbour(kc, 2, k, nz));
       auto at = [&](index_t i) {
-        const index_t o = i * sx, om = lower_neighbour(kc, 0, i) * sx, op = upper_neighbour(kc, 0, i, nx) * sx;
+        const index_t o = i * sx, om = lower_neighbour(kc, 0, i, nx) * sx, op = upper_neighbour(kc, 0, i, nx) * sx;
         return douglas_rhs(uc[o], uc[om], uc[op], ym[o], yp[o], zm[o], zp[o], kc);
       };
       wr[0] = on_fixed_face(kc, 0, 0, nx) ? T(0) : at(0);

@@ -22,6 +22,17 @@ template <class T>
 ConstantSolver<T>::ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options)
     : impl_(new Impl{LineSolver<T>(m, axis, layout, options)}) {}
 template <class T>
+ConstantSolver<T>::ConstantSolver(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+template <class T>
+ConstantSolver<T> ConstantSolver<T>::cyclic(const LineMatrix& m, Axis axis, const Layout3& layout,
+                                            const SolverOptions& options) {
+  return ConstantSolver(std::unique_ptr<Impl>(new Impl{LineSolver<T>(m, axis, layout, options, true)}));
+}
+template <class T>
+bool ConstantSolver<T>::cyclic_fits(Axis axis, const Layout3& layout, const SolverOptions& options) {
+  return LineSolver<T>::cyclic_fits(axis, layout, options);
+}
+template <class T>
 ConstantSolver<T>::~ConstantSolver() = default;
 template <class T>
 ConstantSolver<T>::ConstantSolver(ConstantSolver&&) noexcept = default;

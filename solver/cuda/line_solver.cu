@@ -22,7 +22,14 @@ using kernels::LinesGeom;
 using kernels::WarpGeom;
 
 template <class T>
-LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options)
+bool LineSolver<T>::cyclic_fits(Axis axis, const Layout3& L, const SolverOptions& options) {
+  const int a = axis_index(axis);
+  return L.n[a] >= 3 && L.n[a] < (index_t(1) << 31) &&
+         plan_line_kernel(L.n[a], axis, L.stride[a] == 1, sizeof(T), options).family != Kind::Generic;
+}
+
+template <class T>
+LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options, bool cyclic)
     : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
   L.validate("device line solve");
   const int a = axis_index(axis);
@@ -35,12 +42,26 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
   I_ = plan.I;
   S_ = plan.S;
   G_ = plan.G;
+  if (cyclic && kind_ == Kind::Generic)
+    ADI_THROW(BackendUnavailable, std::string("periodic ") + axis_name(axis) + " lines of " + std::to_string(n) +
+                                      " rows are longer than the segmented kernels hold");
   if (kind_ != Kind::Generic) {
-    const SegmentedPlan<T> seg = SegmentedPlan<T>::build(m, I_, S_);
-    host_tables_ = plan_tables(seg);
+    // A ring: the plan of A' (corners folded into the diagonal), whose
+    // interior segments equal an open line's (the constant-bank tables
+    // still apply), plus z and the two scalars of the correction.
+    const CyclicSplit split = cyclic ? cyclic_split(m) : CyclicSplit{};
+    const SegmentedPlan<T> seg = SegmentedPlan<T>::build(cyclic ? split.tridiag : m, I_, S_);
+    host_tables_ = plan_tables(seg, cyclic ? &split : nullptr);
     tables_.upload(host_tables_);
     interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I_, S_) : 0u;
     view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
+    if (cyclic) {
+      view_.ring = 1;
+      view_.phi = static_cast<T>(split.phi);
+      view_.psi = static_cast<T>(split.psi);
+      view_.last_seg = static_cast<int>((n - 1) / I_);
+      view_.last_row = static_cast<int>((n - 1) % I_);
+    }
     return;
   }
   // Generic: the plain Thomas factorisation.
@@ -117,7 +138,7 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
 
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
-  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X;
+  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic();
 }
 
 template <class T>
@@ -163,6 +184,7 @@ std::string LineSolver<T>::describe() const {
       break;
     case Kind::Generic: s << "generic thread-per-line Thomas"; break;
   }
+  if (cyclic()) s << ", periodic (Sherman-Morrison correction)";
   return s.str();
 }
 

@@ -39,7 +39,14 @@ class LineSolver {
 
   /// `options` carries the segment-length overrides (x_seg, yz_seg; 0: the
   /// planner's choice) and lanes_const; the app fills it from ADI_* knobs.
-  LineSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options = {});
+  /// `cyclic`: m is a periodic line (m.a[0] couples node n-1, m.c[n-1] node
+  /// 0): the warp and lanes kernels solve its Sherman-Morrison split
+  /// (adi::cyclic_split) and correct each row with one FMA; lines that only
+  /// the generic kernel holds throw BackendUnavailable (cyclic_fits).
+  LineSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options = {},
+             bool cyclic = false);
+  /// Whether a cyclic line of this axis and layout gets a segmented kernel.
+  static bool cyclic_fits(Axis axis, const Layout3& layout, const SolverOptions& options = {});
   LineSolver(LineSolver&&) = default;
 
   /// d <- A^{-1} d along the axis; with acc != nullptr the solution is added
@@ -49,6 +56,7 @@ class LineSolver {
   /// Whether the Douglas RHS can be computed inside this x solve (single-line
   /// tiles of the warp kernel), and that fused solve: w = A^{-1} rhs(u).
   bool can_fuse_rhs() const;
+  bool cyclic() const { return view_.ring != 0; }
   void solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t stream) const;
 
   Kind kind() const { return kind_; }

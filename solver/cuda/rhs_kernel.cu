@@ -65,8 +65,8 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const index_t k1 = k0 + chunk < nz ? k0 + chunk : nz;
   const index_t sx = L.stride[0], sy = L.stride[1], sz = L.stride[2];
   const bool fixed_xy = on_fixed_face(kc, 0, i, nx) || on_fixed_face(kc, 1, j, ny);
-  const index_t oxm = (lower_neighbour(kc, 0, i) - i) * sx, oxp = (upper_neighbour(kc, 0, i, nx) - i) * sx;
-  const index_t oym = (lower_neighbour(kc, 1, j) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
+  const index_t oxm = (lower_neighbour(kc, 0, i, nx) - i) * sx, oxp = (upper_neighbour(kc, 0, i, nx) - i) * sx;
+  const index_t oym = (lower_neighbour(kc, 1, j, ny) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
   // Planes 0 .. nzr-1 are readable (plane nz is the ghost of a top ghost
   // face). The centres needed are those of planes k0 .. kc_last: plane k1 is
   // the upper neighbour of plane k1 - 1 when it exists.
@@ -76,16 +76,20 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   T* pw = w + i * sx + j * sy + k0 * sz;
   const index_t ahead = (D + 1) * sz;  // plane k + 1 + D, from plane k
 
-  T zm = pc[(lower_neighbour(kc, 2, k0) - k0) * sz];
+  T zm = pc[(lower_neighbour(kc, 2, k0, nz) - k0) * sz];
   T c = pc[0], xm = pc[oxm], xp = pc[oxp], ym = pc[oym], yp = pc[oyp];
   T q[D];  // q[d]: centre of plane k + 1 + d
 #pragma unroll
   for (int d = 0; d < D; ++d) q[d] = k0 + 1 + d <= kc_last ? pc[(1 + d) * sz] : T(0);
   // At the top face (not a ghost face) the upper neighbour mirrors: u(nz) =
-  // u(nz-2). Iterations count from 0 in 32 bits; the plane tests are hoisted
+  // u(nz-2); on a periodic z it is plane 0 (it_wrap: read there, once a
+  // chunk). Iterations count from 0 in 32 bits; the plane tests are hoisted
   // into iteration numbers (-1: never).
   const int K = static_cast<int>(k1 - k0);
-  const int it_mirror = kc.hi_ghost[2] || nz - 1 >= k1 ? -1 : static_cast<int>(nz - 1 - k0);
+  const bool top = !kc.hi_ghost[2] && nz - 1 < k1;
+  const int it_mirror = top && !kc.periodic[2] ? static_cast<int>(nz - 1 - k0) : -1;
+  const int it_wrap = top && kc.periodic[2] ? static_cast<int>(nz - 1 - k0) : -1;
+  const index_t wrap = -(nz - 1) * sz;  // plane nz-1 -> plane 0
   const int it_fixed_lo = k0 == 0 && on_fixed_face(kc, 2, 0, nz) ? 0 : -1;
   const int it_fixed_hi = k1 == nz && on_fixed_face(kc, 2, nz - 1, nz) ? K - 1 : -1;
   // Iterations 0 .. K_safe-1 can prefetch without tests: the next plane's
@@ -108,7 +112,7 @@ __global__ void __launch_bounds__(kTileX* kTileY)
       cnew = pc[ahead];
     else
       cnew = T(0);
-    const T zp = it == it_mirror ? zm : q[0];
+    const T zp = it == it_mirror ? zm : it == it_wrap ? pc[wrap] : q[0];
     const bool fixed = fixed_xy || it == it_fixed_lo || it == it_fixed_hi;
     *pw = fixed ? T(0) : douglas_rhs(c, xm, xp, ym, yp, zm, zp, kc);
     zm = c;
@@ -174,36 +178,46 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const index_t sy = L.stride[1], sz = L.stride[2];
   const bool fixed_y = on_fixed_face(kc, 1, j, ny);
   const index_t col = i0c + j * sy;
-  const index_t oym = (lower_neighbour(kc, 1, j) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
+  const index_t oym = (lower_neighbour(kc, 1, j, ny) - j) * sy, oyp = (upper_neighbour(kc, 1, j, ny) - j) * sy;
   const unsigned full = 0xffffffffu;
+  const bool px = kc.periodic[0];
 
   // Register queue along z: prev = u(k-1) (mirrored at k = 0), cur = u(k),
   // next = u(k+1), ahead = u(k+2) in flight; ym/yp of the next plane too.
   // Planes 0 .. nzr-1 are readable: nzr = nz + 1 when the top face is a
-  // ghost face (plane nz is its ghost); plane -1 when the bottom one is.
+  // ghost face (plane nz is its ghost); plane -1 when the bottom one is. On a
+  // periodic z plane nz-1 is below plane 0 and plane 0 above plane nz-1.
   const index_t nzr = nz + (kc.hi_ghost[2] ? 1 : 0);
   auto plane = [&](index_t k) { return load_vec<Vec>(u + col + k * sz, i0c, nx); };
   Vec cur = plane(k0);
   Vec next = k0 + 1 < nzr ? plane(k0 + 1) : cur;
-  Vec prev = k0 > 0 || kc.lo_ghost[2] ? plane(k0 - 1) : next;
+  Vec prev = k0 > 0 || kc.lo_ghost[2] ? plane(k0 - 1) : kc.periodic[2] ? plane(nz - 1) : next;
   Vec ym = load_vec<Vec>(u + col + k0 * sz + oym, i0c, nx);
   Vec yp = load_vec<Vec>(u + col + k0 * sz + oyp, i0c, nx);
   // x neighbours of the warp's end lanes come from memory (the other lanes'
-  // from shuffles); they are fetched a plane ahead like everything else.
-  const bool has_left = lane == 0 && live && i0 > 0, has_right = lane == kTileX - 1 && live && i0 + V < nx;
+  // from shuffles); they are fetched a plane ahead like everything else. On
+  // a periodic x the row's first point's left neighbour is its last point
+  // (lane 0 of the row's first warp), and the thread holding the last point
+  // also reads the first (wrap).
+  const bool has_left = lane == 0 && live && (i0 > 0 || px), has_right = lane == kTileX - 1 && live && i0 + V < nx;
+  const bool has_wrap = px && live && i0 + V >= nx;
+  const index_t left_off = i0 > 0 ? -1 : nx - 1, wrap_off = -i0;
   auto edge = [&](index_t k, bool want, index_t off) { return want ? u[col + k * sz + off] : T(0); };
-  T left_mem = edge(k0, has_left, -1), right_mem = edge(k0, has_right, V);
+  T left_mem = edge(k0, has_left, left_off), right_mem = edge(k0, has_right, V), wrap_mem = edge(k0, has_wrap, wrap_off);
   for (index_t k = k0; k < k1; ++k) {
     Vec ahead = next, ym_n = ym, yp_n = yp;
-    T left_n = left_mem, right_n = right_mem;
+    T left_n = left_mem, right_n = right_mem, wrap_n = wrap_mem;
     if (k + 2 < nzr) ahead = plane(k + 2);
     if (k + 1 < k1) {
       ym_n = load_vec<Vec>(u + col + (k + 1) * sz + oym, i0c, nx);
       yp_n = load_vec<Vec>(u + col + (k + 1) * sz + oyp, i0c, nx);
-      left_n = edge(k + 1, has_left, -1);
+      left_n = edge(k + 1, has_left, left_off);
       right_n = edge(k + 1, has_right, V);
+      wrap_n = edge(k + 1, has_wrap, wrap_off);
     }
-    const Vec& zp = k + 1 < nzr ? next : prev;  // mirrored at the top face (unless it is a ghost face)
+    // mirrored at the top face (unless it is a ghost face), plane 0 on a periodic z
+    Vec zp = next;
+    if (k + 1 >= nzr) zp = kc.periodic[2] ? plane(0) : prev;
     T left = __shfl_up_sync(full, cur.v[V - 1], 1);
     T right = __shfl_down_sync(full, cur.v[0], 1);
     if (lane == 0) left = left_mem;
@@ -215,11 +229,11 @@ __global__ void __launch_bounds__(kTileX* kTileY)
       const index_t i = i0 + e;
       // x neighbours with compile-time register indices (a run-time index
       // would put the vector in local memory); Neumann mirrors: u[-1] = u[1],
-      // u[nx] = u[nx-2].
+      // u[nx] = u[nx-2]; periodic: u[-1] = u[nx-1] (left), u[nx] = u[0].
       const T below = e > 0 ? cur.v[e > 0 ? e - 1 : 0] : left;
       const T above = e + 1 < V ? cur.v[e + 1 < V ? e + 1 : 0] : right;
-      const T xm = i == 0 ? above : below;
-      const T xp = i == nx - 1 ? below : above;
+      const T xm = i == 0 && !px ? above : below;
+      const T xp = i == nx - 1 ? (px ? wrap_mem : below) : above;
       out.v[e] = (fixed_plane || on_fixed_face(kc, 0, i, nx))
                      ? T(0)
                      : douglas_rhs(cur.v[e], xm, xp, ym.v[e], yp.v[e], prev.v[e], zp.v[e], kc);
@@ -241,6 +255,7 @@ __global__ void __launch_bounds__(kTileX* kTileY)
     yp = yp_n;
     left_mem = left_n;
     right_mem = right_n;
+    wrap_mem = wrap_n;
   }
 }
 

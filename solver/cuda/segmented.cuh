@@ -23,9 +23,13 @@
 namespace adi::cuda {
 
 /// Offsets (in elements) of the tables in the flat layout shared by device
-/// memory and the per-block shared-memory copy.
+/// memory and the per-block shared-memory copy. A periodic line (ring) has a
+/// sixth per-row table after the reduced system's: the Sherman-Morrison
+/// vector z (adi::CyclicSplit), segment-major with the same pitch, so that
+/// lanes owning different segments read it from distinct banks too.
 struct TableLayout {
   int S = 0, I = 0;
+  bool ring = false;
   __host__ __device__ int pitch() const { return I + 1; }
   __host__ __device__ int fw_mul() const { return 0; }
   __host__ __device__ int fw_ms() const { return S * pitch(); }
@@ -36,17 +40,19 @@ struct TableLayout {
   __host__ __device__ int red_inv() const { return bw0() + S; }
   __host__ __device__ int red_a() const { return red_inv() + 2 * S; }
   __host__ __device__ int red_c() const { return red_a() + 2 * S; }
+  __host__ __device__ int ring_z() const { return red_c() + 2 * S; }
   /// Total, rounded up to 16 bytes for the block copy.
   __host__ __device__ int total(int elem_bytes) const {
-    const int n = red_c() + 2 * S, per = 16 / elem_bytes;
+    const int n = ring_z() + (ring ? S * pitch() : 0), per = 16 / elem_bytes;
     return (n + per - 1) / per * per;
   }
 };
 
-/// Flattens a plan into the TableLayout order.
+/// Flattens a plan into the TableLayout order; with `ring`, the plan is of
+/// ring->tridiag and z follows.
 template <class T>
-std::vector<T> plan_tables(const SegmentedPlan<T>& plan) {
-  TableLayout L{plan.segments, plan.seg_len};
+std::vector<T> plan_tables(const SegmentedPlan<T>& plan, const CyclicSplit* ring = nullptr) {
+  TableLayout L{plan.segments, plan.seg_len, ring != nullptr};
   std::vector<T> t(static_cast<std::size_t>(L.total(sizeof(T))), T(0));
   for (int s = 0; s < L.S; ++s)
     for (int j = 0; j < L.I; ++j) {
@@ -63,17 +69,26 @@ std::vector<T> plan_tables(const SegmentedPlan<T>& plan) {
     t[L.red_a() + r] = plan.red_a[r];
     t[L.red_c() + r] = plan.red_c[r];
   }
+  if (ring)
+    for (index_t r = 0; r < plan.n; ++r)
+      t[L.ring_z() + (r / L.I) * L.pitch() + r % L.I] = static_cast<T>(ring->z[static_cast<std::size_t>(r)]);
   return t;
 }
 
 /// What a kernel gets: the tables in device memory and the line geometry.
+/// On a ring (periodic line) also the Sherman-Morrison scalars and where
+/// row n-1 lives: segment last_seg, row last_row of it (inside the segment
+/// when the line is ragged, so known only after the back substitution).
 template <class T>
 struct PlanView {
   const T* tables;
   int n;  // rows of the real line
   int I;  // rows per segment (the kernel's compile-time I must equal it)
   int S;  // segments per line
-  __host__ __device__ TableLayout layout() const { return TableLayout{S, I}; }
+  int ring = 0;
+  T phi = T(0), psi = T(0);
+  int last_seg = 0, last_row = 0;
+  __host__ __device__ TableLayout layout() const { return TableLayout{S, I, ring != 0}; }
 };
 
 /// Block-cooperative copy of the tables into shared memory (16-byte steps);
@@ -217,6 +232,25 @@ __device__ __forceinline__ void reduced_solve(T& first, T& last, const SegmentVi
   if (s == S - 1) z_next = T(0);
   first = delta;
   last = y1 + C1 * z_next;
+}
+
+/// Row j (a run-time index) of a segment held in registers: a select over
+/// compile-time indices (a run-time index would put d in local memory).
+template <class T, int I>
+__device__ __forceinline__ T row_of(const T (&d)[I], int j) {
+  T v = d[0];
+#pragma unroll
+  for (int q = 1; q < I; ++q)
+    if (q == j) v = d[q];
+  return v;
+}
+
+/// The ring correction x = y - lambda z over a segment (z: its row of the
+/// ring table), lambda = (y_0 + phi y_{n-1}) psi (adi::CyclicSplit).
+template <class T, int I>
+__device__ __forceinline__ void ring_correct(T (&d)[I], const T* z, T lambda) {
+#pragma unroll
+  for (int j = 0; j < I; ++j) d[j] -= lambda * z[j];
 }
 
 /// Back substitution of the segment's interior from its solved first/last unknowns.

@@ -9,6 +9,7 @@
 #include "gpu_support.hpp"
 #include "test_util.hpp"
 
+#include <adi/cuda.hpp>
 #include <adi/factory.hpp>
 #include <adi/problem.hpp>
 #include <adi/stepper.hpp>
@@ -217,6 +218,28 @@ std::vector<Case> cases(SeededRng& rng) {
     p.dt = 5e-4;
     out.push_back({"constant coefficients, classic kernels, robin/flux/moving dirichlet 45x37x29", p});
   }
+  {  // constant coefficients, every axis periodic on an awkward grid: the
+     // classic kernels on rings (warp x, lanes y and z, Sherman-Morrison
+     // correction; the RHS wraps), c != 1 and a constant source with a table
+    HeatProblem p = base(45, 37, 29);
+    for (int a = 0; a < 3; ++a) periodic(p, a);
+    p.capacity = 1.6;
+    p.source = 0.4;
+    p.source_table = table(0.5, 2.0);
+    p.dt = 5e-4;
+    out.push_back({"constant coefficients, periodic x, y, z 45x37x29", p});
+  }
+  {  // constant rings of the long-line builds beside open faces: x of 257
+     // (warp kernel, 9-row segments), z of 513 (fp64: 16-line tiles, row
+     // n-1 inside the last segment), y Robin / flux
+    HeatProblem p = base(257, 6, 513);
+    periodic(p, 0);
+    robin(p, 1, 0, 2.0, 0.3, false);
+    neumann(p, 1, 1, 0.5, false);
+    periodic(p, 2);
+    p.dt = 5e-6;  // the field keeps most of its size over 20 steps (the comparison is relative to it)
+    out.push_back({"constant coefficients, periodic x 257 and z 513, robin/flux y 257x6x513", p});
+  }
   {  // x lines of 1030 rows: longer than the segmented kernel takes (one line
      // per thread there), y periodic, z Robin: both kernels in one step
     HeatProblem p = base(1030, 9, 5);
@@ -288,7 +311,7 @@ void report(const Case& c, const char* stage, const Diff& d, const std::vector<T
 }
 
 template <class T>
-void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpose) {
+void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpose, bool classic_rings) {
   HeatProblem& p = c.p;
   std::vector<double> u0d(static_cast<std::size_t>(p.points()));
   for (auto& v : u0d) v = rng.uniform(-1.0, 1.0);
@@ -301,20 +324,33 @@ void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpo
   spec.backend = Backend::Cuda;
   spec.options.general_segmented = segmented;
   spec.options.general_x_transpose = x_transpose;
+  spec.options.classic_rings = classic_rings;
   ASSERT_NO_THROW(gpu = make_stepper<T>(p, spec)) << c.name;
   ASSERT_NO_THROW(cpu = make_stepper<T>(p, Backend::Cpu)) << c.name;
   std::printf("[ case     ] %s (%s): %s | %s\n", c.name.c_str(), sizeof(T) == 8 ? "f64" : "f32",
               gpu->device_name().c_str(), cpu->device_name().c_str());
   ASSERT_NE(gpu->device_name().find("general path"), std::string::npos) << gpu->device_name();
   // The kernels asked for are the kernels that ran (lines > 1024 rows are one
-  // per thread either way; constant coefficients without a periodic or flat
-  // axis run the classic kernels).
+  // per thread either way; constant coefficients without a flat axis run the
+  // classic kernels, periodic axes as rings when classic_rings is on and the
+  // lines fit the segmented kernels).
   const std::string dn = gpu->device_name();
   const bool fast = dn.find("segmented") != std::string::npos || dn.find("classic kernels") != std::string::npos;
   EXPECT_EQ(fast, segmented) << dn;
-  const bool classic_problem = !p.material.lines_vary() && !p.material.source && p.n[0] >= 3 && p.n[1] >= 3 &&
-                               p.n[2] >= 3 && !p.periodic(0) && !p.periodic(1) && !p.periodic(2);
+  bool classic_problem = !p.material.lines_vary() && !p.material.source && p.n[0] >= 3 && p.n[1] >= 3 && p.n[2] >= 3;
+  for (int a = 0; a < 3; ++a)
+    if (p.periodic(a))
+      classic_problem = classic_problem && classic_rings &&
+                        cuda::ConstantSolver<T>::cyclic_fits(static_cast<Axis>(a), p.layout(), spec.options);
   EXPECT_EQ(dn.find("classic kernels") != std::string::npos, segmented && classic_problem) << dn;
+  if (classic_problem && segmented) {  // one ring solver per periodic axis
+    int rings = 0, periodic_axes = 0;
+    for (std::size_t at = dn.find("periodic (Sherman-Morrison"); at != std::string::npos;
+         at = dn.find("periodic (Sherman-Morrison", at + 1))
+      ++rings;
+    for (int a = 0; a < 3; ++a) periodic_axes += p.periodic(a) ? 1 : 0;
+    EXPECT_EQ(rings, periodic_axes) << dn;
+  }
   ASSERT_EQ(gpu->backend(), Backend::Cuda);
 
   const std::size_t n = u0.size();
@@ -375,11 +411,11 @@ void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpo
 // tol: the bound on every stage; with segmented = false the RHS is the
 // oracle's arithmetic in the same order (-fmad=false) and must agree exactly.
 template <class T>
-void run_all(double tol, bool segmented, bool x_transpose = true) {
+void run_all(double tol, bool segmented, bool x_transpose = true, bool classic_rings = true) {
   SeededRng rng;
   for (const Case& c : cases(rng)) {
     SCOPED_TRACE(c.name);
-    run_case<T>(c, rng, tol, segmented, x_transpose);
+    run_case<T>(c, rng, tol, segmented, x_transpose, classic_rings);
   }
 }
 
@@ -401,6 +437,14 @@ TEST(CudaGeneral, IsEquivalentToRefF32) {
 TEST(CudaGeneral, SegmentedXInPlaceIsEquivalentToRefF64) {
   ADI_GPU_TEST_PRELUDE();
   run_all<double>(1e-12, true, false);
+}
+
+// Periodic axes with constant coefficients on the general segmented kernel
+// (its reduced system closed into a ring) instead of the classic kernels'
+// Sherman-Morrison rings (classic_rings = false, ADI_CLASSIC_RINGS=0).
+TEST(CudaGeneral, SegmentedRingsIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  run_all<double>(1e-12, true, true, false);
 }
 
 // One line per thread (general_segmented = false): the oracle's sweeps.

@@ -171,6 +171,82 @@ void cyclic_is_equivalent_to_ref(const Case& c) {
   EXPECT_LE(compare_fields(dd.download(), want, L), tol<T>());
 }
 
+// A constant periodic line matrix: a[0] couples node n-1, c[n-1] node 0.
+LineMatrix random_ring(SeededRng& rng, index_t n) {
+  LineMatrix m(n);
+  for (index_t i = 0; i < n; ++i) {
+    m.a[i] = rng.uniform(-1.0, 1.0);
+    m.c[i] = rng.uniform(-1.0, 1.0);
+    m.b[i] = rng.sign() * (std::fabs(m.a[i]) + std::fabs(m.c[i]) + 0.5 + rng.uniform(0.0, 1.0));
+  }
+  return m;
+}
+
+// want = the CPU's cyclic solve of m on every line of d (m copied to every point).
+template <class T>
+std::vector<T> cpu_ring_solve(const LineMatrix& m, Axis axis, const std::vector<T>& d, const Layout3& L) {
+  std::vector<T> a(L.span(), poison<T>()), b(L.span(), poison<T>()), c(L.span(), poison<T>());
+  const int ax = axis_index(axis);
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) {
+        const index_t o = L.offset(i, j, k), r = ax == 0 ? i : ax == 1 ? j : k;
+        a[o] = static_cast<T>(m.a[r]);
+        b[o] = static_cast<T>(m.b[r]);
+        c[o] = static_cast<T>(m.c[r]);
+      }
+  auto want = d;
+  cpu::solve_cyclic(axis, a.data(), b.data(), c.data(), want.data(), L);
+  return want;
+}
+
+// The constant-matrix cyclic solve (ConstantSolver::cyclic: the warp and
+// lanes kernels with the Sherman-Morrison correction) and its fused update,
+// against the CPU's cyclic solve; lines too long for the segmented kernels
+// must be refused, not solved as open lines.
+template <class T>
+void ring_constant_matches(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& opt,
+                           SeededRng& rng, const std::string& expect_in_describe = "") {
+  if (!cuda::ConstantSolver<T>::cyclic_fits(axis, L, opt)) {
+    EXPECT_THROW(cuda::ConstantSolver<T>::cyclic(m, axis, L, opt), BackendUnavailable);
+    return;
+  }
+  const auto d0 = random_field<T>(rng, L);
+  const auto want = cpu_ring_solve(m, axis, d0, L);
+  const auto solver = cuda::ConstantSolver<T>::cyclic(m, axis, L, opt);
+  EXPECT_NE(solver.describe().find("periodic"), std::string::npos) << solver.describe();
+  if (!expect_in_describe.empty())
+    EXPECT_NE(solver.describe().find(expect_in_describe), std::string::npos) << solver.describe();
+  DeviceArray<T> dev(d0);
+  solver.solve(dev.get());
+  ADI_TEST_CUDA(cudaDeviceSynchronize());
+  EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << m.size();
+  auto acc0 = random_field<T>(rng, L);
+  auto acc_want = acc0;
+  for (std::size_t q = 0; q < acc_want.size(); ++q)
+    if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
+  DeviceArray<T> dd(d0), da(acc0);
+  solver.solve_add(dd.get(), da.get());
+  ADI_TEST_CUDA(cudaDeviceSynchronize());
+  EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>()) << solver.describe() << " n " << m.size();
+}
+
+template <class T>
+void ring_constant_is_equivalent_to_ref(const Case& c) {
+  if (c.n < 3) return;
+  SeededRng rng;
+  ring_constant_matches<T>(random_ring(rng, c.n), c.axis, layout_for(c), SolverOptions{}, rng);
+}
+
+TEST_P(CudaLines, ConstantRingIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  ring_constant_is_equivalent_to_ref<double>(GetParam());
+}
+TEST_P(CudaLines, ConstantRingIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  ring_constant_is_equivalent_to_ref<float>(GetParam());
+}
+
 TEST_P(CudaLines, CyclicIsEquivalentToRefF64) {
   ADI_GPU_TEST_PRELUDE();
   cyclic_is_equivalent_to_ref<double>(GetParam());
@@ -242,6 +318,10 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << n;
+          // The same segments on a ring: row n-1 at the end of the last
+          // segment (exact) or inside it (ragged).
+          ring_constant_matches<T>(random_ring(rng, n), axis, L, opt, rng,
+                                   fits ? "I = " + std::to_string(I) + "," : std::string());
         };
         if (dbl)
           run(double{});
@@ -289,6 +369,7 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
             solver.solve_add(dd.get(), da.get());
             ADI_TEST_CUDA(cudaDeviceSynchronize());
             EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>()) << solver.describe() << " n " << n;
+            ring_constant_matches<T>(random_ring(rng, n), axis, L, opt, rng, "16 lines a tile");
           };
           if (dbl)
             run(double{});

@@ -372,11 +372,23 @@ TEST(GhostRhs, WithoutGhostFacesTheCoefficientsAreThePlainOnes) {
   EXPECT_EQ(c.hi_neumann[2], 0);
   EXPECT_EQ(c.hi_ghost[2], 1);
   for (index_t i : {0, 5, 9}) {
-    EXPECT_EQ(lower_neighbour(a, 0, i), lower_neighbour(i));
+    EXPECT_EQ(lower_neighbour(a, 0, i, 10), lower_neighbour(i));
     EXPECT_EQ(upper_neighbour(a, 0, i, 10), upper_neighbour(i, 10));
   }
-  EXPECT_EQ(lower_neighbour(c, 1, 0), -1);
+  EXPECT_EQ(lower_neighbour(c, 1, 0, 10), -1);
   EXPECT_EQ(upper_neighbour(c, 2, 9, 10), 10);
+  // A periodic axis wraps (u[-1] = u[n-1], u[n] = u[0]) and has no fixed face.
+  HeatProblem q = p;
+  q.lo[0] = q.hi[0] = Boundary::Periodic;
+  const auto r = rhs_coefficients<double>(q);
+  EXPECT_EQ(r.periodic[0], 1);
+  EXPECT_EQ(r.periodic[1], 0);
+  EXPECT_EQ(r.lo_fixed[0] + r.hi_fixed[0] + r.lo_neumann[0] + r.hi_neumann[0], 0);
+  EXPECT_EQ(lower_neighbour(r, 0, 0, 10), 9);
+  EXPECT_EQ(upper_neighbour(r, 0, 9, 10), 0);
+  EXPECT_EQ(lower_neighbour(r, 0, 5, 10), 4);
+  EXPECT_EQ(upper_neighbour(r, 0, 5, 10), 6);
+  EXPECT_EQ(lower_neighbour(r, 1, 0, 10), lower_neighbour(0));
 }
 
 }  // namespace

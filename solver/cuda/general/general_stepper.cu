@@ -11,9 +11,11 @@
 // A flat axis has no solve (solve z on a flat z is u += w).
 //
 // Which kernels:
-//  - constant K and c, no periodic or flat axis, general_segmented on: the
-//    classic RHS and LineSolver kernels with this problem's line matrices
-//    (flux and Robin ends are other end rows of the same constant matrix),
+//  - constant K and c, no flat axis, general_segmented on: the classic RHS
+//    and LineSolver kernels with this problem's line matrices (flux and
+//    Robin ends are other end rows of the same constant matrix; a periodic
+//    axis a ring, solved by Sherman-Morrison inside the kernels, unless its
+//    lines are too long for them or SolverOptions::classic_rings is off),
 //    plus the face terms (general_mirror_faces_kernel) and a constant source;
 //  - otherwise one of two sets (SolverOptions::general_segmented):
 //  - segmented (the default, general_lanes.cu): the RHS's interior nodes by
@@ -131,19 +133,12 @@ class CudaGeneralStepper final : public Stepper<T> {
     dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
 
     // Per axis: which solve. Constant coefficients on a non-periodic axis use
-    // the host's ThomasFactor, exactly as the CPU oracle does.
+    // the host's ThomasFactor, exactly as the CPU oracle does. The constant
+    // line matrix is the oracle's too; on a periodic axis its a[0] and
+    // c[n-1] close the ring (the classic kernels' cyclic LineSolver).
     std::array<ThomasFactor<T>, 3> factors;
-    for (int a = 0; a < 3; ++a) {
-      if (p_.flat(a)) continue;
-      if (p_.periodic(a)) {
-        kind_[a] = SolveKind::Cyclic;
-        continue;
-      }
-      if (p_.material.lines_vary()) {
-        kind_[a] = SolveKind::OnTheFly;
-        continue;
-      }
-      kind_[a] = SolveKind::Factor;
+    std::array<LineMatrix, 3> rings;
+    auto constant_matrix = [&](int a) {
       const index_t na = p_.n[a];
       LineMatrix m(na);
       const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
@@ -155,28 +150,53 @@ class CudaGeneralStepper final : public Stepper<T> {
         m.b[i] = rb;
         m.c[i] = rc;
       }
+      return m;
+    };
+    for (int a = 0; a < 3; ++a) {
+      if (p_.flat(a)) continue;
+      if (p_.periodic(a)) {
+        kind_[a] = SolveKind::Cyclic;
+        if (!p_.material.lines_vary()) rings[a] = constant_matrix(a);
+        continue;
+      }
+      if (p_.material.lines_vary()) {
+        kind_[a] = SolveKind::OnTheFly;
+        continue;
+      }
+      kind_[a] = SolveKind::Factor;
+      LineMatrix m = constant_matrix(a);
       m.a[0] = 0.0;
-      m.c[na - 1] = 0.0;
+      m.c[p_.n[a] - 1] = 0.0;
       factors[a] = ThomasFactor<T>::factor(m);
     }
 
-    // Constant K and c, constant (or no) source, no periodic or flat axis:
-    // the classic kernels with this problem's line matrices (flux and Robin
-    // ends are just other end rows) and its RHS plus the face terms
-    // (general_mirror_faces_kernel): the speed of the all-Dirichlet step.
+    // Constant K and c, constant (or no) source, no flat axis: the classic
+    // kernels with this problem's line matrices (flux and Robin ends are
+    // just other end rows; a periodic axis is a ring the kernels solve by
+    // Sherman-Morrison with one table, when its lines fit the segmented
+    // kernels) and its RHS (neighbours wrapped on a periodic axis) plus the
+    // face terms (general_mirror_faces_kernel): the speed of the
+    // all-Dirichlet step.
     classic_ = o.general_segmented && !p_.material.lines_vary() && !p_.material.source &&
                rhs_unlaunchable(layout_).empty();
-    for (int a = 0; a < 3; ++a) classic_ = classic_ && kind_[a] == SolveKind::Factor && layout_.n[a] >= 3;
+    for (int a = 0; a < 3; ++a)
+      classic_ = classic_ && layout_.n[a] >= 3 &&
+                 (kind_[a] == SolveKind::Factor ||
+                  (kind_[a] == SolveKind::Cyclic && o.classic_rings &&
+                   LineSolver<T>::cyclic_fits(static_cast<Axis>(a), layout_, o)));
     if (classic_) {
       for (int a = 0; a < 3; ++a) {
         const double h = p_.spacing(a);
+        const bool ring = kind_[a] == SolveKind::Cyclic;
         kc_.c[a] = static_cast<T>(p_.dt * p_.alpha[a] / p_.capacity / (h * h));
-        kc_.lo_neumann[a] = p_.lo[a] != Boundary::Dirichlet;
-        kc_.hi_neumann[a] = p_.hi[a] != Boundary::Dirichlet;
+        kc_.lo_neumann[a] = p_.lo[a] != Boundary::Dirichlet && !ring;
+        kc_.hi_neumann[a] = p_.hi[a] != Boundary::Dirichlet && !ring;
         kc_.lo_fixed[a] = p_.lo[a] == Boundary::Dirichlet;
         kc_.hi_fixed[a] = p_.hi[a] == Boundary::Dirichlet;
         kc_.lo_ghost[a] = kc_.hi_ghost[a] = 0;
-        classic_solver_[a] = std::make_unique<LineSolver<T>>(factors[a].matrix(), static_cast<Axis>(a), layout_, o);
+        kc_.periodic[a] = ring ? 1 : 0;
+        classic_solver_[a] = std::make_unique<LineSolver<T>>(ring ? rings[a] : factors[a].matrix(),
+                                                             static_cast<Axis>(a), layout_, o, ring);
       }
     }
 
@@ -429,8 +449,9 @@ class CudaGeneralStepper final : public Stepper<T> {
     P.qf = static_cast<T>(p_.source_table.at(tstar));
     if (classic_) {
       launch_rhs<T>(u_.get(), w_.get(), layout_, kc_, stream_, options_);
-      bool mirror = false;
-      for (int a = 0; a < 3; ++a) mirror = mirror || p_.lo[a] != Boundary::Dirichlet || p_.hi[a] != Boundary::Dirichlet;
+      bool mirror = false;  // a flux or Robin face (periodic axes have none)
+      for (int a = 0; a < 3; ++a)
+        for (Boundary b : {p_.lo[a], p_.hi[a]}) mirror = mirror || b == Boundary::Neumann || b == Boundary::Robin;
       if (mirror) {
         general::general_mirror_faces_kernel<T>
             <<<face_grid(max_face_nodes()), kThreads, 0, stream_>>>(u_.get(), w_.get(), P);

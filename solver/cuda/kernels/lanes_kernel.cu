@@ -199,10 +199,18 @@ __device__ __forceinline__ LanesSlots lanes_slots(int s, int line, int warp, int
 // Segments in sc.mask take their row tables from the constant bank
 // (SegmentConsts), the others from shared memory; the branch is uniform per
 // segment (a warp, or half a warp for G = 16).
-template <class T, int I, int G>
-__device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const TableLayout& L,
-                                            const SegmentConsts<T, I>& sc, int s, const LanesSlots& sl,
-                                            T* red_first, T* red_last, int segs) {
+// On a ring (Ring: a separate build, so open lines keep their code and
+// registers) the solve is of A' and each line's
+// y_0 (segment 0) and y_{n-1} (segment last_seg, row last_row) meet in
+// ring_y[line] / ring_y[32 + line] across the barrier the tile ends with
+// anyway; then every row takes its correction, one FMA with z from shared
+// memory (the same word for the lanes of a segment: a broadcast). The next
+// tile writes ring_y only after its own first barrier, which every thread
+// reaches after its reads here.
+template <class T, int I, int G, bool Ring>
+__device__ __forceinline__ void lanes_solve(T (&x)[I], const PlanView<T>& p, const T* tab, const TableLayout& L,
+                                            const SegmentConsts<T, I>& sc, int s, int line, const LanesSlots& sl,
+                                            T* red_first, T* red_last, T* ring_y, int segs) {
   const int S = L.S, log2S = __ffs(S) - 1;
   const bool konst = (sc.mask >> s) & 1u;
   if (konst)
@@ -227,14 +235,20 @@ __device__ __forceinline__ void lanes_solve(T (&x)[I], const T* tab, const Table
     finish_segment(x, sc, zf, zl);
   else
     finish_segment(x, segment_view(tab, L, s), zf, zl);
+  if constexpr (Ring) {
+    if (s == 0) ring_y[line] = x[0];
+    if (s == p.last_seg) ring_y[32 + line] = row_of(x, p.last_row);
+  }
   __syncthreads();  // the exchange is reused by the next tile
+  if constexpr (Ring)
+    ring_correct(x, tab + L.ring_z() + s * L.pitch(), (ring_y[line] + p.phi * ring_y[32 + line]) * p.psi);
 }
 
 // Blocks of at most kPairWarps warps may be built for two blocks an SM
 // (MinBlocks = 2: 65536 / (2 * 288) -> at most 112 registers a thread).
 constexpr int kPairWarps = 9;
 
-template <class T, int I, bool Acc, int G, int MinBlocks = 1>
+template <class T, int I, bool Acc, int G, int MinBlocks = 1, bool Ring = false>
 __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_max_segments(I), MinBlocks)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
                  const __grid_constant__ SegmentConsts<T, I> sc) {
@@ -243,7 +257,8 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
   T* tab = reinterpret_cast<T*>(lanes_smem);
   T* red_first = tab + L.total(sizeof(T));
   T* red_last = red_first + exchange_slots<T>();
-  T* buf0 = red_last + exchange_slots<T>();
+  T* ring_y = red_last + exchange_slots<T>();  // 64 words, a ring's only (lanes_smem)
+  T* buf0 = ring_y + (Ring ? 64 : 0);
   T* buf1 = buf0 + g.warps * I * 32;  // W P segments of I rows x G lines
   const index_t stride = gridDim.x;
   index_t t = blockIdx.x;
@@ -274,7 +289,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
       cur.select(t);
       cp_async_wait<1>();
       cur.read(b, x);
-      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);  // ends with a barrier: b is free
+      lanes_solve<T, I, G, Ring>(x, p, tab, L, sc, cur.s, line, sl, red_first, red_last, ring_y, g.segs);  // ends with a barrier: b is free
       cur.store(d, x);
       if (t + 2 * stride < g.tiles) {
         nxt.select(t + 2 * stride);
@@ -296,7 +311,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);
+      lanes_solve<T, I, G, Ring>(x, p, tab, L, sc, cur.s, line, sl, red_first, red_last, ring_y, g.segs);
       cur.store(d, x);
     }
   } else if (stages == 2) {
@@ -316,7 +331,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
         nxt.issue(d, buf0);
       }
       cp_async_commit();
-      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);
+      lanes_solve<T, I, G, Ring>(x, p, tab, L, sc, cur.s, line, sl, red_first, red_last, ring_y, g.segs);
       cp_async_wait<1>();  // u of tile t
       cur.store_sum(acc, buf1, x);
       __syncthreads();
@@ -334,7 +349,7 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
       __syncthreads();
       cur.issue(acc, buf0);  // u of this tile arrives while it is solved
       cp_async_commit();
-      lanes_solve<T, I, G>(x, tab, L, sc, cur.s, sl, red_first, red_last, g.segs);
+      lanes_solve<T, I, G, Ring>(x, p, tab, L, sc, cur.s, line, sl, red_first, red_last, ring_y, g.segs);
       cp_async_wait<0>();
       cur.store_sum(acc, buf0, x);
       __syncthreads();
@@ -348,13 +363,14 @@ __global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_
   cp_async_wait<0>();
 }
 
-// Dynamic shared memory of the lanes kernel: the tables, the exchange, and
+// Dynamic shared memory of the lanes kernel: the tables (a ring's z table
+// included), the exchange, a ring's 2 x 32 end values, and
 // `stages` tiles of W P segments of I rows x G lines, W P I G = 32 W I.
 // Two stages when they fit in 200 KB.
 template <class T>
 std::size_t lanes_smem(const PlanView<T>& p, int warps, int stages) {
   return sizeof(T) * (static_cast<std::size_t>(p.layout().total(sizeof(T))) + 2 * exchange_slots<T>() +
-                      static_cast<std::size_t>(stages) * warps * p.I * 32);
+                      (p.ring ? 64 : 0) + static_cast<std::size_t>(stages) * warps * p.I * 32);
 }
 
 template <class T, int I, bool Acc, int G>
@@ -381,9 +397,10 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   const int stages = lanes_smem(p, warps, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, warps, stages);
   const int threads = 32 * warps;
-  auto kernel = lanes_kernel<T, I, Acc, G, 1>;
+  auto kernel = lanes_kernel<T, I, Acc, G, 1, false>;
   if constexpr (kPairable)
-    if (pair) kernel = lanes_kernel<T, I, Acc, G, 2>;
+    if (pair) kernel = lanes_kernel<T, I, Acc, G, 2, false>;
+  if (p.ring) kernel = pair ? lanes_kernel<T, I, Acc, G, kPairable ? 2 : 1, true> : lanes_kernel<T, I, Acc, G, 1, true>;
   const int per_sm = resident_blocks(kernel, threads, smem);  // opts in above 48 KB
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
   LanesGeom g{warps, segs, lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + G - 1) / G, 0, 0u, false};

@@ -178,7 +178,7 @@ constexpr int warp_slots() {
 
 // Tiles of one warp: src is read (u when fused, else D), dst written (or
 // accumulated into when Acc).
-template <class T, int I, bool Acc, bool Single, bool Fused>
+template <class T, int I, bool Acc, bool Single, bool Fused, bool Ring>
 __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restrict__ dst, const PlanView<T>& p,
                                            const WarpGeom& g, const FusedRhs<T>& fr, const T* tab, T* slots0,
                                            T* slots1, index_t t, index_t stride) {
@@ -243,6 +243,17 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
     local_sweeps(x, v);
     reduced_solve(x[0], x[I - 1], v, s, p.S);
     finish_segment(x, v, x[0], x[I - 1]);
+    if constexpr (Ring) {
+      // A ring solved as A' (adi::CyclicSplit, a separate build so that open
+      // lines keep their code and registers): the line's lanes are
+      // lane0 .. lane0 + S - 1, segment 0 holds y_0, segment last_seg holds
+      // y_{n-1} in its row last_row; two shuffles, then one FMA a row with
+      // z from the tables (pitch I + 1: distinct banks across segments).
+      const int first = lane & ~(p.S - 1);
+      const T y0 = __shfl_sync(0xffffffffu, x[0], first);
+      const T yl = __shfl_sync(0xffffffffu, row_of(x, p.last_row), first + p.last_seg);
+      ring_correct(x, tab + L.ring_z() + s * L.pitch(), (y0 + p.phi * yl) * p.psi);
+    }
     // Back to rows through the same buffer (column write, row read), then
     // coalesced stores (or the fused accumulate).
 #pragma unroll
@@ -279,7 +290,7 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
   cp_async_wait<0>();
 }
 
-template <class T, int I, bool Acc, bool Fused = false>
+template <class T, int I, bool Acc, bool Fused = false, bool Ring = false>
 __global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? (Fused ? 2 : 3) : 1)
     warp_kernel(const T* __restrict__ src, T* __restrict__ dst, PlanView<T> p, WarpGeom g, FusedRhs<T> fr) {
   extern __shared__ __align__(16) unsigned char warp_smem[];
@@ -295,9 +306,9 @@ __global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? (Fused ? 2
   const index_t t = static_cast<index_t>(blockIdx.x) * warps + warp;
   if (t >= g.tiles) return;  // uniform per warp; no block barrier below
   if (Fused || p.S == 32)
-    warp_tiles<T, I, Acc, true, Fused>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
+    warp_tiles<T, I, Acc, true, Fused, Ring>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
   else
-    warp_tiles<T, I, Acc, false, false>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
+    warp_tiles<T, I, Acc, false, false, Ring>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
 }
 
 template <class T, int I, bool Acc, bool Fused>
@@ -309,7 +320,10 @@ void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom
   int warps = kWarpKernelMaxWarps;
   while (warps > 1 && tables + warps * per_warp > (Fused ? 200 : 100) * 1024) warps /= 2;
   const std::size_t smem = tables + warps * per_warp;
-  auto kernel = warp_kernel<T, I, Acc, Fused>;
+  auto kernel = warp_kernel<T, I, Acc, Fused, false>;
+  if constexpr (!Fused)
+    if (p.ring) kernel = warp_kernel<T, I, Acc, false, true>;
+  ADI_REQUIRE(!(Fused && p.ring), "warp kernel: the fused RHS is not built for periodic lines");
   const int per_sm = resident_blocks(kernel, 32 * warps, smem);
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
   const index_t blocks = std::min<index_t>((g.tiles + warps - 1) / warps, static_cast<index_t>(per_sm) * sm_count());

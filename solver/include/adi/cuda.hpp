@@ -24,6 +24,15 @@ class ConstantSolver {
  public:
   /// `options`: the kernel knobs (x_seg, yz_seg, lanes_const; adi/options.hpp).
   ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options = {});
+  /// The periodic lines of a constant matrix: m.a[0] couples node n - 1 and
+  /// m.c[n - 1] node 0, as in solve_cyclic (n >= 3). The segmented kernels
+  /// solve the Sherman-Morrison split of m (adi::cyclic_split) and correct
+  /// each row with one FMA: the speed of an open line. Throws
+  /// BackendUnavailable for lines only the generic kernel holds (fp64 past
+  /// 1056 rows, fp32 past 2048; cyclic_fits).
+  static ConstantSolver cyclic(const LineMatrix& m, Axis axis, const Layout3& layout,
+                               const SolverOptions& options = {});
+  static bool cyclic_fits(Axis axis, const Layout3& layout, const SolverOptions& options = {});
   ~ConstantSolver();
   ConstantSolver(ConstantSolver&&) noexcept;
   ConstantSolver& operator=(ConstantSolver&&) noexcept;
@@ -35,6 +44,7 @@ class ConstantSolver {
 
  private:
   struct Impl;
+  explicit ConstantSolver(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -29,6 +29,10 @@ struct SolverOptions {
   /// (each thread reads its segment's contiguous rows) instead of on the
   /// x <-> y transposed grid (two transpositions, coalesced solve)
   bool general_x_transpose = true;
+  /// ADI_CLASSIC_RINGS=0: a periodic axis with constant K and c takes the
+  /// general segmented kernel (reduced system closed into a ring) instead of
+  /// the classic kernels with the Sherman-Morrison correction
+  bool classic_rings = true;
   // --- MPI ---
   bool mpi_overlap = true;   ///< ADI_MPI_OVERLAP=0: no halo/compute overlap, one exchange per axis
   int mpi_batches = 0;       ///< ADI_MPI_BATCHES: batches of lines per reduced-system exchange (0: auto)

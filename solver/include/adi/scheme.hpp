@@ -54,6 +54,10 @@ struct RhsCoefficients {
   /// a face is neither fixed nor mirrored. All 0 for a whole grid.
   int lo_ghost[3];
   int hi_ghost[3];
+  /// 1 if axis a is periodic and whole on this grid (n distinct nodes, node
+  /// n-1 next to node 0): the neighbours wrap, u[-1] = u[n-1], u[n] = u[0].
+  /// Such an axis has no fixed, mirrored or ghost face.
+  int periodic[3];
 };
 template <class T>
 RhsCoefficients<T> rhs_coefficients(const HeatProblem& p);
@@ -94,15 +98,18 @@ ADI_HD ADI_FORCEINLINE index_t lower_neighbour(index_t i) { return i == 0 ? 1 : 
 ADI_HD ADI_FORCEINLINE index_t upper_neighbour(index_t i, index_t n) { return i == n - 1 ? n - 2 : i + 1; }
 
 /// The same on axis a of a sub-box: across a ghost face the neighbour is the
-/// ghost plane (index -1 or n), elsewhere the mirrored node as above. Without
-/// ghost faces these are exactly lower_neighbour(i) / upper_neighbour(i, n).
+/// ghost plane (index -1 or n), on a periodic axis the node at the other end,
+/// elsewhere the mirrored node as above. Without ghost faces and periodic
+/// axes these are exactly lower_neighbour(i) / upper_neighbour(i, n).
 template <class T>
-ADI_HD ADI_FORCEINLINE index_t lower_neighbour(const RhsCoefficients<T>& k, int axis, index_t i) {
-  return i == 0 && !k.lo_ghost[axis] ? 1 : i - 1;
+ADI_HD ADI_FORCEINLINE index_t lower_neighbour(const RhsCoefficients<T>& k, int axis, index_t i, index_t n) {
+  if (i != 0 || k.lo_ghost[axis]) return i - 1;
+  return k.periodic[axis] ? n - 1 : 1;
 }
 template <class T>
 ADI_HD ADI_FORCEINLINE index_t upper_neighbour(const RhsCoefficients<T>& k, int axis, index_t i, index_t n) {
-  return i == n - 1 && !k.hi_ghost[axis] ? n - 2 : i + 1;
+  if (i != n - 1 || k.hi_ghost[axis]) return i + 1;
+  return k.periodic[axis] ? 0 : n - 2;
 }
 
 /// Amplification factor of one Douglas step for a mode whose eigenvalues of

@@ -64,4 +64,30 @@ struct SegmentedPlan {
 template <class T>
 void segmented_solve_reference(const SegmentedPlan<T>& plan, T* line);
 
+/// A periodic (cyclic) line matrix split for the segmented kernels by
+/// Sherman-Morrison: A = A' + u v^T, where A' is m without its corners
+/// lo = m.a[0] (row 0's coupling to node n-1) and hi = m.c[n-1], with
+/// b'[0] = b[0] - g and b'[n-1] = b[n-1] - hi lo / g (g = -b[0], which keeps
+/// A' diagonally dominant when A is: the choice of the CPU's cyclic solve);
+/// u = (g, 0, ..., 0, hi), v = (1, 0, ..., 0, phi) with phi = lo / g. Then
+///     x = y - lambda z,  y = A'^{-1} d,  z = A'^{-1} u,
+///     lambda = (y_0 + phi y_{n-1}) psi,  psi = 1 / (1 + z_0 + phi z_{n-1}).
+/// With constant coefficients z, phi and psi are the same for every line:
+/// the kernels run their usual solve of A' and correct each row with one
+/// FMA, reading z from a table (computed here once, in double).
+struct CyclicSplit {
+  LineMatrix tridiag;  ///< A' (its a[0] = c[n-1] = 0)
+  std::vector<double> z;
+  double phi = 0.0;
+  double psi = 0.0;
+};
+/// Throws InvalidArgument for n < 3, NumericalError when A' or 1 + v.z is
+/// singular (not for a diagonally dominant A).
+CyclicSplit cyclic_split(const LineMatrix& m);
+
+/// Host reference of the device's periodic solve: the segmented solve of A'
+/// (plan built from split.tridiag), then the correction, in T.
+template <class T>
+void segmented_cyclic_reference(const SegmentedPlan<T>& plan, const CyclicSplit& split, T* line);
+
 }  // namespace adi
