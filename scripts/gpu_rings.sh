@@ -2,8 +2,8 @@
 # Periodic axes on the classic kernels (#17): build adi3d and the two GPU
 # test programs that cover them, run the ring tests (ADI_REQUIRE_GPU=1),
 # then bench, at each size, the all-Dirichlet step beside the periodic one
-# (classic rings) and beside the general segmented ring kernel
-# (ADI_CLASSIC_RINGS=0), in one process set-up on one device:
+# (classic rings), the general segmented ring kernel (ADI_CLASSIC_RINGS=0),
+# Robin faces and mixed faces, on one device in one call:
 #   scripts/gpu_rings.sh [OUT_DIR] [reps] [sizes...]
 # Full logs under OUT_DIR; a short table last.
 set -uo pipefail
@@ -32,18 +32,24 @@ if [ "${SKIP_GPU_TESTS:-0}" != 1 ]; then
     sort -g | tail -1 | sed 's/^/largest relative difference: /'
 fi
 B="$BUILD/app/adi3d"
+# One file per size (few files come back from a remote run): the
+# all-Dirichlet step, periodic x, y, z on the classic rings and on the
+# general ring kernel, Robin on all six faces, and the mixed faces.
 for s in "${SIZES[@]}"; do
-  "$B" bench --size "$s" --precision both --reps "$REPS" >"$OUT/bench_${s}_classic.txt" 2>&1
-  echo "bench $s classic rc=$?"
-  "$B" bench --size "$s" --precision both --reps "$REPS" --material constant --faces periodic \
-    >"$OUT/bench_${s}_periodic.txt" 2>&1
-  echo "bench $s periodic rc=$?"
+  f="$OUT/bench_$s.txt"
+  : >"$f"
+  "$B" bench --size "$s" --precision both --reps "$REPS" >>"$f" 2>&1
+  "$B" bench --size "$s" --precision both --reps "$REPS" --material constant --faces periodic >>"$f" 2>&1
   ADI_CLASSIC_RINGS=0 "$B" bench --size "$s" --precision both --reps "$REPS" --material constant --faces periodic \
-    >"$OUT/bench_${s}_periodic_general.txt" 2>&1
-  echo "bench $s periodic (ADI_CLASSIC_RINGS=0) rc=$?"
+    >>"$f" 2>&1
+  "$B" bench --size "$s" --precision both --reps "$REPS" --material constant --faces robin >>"$f" 2>&1
+  "$B" bench --size "$s" --precision both --reps "$REPS" --material constant --faces mixed >>"$f" 2>&1
+  echo "bench $s rc=$?"
 done
 echo "== summary (median ms, % of copy bandwidth)"
 for f in "$OUT"/bench_*.txt; do
   echo "-- $(basename "$f" .txt)"
-  grep -E "^case|^  (rhs|x|y|z\+update|step) |floor|kernels|rror" "$f" | sed -E 's/ +/ /g'
+  grep -E "^case|^  (rhs|x|y|z\+update|step) |floor|rror" "$f" | sed -E 's/ +/ /g'
 done
+[ -f "$OUT/solver_tests.log" ] && grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|tests ran" "$OUT/solver_tests.log" | sed 's/^/solver tests: /'
+[ -f "$OUT/general_tests.log" ] && grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|tests ran" "$OUT/general_tests.log" | sed 's/^/general tests: /'

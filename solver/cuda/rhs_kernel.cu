@@ -12,6 +12,11 @@
 //
 // Scalar kernel: any layout (the library API), one point per thread.
 //
+// Flux / convective x faces (RhsCoefficients::xfaces, the general path's
+// classic mode): a separate build adds their terms while the row ends are in
+// registers; the y and z faces' nodes are rows and planes, which
+// general_mirror_faces_kernel reads coalesced.
+//
 // Ghost faces (a rank's sub-box of a distributed grid, RhsCoefficients::
 // lo_ghost / hi_ghost): across such a face the neighbour is the ghost plane
 // at index -1 or n, which the caller's allocation holds; the vector kernel
@@ -35,6 +40,15 @@ namespace adi::cuda {
 
 namespace {
 
+// Three blocks an SM (at most 85 registers a thread): left to itself the
+// compiler gave the fp64 point-per-thread kernel 124-128 registers or 78
+// depending on unrelated edits, and the fp32 vector kernel 83-89; at 128
+// (two blocks, 16 warps) the fp64 RHS ran 9 % slower at 512^3 (H100: 0.91
+// against 0.83 ms), the fp32 one 5 % (0.514 against 0.488 ms). Not for
+// the deeper queues of the experiment knobs (8 planes ahead, 32-byte
+// vectors), which would spill at 85.
+constexpr int kRhsBlocks = 3;
+
 // A block is kTileX x kTileY threads marching through `chunk` planes of z:
 // kChunkZ on grids that give every SM several blocks at that length, fewer
 // (down to kMinChunkZ) on small ones (rhs_chunk).
@@ -54,8 +68,8 @@ constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32, kMinChunkZ = 8;
 // per-plane index arithmetic and the centre loaded in the iteration that
 // used it, issued ~100 instructions per point and ran at 63-66% of copy
 // bandwidth at 512^3 (docs/perf_notes.md).
-template <class T, int D>
-__global__ void __launch_bounds__(kTileX* kTileY)
+template <class T, int D, bool XFaces>
+__global__ void __launch_bounds__(kTileX* kTileY, D <= 4 ? kRhsBlocks : 1)
     rhs_scalar_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc, int chunk) {
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
   const index_t i = static_cast<index_t>(blockIdx.x) * kTileX + threadIdx.x;
@@ -72,6 +86,12 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   // the upper neighbour of plane k1 - 1 when it exists.
   const index_t nzr = nz + (kc.hi_ghost[2] ? 1 : 0);
   const index_t kc_last = k1 < nzr ? k1 : nzr - 1;
+  // An x face's term (RhsCoefficients::xfaces): 0 off the row ends.
+  T gx = T(0), bx = T(0);
+  if constexpr (XFaces) {
+    if (i == 0) gx = kc.xg[0], bx = kc.xb[0];
+    if (i == nx - 1) gx = kc.xg[1], bx = kc.xb[1];
+  }
   const T* pc = u + i * sx + j * sy + k0 * sz;  // centre of plane k
   T* pw = w + i * sx + j * sy + k0 * sz;
   const index_t ahead = (D + 1) * sz;  // plane k + 1 + D, from plane k
@@ -114,7 +134,9 @@ __global__ void __launch_bounds__(kTileX* kTileY)
       cnew = T(0);
     const T zp = it == it_mirror ? zm : it == it_wrap ? pc[wrap] : q[0];
     const bool fixed = fixed_xy || it == it_fixed_lo || it == it_fixed_hi;
-    *pw = fixed ? T(0) : douglas_rhs(c, xm, xp, ym, yp, zm, zp, kc);
+    T r = douglas_rhs(c, xm, xp, ym, yp, zm, zp, kc);
+    if constexpr (XFaces) r += bx - gx * c;
+    *pw = fixed ? T(0) : r;
     zm = c;
     c = q[0];
 #pragma unroll
@@ -162,8 +184,8 @@ __device__ __forceinline__ Vec load_vec(const T* __restrict__ p, index_t i0, ind
   return r;
 }
 
-template <class T, int V>
-__global__ void __launch_bounds__(kTileX* kTileY)
+template <class T, int V, bool XFaces>
+__global__ void __launch_bounds__(kTileX* kTileY, V * sizeof(T) <= 16 ? kRhsBlocks : 1)
     rhs_vector_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc, int chunk) {
   using Vec = VecN<T, V>;
   const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
@@ -234,10 +256,19 @@ __global__ void __launch_bounds__(kTileX* kTileY)
       const T above = e + 1 < V ? cur.v[e + 1 < V ? e + 1 : 0] : right;
       const T xm = i == 0 && !px ? above : below;
       const T xp = i == nx - 1 ? (px ? wrap_mem : below) : above;
-      out.v[e] = (fixed_plane || on_fixed_face(kc, 0, i, nx))
-                     ? T(0)
-                     : douglas_rhs(cur.v[e], xm, xp, ym.v[e], yp.v[e], prev.v[e], zp.v[e], kc);
+      const T r = douglas_rhs(cur.v[e], xm, xp, ym.v[e], yp.v[e], prev.v[e], zp.v[e], kc);
+      out.v[e] = (fixed_plane || on_fixed_face(kc, 0, i, nx)) ? T(0) : r;
     }
+    // x faces (XFaces): only the threads holding a row end, after the
+    // plain loop.
+    if constexpr (XFaces)
+      if (live && !fixed_plane && (i0 == 0 || i0 + V >= nx))
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const index_t i = i0 + e;
+          if (i == 0) out.v[e] += kc.xb[0] - kc.xg[0] * cur.v[e];
+          if (i == nx - 1) out.v[e] += kc.xb[1] - kc.xg[1] * cur.v[e];
+        }
     if (live) {
       T* dst = w + col + k * sz;
       if (i0 + V <= nx) {
@@ -338,17 +369,25 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
     // Centres in flight per thread (see rhs_scalar_kernel); rhs_ahead
     // overrides (2, 4 or 8).
     const int ahead = rhs_prefetch_planes(options);
-    if (ahead == 2)
-      rhs_scalar_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+    if (kc.xfaces)
+      rhs_scalar_kernel<T, 4, true><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+    else if (ahead == 2)
+      rhs_scalar_kernel<T, 2, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
     else if (ahead == 8)
-      rhs_scalar_kernel<T, 8><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+      rhs_scalar_kernel<T, 8, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
     else
-      rhs_scalar_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+      rhs_scalar_kernel<T, 4, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+  } else if (V == 4) {
+    if (kc.xfaces)
+      rhs_vector_kernel<T, 4, true><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+    else
+      rhs_vector_kernel<T, 4, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+  } else if constexpr (sizeof(T) == 8) {
+    if (kc.xfaces)
+      rhs_vector_kernel<T, 2, true><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+    else
+      rhs_vector_kernel<T, 2, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
   }
-  else if (V == 4)
-    rhs_vector_kernel<T, 4><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
-  else if constexpr (sizeof(T) == 8)
-    rhs_vector_kernel<T, 2><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
   ADI_CUDA_CHECK_LAUNCH("rhs_kernel");
 }
 

@@ -16,7 +16,9 @@
 //    Robin ends are other end rows of the same constant matrix; a periodic
 //    axis a ring, solved by Sherman-Morrison inside the kernels, unless its
 //    lines are too long for them or SolverOptions::classic_rings is off),
-//    plus the face terms (general_mirror_faces_kernel) and a constant source;
+//    plus the face terms (the x faces' in the RHS kernel,
+//    RhsCoefficients::xfaces; y and z by general_mirror_faces_kernel) and a
+//    constant source;
 //  - otherwise one of two sets (SolverOptions::general_segmented):
 //  - segmented (the default, general_lanes.cu): the RHS's interior nodes by
 //    fast_rhs_kernel, the faces by the generic general_rhs_faces_kernel, and
@@ -91,7 +93,6 @@ class CudaGeneralStepper final : public Stepper<T> {
     name_ = prop.name;
     sm_count_ = prop.multiProcessorCount;
     layout_ = p_.layout();
-    const std::size_t n = static_cast<std::size_t>(layout_.span());
 
     // Host side first (fields read and checked, factors, Dirichlet data):
     // a bad input throws before any device memory is taken.
@@ -185,6 +186,12 @@ class CudaGeneralStepper final : public Stepper<T> {
                   (kind_[a] == SolveKind::Cyclic && o.classic_rings &&
                    LineSolver<T>::cyclic_fits(static_cast<Axis>(a), layout_, o)));
     if (classic_) {
+      // The classic stepper's layout: rows padded to 32 elements, so every
+      // row starts on a 128-byte boundary (at 257^3 the packed rows cost
+      // the y and z solves 10-15 % in fp64, H100). Host copies go through
+      // cudaMemcpy2D (set_field, get_field, get_work).
+      layout_ = Layout3::padded(p_.n[0], p_.n[1], p_.n[2], (p_.n[0] + 31) / 32 * 32, p_.n[1]);
+      for (int a = 0; a < 3; ++a) P_.stride[a] = layout_.stride[a];
       for (int a = 0; a < 3; ++a) {
         const double h = p_.spacing(a);
         const bool ring = kind_[a] == SolveKind::Cyclic;
@@ -247,6 +254,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
 
     // Device memory: check that it fits, then allocate and upload.
+    const std::size_t n = static_cast<std::size_t>(layout_.span());
     std::size_t need = sizeof(T) * n * (2 + (need_cp ? 1 : 0) + (need_z ? 1 : 0) + (x_transposed_ ? 1 : 0));
     if (x_transposed_) need += sizeof(T) * (k_host[0].size() + rho_host.size());
     for (const auto& k : k_host) need += sizeof(T) * k.size();
@@ -337,29 +345,27 @@ class CudaGeneralStepper final : public Stepper<T> {
     return s.str();
   }
 
+  // Host fields are packed (x fastest); the device's rows may be padded.
   void set_field(const T* host) override {
-    ADI_CUDA_CHECK(cudaMemcpyAsync(u_.get(), host, u_.bytes(), cudaMemcpyHostToDevice, stream_));
+    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
+    ADI_CUDA_CHECK(cudaMemcpy2DAsync(u_.get(), sizeof(T) * layout_.stride[1], host, row, row,
+                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
+                                     stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   FieldView<T> field_view() override {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return {u_.get(), layout_, true, device_};
   }
-  void get_field(T* host) override {
-    ADI_CUDA_CHECK(cudaMemcpyAsync(host, u_.get(), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  void get_work(T* host) override {
-    ADI_CUDA_CHECK(cudaMemcpyAsync(host, w_.get(), w_.bytes(), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
+  void get_field(T* host) override { download(u_.get(), host); }
+  void get_work(T* host) override { download(w_.get(), host); }
 
   // Once per run: through the host, with the CPU's own impose_dirichlet.
   void impose_boundary_values() override {
     if (dirichlet_.faces.empty()) return;
-    std::vector<T> h(static_cast<std::size_t>(layout_.span()));
+    std::vector<T> h(static_cast<std::size_t>(p_.points()));
     get_field(h.data());
-    impose_dirichlet(dirichlet_, this->time(), h.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
+    impose_dirichlet(dirichlet_, this->time(), h.data(), {{1, p_.n[0], p_.n[0] * p_.n[1]}});
     set_field(h.data());
   }
 
@@ -416,6 +422,14 @@ class CudaGeneralStepper final : public Stepper<T> {
  private:
   enum class SolveKind { None, Factor, OnTheFly, Cyclic };
 
+  void download(const T* dev, T* host) {
+    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
+    ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, dev, sizeof(T) * layout_.stride[1], row,
+                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyDeviceToHost,
+                                     stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
     f.read({{0, 0, 0}}, p_.n, v.data());
@@ -448,13 +462,28 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
     P.qf = static_cast<T>(p_.source_table.at(tstar));
     if (classic_) {
-      launch_rhs<T>(u_.get(), w_.get(), layout_, kc_, stream_, options_);
-      bool mirror = false;  // a flux or Robin face (periodic axes have none)
-      for (int a = 0; a < 3; ++a)
+      // Flux / Robin faces: dt rho (beta - g_r u) at their nodes, beta at
+      // t*; the x faces' in the RHS kernel (RhsCoefficients::xfaces), the y
+      // and z faces' by general_mirror_faces_kernel.
+      RhsCoefficients<T> kc = kc_;
+      for (int side = 0; side < 2; ++side) {
+        const AxisEnds<T>& e = P.ends[0];
+        if ((side ? e.hi : e.lo) != LineEnd::Mirror) continue;
+        kc.xg[side] = P.dt * P.rho_const * (side ? e.hi_robin : e.lo_robin);
+        kc.xb[side] = P.dt * P.rho_const * P.beta[0][side];
+        kc.xfaces = 1;
+      }
+      launch_rhs<T>(u_.get(), w_.get(), layout_, kc, stream_, options_);
+      bool mirror = false;  // a flux or Robin face of y or z (periodic axes have none)
+      for (int a = 1; a < 3; ++a)
         for (Boundary b : {p_.lo[a], p_.hi[a]}) mirror = mirror || b == Boundary::Neumann || b == Boundary::Robin;
       if (mirror) {
-        general::general_mirror_faces_kernel<T>
-            <<<face_grid(max_face_nodes()), kThreads, 0, stream_>>>(u_.get(), w_.get(), P);
+        // Threads along x (both faces' rows run along it); grid-stride over
+        // z (y faces) or y (z faces).
+        const dim3 grid(static_cast<unsigned>(std::min<index_t>((layout_.n[0] + 31) / 32, 1024)),
+                        static_cast<unsigned>(std::min<index_t>((std::max(layout_.n[1], layout_.n[2]) + 7) / 8, 1024)),
+                        4u);
+        general::general_mirror_faces_kernel<T><<<grid, dim3(32, 8), 0, stream_>>>(u_.get(), w_.get(), P);
         ADI_CUDA_CHECK_LAUNCH("general_mirror_faces_kernel");
       }
       if (P.qconst != T(0)) {

@@ -58,6 +58,16 @@ struct RhsCoefficients {
   /// n-1 next to node 0): the neighbours wrap, u[-1] = u[n-1], u[n] = u[0].
   /// Such an axis has no fixed, mirrored or ghost face.
   int periodic[3];
+  /// Flux / convective x faces folded into the CUDA RHS kernels (the general
+  /// path's classic mode; read only when xfaces is 1): a node at i = 0
+  /// (i = n-1) on no Dirichlet face gets xb[0] - xg[0] u (xb[1] - xg[1] u)
+  /// added: dt / c times the face's heat inflow beta and conductance g_r
+  /// (adi::row_coupling, discrete.hpp). Those nodes are a row apart, so a
+  /// kernel of their own reads one 32-byte sector per node (65 us of an
+  /// 1.9 ms step at 512^3 fp32); the RHS has them in registers.
+  T xg[2];
+  T xb[2];
+  int xfaces;
 };
 template <class T>
 RhsCoefficients<T> rhs_coefficients(const HeatProblem& p);
