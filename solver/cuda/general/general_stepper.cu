@@ -307,6 +307,13 @@ class CudaGeneralStepper final : public Stepper<T> {
       d_mask_.upload(d_mask);
       d_w_.upload(d_w);
     }
+    // The classic mode's step as one CUDA graph (SolverOptions::cuda_graph),
+    // when its launches are the same every step: no time table (the face
+    // data and the source factor at t* are kernel arguments) and no moving
+    // Dirichlet face. The launch gaps matter on small grids (the classic
+    // stepper's graph: 129^3 -4 to -7 %, docs/perf_notes.md).
+    use_graph_ = classic_ && o.cuda_graph && !sync_checks_enabled() && !dirichlet_.moving &&
+                 !p_.has_time_dependent_faces() && p_.source_table.empty();
     stats_.allocate();
     error_.resize(1);
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
@@ -319,6 +326,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   }
 
   ~CudaGeneralStepper() override {
+    if (graph_) cudaGraphExecDestroy(graph_);
     if (ev0_) cudaEventDestroy(ev0_);
     if (ev1_) cudaEventDestroy(ev1_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -330,7 +338,8 @@ class CudaGeneralStepper final : public Stepper<T> {
     std::ostringstream s;
     if (classic_) {
       s << name_ << " (device " << device_ << "; general path: classic kernels, x=" << classic_solver_[0]->describe()
-        << " y=" << classic_solver_[1]->describe() << " z=" << classic_solver_[2]->describe() << ")";
+        << " y=" << classic_solver_[1]->describe() << " z=" << classic_solver_[2]->describe()
+        << (use_graph_ ? "; a step is one CUDA graph" : "") << ")";
       return s.str();
     }
     s << name_ << " (device " << device_ << "; general path:";
@@ -438,11 +447,37 @@ class CudaGeneralStepper final : public Stepper<T> {
   }
 
   void launch_step() {
+    if (use_graph_) {
+      if (!graph_) capture_step();
+      ADI_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+    } else {
+      step_kernels();
+    }
+    ++this->step_index_;
+  }
+  void step_kernels() {
     rhs();
     solve(0, nullptr);
     solve(1, nullptr);
     solve(2, u_.get());
-    ++this->step_index_;
+  }
+  // As CudaStepper::capture_step: relaxed capture (the launchers' attribute
+  // and occupancy queries are not stream work).
+  void capture_step() {
+    cudaGraph_t g = nullptr;
+    ADI_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+    try {
+      step_kernels();
+    } catch (...) {
+      if (cudaStreamEndCapture(stream_, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+      cudaGetLastError();
+      throw;
+    }
+    ADI_CUDA_CHECK(cudaStreamEndCapture(stream_, &g));
+    const cudaError_t e = cudaGraphInstantiate(&graph_, g, 0);
+    cudaGraphDestroy(g);
+    if (e != cudaSuccess) graph_ = nullptr;
+    ADI_CUDA_CHECK(e);
   }
 
   // The time-dependent data at t* = t + theta dt, on the host as the CPU does.
@@ -625,6 +660,8 @@ class CudaGeneralStepper final : public Stepper<T> {
   bool segmented_[3] = {false, false, false};  // axis solved by the segmented kernel (general_lanes.cu)
   bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)
   bool classic_ = false;  // constant coefficients: the classic RHS and line kernels (see the constructor)
+  bool use_graph_ = false;             // a classic-mode step replayed as one CUDA graph
+  cudaGraphExec_t graph_ = nullptr;    // captured at the first step
   RhsCoefficients<T> kc_{};
   std::unique_ptr<LineSolver<T>> classic_solver_[3];
   SolverOptions options_;
