@@ -176,8 +176,8 @@ class CudaGeneralStepper final : public Stepper<T> {
     // just other end rows; a periodic axis is a ring the kernels solve by
     // Sherman-Morrison with one table, when its lines fit the segmented
     // kernels) and its RHS (neighbours wrapped on a periodic axis) plus the
-    // face terms (general_mirror_faces_kernel): the speed of the
-    // all-Dirichlet step.
+    // face terms (the x faces' in the RHS kernel, the y and z faces' by
+    // general_mirror_faces_kernel): the speed of the all-Dirichlet step.
     classic_ = o.general_segmented && !p_.material.lines_vary() && !p_.material.source &&
                rhs_unlaunchable(layout_).empty();
     for (int a = 0; a < 3; ++a)
