@@ -235,7 +235,11 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   }
 
   // The interior elimination of every line (general_local.hpp): r into w,
-  // alpha, beta into their arrays at the interior nodes, the two reduced rows out.
+  // alpha, beta into their arrays at the interior nodes, the two reduced rows
+  // out. Batches of B lines adjacent along the first other axis, [row][line]
+  // as solve_whole: each line's operations are the per-line elimination's, in
+  // its order, so the result is bit for bit the same; the inner loops run
+  // across lines (unit stride, vectorised) instead of down one strided line.
   void reduce(int a, T* out) override {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a];
@@ -244,73 +248,110 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     T* al = alpha_.data() + st_.origin;
     T* be = beta_.data() + st_.origin;
     bool ok = true;
+    constexpr index_t B = 128 / sizeof(T);
+    const auto oth = others(a);
+    const index_t nu = L.n[oth[0]], su = L.stride[oth[0]], sv = L.stride[oth[1]];
+    const index_t per_v = (nu + B - 1) / B, tasks = L.n[oth[1]] * per_v;
 #pragma omp parallel reduction(&& : ok)
     {
-      std::vector<T> ra(m), rb(m), rc(m), d(m), f(m), g(m), cp(m);
+      const std::size_t nb = static_cast<std::size_t>(m * B);
+      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), f(nb), g(nb), cp(nb);
 #pragma omp for schedule(static)
-      for (index_t line = 0; line < nl; ++line) {
-        const index_t base = line_base(a, line);
-        rows(a, base, ra.data(), rb.data(), rc.data(), d.data());
-        T row[kReducedValues] = {};
-        if (m == 1) {
-          row[0] = ra[0];
-          row[1] = rb[0];
-          row[2] = rc[0];
-          row[3] = d[0];
-        } else {
-          T r1 = T(0), a1 = T(0), b1 = T(1);      // x_1 = r_1 + alpha_1 F + beta_1 L (m = 2: x_1 = L)
-          T rm = T(0), am = T(1), bm = T(0);      // x_{m-2} likewise (m = 2: x_0 = F)
-          if (m >= 3) {
-            // Rows 1 .. m-2 with x_0 = F and x_{m-1} = L moved to the right:
-            // three right-hand sides (d, -a_1 e_1, -c_{m-2} e_{m-2}), one factorisation.
-            for (index_t i = 1; i < m - 1; ++i) f[i] = g[i] = T(0);
-            f[1] = -ra[1];
-            g[m - 2] = -rc[m - 2];
-            T piv = rb[1];
-            ok = ok && std::isfinite(static_cast<double>(piv)) && piv != T(0);
-            T inv = T(1) / piv;
-            cp[1] = rc[1] * inv;
-            d[1] *= inv;
-            f[1] *= inv;
-            g[1] *= inv;
-            for (index_t i = 2; i < m - 1; ++i) {
-              piv = rb[i] - ra[i] * cp[i - 1];
-              ok = ok && std::isfinite(static_cast<double>(piv)) && piv != T(0);
-              inv = T(1) / piv;
-              cp[i] = rc[i] * inv;
-              d[i] = (d[i] - ra[i] * d[i - 1]) * inv;
-              f[i] = (f[i] - ra[i] * f[i - 1]) * inv;
-              g[i] = (g[i] - ra[i] * g[i - 1]) * inv;
-            }
-            for (index_t i = m - 3; i >= 1; --i) {
-              d[i] -= cp[i] * d[i + 1];
-              f[i] -= cp[i] * f[i + 1];
-              g[i] -= cp[i] * g[i + 1];
-            }
-            for (index_t i = 1; i < m - 1; ++i) {
-              w[base + i * s] = d[i];
-              al[base + i * s] = f[i];
-              be[base + i * s] = g[i];
-            }
-            r1 = d[1], a1 = f[1], b1 = g[1];
-            rm = d[m - 2], am = f[m - 2], bm = g[m - 2];
+      for (index_t t = 0; t < tasks; ++t) {
+        const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0), v = t / per_v;
+        const index_t base = v * sv + u0 * su, line0 = v * nu + u0;
+        rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
+        auto at = [&](std::vector<T>& x, index_t i) { return x.data() + i * B; };
+        bool good = true;
+        if (m >= 3) {
+          // Rows 1 .. m-2 with x_0 = F and x_{m-1} = L moved to the right:
+          // three right-hand sides (d, -a_1 e_1, -c_{m-2} e_{m-2}), one factorisation.
+          for (index_t i = 1; i < m - 1; ++i)
+            for (index_t l = 0; l < cnt; ++l) at(f, i)[l] = at(g, i)[l] = T(0);
+          for (index_t l = 0; l < cnt; ++l) {
+            at(f, 1)[l] = -at(ra, 1)[l];
+            at(g, m - 2)[l] = -at(rc, m - 2)[l];
           }
-          const T c0 = rc[0], an = ra[m - 1];
-          row[0] = ra[0];
-          row[1] = rb[0] + c0 * a1;
-          row[2] = c0 * b1;
-          row[3] = d[0] - c0 * r1;
-          row[4] = an * am;
-          row[5] = rb[m - 1] + an * bm;
-          row[6] = rc[m - 1];
-          row[7] = d[m - 1] - an * rm;
+          {
+            T *c1 = at(cp, 1), *d1 = at(d, 1), *f1 = at(f, 1), *g1 = at(g, 1);
+            const T *b1 = at(rb, 1), *cc1 = at(rc, 1);
+            for (index_t l = 0; l < cnt; ++l) {
+              const T piv = b1[l];
+              good = good & cpu::detail::good_pivot(piv);
+              const T inv = T(1) / piv;
+              c1[l] = cc1[l] * inv;
+              d1[l] *= inv;
+              f1[l] *= inv;
+              g1[l] *= inv;
+            }
+          }
+          for (index_t i = 2; i < m - 1; ++i) {
+            T *ci = at(cp, i), *di = at(d, i), *fi = at(f, i), *gi = at(g, i);
+            const T *ai = at(ra, i), *bi = at(rb, i), *cci = at(rc, i), *cp0 = at(cp, i - 1), *d0 = at(d, i - 1),
+                    *f0 = at(f, i - 1), *g0 = at(g, i - 1);
+            for (index_t l = 0; l < cnt; ++l) {
+              const T piv = bi[l] - ai[l] * cp0[l];
+              good = good & cpu::detail::good_pivot(piv);
+              const T inv = T(1) / piv;
+              ci[l] = cci[l] * inv;
+              di[l] = (di[l] - ai[l] * d0[l]) * inv;
+              fi[l] = (fi[l] - ai[l] * f0[l]) * inv;
+              gi[l] = (gi[l] - ai[l] * g0[l]) * inv;
+            }
+          }
+          for (index_t i = m - 3; i >= 1; --i) {
+            T *di = at(d, i), *fi = at(f, i), *gi = at(g, i);
+            const T *ci = at(cp, i), *d1 = at(d, i + 1), *f1 = at(f, i + 1), *g1 = at(g, i + 1);
+            for (index_t l = 0; l < cnt; ++l) {
+              di[l] -= ci[l] * d1[l];
+              fi[l] -= ci[l] * f1[l];
+              gi[l] -= ci[l] * g1[l];
+            }
+          }
+          for (index_t i = 1; i < m - 1; ++i) {
+            const index_t o = base + i * s;
+            for (index_t l = 0; l < cnt; ++l) {
+              w[o + l * su] = at(d, i)[l];
+              al[o + l * su] = at(f, i)[l];
+              be[o + l * su] = at(g, i)[l];
+            }
+          }
         }
-        for (int v = 0; v < kReducedValues; ++v) out[v * nl + line] = row[v];
+        ok = ok && good;
+        for (index_t l = 0; l < cnt; ++l) {
+          T row[kReducedValues] = {};
+          if (m == 1) {
+            row[0] = ra[l];
+            row[1] = rb[l];
+            row[2] = rc[l];
+            row[3] = d[l];
+          } else {
+            T r1 = T(0), a1 = T(0), b1 = T(1);  // x_1 = r_1 + alpha_1 F + beta_1 L (m = 2: x_1 = L)
+            T rm = T(0), am = T(1), bm = T(0);  // x_{m-2} likewise (m = 2: x_0 = F)
+            if (m >= 3) {
+              r1 = at(d, 1)[l], a1 = at(f, 1)[l], b1 = at(g, 1)[l];
+              rm = at(d, m - 2)[l], am = at(f, m - 2)[l], bm = at(g, m - 2)[l];
+            }
+            const T c0 = rc[l], an = at(ra, m - 1)[l];
+            row[0] = ra[l];
+            row[1] = rb[l] + c0 * a1;
+            row[2] = c0 * b1;
+            row[3] = d[l] - c0 * r1;
+            row[4] = an * am;
+            row[5] = at(rb, m - 1)[l] + an * bm;
+            row[6] = at(rc, m - 1)[l];
+            row[7] = at(d, m - 1)[l] - an * rm;
+          }
+          for (int q = 0; q < kReducedValues; ++q) out[q * nl + line0 + l] = row[q];
+        }
       }
     }
     check(ok, a);
   }
 
+  // The reduced system of each line (per line: it is short), then the
+  // interior x = r + alpha F + beta L in batches of B adjacent lines, the
+  // inner loop across lines (unit stride); each value's arithmetic as before.
   void finish(int a, const T* gathered, bool add_to_u) override {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a];
@@ -330,43 +371,56 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const T* al = alpha_.data() + st_.origin;
     const T* be = beta_.data() + st_.origin;
     bool ok = true;
+    constexpr index_t B = 128 / sizeof(T);
+    const auto oth = others(a);
+    const index_t nu = L.n[oth[0]], su = L.stride[oth[0]], sv = L.stride[oth[1]];
+    const index_t per_v = (nu + B - 1) / B, tasks = L.n[oth[1]] * per_v;
 #pragma omp parallel reduction(&& : ok)
     {
-      std::vector<T> za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N);
+      std::vector<T> za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N), F(B), Lv(B);
 #pragma omp for schedule(static)
-      for (index_t line = 0; line < nl; ++line) {
-        for (int q = 0; q < P; ++q) {
-          const T* blk = gathered + static_cast<index_t>(q) * kReducedValues * nl;
-          for (index_t r = 0; r < cnt[q]; ++r) {
-            const index_t z = off[q] + r;
-            za[z] = blk[(4 * r + 0) * nl + line];
-            zb[z] = blk[(4 * r + 1) * nl + line];
-            zc[z] = blk[(4 * r + 2) * nl + line];
-            zd[z] = blk[(4 * r + 3) * nl + line];
+      for (index_t t = 0; t < tasks; ++t) {
+        const index_t u0 = (t % per_v) * B, nb = std::min(B, nu - u0), v = t / per_v;
+        const index_t base = v * sv + u0 * su, line0 = v * nu + u0;
+        for (index_t l = 0; l < nb; ++l) {
+          const index_t line = line0 + l;
+          for (int q = 0; q < P; ++q) {
+            const T* blk = gathered + static_cast<index_t>(q) * kReducedValues * nl;
+            for (index_t r = 0; r < cnt[q]; ++r) {
+              const index_t z = off[q] + r;
+              za[z] = blk[(4 * r + 0) * nl + line];
+              zb[z] = blk[(4 * r + 1) * nl + line];
+              zc[z] = blk[(4 * r + 2) * nl + line];
+              zd[z] = blk[(4 * r + 3) * nl + line];
+            }
           }
+          bool good;
+          if (!ring) {
+            good = cpu::detail::thomas(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data());
+          } else if (N >= 3) {  // the first rank's a couples to the last unknown, the last rank's c to the first
+            good =
+                cpu::detail::cyclic(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data(), zz.data(), bb.data());
+          } else {  // a ring of two unknowns: both couplings of a row reach the other unknown
+            const T a01 = za[0] + zc[0], a10 = za[1] + zc[1];
+            const T det = zb[0] * zb[1] - a01 * a10;
+            good = std::isfinite(static_cast<double>(det)) && det != T(0);
+            const T x0 = (zd[0] * zb[1] - a01 * zd[1]) / det;
+            const T x1 = (zb[0] * zd[1] - a10 * zd[0]) / det;
+            zd[0] = x0;
+            zd[1] = x1;
+          }
+          ok = ok && good;
+          F[l] = zd[off[me]];
+          Lv[l] = zd[off[me] + cnt[me] - 1];
         }
-        bool good;
-        if (!ring) {
-          good = cpu::detail::thomas(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data());
-        } else if (N >= 3) {  // the first rank's a couples to the last unknown, the last rank's c to the first
-          good = cpu::detail::cyclic(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data(), zz.data(), bb.data());
-        } else {  // a ring of two unknowns: both couplings of a row reach the other unknown
-          const T a01 = za[0] + zc[0], a10 = za[1] + zc[1];
-          const T det = zb[0] * zb[1] - a01 * a10;
-          good = std::isfinite(static_cast<double>(det)) && det != T(0);
-          const T x0 = (zd[0] * zb[1] - a01 * zd[1]) / det;
-          const T x1 = (zb[0] * zd[1] - a10 * zd[0]) / det;
-          zd[0] = x0;
-          zd[1] = x1;
-        }
-        ok = ok && good;
-        const T F = zd[off[me]], Lv = zd[off[me] + cnt[me] - 1];
-        const index_t base = line_base(a, line);
         for (index_t i = 0; i < m; ++i) {
-          const index_t o = base + i * s;
-          const T x = i == 0 ? F : i == m - 1 ? Lv : w[o] + al[o] * F + be[o] * Lv;
-          if (add_to_u) u[o] += x;
-          else w[o] = x;
+          const index_t o0 = base + i * s;
+          for (index_t l = 0; l < nb; ++l) {
+            const index_t o = o0 + l * su;
+            const T x = i == 0 ? F[l] : i == m - 1 ? Lv[l] : w[o] + al[o] * F[l] + be[o] * Lv[l];
+            if (add_to_u) u[o] += x;
+            else w[o] = x;
+          }
         }
       }
     }
