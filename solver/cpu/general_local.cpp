@@ -202,19 +202,17 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     // Batches of B lines adjacent along the first other axis, [row][line]
     // (thomas_batch / cyclic_batch: each line bit for bit the per-line
     // solve), as GeneralCpuStepper::solve.
-    constexpr index_t B = 128 / sizeof(T);
-    const auto oth = others(a);
-    const index_t nu = L.n[oth[0]], su = L.stride[oth[0]], nv = L.n[oth[1]], sv = L.stride[oth[1]];
-    const index_t per_v = (nu + B - 1) / B, tasks = nv * per_v;
+    constexpr index_t B = kBatch;
+    const LineBatches bs = batches(a);
 #pragma omp parallel reduction(&& : ok)
     {
       const std::size_t nb = static_cast<std::size_t>(n * B);
       std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), cp(nb), z(periodic ? nb : 0), bb(periodic ? nb : 0);
       std::vector<T> lo(B), hi(B), g(B), f(B);
 #pragma omp for schedule(static)
-      for (index_t t = 0; t < tasks; ++t) {
-        const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
-        const index_t base = (t / per_v) * sv + u0 * su;
+      for (index_t t = 0; t < bs.tasks; ++t) {
+        const LineBatch b = bs.at(t);
+        const index_t base = b.base, su = bs.su, cnt = b.cnt;
         rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
         const bool good =
             periodic ? cpu::detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
@@ -248,18 +246,16 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     T* al = alpha_.data() + st_.origin;
     T* be = beta_.data() + st_.origin;
     bool ok = true;
-    constexpr index_t B = 128 / sizeof(T);
-    const auto oth = others(a);
-    const index_t nu = L.n[oth[0]], su = L.stride[oth[0]], sv = L.stride[oth[1]];
-    const index_t per_v = (nu + B - 1) / B, tasks = L.n[oth[1]] * per_v;
+    constexpr index_t B = kBatch;
+    const LineBatches bs = batches(a);
 #pragma omp parallel reduction(&& : ok)
     {
       const std::size_t nb = static_cast<std::size_t>(m * B);
       std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), f(nb), g(nb), cp(nb);
 #pragma omp for schedule(static)
-      for (index_t t = 0; t < tasks; ++t) {
-        const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0), v = t / per_v;
-        const index_t base = v * sv + u0 * su, line0 = v * nu + u0;
+      for (index_t t = 0; t < bs.tasks; ++t) {
+        const LineBatch b = bs.at(t);
+        const index_t base = b.base, su = bs.su, cnt = b.cnt, line0 = b.line0;
         rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
         auto at = [&](std::vector<T>& x, index_t i) { return x.data() + i * B; };
         bool good = true;
@@ -371,17 +367,14 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const T* al = alpha_.data() + st_.origin;
     const T* be = beta_.data() + st_.origin;
     bool ok = true;
-    constexpr index_t B = 128 / sizeof(T);
-    const auto oth = others(a);
-    const index_t nu = L.n[oth[0]], su = L.stride[oth[0]], sv = L.stride[oth[1]];
-    const index_t per_v = (nu + B - 1) / B, tasks = L.n[oth[1]] * per_v;
+    const LineBatches bs = batches(a);
 #pragma omp parallel reduction(&& : ok)
     {
-      std::vector<T> za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N), F(B), Lv(B);
+      std::vector<T> za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N), F(kBatch), Lv(kBatch);
 #pragma omp for schedule(static)
-      for (index_t t = 0; t < tasks; ++t) {
-        const index_t u0 = (t % per_v) * B, nb = std::min(B, nu - u0), v = t / per_v;
-        const index_t base = v * sv + u0 * su, line0 = v * nu + u0;
+      for (index_t t = 0; t < bs.tasks; ++t) {
+        const LineBatch b = bs.at(t);
+        const index_t base = b.base, su = bs.su, nb = b.cnt, line0 = b.line0;
         for (index_t l = 0; l < nb; ++l) {
           const index_t line = line0 + l;
           for (int q = 0; q < P; ++q) {
@@ -452,6 +445,28 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const index_t s = st_.layout.stride[a], m = st_.layout.n[a];
     if (i < m - 1 || part_.hi_cut[a]) return o + s;
     return ends_[a].hi == LineEnd::Wrap ? o - (m - 1) * s : o - s;
+  }
+
+  /// Batches of up to kBatch lines along a, adjacent along its first other
+  /// axis (o1; su apart): task t holds lines line0 .. line0 + cnt - 1 (line =
+  /// c1 + n_o1 c2, as line_base), node 0 of the first at base. solve_whole,
+  /// reduce and finish lay a batch out [row][line] (line_rows.hpp).
+  static constexpr index_t kBatch = 128 / sizeof(T);
+  struct LineBatch {
+    index_t base, cnt, line0;
+  };
+  struct LineBatches {
+    index_t nu, su, sv, per_v, tasks;
+    LineBatch at(index_t t) const {
+      const index_t u0 = (t % per_v) * kBatch, v = t / per_v;
+      return LineBatch{v * sv + u0 * su, std::min(kBatch, nu - u0), v * nu + u0};
+    }
+  };
+  LineBatches batches(int a) const {
+    const auto o = others(a);
+    const Layout3& L = st_.layout;
+    const index_t nu = L.n[o[0]], per_v = (nu + kBatch - 1) / kBatch;
+    return LineBatches{nu, L.stride[o[0]], L.stride[o[1]], per_v, L.n[o[1]] * per_v};
   }
 
   /// Offset of node 0 of line `line` along a (line = c1 + n_o1 c2).

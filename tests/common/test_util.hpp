@@ -79,6 +79,18 @@ inline LineMatrix random_dominant(SeededRng& rng, index_t n, double margin = 0.5
   return m;
 }
 
+/// A diagonally dominant periodic (cyclic) line matrix: a[0] couples node
+/// n-1 and c[n-1] node 0, as adi::cyclic_split and solve_cyclic read them.
+inline LineMatrix random_ring(SeededRng& rng, index_t n) {
+  LineMatrix m(n);
+  for (index_t i = 0; i < n; ++i) {
+    m.a[i] = rng.uniform(-1.0, 1.0);
+    m.c[i] = rng.uniform(-1.0, 1.0);
+    m.b[i] = rng.sign() * (std::fabs(m.a[i]) + std::fabs(m.c[i]) + 0.5 + rng.uniform(0.0, 1.0));
+  }
+  return m;
+}
+
 /// NaN for floating poison: an element nobody wrote cannot pass a comparison.
 template <class T>
 constexpr T poison() {

@@ -132,16 +132,6 @@ TEST(SegmentedPlan, OracleCatchesACorruptedTable) {
 // solution against an independent dense elimination of the full matrix with
 // its corners (partial pivoting, n <= 600). Lengths ragged and exact, I odd
 // and even, down to the shortest ring (3 nodes).
-LineMatrix random_ring(SeededRng& rng, index_t n) {
-  LineMatrix m(n);
-  for (index_t i = 0; i < n; ++i) {
-    m.a[i] = rng.uniform(-1.0, 1.0);  // a[0]: node 0's coupling to node n-1
-    m.c[i] = rng.uniform(-1.0, 1.0);  // c[n-1]: node n-1's coupling to node 0
-    m.b[i] = rng.sign() * (std::fabs(m.a[i]) + std::fabs(m.c[i]) + 0.5 + rng.uniform(0.0, 1.0));
-  }
-  return m;
-}
-
 std::vector<double> dense_ring_solve(const LineMatrix& m, std::vector<double> d) {
   const std::size_t n = m.b.size();
   std::vector<long double> A(n * n, 0.0L), x(d.begin(), d.end());
