@@ -207,7 +207,7 @@ CheckpointState read_checkpoint_state(const std::string& path) {
   }
   H5Id type(H5Dget_type(d.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_FLOAT ||
-      H5Tget_size(type.get()) != (s.precision == Precision::F32 ? 4u : 8u))
+      H5Tget_size(type.get()) != (s.precision == Precision::F32 ? 4u : 8u) || !detail::is_standard_number(type.get()))
     throw IoError(path + ": dataset /u is not " + prec, __FILE__, __LINE__);
   return s;
 }

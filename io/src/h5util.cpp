@@ -208,16 +208,52 @@ std::string read_string_attr(hid_t obj, const char* name, const std::string& con
   return s;
 }
 
-std::vector<double> read_doubles_attr(hid_t obj, const char* name, std::size_t n, const std::string& context) {
+bool is_standard_number(hid_t type) {
+  // Only the standard types (what numpy, h5py, MATLAB and adi3d write) are
+  // converted. HDF5's soft conversions from exotic layouts (a 32-byte float,
+  // a 3-byte integer, odd exponent fields) are where damaged files corrupted
+  // memory inside the library in fuzzing, so such a type is refused, not read.
+  static const hid_t* const kStandard[] = {
+      &H5T_IEEE_F32LE, &H5T_IEEE_F32BE, &H5T_IEEE_F64LE, &H5T_IEEE_F64BE, &H5T_STD_I8LE,  &H5T_STD_I8BE,
+      &H5T_STD_I16LE,  &H5T_STD_I16BE,  &H5T_STD_I32LE,  &H5T_STD_I32BE,  &H5T_STD_I64LE, &H5T_STD_I64BE,
+      &H5T_STD_U8LE,   &H5T_STD_U8BE,   &H5T_STD_U16LE,  &H5T_STD_U16BE,  &H5T_STD_U32LE, &H5T_STD_U32BE,
+      &H5T_STD_U64LE,  &H5T_STD_U64BE};
+  const H5T_class_t cls = H5Tget_class(type);
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) return false;
+  for (const hid_t* t : kStandard)
+    if (H5Tequal(type, *t) > 0) return true;
+  H5Eclear2(H5E_DEFAULT);
+  return false;
+}
+
+namespace {
+/// Opens a numeric attribute of exactly `n` elements of a standard type
+/// (integers only when `integers`), or throws naming what it holds instead.
+H5Id open_number_attr(hid_t obj, const char* name, std::size_t n, bool integers, const std::string& context) {
   H5Id a = open_attr(obj, name, context);
   H5Id ftype(H5Aget_type(a.get()), H5Tclose);
   const H5T_class_t cls = H5Tget_class(ftype.get());
   const hssize_t count = attr_points(a.get());
-  if ((cls != H5T_FLOAT && cls != H5T_INTEGER) || count != static_cast<hssize_t>(n))
-    throw IoError(context + ": attribute '" + std::string(name) + "': expected " + std::to_string(n) +
-                      (n == 1 ? " number" : " numbers (x, y, z)") + ", got " + std::to_string(count) +
-                      (cls == H5T_FLOAT || cls == H5T_INTEGER ? " numbers" : " non-numeric values"),
+  const bool numeric = cls == H5T_INTEGER || (!integers && cls == H5T_FLOAT);
+  const char* want = integers ? " integer" : " number";
+  if (!numeric || count != static_cast<hssize_t>(n))
+    throw IoError(context + ": attribute '" + std::string(name) + "': expected " + std::to_string(n) + want +
+                      (n == 1 ? "" : "s") + ", got " + std::to_string(count) +
+                      (cls == H5T_INTEGER ? " integers" : cls == H5T_FLOAT ? " floats" : " non-numeric values"),
                   __FILE__, __LINE__);
+  if (!is_standard_number(ftype.get()))
+    throw IoError(context + ": attribute '" + std::string(name) + "': stored as a " +
+                      std::to_string(8 * H5Tget_size(ftype.get())) + "-bit " +
+                      (cls == H5T_FLOAT ? "float" : "integer") +
+                      " of a non-standard layout; expected " +
+                      (integers ? "an 8-64-bit integer" : "IEEE float32/float64 or an 8-64-bit integer"),
+                  __FILE__, __LINE__);
+  return a;
+}
+}  // namespace
+
+std::vector<double> read_doubles_attr(hid_t obj, const char* name, std::size_t n, const std::string& context) {
+  H5Id a = open_number_attr(obj, name, n, false, context);
   std::vector<double> v(n);
   ADI_H5_CHECK(H5Aread(a.get(), H5T_NATIVE_DOUBLE, v.data()), context, std::string("cannot read attribute ") + name);
   return v;
@@ -227,14 +263,17 @@ double read_double_attr(hid_t obj, const char* name, const std::string& context)
   return read_doubles_attr(obj, name, 1, context)[0];
 }
 
-long long read_int_attr(hid_t obj, const char* name, const std::string& context) {
-  H5Id a = open_attr(obj, name, context);
-  H5Id ftype(H5Aget_type(a.get()), H5Tclose);
-  if (H5Tget_class(ftype.get()) != H5T_INTEGER || attr_points(a.get()) != 1)
-    throw IoError(context + ": attribute '" + std::string(name) + "': expected one integer", __FILE__, __LINE__);
-  long long v = 0;
-  ADI_H5_CHECK(H5Aread(a.get(), H5T_NATIVE_LLONG, &v), context, std::string("cannot read attribute ") + name);
+std::vector<long long> read_ints_attr(hid_t obj, const char* name, std::size_t n, const std::string& context) {
+  H5Id a = open_number_attr(obj, name, n, true, context);
+  // An unsigned 64-bit value past LLONG_MAX converts with an HDF5 range
+  // exception (clipped): it is refused below as out of range, never wrapped.
+  std::vector<long long> v(n);
+  ADI_H5_CHECK(H5Aread(a.get(), H5T_NATIVE_LLONG, v.data()), context, std::string("cannot read attribute ") + name);
   return v;
+}
+
+long long read_int_attr(hid_t obj, const char* name, const std::string& context) {
+  return read_ints_attr(obj, name, 1, context)[0];
 }
 
 void write_string_dataset(hid_t loc, const char* name, const std::string& value, const std::string& context) {
@@ -349,8 +388,16 @@ GridGeometry read_grid_group(hid_t file, const std::string& context) {
   GridGeometry g;
   const auto o = read_doubles_attr(grp.get(), "origin", 3, context + ":/grid");
   const auto h = read_doubles_attr(grp.get(), "spacing", 3, context + ":/grid");
-  const auto s = read_doubles_attr(grp.get(), "shape", 3, context + ":/grid");
+  const auto s = read_ints_attr(grp.get(), "shape", 3, context + ":/grid");
   for (int a = 0; a < 3; ++a) {
+    // Checked here, before any size is computed from them: a damaged file's
+    // values reach no arithmetic (a node count of 2^62 would overflow).
+    if (!std::isfinite(o[a]) || !std::isfinite(h[a]) || !(h[a] > 0))
+      throw IoError(context + ":/grid: origin and spacing must be finite with spacing > 0", __FILE__, __LINE__);
+    if (s[2 - a] < 1 || s[2 - a] > kMaxAxisNodes)
+      throw IoError(context + ":/grid: attribute 'shape': " + std::to_string(s[2 - a]) +
+                        " nodes along an axis; expected 1 to " + std::to_string(kMaxAxisNodes),
+                    __FILE__, __LINE__);
     g.origin[a] = o[a];
     g.spacing[a] = h[a];
     g.n[a] = static_cast<index_t>(s[2 - a]);

@@ -133,8 +133,15 @@ bool has_attr(hid_t obj, const char* name);
 std::string read_string_attr(hid_t obj, const char* name, const std::string& context);
 double read_double_attr(hid_t obj, const char* name, const std::string& context);
 long long read_int_attr(hid_t obj, const char* name, const std::string& context);
-/// Reads a numeric attribute of exactly `n` elements (any integer or float type) as doubles.
+/// Reads a numeric attribute of exactly `n` elements (a standard integer or float type) as doubles.
 std::vector<double> read_doubles_attr(hid_t obj, const char* name, std::size_t n, const std::string& context);
+/// Reads an integer attribute of exactly `n` elements (a standard integer type).
+std::vector<long long> read_ints_attr(hid_t obj, const char* name, std::size_t n, const std::string& context);
+/// True for the IEEE float32/float64 and 8-64-bit integer types (either byte
+/// order): the only number types adi3d converts from a file.
+bool is_standard_number(hid_t type);
+/// The most nodes along one axis (the config's grid limit, io/src/config.cpp).
+constexpr long long kMaxAxisNodes = 1LL << 24;
 /// A variable-length string dataset (the resolved config).
 void write_string_dataset(hid_t loc, const char* name, const std::string& value, const std::string& context);
 std::string read_string_dataset(hid_t loc, const char* name, const std::string& context);

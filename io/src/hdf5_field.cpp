@@ -131,9 +131,10 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
                       std::to_string(8 * size) + "-bit integers (convert them, e.g. with numpy .astype('f8'))",
                   __FILE__, __LINE__);
   }
-  if (cls != H5T_FLOAT || (size != 4 && size != 8))
+  if (cls != H5T_FLOAT || (size != 4 && size != 8) || !detail::is_standard_number(type.get()))
     throw IoError(ctx + ": expected float32 or float64 values, got " +
-                      (cls == H5T_FLOAT ? std::to_string(8 * size) + "-bit floats"
+                      (cls == H5T_FLOAT ? std::to_string(8 * size) + "-bit floats" +
+                                              (size == 4 || size == 8 ? " of a non-IEEE layout" : "")
                        : cls == H5T_STRING ? std::string("strings")
                        : cls == H5T_COMPOUND ? std::string("a compound type")
                                             : std::string("a non-numeric type")),

@@ -673,6 +673,79 @@ TEST_F(Hdf5Test, TruncatedOrCorruptCheckpointIsRefused) {
   expect_throw_matching<IoError>([&] { read_checkpoint_state(path("other.h5")); }, R"(not an adi3d checkpoint)");
 }
 
+/// Replaces /grid's attribute `name` by three values of file type `type`
+/// (written from `mem` values of memory type `mtype`).
+void replace_grid_attr(const std::string& file, const char* name, hid_t type, hid_t mtype, const void* mem) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t g = H5Gopen2(f, "/grid", H5P_DEFAULT);
+  ASSERT_GE(g, 0);
+  ASSERT_GE(H5Adelete(g, name), 0);
+  const hsize_t three = 3;
+  const hid_t sp = H5Screate_simple(1, &three, nullptr);
+  const hid_t a = H5Acreate2(g, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(a, 0);
+  EXPECT_GE(H5Awrite(a, mtype, mem), 0);
+  H5Aclose(a);
+  H5Sclose(sp);
+  H5Gclose(g);
+  H5Fclose(f);
+}
+
+// The class of a fuzz finding (a 32-byte float /grid/shape: HDF5 converted it
+// and the cast to a node count overflowed): only standard number types are
+// converted, node counts are integers in the config's range, and origin and
+// spacing are finite, each refused in one line.
+TEST_F(Hdf5Test, CheckpointGridAttributesOfOddTypesOrValuesAreRefused) {
+  const std::string p = path("ck.h5");
+  checkpoint_round_trip<double>(p);
+  auto variant = [&](const char* file, const char* name, hid_t type, hid_t mtype, const void* mem) {
+    fs::copy_file(p, path(file), fs::copy_options::overwrite_existing);
+    replace_grid_attr(path(file), name, type, mtype, mem);
+    return path(file);
+  };
+  const double shape_d[3] = {4, 5, 7};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("a.h5", "shape", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, shape_d)); },
+      R"(a\.h5:/grid: attribute 'shape': expected 3 integers, got 3 floats$)");
+  // A 24-bit integer and a 128-bit float: HDF5 would convert them softly.
+  const hid_t int24 = H5Tcopy(H5T_STD_I32LE);
+  H5Tset_precision(int24, 24);
+  H5Tset_size(int24, 3);
+  const std::uint8_t raw24[9] = {4, 0, 0, 5, 0, 0, 7, 0, 0};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("b.h5", "shape", int24, int24, raw24)); },
+      R"(attribute 'shape': stored as a 24-bit integer of a non-standard layout; expected an 8-64-bit integer$)");
+  H5Tclose(int24);
+  const hid_t f128 = H5Tcopy(H5T_IEEE_F64LE);
+  H5Tset_size(f128, 16);
+  std::uint8_t raw128[48] = {};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("c.h5", "origin", f128, f128, raw128)); },
+      R"(attribute 'origin': stored as a 128-bit float of a non-standard layout; expected IEEE float32/float64)");
+  H5Tclose(f128);
+  // Values: counts out of range, a NaN origin, a zero spacing.
+  const long long huge[3] = {7, 5, 1LL << 40};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("d.h5", "shape", H5T_STD_I64LE, H5T_NATIVE_LLONG, huge)); },
+      R"(attribute 'shape': 1099511627776 nodes along an axis; expected 1 to 16777216$)");
+  const long long zero[3] = {0, 5, 7};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("e.h5", "shape", H5T_STD_I64LE, H5T_NATIVE_LLONG, zero)); },
+      R"(attribute 'shape': 0 nodes along an axis)");
+  const double nan_origin[3] = {0, std::nan(""), 0};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("f.h5", "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nan_origin)); },
+      R"(/grid: origin and spacing must be finite with spacing > 0$)");
+  const double zero_h[3] = {0.1, 0, 0.1};
+  expect_throw_matching<IoError>(
+      [&] { read_checkpoint_state(variant("g.h5", "spacing", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, zero_h)); },
+      R"(/grid: origin and spacing must be finite with spacing > 0$)");
+  // A big-endian standard type is still read.
+  const long long shape_ok[3] = {4, 5, 7};
+  EXPECT_NO_THROW(read_checkpoint_state(variant("h.h5", "shape", H5T_STD_I32BE, H5T_NATIVE_LLONG, shape_ok)));
+}
+
 TEST_F(Hdf5Test, RestartNeedsTheSameProblem) {
   const RunConfig c = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.001, steps: 100}\n", "case.yaml");
   CheckpointState s;
