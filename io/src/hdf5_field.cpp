@@ -152,7 +152,13 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
                       " (shape (" + shape + "))",
                   __FILE__, __LINE__);
   }
-  for (int a = 0; a < 3; ++a) info.n[a] = static_cast<index_t>(dims[2 - a]);
+  for (int a = 0; a < 3; ++a) {
+    if (dims[2 - a] > static_cast<hsize_t>(detail::kMaxAxisNodes))
+      throw IoError(ctx + ": " + std::to_string(dims[2 - a]) + " nodes along an axis; at most " +
+                        std::to_string(detail::kMaxAxisNodes) + " are supported",
+                    __FILE__, __LINE__);
+    info.n[a] = static_cast<index_t>(dims[2 - a]);
+  }
   for (int a = 0; a < 3; ++a)
     if (info.n[a] < 3 && info.n[a] != 1)
       throw IoError(ctx + ": shape (nz, ny, nx) = " + shape_text(info.n) +
