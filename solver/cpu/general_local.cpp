@@ -151,37 +151,70 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
     const T* Q = q_.empty() ? nullptr : q_.data() + st_.origin;
     const index_t b0[3] = {part_.box.begin[0], part_.box.begin[1], part_.box.begin[2]};
-#pragma omp parallel for collapse(2) schedule(static)
-    for (index_t k = 0; k < L.n[2]; ++k)
-      for (index_t j = 0; j < L.n[1]; ++j)
-        for (index_t i = 0; i < L.n[0]; ++i) {
-          const index_t loc[3] = {i, j, k};
-          const index_t o = L.offset(i, j, k);
-          bool fixed = false;
-          for (int a = 0; a < 3; ++a)
-            if (!p_.flat(a) && fixed_row(b0[a] + loc[a], ends_[a])) fixed = true;
-          if (fixed) {
-            w[o] = T(0);
-            continue;
+    // Nodes at least one node from every global end (both neighbours are the
+    // next nodes, the ghost planes' at a cut) go to interior_rhs_run by x
+    // runs, as in GeneralCpuStepper::rhs: the same operations, vectorised.
+    cpu::detail::RhsRun<T> run;
+    bool live[3];
+    for (int a = 0; a < 3; ++a) {
+      live[a] = !p_.flat(a);
+      run.live[a] = live[a];
+      run.stride[a] = L.stride[a];
+      run.inv_h2[a] = ends_[a].inv_h2;
+      run.K[a] = conductivity(a);
+      run.kconst[a] = static_cast<T>(p_.alpha[a]);
+    }
+    run.rho = R;
+    run.rho_const = rho_const;
+    run.q = Q;
+    run.qconst = qconst;
+    run.qf = qf;
+    run.dt = dt;
+    auto inside = [&](int a, index_t local) { return b0[a] + local >= 1 && b0[a] + local + 1 < ends_[a].n; };
+    // The x run [i0, i1) of local indices whose global index is inside.
+    const index_t i0 = std::max<index_t>(0, 1 - b0[0]), i1 = std::min<index_t>(L.n[0], ends_[0].n - 1 - b0[0]);
+#pragma omp parallel
+    {
+      std::vector<T> acc_run(static_cast<std::size_t>(L.n[0]));  // interior_rhs_run's scratch
+#pragma omp for collapse(2) schedule(static)
+      for (index_t k = 0; k < L.n[2]; ++k)
+        for (index_t j = 0; j < L.n[1]; ++j) {
+          const bool row_inside = live[0] && i1 > i0 && (!live[1] || inside(1, j)) && (!live[2] || inside(2, k));
+          if (row_inside) cpu::detail::interior_rhs_run(run, u, w, L.offset(i0, j, k), i1 - i0, acc_run.data());
+          for (index_t i = 0; i < L.n[0]; ++i) {
+            if (row_inside && i == i0) {  // the run above
+              i = i1 - 1;
+              continue;
+            }
+            const index_t loc[3] = {i, j, k};
+            const index_t o = L.offset(i, j, k);
+            bool fixed = false;
+            for (int a = 0; a < 3; ++a)
+              if (!p_.flat(a) && fixed_row(b0[a] + loc[a], ends_[a])) fixed = true;
+            if (fixed) {
+              w[o] = T(0);
+              continue;
+            }
+            const T rho = R ? R[o] : rho_const;
+            const T uc = u[o];
+            T acc = T(0), bsum = T(0);
+            for (int a = 0; a < 3; ++a) {
+              if (p_.flat(a)) continue;
+              const AxisEnds<T>& e = ends_[a];
+              const index_t gi = b0[a] + loc[a];
+              const index_t om = lower(a, o, loc[a]), op = upper(a, o, loc[a]);
+              const T* K = conductivity(a);
+              const T kc = K ? K[o] : static_cast<T>(p_.alpha[a]);
+              const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+              acc += row_apply(row_coupling<T>(gi, e, km, kc, kp, rho), u[om], uc, u[op]);
+              if (gi == 0 && e.lo == LineEnd::Mirror) bsum += beta[a][0];
+              if (gi == e.n - 1 && e.hi == LineEnd::Mirror) bsum += beta[a][1];
+            }
+            const T q = Q ? Q[o] : qconst;
+            w[o] = dt * (acc + rho * (bsum + q * qf));
           }
-          const T rho = R ? R[o] : rho_const;
-          const T uc = u[o];
-          T acc = T(0), bsum = T(0);
-          for (int a = 0; a < 3; ++a) {
-            if (p_.flat(a)) continue;
-            const AxisEnds<T>& e = ends_[a];
-            const index_t gi = b0[a] + loc[a];
-            const index_t om = lower(a, o, loc[a]), op = upper(a, o, loc[a]);
-            const T* K = conductivity(a);
-            const T kc = K ? K[o] : static_cast<T>(p_.alpha[a]);
-            const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
-            acc += row_apply(row_coupling<T>(gi, e, km, kc, kp, rho), u[om], uc, u[op]);
-            if (gi == 0 && e.lo == LineEnd::Mirror) bsum += beta[a][0];
-            if (gi == e.n - 1 && e.hi == LineEnd::Mirror) bsum += beta[a][1];
-          }
-          const T q = Q ? Q[o] : qconst;
-          w[o] = dt * (acc + rho * (bsum + q * qf));
         }
+    }
     if (dirichlet_.moving) {
       const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
       dirichlet_rhs(dirichlet_, df, w, strides());
@@ -490,6 +523,11 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
     const T* w = W();
     for (index_t i = 0; i < m; ++i) {
+      if (b0 + i >= 1 && b0 + i + 1 < e.n) {  // no end of its line: the neighbours are the next rows
+        cpu::detail::interior_rows(w, K, kconst, R, rho_const, e.inv_h2, tdt, base + i * s, su, s, cnt,
+                                   d + i * B, ra + i * B, rb + i * B, rc + i * B);
+        continue;
+      }
       const bool fixed = fixed_row(b0 + i, e);
       for (index_t l = 0; l < cnt; ++l) {
         const index_t o = base + l * su + i * s, q = i * B + l;

@@ -148,126 +148,68 @@ void GeneralCpuStepper<T>::rhs() {
   // Interior points (no end of any axis within one node): both neighbours
   // along every axis are the next nodes and no Mirror, Robin or Fixed rule
   // applies, so the general loop below reduces to the same expressions
-  // without branches, which interior() evaluates over the inner x run of a
-  // row (vectorisable). Same operations in the same order, including the
-  // terms that vanish there (gr = 0, bsum = 0): bit-identical.
-  const T* K3[3] = {conductivity(0), conductivity(1), conductivity(2)};
-  const T kconst3[3] = {static_cast<T>(p_.alpha[0]), static_cast<T>(p_.alpha[1]), static_cast<T>(p_.alpha[2])};
+  // without branches, which detail::interior_rhs_run evaluates over the
+  // inner x run of a row, vectorised. Same operations in the same order,
+  // including the terms that vanish there (gr = 0, bsum = 0): bit-identical.
   const bool live[3] = {!p_.flat(0), !p_.flat(1), !p_.flat(2)};
-  const T* rho_f = rho_.empty() ? nullptr : rho_.data();
-  const T* q_f = q_.empty() ? nullptr : q_.data();
-  // The fields' presence as template arguments: a load from a pointer that
-  // may be null cannot be made branch-free, the rest can. Conductivity mode
-  // 1: every live axis has a field; 0: none has; -1: a mix, which takes the
-  // run-time selects.
-  bool all_field_k = true, all_const_k = true;
-  for (int a = 0; a < 3; ++a)
-    if (live[a]) {
-      all_field_k = all_field_k && K3[a] != nullptr;
-      all_const_k = all_const_k && K3[a] == nullptr;
-    }
-  auto interior_t = [&](auto k_field, auto has_rho, auto has_q, index_t o0, index_t i0, index_t i1) {
-    constexpr int kMode = decltype(k_field)::value;  // 1: fields, 0: constants, -1: per axis
-    constexpr bool kRho = decltype(has_rho)::value, kQ = decltype(has_q)::value;
-#pragma omp simd
-    for (index_t i = i0; i < i1; ++i) {
-      const index_t o = o0 + i;
-      T rho;
-      if constexpr (kRho)
-        rho = rho_f[o];
-      else
-        rho = rho_const;
-      const T uc = u[o];
-      T acc = T(0);
-      const T bsum = T(0);
-      for (int a = 0; a < 3; ++a) {
-        if (!live[a]) continue;
-        const index_t s = L.stride[a];
-        T kc, km, kp;
-        if constexpr (kMode == 1) {
-          kc = K3[a][o];
-          km = K3[a][o - s];
-          kp = K3[a][o + s];
-        } else if constexpr (kMode == 0) {
-          kc = kconst3[a];
-          km = kc;
-          kp = kc;
-        } else {
-          const T* K = K3[a];
-          kc = K ? K[o] : kconst3[a];
-          km = K ? K[o - s] : kc;
-          kp = K ? K[o + s] : kc;
-        }
-        const index_t ia = a == 0 ? i : 1;  // any index inside the line: not an end
-        acc += row_apply(row_coupling<T>(ia, ends_[a], km, kc, kp, rho), u[o - s], uc, u[o + s]);
-      }
-      T q;
-      if constexpr (kQ)
-        q = q_f[o];
-      else
-        q = qconst;
-      w[o] = dt * (acc + rho * (bsum + q * qf));
-    }
-  };
-  auto interior = [&](index_t o0, index_t i0, index_t i1) {
-    using std::integral_constant;
-    auto with_k = [&](auto km) {
-      if (rho_f && q_f)
-        interior_t(km, integral_constant<bool, true>{}, integral_constant<bool, true>{}, o0, i0, i1);
-      else if (rho_f)
-        interior_t(km, integral_constant<bool, true>{}, integral_constant<bool, false>{}, o0, i0, i1);
-      else if (q_f)
-        interior_t(km, integral_constant<bool, false>{}, integral_constant<bool, true>{}, o0, i0, i1);
-      else
-        interior_t(km, integral_constant<bool, false>{}, integral_constant<bool, false>{}, o0, i0, i1);
-    };
-    if (all_field_k)
-      with_k(integral_constant<int, 1>{});
-    else if (all_const_k)
-      with_k(integral_constant<int, 0>{});
-    else
-      with_k(integral_constant<int, -1>{});
-  };
+  detail::RhsRun<T> run;
+  for (int a = 0; a < 3; ++a) {
+    run.live[a] = live[a];
+    run.stride[a] = L.stride[a];
+    run.inv_h2[a] = ends_[a].inv_h2;
+    run.K[a] = conductivity(a);
+    run.kconst[a] = static_cast<T>(p_.alpha[a]);
+  }
+  run.rho = rho_.empty() ? nullptr : rho_.data();
+  run.rho_const = rho_const;
+  run.q = q_.empty() ? nullptr : q_.data();
+  run.qconst = qconst;
+  run.qf = qf;
+  run.dt = dt;
   auto inside = [](index_t c, index_t n) { return c >= 1 && c + 1 < n; };
-#pragma omp parallel for collapse(2) schedule(static)
-  for (index_t k = 0; k < nz; ++k)
-    for (index_t j = 0; j < ny; ++j) {
-      // The x run [1, nx - 1) of an interior row goes to interior(); its
-      // ends and every other row to the general loop.
-      const bool row_inside = live[0] && nx >= 3 && (!live[1] || inside(j, ny)) && (!live[2] || inside(k, nz));
-      if (row_inside) interior(L.offset(0, j, k), 1, nx - 1);
-      for (index_t i = 0; i < nx; ++i) {
-        if (row_inside && i == 1) i = nx - 1;  // the run above
-        const index_t idx[3] = {i, j, k};
-        const index_t o = L.offset(i, j, k);
-        bool fixed = false;
-        for (int a = 0; a < 3; ++a)
-          if (!p_.flat(a) && fixed_row(idx[a], ends_[a])) fixed = true;
-        if (fixed) {
-          w[o] = T(0);
-          continue;
+#pragma omp parallel
+  {
+    std::vector<T> acc_run(static_cast<std::size_t>(nx));  // interior_rhs_run's scratch
+#pragma omp for collapse(2) schedule(static)
+    for (index_t k = 0; k < nz; ++k)
+      for (index_t j = 0; j < ny; ++j) {
+        // The x run [1, nx - 1) of an interior row goes to interior_rhs_run;
+        // its ends and every other row to the general loop.
+        const bool row_inside = live[0] && nx >= 3 && (!live[1] || inside(j, ny)) && (!live[2] || inside(k, nz));
+        if (row_inside) detail::interior_rhs_run(run, u, w, L.offset(1, j, k), nx - 2, acc_run.data());
+        for (index_t i = 0; i < nx; ++i) {
+          if (row_inside && i == 1) i = nx - 1;  // the run above
+          const index_t idx[3] = {i, j, k};
+          const index_t o = L.offset(i, j, k);
+          bool fixed = false;
+          for (int a = 0; a < 3; ++a)
+            if (!p_.flat(a) && fixed_row(idx[a], ends_[a])) fixed = true;
+          if (fixed) {
+            w[o] = T(0);
+            continue;
+          }
+          const T rho = rho_.empty() ? rho_const : rho_[o];
+          const T uc = u[o];
+          T acc = T(0), bsum = T(0);
+          for (int a = 0; a < 3; ++a) {
+            if (p_.flat(a)) continue;
+            const AxisEnds<T>& e = ends_[a];
+            const index_t ia = idx[a], na = e.n, s = L.stride[a];
+            // Neighbour offsets: wrap on a periodic axis, the inner node mirrored at a Mirror end.
+            index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);
+            index_t op = ia < na - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (na - 1) * s : o - s);
+            const T* K = conductivity(a);
+            const T kc = K ? K[o] : static_cast<T>(p_.alpha[a]);
+            const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+            acc += row_apply(row_coupling<T>(ia, e, km, kc, kp, rho), u[om], uc, u[op]);
+            if (ia == 0 && e.lo == LineEnd::Mirror) bsum += beta[a][0];
+            if (ia == na - 1 && e.hi == LineEnd::Mirror) bsum += beta[a][1];
+          }
+          const T q = q_.empty() ? qconst : q_[o];
+          w[o] = dt * (acc + rho * (bsum + q * qf));
         }
-        const T rho = rho_.empty() ? rho_const : rho_[o];
-        const T uc = u[o];
-        T acc = T(0), bsum = T(0);
-        for (int a = 0; a < 3; ++a) {
-          if (p_.flat(a)) continue;
-          const AxisEnds<T>& e = ends_[a];
-          const index_t ia = idx[a], na = e.n, s = L.stride[a];
-          // Neighbour offsets: wrap on a periodic axis, the inner node mirrored at a Mirror end.
-          index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);
-          index_t op = ia < na - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (na - 1) * s : o - s);
-          const T* K = conductivity(a);
-          const T kc = K ? K[o] : static_cast<T>(p_.alpha[a]);
-          const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
-          acc += row_apply(row_coupling<T>(ia, e, km, kc, kp, rho), u[om], uc, u[op]);
-          if (ia == 0 && e.lo == LineEnd::Mirror) bsum += beta[a][0];
-          if (ia == na - 1 && e.hi == LineEnd::Mirror) bsum += beta[a][1];
-        }
-        const T q = q_.empty() ? qconst : q_[o];
-        w[o] = dt * (acc + rho * (bsum + q * qf));
       }
-    }
+  }
   if (dirichlet_.moving) {
     const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
     dirichlet_rhs(dirichlet_, df, w, {{L.stride[0], L.stride[1], L.stride[2]}});
@@ -309,6 +251,7 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
   const index_t nu = L.n[u_axis], su = L.stride[u_axis], nv = L.n[v_axis], sv = L.stride[v_axis];
   const index_t per_v = (nu + B - 1) / B, tasks = nv * per_v;
   const bool periodic = p_.periodic(a);
+  const T* rho_f = rho_.empty() ? nullptr : rho_.data();
 #pragma omp parallel reduction(&& : ok)
   {
     const std::size_t nb = static_cast<std::size_t>(n * B);
@@ -324,6 +267,11 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
         T* ai = ra.data() + i * B;
         T* bi = rb.data() + i * B;
         T* ci = rc.data() + i * B;
+        if (!cm && i > 0 && i + 1 < n) {  // no end of its line: conductive_row without its branches
+          detail::interior_rows(w_.data(), K, kconst, rho_f, rho_const, e.inv_h2, tdt, row, su, s, cnt, di, ai, bi,
+                                ci);
+          continue;
+        }
         for (index_t l = 0; l < cnt; ++l) {
           const index_t o = row + l * su;
           di[l] = w_[o];

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace adi::cpu::detail {
 
@@ -28,6 +29,196 @@ void conductive_row(index_t i, index_t o, index_t s, const AxisEnds<T>& e, const
   const index_t op = i < e.n - 1 ? o + s : (wrap ? o - (e.n - 1) * s : o);
   const T kc = K ? K[o] : kconst, km = K ? K[om] : kc, kp = K ? K[op] : kc;
   implicit_row(row_coupling<T>(i, e, km, kc, kp, rho), tau, a, b, c);
+}
+
+/// harmonic_mean (adi/problem.hpp) as selects: the division is evaluated
+/// whatever the operands, and s > 0 is the quiet isgreater, so the compiler
+/// can if-convert and vectorise a loop of it (under the default
+/// -ftrapping-math it speculates no division or signalling comparison that
+/// the source guards with a branch: `a == b ? a : (s > 0 ? ...)` stayed
+/// scalar). The selected value is harmonic_mean's for every input, bit for
+/// bit (isgreater and > agree on every input; only the FP flags differ).
+template <class T>
+inline T harmonic_mean_select(T a, T b) {
+  const T s = a + b;
+  const T h = T(2) * a * b / s;
+  const T hs = std::isgreater(s, T(0)) ? h : T(0);  // a quiet comparison: it cannot trap
+  return a == b ? a : hs;
+}
+
+/// row_coupling (adi/discrete.hpp) of a row that is no end of its line (no
+/// Mirror, Robin or Fixed rule applies: gr = 0), branch-free, with the same
+/// operations in the same order: bit-identical.
+template <class T>
+inline void interior_coupling(T inv_h2, T km, T kc, T kp, T rho, T& gm, T& gp) {
+  const T s = inv_h2 * rho;
+  gm = harmonic_mean_select(km, kc) * s;
+  gp = harmonic_mean_select(kc, kp) * s;
+}
+
+/// row_apply of interior_coupling's row: gr = 0 stays in the sum (0 * u can
+/// be -0 or NaN), as in row_apply.
+template <class T>
+inline T interior_apply(T gm, T gp, T um, T uc, T up) {
+  const T gr = T(0);
+  return gm * (um - uc) + gp * (up - uc) - gr * uc;
+}
+
+/// implicit_row of interior_coupling's row (gr = 0 in the diagonal's sum).
+template <class T>
+inline void interior_implicit_row(T gm, T gp, T tau, T& a, T& b, T& c) {
+  const T gr = T(0);
+  a = -tau * gm;
+  c = -tau * gp;
+  b = T(1) + tau * (gm + gp + gr);
+}
+
+// The vectorised loops below take every scalar by value: read through a
+// lambda's captured references (which a store to the float arrays may
+// alias), GCC left some of their instantiations scalar ("control flow in
+// loop"), with branches in the harmonic means.
+
+template <class T, bool kField, bool kRho>
+void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, T tau, index_t row,
+                        index_t su, index_t s, index_t cnt, T* d, T* a, T* b, T* c) {
+#pragma omp simd
+  for (index_t l = 0; l < cnt; ++l) {
+    const index_t o = row + l * su;
+    d[l] = w[o];
+    T r, kc, km, kp;
+    if constexpr (kRho)
+      r = rho[o];
+    else
+      r = rho_const;
+    if constexpr (kField) {
+      kc = K[o];
+      km = K[o - s];
+      kp = K[o + s];
+    } else {
+      kc = kconst;
+      km = kc;
+      kp = kc;
+    }
+    T gm, gp;
+    interior_coupling(inv_h2, km, kc, kp, r, gm, gp);
+    interior_implicit_row(gm, gp, tau, a[l], b[l], c[l]);
+  }
+}
+
+/// Rows of `cnt` lines at offsets o = row + l su (rows s apart along the
+/// line) that are no end of their lines: d[l] = w[o] and the row of
+/// (I - tau A) in a[l], b[l], c[l], conductive_row's operations bit for bit,
+/// vectorised across the lines. K and rho may be null (kconst, rho_const).
+template <class T>
+void interior_rows(const T* w, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, T tau, index_t row,
+                   index_t su, index_t s, index_t cnt, T* d, T* a, T* b, T* c) {
+  if (K && rho)
+    interior_rows_loop<T, true, true>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
+  else if (K)
+    interior_rows_loop<T, true, false>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
+  else if (rho)
+    interior_rows_loop<T, false, true>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
+  else
+    interior_rows_loop<T, false, false>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
+}
+
+/// What interior_rhs_run needs of the grid and the problem, per axis a:
+/// live (not flat), the stride, 1 / h^2 and the conductivity (K null:
+/// kconst); rho = 1 / c and q may be null (rho_const, qconst).
+template <class T>
+struct RhsRun {
+  bool live[3] = {false, false, false};
+  index_t stride[3] = {1, 1, 1};
+  T inv_h2[3] = {T(0), T(0), T(0)};
+  const T* K[3] = {nullptr, nullptr, nullptr};
+  T kconst[3] = {T(0), T(0), T(0)};
+  const T* rho = nullptr;
+  T rho_const = T(1);
+  const T* q = nullptr;
+  T qconst = T(0), qf = T(1), dt = T(0);
+};
+
+/// acc[t] += (A_a u) at node o0 + t: one axis of interior_rhs_run.
+template <class T, bool kField, bool kRho>
+void interior_axis_loop(const T* u, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, index_t s, index_t o0,
+                        index_t m, T* acc) {
+#pragma omp simd
+  for (index_t t = 0; t < m; ++t) {
+    const index_t o = o0 + t;
+    T r, kc, km, kp;
+    if constexpr (kRho)
+      r = rho[o];
+    else
+      r = rho_const;
+    if constexpr (kField) {
+      kc = K[o];
+      km = K[o - s];
+      kp = K[o + s];
+    } else {
+      kc = kconst;
+      km = kc;
+      kp = kc;
+    }
+    T gm, gp;
+    interior_coupling(inv_h2, km, kc, kp, r, gm, gp);
+    acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
+  }
+}
+
+/// w = dt (acc + rho (0 + q f)) at node o0 + t: the end of interior_rhs_run.
+template <class T, bool kRho, bool kQ>
+void interior_finish_loop(const T* acc, const T* rho, T rho_const, const T* q, T qconst, T qf, T dt, index_t o0,
+                          index_t m, T* w) {
+  const T bsum = T(0);
+#pragma omp simd
+  for (index_t t = 0; t < m; ++t) {
+    const index_t o = o0 + t;
+    T r, qq;
+    if constexpr (kRho)
+      r = rho[o];
+    else
+      r = rho_const;
+    if constexpr (kQ)
+      qq = q[o];
+    else
+      qq = qconst;
+    w[o] = dt * (acc[t] + r * (bsum + qq * qf));
+  }
+}
+
+/// w = dt (sum_a A_a u + q f / c) at the m nodes from offset o0 on, all of
+/// them at least one node from every end of every live axis (no Mirror,
+/// Robin or Fixed rule applies; beta = 0): the general loop's operations in
+/// its order (x, y, z), bit for bit. The terms go axis by axis into acc
+/// (scratch of m), so that each inner loop is branch-free and vectorises;
+/// the per-node loop with the axes inside did not (GCC: "control flow in
+/// loop"), and ran fp32 no faster than fp64.
+template <class T>
+void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t m, T* acc) {
+  for (index_t t = 0; t < m; ++t) acc[t] = T(0);
+  const T* rho = P.rho;
+  for (int ax = 0; ax < 3; ++ax) {
+    if (!P.live[ax]) continue;
+    const T* K = P.K[ax];
+    const index_t s = P.stride[ax];
+    if (K && rho)
+      interior_axis_loop<T, true, true>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+    else if (K)
+      interior_axis_loop<T, true, false>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+    else if (rho)
+      interior_axis_loop<T, false, true>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+    else
+      interior_axis_loop<T, false, false>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+  }
+  const T* q = P.q;
+  if (rho && q)
+    interior_finish_loop<T, true, true>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
+  else if (rho)
+    interior_finish_loop<T, true, false>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
+  else if (q)
+    interior_finish_loop<T, false, true>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
+  else
+    interior_finish_loop<T, false, false>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
 }
 
 /// Thomas in place on rows a, b, c (a[0] and c[n-1] ignored): d <- A^{-1} d;

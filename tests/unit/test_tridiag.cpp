@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <tuple>
 
@@ -408,4 +409,132 @@ TEST(TridiagBatches, ThomasBatchIsBitIdenticalToThomasF64) { check_batches_bitwi
 TEST(TridiagBatches, ThomasBatchIsBitIdenticalToThomasF32) { check_batches_bitwise<float>(false); }
 TEST(TridiagBatches, CyclicBatchIsBitIdenticalToCyclicF64) { check_batches_bitwise<double>(true); }
 TEST(TridiagBatches, CyclicBatchIsBitIdenticalToCyclicF32) { check_batches_bitwise<float>(true); }
+}  // namespace
+
+namespace {
+// The general path's interior forms (cpu/line_rows.hpp: harmonic_mean_select,
+// interior_rows, interior_rhs_run), which the CPU stepper and the MPI ranks
+// vectorise, against harmonic_mean / conductive_row / row_coupling +
+// row_apply, bit for bit. The conductivities take every branch of the mean:
+// equal neighbours, zeros, a zero sum, a negative sum, NaN and Inf.
+template <class T>
+std::vector<T> awkward_conductivities(SeededRng& rng, std::size_t size) {
+  const T special[] = {T(0), T(-0.0), T(1), T(-1), T(1e-30), T(3e7), std::numeric_limits<T>::infinity(),
+                       std::numeric_limits<T>::quiet_NaN()};
+  std::vector<T> K(size);
+  for (std::size_t q = 0; q < size; ++q) {
+    const double r = rng.uniform(0, 1);
+    K[q] = r < 0.15 ? special[q % 8] : r < 0.3 ? (q > 0 ? K[q - 1] : T(2)) : static_cast<T>(rng.uniform(0.1, 10));
+  }
+  return K;
+}
+
+template <class T>
+void bits_equal(const T& got, const T& want, const std::string& what) {
+  ASSERT_EQ(0, std::memcmp(&got, &want, sizeof(T))) << what << ": " << got << " vs " << want;
+}
+
+template <class T>
+void check_interior_forms() {
+  SeededRng rng;
+  const auto means = awkward_conductivities<T>(rng, 64);
+  for (T a : means)
+    for (T b : means) bits_equal(cpu::detail::harmonic_mean_select(a, b), harmonic_mean(a, b), "harmonic mean");
+
+  // Rows: lines of n rows s apart, cnt lines su apart (y-like: su = 1, x-like: su = nx).
+  for (index_t su : {1, 7})
+    for (bool rho_field : {false, true})
+      for (bool k_field : {false, true}) {
+        const index_t n = 9, cnt = 6, s = su == 1 ? 8 : 1;
+        const std::size_t size = static_cast<std::size_t>(n * s + cnt * su + 8);
+        const auto K = awkward_conductivities<T>(rng, size);
+        std::vector<T> w(size), rho(size);
+        for (std::size_t q = 0; q < size; ++q) {
+          w[q] = static_cast<T>(rng.uniform(-1, 1));
+          rho[q] = static_cast<T>(rng.uniform(0.5, 2));
+        }
+        AxisEnds<T> e;
+        e.n = n;
+        e.lo = LineEnd::Mirror;
+        e.hi = LineEnd::Fixed;
+        e.inv_h2 = T(1.7);
+        const T kconst = T(2.5), rho_const = T(0.8), tau = T(0.37);
+        const T* Kp = k_field ? K.data() : nullptr;
+        const T* rp = rho_field ? rho.data() : nullptr;
+        for (index_t i = 1; i + 1 < n; ++i) {
+          std::vector<T> d(cnt), a(cnt), b(cnt), c(cnt);
+          const index_t row = i * s;
+          cpu::detail::interior_rows(w.data(), Kp, kconst, rp, rho_const, e.inv_h2, tau, row, su, s, cnt, d.data(),
+                                     a.data(), b.data(), c.data());
+          for (index_t l = 0; l < cnt; ++l) {
+            const index_t o = row + l * su;
+            T wa, wb, wc;
+            cpu::detail::conductive_row(i, o, s, e, Kp, kconst, rp ? rp[o] : rho_const, tau, wa, wb, wc);
+            const std::string at = "row " + std::to_string(i) + " line " + std::to_string(l) +
+                                   (k_field ? " K field" : " K const") + (rho_field ? " rho field" : "");
+            bits_equal(d[l], w[o], "d, " + at);
+            bits_equal(a[l], wa, "a, " + at);
+            bits_equal(b[l], wb, "b, " + at);
+            bits_equal(c[l], wc, "c, " + at);
+          }
+        }
+      }
+
+  // The right-hand side's interior run on a 7 x 5 x 4 box, every field
+  // present or not, per axis.
+  const index_t nx = 7, ny = 5, nz = 4, sx = 1, sy = nx, sz = nx * ny;
+  const std::size_t size = static_cast<std::size_t>(nx * ny * nz);
+  std::vector<std::vector<T>> K3 = {awkward_conductivities<T>(rng, size), awkward_conductivities<T>(rng, size),
+                                    awkward_conductivities<T>(rng, size)};
+  std::vector<T> u(size), rho(size), q(size);
+  for (std::size_t p = 0; p < size; ++p) {
+    u[p] = static_cast<T>(rng.uniform(-1, 1));
+    rho[p] = static_cast<T>(rng.uniform(0.5, 2));
+    q[p] = static_cast<T>(rng.uniform(-3, 3));
+  }
+  for (int mask = 0; mask < 32; ++mask) {
+    cpu::detail::RhsRun<T> P;
+    AxisEnds<T> ends[3];
+    const index_t n3[3] = {nx, ny, nz}, st[3] = {sx, sy, sz};
+    for (int ax = 0; ax < 3; ++ax) {
+      P.live[ax] = true;
+      P.stride[ax] = st[ax];
+      P.inv_h2[ax] = static_cast<T>(0.5 + ax);
+      P.K[ax] = (mask >> ax) & 1 ? K3[static_cast<std::size_t>(ax)].data() : nullptr;
+      P.kconst[ax] = static_cast<T>(1 + ax);
+      ends[ax].n = n3[ax];
+      ends[ax].inv_h2 = P.inv_h2[ax];
+    }
+    P.rho = mask & 8 ? rho.data() : nullptr;
+    P.rho_const = T(0.9);
+    P.q = mask & 16 ? q.data() : nullptr;
+    P.qconst = T(0.25);
+    P.qf = T(1.5);
+    P.dt = T(0.01);
+    std::vector<T> w(size, T(0)), acc(static_cast<std::size_t>(nx));
+    for (index_t k = 1; k + 1 < nz; ++k)
+      for (index_t j = 1; j + 1 < ny; ++j) {
+        const index_t o0 = 1 + j * sy + k * sz;
+        cpu::detail::interior_rhs_run(P, u.data(), w.data(), o0, nx - 2, acc.data());
+        for (index_t i = 1; i + 1 < nx; ++i) {
+          const index_t o = i + j * sy + k * sz, idx[3] = {i, j, k};
+          const T r = P.rho ? P.rho[o] : P.rho_const;
+          T sum = T(0);
+          const T bsum = T(0);
+          for (int ax = 0; ax < 3; ++ax) {
+            const index_t s = st[ax];
+            const T* Kp = P.K[ax];
+            const T kc = Kp ? Kp[o] : P.kconst[ax], km = Kp ? Kp[o - s] : kc, kp = Kp ? Kp[o + s] : kc;
+            sum += row_apply(row_coupling<T>(idx[ax], ends[ax], km, kc, kp, r), u[o - s], u[o], u[o + s]);
+          }
+          const T qq = P.q ? P.q[o] : P.qconst;
+          const T want = P.dt * (sum + r * (bsum + qq * P.qf));
+          bits_equal(w[static_cast<std::size_t>(o)], want, "rhs at " + std::to_string(o) + ", mask " +
+                                                               std::to_string(mask));
+        }
+      }
+  }
+}
+TEST(GeneralInterior, VectorisedFormsAreBitIdenticalToTheRowFunctionsF64) { check_interior_forms<double>(); }
+TEST(GeneralInterior, VectorisedFormsAreBitIdenticalToTheRowFunctionsF32) { check_interior_forms<float>(); }
 }  // namespace
