@@ -236,7 +236,19 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
   const T* K = conductivity(a);
   const T kconst = static_cast<T>(p_.alpha[a]);
   const AxisEnds<T>& e = ends_[a];
-  const LineMatrix* cm = cyclic_[a].get();
+  const LineMatrix* cm = cyclic_[a].get();  // constant coefficients on a periodic axis
+  // Its lines share one matrix: their line-independent part once (bit for
+  // bit cyclic_batch's, see CyclicShared).
+  detail::CyclicShared<T> shared;
+  if (cm) {
+    std::vector<T> ca(static_cast<std::size_t>(n)), cb(ca.size()), cc(ca.size());
+    for (index_t i = 0; i < n; ++i) {
+      ca[static_cast<std::size_t>(i)] = static_cast<T>(cm->a[i]);
+      cb[static_cast<std::size_t>(i)] = static_cast<T>(cm->b[i]);
+      cc[static_cast<std::size_t>(i)] = static_cast<T>(cm->c[i]);
+    }
+    shared = detail::CyclicShared<T>::of(n, ca.data(), cb.data(), cc.data());
+  }
   bool ok = true;
   // Batches of B lines adjacent along x (y along x lines), laid out
   // [row][line] (thomas_batch, cyclic_batch). One y or z line at a time
@@ -261,13 +273,20 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
     for (index_t t = 0; t < tasks; ++t) {
       const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
       const index_t base = (t / per_v) * sv + u0 * su;
-      for (index_t i = 0; i < n; ++i) {
+      if (cm) {
+        for (index_t i = 0; i < n; ++i) {
+          const index_t row = base + i * s;
+          T* di = d.data() + i * B;
+          for (index_t l = 0; l < cnt; ++l) di[l] = w_[row + l * su];
+        }
+      }
+      for (index_t i = 0; i < n && !cm; ++i) {
         const index_t row = base + i * s;
         T* di = d.data() + i * B;
         T* ai = ra.data() + i * B;
         T* bi = rb.data() + i * B;
         T* ci = rc.data() + i * B;
-        if (!cm && i > 0 && i + 1 < n) {  // no end of its line: conductive_row without its branches
+        if (i > 0 && i + 1 < n) {  // no end of its line: conductive_row without its branches
           detail::interior_rows(w_.data(), K, kconst, rho_f, rho_const, e.inv_h2, tdt, row, su, s, cnt, di, ai, bi,
                                 ci);
           continue;
@@ -275,20 +294,15 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
         for (index_t l = 0; l < cnt; ++l) {
           const index_t o = row + l * su;
           di[l] = w_[o];
-          if (cm) {
-            ai[l] = static_cast<T>(cm->a[i]);
-            bi[l] = static_cast<T>(cm->b[i]);
-            ci[l] = static_cast<T>(cm->c[i]);
-          } else {
-            const T rho = rho_.empty() ? rho_const : rho_[o];
-            detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ai[l], bi[l], ci[l]);
-          }
+          const T rho = rho_.empty() ? rho_const : rho_[o];
+          detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ai[l], bi[l], ci[l]);
         }
       }
       const bool good =
-          periodic ? detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(), z.data(),
-                                          bb.data(), lo.data(), hi.data(), g.data(), f.data())
-                   : detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+          cm         ? detail::cyclic_batch_shared(shared, B, cnt, d.data(), f.data())
+          : periodic ? detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(), z.data(),
+                                            bb.data(), lo.data(), hi.data(), g.data(), f.data())
+                     : detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
       ok = ok && good;
       for (index_t i = 0; i < n; ++i) {
         const index_t row = base + i * s;

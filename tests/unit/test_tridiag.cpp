@@ -538,3 +538,49 @@ void check_interior_forms() {
 TEST(GeneralInterior, VectorisedFormsAreBitIdenticalToTheRowFunctionsF64) { check_interior_forms<double>(); }
 TEST(GeneralInterior, VectorisedFormsAreBitIdenticalToTheRowFunctionsF32) { check_interior_forms<float>(); }
 }  // namespace
+
+namespace {
+// cyclic_batch_shared (lines of one matrix: constant coefficients on a
+// periodic axis) against cyclic_batch with that matrix copied into every
+// line: bit for bit, including long fp32 lines whose z decays through the
+// subnormal numbers, and the verdict on a zero pivot.
+template <class T>
+void check_cyclic_shared() {
+  SeededRng rng;
+  for (index_t n : {3, 4, 17, 300})
+    for (double diag : {2.2, 40.0})  // 40: z falls below 1e-38 within ~25 rows
+      for (bool singular : {false, true}) {
+        const index_t B = 8, cnt = 5;
+        std::vector<T> la(static_cast<std::size_t>(n)), lb(la.size()), lc(la.size());
+        for (std::size_t i = 0; i < la.size(); ++i) {
+          la[i] = static_cast<T>(-1 + rng.uniform(-0.1, 0.1));
+          lc[i] = static_cast<T>(-1 + rng.uniform(-0.1, 0.1));
+          lb[i] = static_cast<T>(diag + rng.uniform(0, 0.5));
+        }
+        if (singular) lb[static_cast<std::size_t>(n / 2)] = la[static_cast<std::size_t>(n / 2)] * T(0);  // a zero row
+        const std::size_t nb = static_cast<std::size_t>(n * B);
+        std::vector<T> a(nb), b(nb), c(nb), d(nb);
+        for (index_t i = 0; i < n; ++i)
+          for (index_t l = 0; l < B; ++l) {
+            const std::size_t q = static_cast<std::size_t>(i * B + l);
+            a[q] = la[static_cast<std::size_t>(i)], b[q] = lb[static_cast<std::size_t>(i)];
+            c[q] = lc[static_cast<std::size_t>(i)], d[q] = static_cast<T>(rng.uniform(-1, 1));
+          }
+        auto want = d;
+        std::vector<T> cp(nb), z(nb), bb(nb), lo(B), hi(B), g(B), f(B);
+        const bool want_ok = cpu::detail::cyclic_batch(n, B, cnt, a.data(), b.data(), c.data(), want.data(), cp.data(),
+                                                       z.data(), bb.data(), lo.data(), hi.data(), g.data(), f.data());
+        const auto S = cpu::detail::CyclicShared<T>::of(n, la.data(), lb.data(), lc.data());
+        auto got = d;
+        const bool got_ok = cpu::detail::cyclic_batch_shared(S, B, cnt, got.data(), f.data());
+        const std::string at = "n " + std::to_string(n) + " diag " + std::to_string(diag);
+        EXPECT_EQ(got_ok, want_ok) << at;
+        if (!want_ok) continue;
+        for (std::size_t q = 0; q < nb; ++q)
+          ASSERT_EQ(0, std::memcmp(&got[q], &want[q], sizeof(T))) << at << " at " << q << ": " << got[q] << " vs "
+                                                                  << want[q];
+      }
+}
+TEST(TridiagBatches, CyclicSharedIsBitIdenticalToCyclicBatchF64) { check_cyclic_shared<double>(); }
+TEST(TridiagBatches, CyclicSharedIsBitIdenticalToCyclicBatchF32) { check_cyclic_shared<float>(); }
+}  // namespace
