@@ -237,15 +237,19 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     // solve), as GeneralCpuStepper::solve.
     constexpr index_t B = kBatch;
     const LineBatches bs = batches(a);
-    // Constant coefficients on a periodic axis: every line has the same
-    // rows, so the line-independent part of cyclic_batch once
-    // (CyclicShared, bit for bit the same).
-    const bool shared_rows = periodic && !p_.material.lines_vary();
-    cpu::detail::CyclicShared<T> shared;
+    // Constant coefficients: every line has the same rows, so the
+    // line-independent part of cyclic_batch / thomas_batch once
+    // (CyclicShared, ThomasShared: bit for bit the same).
+    const bool shared_rows = !p_.material.lines_vary();
+    cpu::detail::CyclicShared<T> shared_ring;
+    cpu::detail::ThomasShared<T> shared_line;
     if (shared_rows && bs.tasks > 0) {
       std::vector<T> ra(static_cast<std::size_t>(n)), rb(ra.size()), rc(ra.size()), d(ra.size());
       rows_batch(a, bs.at(0).base, 0, 1, 1, ra.data(), rb.data(), rc.data(), d.data());
-      shared = cpu::detail::CyclicShared<T>::of(n, ra.data(), rb.data(), rc.data());
+      if (periodic)
+        shared_ring = cpu::detail::CyclicShared<T>::of(n, ra.data(), rb.data(), rc.data());
+      else
+        shared_line = cpu::detail::ThomasShared<T>::of(n, ra.data(), rb.data(), rc.data());
     }
 #pragma omp parallel reduction(&& : ok)
     {
@@ -256,12 +260,18 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
       for (index_t t = 0; t < bs.tasks; ++t) {
         const LineBatch b = bs.at(t);
         const index_t base = b.base, su = bs.su, cnt = b.cnt;
-        rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
-        const bool good =
-            shared_rows ? cpu::detail::cyclic_batch_shared(shared, B, cnt, d.data(), f.data())
-            : periodic  ? cpu::detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
-                                                    z.data(), bb.data(), lo.data(), hi.data(), g.data(), f.data())
-                        : cpu::detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+        bool good;
+        if (shared_rows) {
+          for (index_t i = 0; i < n; ++i)
+            for (index_t l = 0; l < cnt; ++l) d[static_cast<std::size_t>(i * B + l)] = w[base + l * su + i * s];
+          good = periodic ? cpu::detail::cyclic_batch_shared(shared_ring, B, cnt, d.data(), f.data())
+                          : cpu::detail::thomas_batch_shared(shared_line, B, cnt, d.data());
+        } else {
+          rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
+          good = periodic ? cpu::detail::cyclic_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data(),
+                                                      z.data(), bb.data(), lo.data(), hi.data(), g.data(), f.data())
+                          : cpu::detail::thomas_batch(n, B, cnt, ra.data(), rb.data(), rc.data(), d.data(), cp.data());
+        }
         ok = ok && good;
         for (index_t i = 0; i < n; ++i) {
           const T* di = d.data() + i * B;

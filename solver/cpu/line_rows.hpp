@@ -387,6 +387,58 @@ bool cyclic_batch(index_t n, index_t B, index_t cnt, const T* a, const T* b, con
   return ok;
 }
 
+/// thomas_batch for lines that share one matrix (constant coefficients):
+/// the pivots' reciprocals and cp once, by thomas_batch's operations in its
+/// order; each line then pays only its two sweeps, bit for bit
+/// thomas_batch's.
+template <class T>
+struct ThomasShared {
+  index_t n = 0;
+  std::vector<T> a, inv, cp;  ///< per row: sub-diagonal, 1 / pivot, cp
+  bool ok = true;              ///< every pivot good
+
+  /// From the rows a, b, c of one line (n >= 1).
+  static ThomasShared of(index_t n, const T* a, const T* b, const T* c) {
+    ThomasShared S;
+    const std::size_t m = static_cast<std::size_t>(n);
+    S.n = n;
+    S.a.assign(a, a + n);
+    S.inv.resize(m);
+    S.cp.resize(m);
+    T* inv = S.inv.data();
+    T* cp = S.cp.data();
+    S.ok &= good_pivot(b[0]);
+    inv[0] = T(1) / b[0];
+    cp[0] = n > 1 ? c[0] * inv[0] : T(0);
+    for (index_t i = 1; i < n; ++i) {
+      const T piv = b[i] - a[i] * cp[i - 1];
+      S.ok &= good_pivot(piv);
+      inv[i] = T(1) / piv;
+      cp[i] = i + 1 < n ? c[i] * inv[i] : T(0);
+    }
+    return S;
+  }
+};
+
+/// thomas_batch on `cnt` lines of S's matrix, d laid out as there. Returns S.ok.
+template <class T>
+bool thomas_batch_shared(const ThomasShared<T>& S, index_t B, index_t cnt, T* d) {
+  const index_t n = S.n;
+  const T* a = S.a.data();
+  const T* inv = S.inv.data();
+  const T* cp = S.cp.data();
+  for (index_t l = 0; l < cnt; ++l) d[l] *= inv[0];
+  for (index_t i = 1; i < n; ++i) {
+    const index_t r = i * B, q = r - B;
+    for (index_t l = 0; l < cnt; ++l) d[r + l] = (d[r + l] - a[i] * d[q + l]) * inv[i];
+  }
+  for (index_t i = n - 2; i >= 0; --i) {
+    const index_t r = i * B, q = r + B;
+    for (index_t l = 0; l < cnt; ++l) d[r + l] -= cp[i] * d[q + l];
+  }
+  return S.ok;
+}
+
 /// cyclic_batch for lines that share one matrix (constant coefficients on
 /// a periodic axis). What does not depend on the right-hand side (the
 /// pivots, cp, z = T^{-1} u, the denominator) is computed once here, by

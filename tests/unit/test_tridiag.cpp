@@ -584,3 +584,51 @@ void check_cyclic_shared() {
 TEST(TridiagBatches, CyclicSharedIsBitIdenticalToCyclicBatchF64) { check_cyclic_shared<double>(); }
 TEST(TridiagBatches, CyclicSharedIsBitIdenticalToCyclicBatchF32) { check_cyclic_shared<float>(); }
 }  // namespace
+
+namespace {
+// thomas_batch_shared (lines of one matrix) against thomas_batch with the
+// matrix copied into every line: bit for bit, identity rows (Dirichlet
+// ends) and a zero pivot included.
+template <class T>
+void check_thomas_shared() {
+  SeededRng rng;
+  for (index_t n : {1, 2, 3, 17, 300})
+    for (int variant = 0; variant < 3; ++variant) {  // 0 plain, 1 identity end rows, 2 a zero first pivot
+      const index_t B = 8, cnt = 6;
+      std::vector<T> la(static_cast<std::size_t>(n)), lb(la.size()), lc(la.size());
+      for (std::size_t i = 0; i < la.size(); ++i) {
+        la[i] = static_cast<T>(rng.uniform(-1, 1));
+        lc[i] = static_cast<T>(rng.uniform(-1, 1));
+        lb[i] = static_cast<T>(rng.sign() * (std::fabs(la[i]) + std::fabs(lc[i]) + 0.5 + rng.uniform(0, 1)));
+      }
+      if (variant == 1) {
+        la[0] = lc[0] = la[la.size() - 1] = lc[lc.size() - 1] = T(0);
+        lb[0] = lb[lb.size() - 1] = T(1);
+      }
+      if (variant == 2) lb[0] = T(0);
+      const std::size_t nb = static_cast<std::size_t>(n * B);
+      std::vector<T> a(nb), b(nb), c(nb), d(nb);
+      for (index_t i = 0; i < n; ++i)
+        for (index_t l = 0; l < B; ++l) {
+          const std::size_t q = static_cast<std::size_t>(i * B + l);
+          a[q] = la[static_cast<std::size_t>(i)], b[q] = lb[static_cast<std::size_t>(i)];
+          c[q] = lc[static_cast<std::size_t>(i)], d[q] = static_cast<T>(rng.uniform(-1, 1));
+        }
+      auto want = d;
+      std::vector<T> cp(nb);
+      const bool want_ok = cpu::detail::thomas_batch(n, B, cnt, a.data(), b.data(), c.data(), want.data(), cp.data());
+      const auto S = cpu::detail::ThomasShared<T>::of(n, la.data(), lb.data(), lc.data());
+      auto got = d;
+      const bool got_ok = cpu::detail::thomas_batch_shared(S, B, cnt, got.data());
+      const std::string at = "n " + std::to_string(n) + " variant " + std::to_string(variant);
+      EXPECT_EQ(got_ok, want_ok) << at;
+      EXPECT_EQ(got_ok, variant != 2) << at;
+      if (!want_ok) continue;
+      for (std::size_t q = 0; q < nb; ++q)
+        ASSERT_EQ(0, std::memcmp(&got[q], &want[q], sizeof(T))) << at << " at " << q << ": " << got[q] << " vs "
+                                                                << want[q];
+    }
+}
+TEST(TridiagBatches, ThomasSharedIsBitIdenticalToThomasBatchF64) { check_thomas_shared<double>(); }
+TEST(TridiagBatches, ThomasSharedIsBitIdenticalToThomasBatchF32) { check_thomas_shared<float>(); }
+}  // namespace
