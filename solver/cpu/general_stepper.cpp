@@ -273,29 +273,24 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
     for (index_t t = 0; t < tasks; ++t) {
       const index_t u0 = (t % per_v) * B, cnt = std::min(B, nu - u0);
       const index_t base = (t / per_v) * sv + u0 * su;
-      if (cm) {
-        for (index_t i = 0; i < n; ++i) {
-          const index_t row = base + i * s;
-          T* di = d.data() + i * B;
-          for (index_t l = 0; l < cnt; ++l) di[l] = w_[row + l * su];
-        }
-      }
-      for (index_t i = 0; i < n && !cm; ++i) {
+      for (index_t i = 0; i < n; ++i) {
         const index_t row = base + i * s;
         T* di = d.data() + i * B;
         T* ai = ra.data() + i * B;
         T* bi = rb.data() + i * B;
         T* ci = rc.data() + i * B;
-        if (i > 0 && i + 1 < n) {  // no end of its line: conductive_row without its branches
+        if (cm) {  // the rows are the shared matrix's: only d
+          for (index_t l = 0; l < cnt; ++l) di[l] = w_[row + l * su];
+        } else if (i > 0 && i + 1 < n) {  // no end of its line: conductive_row without its branches
           detail::interior_rows(w_.data(), K, kconst, rho_f, rho_const, e.inv_h2, tdt, row, su, s, cnt, di, ai, bi,
                                 ci);
-          continue;
-        }
-        for (index_t l = 0; l < cnt; ++l) {
-          const index_t o = row + l * su;
-          di[l] = w_[o];
-          const T rho = rho_.empty() ? rho_const : rho_[o];
-          detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ai[l], bi[l], ci[l]);
+        } else {
+          for (index_t l = 0; l < cnt; ++l) {
+            const index_t o = row + l * su;
+            di[l] = w_[o];
+            const T rho = rho_.empty() ? rho_const : rho_[o];
+            detail::conductive_row(i, o, s, e, K, kconst, rho, tdt, ai[l], bi[l], ci[l]);
+          }
         }
       }
       const bool good =
