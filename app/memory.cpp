@@ -111,6 +111,11 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
       m.device_name = devs[0].name;
     }
   } else {
+    // A rank of the general CPU path whose axis is split keeps the interior's
+    // coefficients of the two reduced unknowns (alpha, beta: two more
+    // arrays) when its lines differ (a K or 1/c field); with constant
+    // coefficients they are one line's worth (solver/cpu/general_local.cpp).
+    if (ranks > 1 && !c.problem.classic() && mat.lines_vary()) stepper_arrays += 2.0;
     m.host_bytes = m.field_bytes + stepper_arrays * stepper_field + slack;
   }
   m.host_available = mem_available();

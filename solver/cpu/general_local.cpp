@@ -34,6 +34,16 @@ struct Run {
 
 template <class T>
 class GeneralCpuLocal final : public GeneralLocal<T> {
+ private:
+  /// A split axis whose lines share one matrix (constant coefficients):
+  /// its rows and the line-independent part of reduce's elimination (the
+  /// pivots' reciprocals, cp, and alpha, beta: the same for every line),
+  /// computed once by reduce, used by finish instead of alpha_, beta_.
+  struct SharedElimination {
+    bool use = false, ok = true;
+    std::vector<T> a, b, c, inv, cp, f, g;
+  };
+
  public:
   GeneralCpuLocal(const HeatProblem& p, const Decomposition& d, int rank) : p_(p), part_(d.part(rank)) {
     std::array<bool, 3> ghosts{};
@@ -56,7 +66,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
       e.hi = line_end(p_.hi[a]);
       if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
       if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
-      if (ghosts[a]) {
+      if (ghosts[a] && p_.material.lines_vary()) {  // else SharedElimination
         alpha_.assign(n, T(0));
         beta_.assign(n, T(0));
       }
@@ -297,11 +307,27 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const index_t m = L.n[a], s = L.stride[a];
     const index_t nl = lines(a);
     T* w = W();
-    T* al = alpha_.data() + st_.origin;
-    T* be = beta_.data() + st_.origin;
+    T* al = alpha_.empty() ? nullptr : alpha_.data() + st_.origin;
+    T* be = beta_.empty() ? nullptr : beta_.data() + st_.origin;
     bool ok = true;
     constexpr index_t B = kBatch;
     const LineBatches bs = batches(a);
+    SharedElimination& E = shared_[a];
+    E.use = !p_.material.lines_vary() && m >= 3 && bs.tasks > 0;
+    if (E.use) share_elimination(a, bs.at(0).base, E);
+    if (E.use) {
+#pragma omp parallel reduction(&& : ok)
+      {
+        std::vector<T> d(static_cast<std::size_t>(m * B));
+#pragma omp for schedule(static)
+        for (index_t t = 0; t < bs.tasks; ++t) {
+          const LineBatch b = bs.at(t);
+          reduce_shared(a, E, b, bs.su, B, d.data(), out);
+        }
+      }
+      check(E.ok, a);
+      return;
+    }
 #pragma omp parallel reduction(&& : ok)
     {
       const std::size_t nb = static_cast<std::size_t>(m * B);
@@ -418,8 +444,9 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const bool ring = p_.periodic(a);
     T* w = W();
     T* u = U();
-    const T* al = alpha_.data() + st_.origin;
-    const T* be = beta_.data() + st_.origin;
+    const SharedElimination& E = shared_[a];
+    const T* al = alpha_.empty() ? nullptr : alpha_.data() + st_.origin;
+    const T* be = beta_.empty() ? nullptr : beta_.data() + st_.origin;
     bool ok = true;
     const LineBatches bs = batches(a);
 #pragma omp parallel reduction(&& : ok)
@@ -464,7 +491,15 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
           const index_t o0 = base + i * s;
           for (index_t l = 0; l < nb; ++l) {
             const index_t o = o0 + l * su;
-            const T x = i == 0 ? F[l] : i == m - 1 ? Lv[l] : w[o] + al[o] * F[l] + be[o] * Lv[l];
+            T x;
+            if (i == 0)
+              x = F[l];
+            else if (i == m - 1)
+              x = Lv[l];
+            else if (E.use)
+              x = w[o] + E.f[static_cast<std::size_t>(i)] * F[l] + E.g[static_cast<std::size_t>(i)] * Lv[l];
+            else
+              x = w[o] + al[o] * F[l] + be[o] * Lv[l];
             if (add_to_u) u[o] += x;
             else w[o] = x;
           }
@@ -570,6 +605,80 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   /// side from w: rows_batch for one line.
   void rows(int a, index_t base, T* ra, T* rb, T* rc, T* d) { rows_batch(a, base, 0, 1, 1, ra, rb, rc, d); }
 
+  /// reduce's elimination of the interior rows for the right-hand sides
+  /// -a_1 e_1 and -c_{m-2} e_{m-2} (alpha, beta), with one line's operations
+  /// in their order, on the rows of the line at `base`: what every line of
+  /// a split axis with constant coefficients shares.
+  void share_elimination(int a, index_t base, SharedElimination& E) {
+    const index_t m = st_.layout.n[a];
+    const std::size_t n = static_cast<std::size_t>(m);
+    E.a.assign(n, T(0));
+    E.b.assign(n, T(0));
+    E.c.assign(n, T(0));
+    E.inv.assign(n, T(0));
+    E.cp.assign(n, T(0));
+    E.f.assign(n, T(0));
+    E.g.assign(n, T(0));
+    std::vector<T> d(n);
+    rows_batch(a, base, 0, 1, 1, E.a.data(), E.b.data(), E.c.data(), d.data());
+    T *ra = E.a.data(), *rb = E.b.data(), *rc = E.c.data(), *inv = E.inv.data(), *cp = E.cp.data();
+    T *f = E.f.data(), *g = E.g.data();
+    E.ok = true;
+    f[1] = -ra[1];
+    g[m - 2] = -rc[m - 2];
+    E.ok = E.ok & cpu::detail::good_pivot(rb[1]);
+    inv[1] = T(1) / rb[1];
+    cp[1] = rc[1] * inv[1];
+    f[1] *= inv[1];
+    g[1] *= inv[1];
+    for (index_t i = 2; i < m - 1; ++i) {
+      const T piv = rb[i] - ra[i] * cp[i - 1];
+      E.ok = E.ok & cpu::detail::good_pivot(piv);
+      inv[i] = T(1) / piv;
+      cp[i] = rc[i] * inv[i];
+      f[i] = (f[i] - ra[i] * f[i - 1]) * inv[i];
+      g[i] = (g[i] - ra[i] * g[i - 1]) * inv[i];
+    }
+    for (index_t i = m - 3; i >= 1; --i) {
+      f[i] -= cp[i] * f[i + 1];
+      g[i] -= cp[i] * g[i + 1];
+    }
+  }
+
+  /// reduce for one batch of lines that share E: only d is eliminated (its
+  /// operations as in the general batch), w gets r, and the two reduced rows
+  /// go out; bit for bit the general batch's results.
+  void reduce_shared(int a, const SharedElimination& E, const LineBatch& b, index_t su, index_t B, T* d, T* out) {
+    const Layout3& L = st_.layout;
+    const index_t m = L.n[a], s = L.stride[a], nl = lines(a), cnt = b.cnt;
+    T* w = W();
+    const T *ra = E.a.data(), *rb = E.b.data(), *rc = E.c.data(), *inv = E.inv.data(), *cp = E.cp.data();
+    const T *f = E.f.data(), *g = E.g.data();
+    for (index_t i = 0; i < m; ++i)
+      for (index_t l = 0; l < cnt; ++l) d[i * B + l] = w[b.base + l * su + i * s];
+    for (index_t l = 0; l < cnt; ++l) d[B + l] *= inv[1];
+    for (index_t i = 2; i < m - 1; ++i)
+      for (index_t l = 0; l < cnt; ++l) d[i * B + l] = (d[i * B + l] - ra[i] * d[(i - 1) * B + l]) * inv[i];
+    for (index_t i = m - 3; i >= 1; --i)
+      for (index_t l = 0; l < cnt; ++l) d[i * B + l] -= cp[i] * d[(i + 1) * B + l];
+    for (index_t i = 1; i < m - 1; ++i)
+      for (index_t l = 0; l < cnt; ++l) w[b.base + l * su + i * s] = d[i * B + l];
+    const T c0 = rc[0], an = ra[m - 1];
+    for (index_t l = 0; l < cnt; ++l) {
+      const T r1 = d[B + l], rm = d[(m - 2) * B + l];
+      T row[kReducedValues] = {};
+      row[0] = ra[0];
+      row[1] = rb[0] + c0 * f[1];
+      row[2] = c0 * g[1];
+      row[3] = d[l] - c0 * r1;
+      row[4] = an * f[m - 2];
+      row[5] = rb[m - 1] + an * g[m - 2];
+      row[6] = rc[m - 1];
+      row[7] = d[(m - 1) * B + l] - an * rm;
+      for (int q = 0; q < kReducedValues; ++q) out[q * nl + b.line0 + l] = row[q];
+    }
+  }
+
   void check(bool ok, int a) const {
     if (!ok)
       ADI_THROW(NumericalError, std::string("line solve along ") + axis_name(static_cast<Axis>(a)) +
@@ -671,7 +780,8 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   std::array<bool, 3> ghosts_{};
   LocalStorage st_;
   std::vector<T> u_, w_;
-  std::vector<T> alpha_, beta_;        // the interior's coefficients of F and L (split axes)
+  std::vector<T> alpha_, beta_;        // the interior's coefficients of F and L (split axes, lines that vary)
+  std::array<SharedElimination, 3> shared_{};
   std::array<std::vector<T>, 3> k_;    // conductivity per axis, box + ghosts (empty: constant)
   std::array<int, 3> k_shared_{{-1, -1, -1}};
   std::vector<T> rho_, q_;             // 1 / c and q, box + ghosts (empty: constant)

@@ -182,6 +182,28 @@ TEST(GeneralLocal, SimulatedRanksMatchTheOracle) {
   }
 }
 
+// Constant coefficients (a q field, flux / Robin / periodic faces): the
+// ranks' whole axes solve with one shared factorisation (ThomasShared,
+// CyclicShared) and their split axes with one shared elimination
+// (SharedElimination, no alpha / beta arrays), one-row and two-row boxes
+// included (they take the general batch).
+TEST(GeneralLocal, SimulatedRanksWithConstantCoefficientsMatchTheOracle) {
+  SeededRng rng;
+  const std::array<index_t, 3> n{9, 11, 7};
+  for (int periodic : {0, 2, 7}) {
+    for (const std::array<int, 3> g : {std::array<int, 3>{1, 1, 7}, {1, 5, 1}, {1, 11, 1}, {1, 2, 3}, {1, 3, 2},
+                                       {1, 1, 1}}) {
+      HeatProblem p = problem(n, rng, periodic);
+      p.material.conductivity = {nullptr, nullptr, nullptr};
+      p.material.capacity = nullptr;
+      p.alpha = {0.7, 1.3, 0.4};
+      p.capacity = 1.6;
+      const double d = compare(p, g, 12, rng);
+      EXPECT_LE(d, 1e-12) << "periodic axes mask " << periodic << ", grid 1x" << g[1] << "x" << g[2];
+    }
+  }
+}
+
 TEST(GeneralLocal, FlatAxisAndOneRowBoxes) {
   SeededRng rng;
   for (int periodic : {0, 2}) {
