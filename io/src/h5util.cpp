@@ -235,11 +235,13 @@ H5Id open_number_attr(hid_t obj, const char* name, std::size_t n, bool integers,
   const H5T_class_t cls = H5Tget_class(ftype.get());
   const hssize_t count = attr_points(a.get());
   const bool numeric = cls == H5T_INTEGER || (!integers && cls == H5T_FLOAT);
-  const char* want = integers ? " integer" : " number";
+  auto count_of = [](long long k, const char* what) { return std::to_string(k) + " " + what + (k == 1 ? "" : "s"); };
   if (!numeric || count != static_cast<hssize_t>(n))
-    throw IoError(context + ": attribute '" + std::string(name) + "': expected " + std::to_string(n) + want +
-                      (n == 1 ? "" : "s") + ", got " + std::to_string(count) +
-                      (cls == H5T_INTEGER ? " integers" : cls == H5T_FLOAT ? " floats" : " non-numeric values"),
+    throw IoError(context + ": attribute '" + std::string(name) + "': expected " +
+                      count_of(static_cast<long long>(n), integers ? "integer" : "number") + ", got " +
+                      count_of(count, cls == H5T_INTEGER ? "integer"
+                                      : cls == H5T_FLOAT ? "float"
+                                                         : "non-numeric value"),
                   __FILE__, __LINE__);
   if (!is_standard_number(ftype.get()))
     throw IoError(context + ": attribute '" + std::string(name) + "': stored as a " +
