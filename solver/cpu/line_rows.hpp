@@ -32,13 +32,15 @@ void conductive_row(index_t i, index_t o, index_t s, const AxisEnds<T>& e, const
   implicit_row(row_coupling<T>(i, e, km, kc, kp, rho), tau, a, b, c);
 }
 
-/// harmonic_mean (adi/problem.hpp) as selects: the division is evaluated
-/// whatever the operands, and s > 0 is the quiet isgreater, so the compiler
-/// can if-convert and vectorise a loop of it (under the default
-/// -ftrapping-math it speculates no division or signalling comparison that
-/// the source guards with a branch: `a == b ? a : (s > 0 ? ...)` stayed
-/// scalar). The selected value is harmonic_mean's for every input, bit for
-/// bit (isgreater and > agree on every input; only the FP flags differ).
+/// harmonic_mean (adi/problem.hpp) as selects: the division and both
+/// comparisons are evaluated whatever the operands (s > 0 as the quiet
+/// isgreater), so that a loop of it can be if-converted and vectorised.
+/// GCC still sinks the multiply under a branch of its own and, under the
+/// default -ftrapping-math, will not speculate it back: the sources that
+/// vectorise these loops are built with -fno-trapping-math
+/// (solver/cpu/CMakeLists.txt). The selected value is harmonic_mean's for
+/// every input, bit for bit (isgreater and > agree on every input; only the
+/// FP flags differ).
 template <class T>
 inline T harmonic_mean_select(T a, T b) {
   const T s = a + b;
@@ -74,10 +76,10 @@ inline void interior_implicit_row(T gm, T gp, T tau, T& a, T& b, T& c) {
   b = T(1) + tau * (gm + gp + gr);
 }
 
-// The vectorised loops below take every scalar by value: read through a
-// lambda's captured references (which a store to the float arrays may
-// alias), GCC left some of their instantiations scalar ("control flow in
-// loop"), with branches in the harmonic means.
+// The vectorised loops below are plain function templates that take every
+// scalar by value: nothing a loop reads can alias its stores, so the
+// compiler has nothing to reload or version (read through a lambda's
+// captured references, a scalar may alias the float arrays stored to).
 
 template <class T, bool kField, bool kRho>
 void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, T tau, index_t row,
