@@ -76,6 +76,44 @@ inline void interior_implicit_row(T gm, T gp, T tau, T& a, T& b, T& c) {
   b = T(1) + tau * (gm + gp + gr);
 }
 
+/// interior_coupling at node o of a line whose rows are s apart, K and rho
+/// read there when they are fields (kField, kRho), else the constants.
+template <class T, bool kField, bool kRho>
+inline void node_coupling(const T* K, T kconst, const T* rho, T rho_const, T inv_h2, index_t o, index_t s, T& gm,
+                          T& gp) {
+  T r, kc, km, kp;
+  if constexpr (kRho)
+    r = rho[o];
+  else
+    r = rho_const;
+  if constexpr (kField) {
+    kc = K[o];
+    km = K[o - s];
+    kp = K[o + s];
+  } else {
+    kc = kconst;
+    km = kc;
+    kp = kc;
+  }
+  interior_coupling(inv_h2, km, kc, kp, r, gm, gp);
+}
+
+/// Calls f(integral_constant<bool, a>, integral_constant<bool, b>): the two
+/// run-time flags as the template arguments of the loops below.
+template <class F>
+inline void with_flags(bool a, bool b, F&& f) {
+  using Y = std::true_type;
+  using N = std::false_type;
+  if (a && b)
+    f(Y{}, Y{});
+  else if (a)
+    f(Y{}, N{});
+  else if (b)
+    f(N{}, Y{});
+  else
+    f(N{}, N{});
+}
+
 // The vectorised loops below are plain function templates that take every
 // scalar by value: nothing a loop reads can alias its stores, so the
 // compiler has nothing to reload or version (read through a lambda's
@@ -88,22 +126,8 @@ void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_co
   for (index_t l = 0; l < cnt; ++l) {
     const index_t o = row + l * su;
     d[l] = w[o];
-    T r, kc, km, kp;
-    if constexpr (kRho)
-      r = rho[o];
-    else
-      r = rho_const;
-    if constexpr (kField) {
-      kc = K[o];
-      km = K[o - s];
-      kp = K[o + s];
-    } else {
-      kc = kconst;
-      km = kc;
-      kp = kc;
-    }
     T gm, gp;
-    interior_coupling(inv_h2, km, kc, kp, r, gm, gp);
+    node_coupling<T, kField, kRho>(K, kconst, rho, rho_const, inv_h2, o, s, gm, gp);
     interior_implicit_row(gm, gp, tau, a[l], b[l], c[l]);
   }
 }
@@ -115,14 +139,10 @@ void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_co
 template <class T>
 void interior_rows(const T* w, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, T tau, index_t row,
                    index_t su, index_t s, index_t cnt, T* d, T* a, T* b, T* c) {
-  if (K && rho)
-    interior_rows_loop<T, true, true>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
-  else if (K)
-    interior_rows_loop<T, true, false>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
-  else if (rho)
-    interior_rows_loop<T, false, true>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
-  else
-    interior_rows_loop<T, false, false>(w, K, kconst, rho, rho_const, inv_h2, tau, row, su, s, cnt, d, a, b, c);
+  with_flags(K != nullptr, rho != nullptr, [&](auto kf, auto kr) {
+    interior_rows_loop<T, decltype(kf)::value, decltype(kr)::value>(w, K, kconst, rho, rho_const, inv_h2, tau, row,
+                                                                    su, s, cnt, d, a, b, c);
+  });
 }
 
 /// What interior_rhs_run needs of the grid and the problem, per axis a:
@@ -148,22 +168,8 @@ void interior_axis_loop(const T* u, const T* K, T kconst, const T* rho, T rho_co
 #pragma omp simd
   for (index_t t = 0; t < m; ++t) {
     const index_t o = o0 + t;
-    T r, kc, km, kp;
-    if constexpr (kRho)
-      r = rho[o];
-    else
-      r = rho_const;
-    if constexpr (kField) {
-      kc = K[o];
-      km = K[o - s];
-      kp = K[o + s];
-    } else {
-      kc = kconst;
-      km = kc;
-      kp = kc;
-    }
     T gm, gp;
-    interior_coupling(inv_h2, km, kc, kp, r, gm, gp);
+    node_coupling<T, kField, kRho>(K, kconst, rho, rho_const, inv_h2, o, s, gm, gp);
     acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
   }
 }
@@ -204,24 +210,16 @@ void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t 
     if (!P.live[ax]) continue;
     const T* K = P.K[ax];
     const index_t s = P.stride[ax];
-    if (K && rho)
-      interior_axis_loop<T, true, true>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
-    else if (K)
-      interior_axis_loop<T, true, false>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
-    else if (rho)
-      interior_axis_loop<T, false, true>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
-    else
-      interior_axis_loop<T, false, false>(u, K, P.kconst[ax], rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+    with_flags(K != nullptr, rho != nullptr, [&](auto kf, auto kr) {
+      interior_axis_loop<T, decltype(kf)::value, decltype(kr)::value>(u, K, P.kconst[ax], rho, P.rho_const,
+                                                                      P.inv_h2[ax], s, o0, m, acc);
+    });
   }
   const T* q = P.q;
-  if (rho && q)
-    interior_finish_loop<T, true, true>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
-  else if (rho)
-    interior_finish_loop<T, true, false>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
-  else if (q)
-    interior_finish_loop<T, false, true>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
-  else
-    interior_finish_loop<T, false, false>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt, o0, m, w);
+  with_flags(rho != nullptr, q != nullptr, [&](auto kr, auto kq) {
+    interior_finish_loop<T, decltype(kr)::value, decltype(kq)::value>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt,
+                                                                      o0, m, w);
+  });
 }
 
 /// Thomas in place on rows a, b, c (a[0] and c[n-1] ignored): d <- A^{-1} d;

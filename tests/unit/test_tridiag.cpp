@@ -540,6 +540,37 @@ TEST(GeneralInterior, VectorisedFormsAreBitIdenticalToTheRowFunctionsF32) { chec
 }  // namespace
 
 namespace {
+/// One line's rows a, b, c copied into each of B lines laid out [row][line]
+/// (pitch B), and a random right-hand side d of that layout: the input of a
+/// batch whose lines share one matrix.
+template <class T>
+struct SharedBatch {
+  std::vector<T> a, b, c, d;
+  static SharedBatch of(const std::vector<T>& la, const std::vector<T>& lb, const std::vector<T>& lc, index_t B,
+                        SeededRng& rng) {
+    SharedBatch m;
+    const std::size_t n = la.size(), nb = n * static_cast<std::size_t>(B);
+    m.a.resize(nb), m.b.resize(nb), m.c.resize(nb), m.d.resize(nb);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t l = 0; l < static_cast<std::size_t>(B); ++l) {
+        const std::size_t q = i * static_cast<std::size_t>(B) + l;
+        m.a[q] = la[i], m.b[q] = lb[i], m.c[q] = lc[i], m.d[q] = static_cast<T>(rng.uniform(-1, 1));
+      }
+    return m;
+  }
+};
+
+/// got and want equal bit for bit, element by element.
+template <class T>
+void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want, const std::string& at) {
+  ASSERT_EQ(got.size(), want.size()) << at;
+  for (std::size_t q = 0; q < got.size(); ++q)
+    ASSERT_EQ(0, std::memcmp(&got[q], &want[q], sizeof(T))) << at << " at " << q << ": " << got[q] << " vs "
+                                                            << want[q];
+}
+}  // namespace
+
+namespace {
 // cyclic_batch_shared (lines of one matrix: constant coefficients on a
 // periodic axis) against cyclic_batch with that matrix copied into every
 // line: bit for bit, including long fp32 lines whose z decays through the
@@ -559,13 +590,8 @@ void check_cyclic_shared() {
         }
         if (singular) lb[static_cast<std::size_t>(n / 2)] = la[static_cast<std::size_t>(n / 2)] * T(0);  // a zero row
         const std::size_t nb = static_cast<std::size_t>(n * B);
-        std::vector<T> a(nb), b(nb), c(nb), d(nb);
-        for (index_t i = 0; i < n; ++i)
-          for (index_t l = 0; l < B; ++l) {
-            const std::size_t q = static_cast<std::size_t>(i * B + l);
-            a[q] = la[static_cast<std::size_t>(i)], b[q] = lb[static_cast<std::size_t>(i)];
-            c[q] = lc[static_cast<std::size_t>(i)], d[q] = static_cast<T>(rng.uniform(-1, 1));
-          }
+        const SharedBatch<T> m = SharedBatch<T>::of(la, lb, lc, B, rng);
+        const std::vector<T>&a = m.a, &b = m.b, &c = m.c, &d = m.d;
         auto want = d;
         std::vector<T> cp(nb), z(nb), bb(nb), lo(B), hi(B), g(B), f(B);
         const bool want_ok = cpu::detail::cyclic_batch(n, B, cnt, a.data(), b.data(), c.data(), want.data(), cp.data(),
@@ -576,9 +602,7 @@ void check_cyclic_shared() {
         const std::string at = "n " + std::to_string(n) + " diag " + std::to_string(diag);
         EXPECT_EQ(got_ok, want_ok) << at;
         if (!want_ok) continue;
-        for (std::size_t q = 0; q < nb; ++q)
-          ASSERT_EQ(0, std::memcmp(&got[q], &want[q], sizeof(T))) << at << " at " << q << ": " << got[q] << " vs "
-                                                                  << want[q];
+        expect_same_bits(got, want, at);
       }
 }
 TEST(TridiagBatches, CyclicSharedIsBitIdenticalToCyclicBatchF64) { check_cyclic_shared<double>(); }
@@ -607,13 +631,8 @@ void check_thomas_shared() {
       }
       if (variant == 2) lb[0] = T(0);
       const std::size_t nb = static_cast<std::size_t>(n * B);
-      std::vector<T> a(nb), b(nb), c(nb), d(nb);
-      for (index_t i = 0; i < n; ++i)
-        for (index_t l = 0; l < B; ++l) {
-          const std::size_t q = static_cast<std::size_t>(i * B + l);
-          a[q] = la[static_cast<std::size_t>(i)], b[q] = lb[static_cast<std::size_t>(i)];
-          c[q] = lc[static_cast<std::size_t>(i)], d[q] = static_cast<T>(rng.uniform(-1, 1));
-        }
+      const SharedBatch<T> m = SharedBatch<T>::of(la, lb, lc, B, rng);
+      const std::vector<T>&a = m.a, &b = m.b, &c = m.c, &d = m.d;
       auto want = d;
       std::vector<T> cp(nb);
       const bool want_ok = cpu::detail::thomas_batch(n, B, cnt, a.data(), b.data(), c.data(), want.data(), cp.data());
@@ -624,9 +643,7 @@ void check_thomas_shared() {
       EXPECT_EQ(got_ok, want_ok) << at;
       EXPECT_EQ(got_ok, variant != 2) << at;
       if (!want_ok) continue;
-      for (std::size_t q = 0; q < nb; ++q)
-        ASSERT_EQ(0, std::memcmp(&got[q], &want[q], sizeof(T))) << at << " at " << q << ": " << got[q] << " vs "
-                                                                << want[q];
+      expect_same_bits(got, want, at);
     }
 }
 TEST(TridiagBatches, ThomasSharedIsBitIdenticalToThomasBatchF64) { check_thomas_shared<double>(); }
