@@ -92,13 +92,16 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
   if (m.backend == Backend::Cuda) {
     m.host_bytes = m.field_bytes + slack;
     if (!c.problem.classic() && ranks == 1) {
-      // The general CUDA path (solver/cuda/general): x lines on the x-y
-      // transposed grid: one more work grid, and the x conductivity and 1/c
-      // fields once more, transposed; lines longer than 1024 rows are solved
-      // one per thread, with a scratch grid (two with a periodic axis). The
-      // fields pass through the host once, in double and in the run's
-      // precision.
-      stepper_arrays += 1.0 + (mat.conductivity[0] ? 1.0 : 0.0) + (mat.capacity ? 1.0 : 0.0);
+      // The general CUDA path (solver/cuda/general): open x lines of 2 to
+      // 1024 rows are solved in place; others (periodic, which may, or
+      // longer) on the x-y transposed grid: one more work grid, and the x
+      // conductivity and 1/c fields once more, transposed. Lines longer than
+      // 1024 rows are solved one per thread, with a scratch grid (two with a
+      // periodic axis). The fields pass through the host once, in double and
+      // in the run's precision.
+      const index_t nx = c.problem.n[0];
+      const bool x_in_place = !c.problem.periodic(0) && nx >= 2 && nx <= 1024;
+      if (!x_in_place) stepper_arrays += 1.0 + (mat.conductivity[0] ? 1.0 : 0.0) + (mat.capacity ? 1.0 : 0.0);
       bool long_lines = false;
       for (int a = 0; a < 3; ++a) long_lines = long_lines || c.problem.n[a] > 1024;
       if (long_lines) stepper_arrays += 2.0;

@@ -203,6 +203,43 @@ std::vector<Case> cases(SeededRng& rng) {
     p.dt = 2e-4;
     out.push_back({"larger, periodic y, iso K, c, q 70x41x300", p});
   }
+  {  // x lines solved in place, their tiles copied 16 bytes at a time (nx a
+     // multiple of 4): 8 (fp32) / 16 (fp64) segments, 407 lines in tiles of
+     // 32 (the last ragged), Dirichlet / Robin x ends
+    HeatProblem p = base(128, 37, 11);
+    dirichlet(p, 0, 0, true, 0.0, true);
+    robin(p, 0, 1, 2.0, 0.4, true);
+    neumann(p, 1, 0, 0.3, false);
+    neumann(p, 1, 1, 0.0, false);
+    robin(p, 2, 0, 1.0, 0.0, false);
+    dirichlet(p, 2, 1, false, 0.2, false);
+    materials(p, rng, "iso", true, true);
+    p.dt = 2e-4;
+    out.push_back({"x in place, 16-byte tiles, iso K, c, q 128x37x11", p});
+  }
+  {  // x lines in place, copied word by word (nx odd): 16 / 32 segments,
+     // the last one mostly padding; anisotropic K (x a field), no c field
+    HeatProblem p = base(251, 9, 3);
+    robin(p, 0, 0, 1.5, 0.2, false);
+    neumann(p, 0, 1, -0.5, true);
+    dirichlet(p, 1, 0, true, 0.0, false);
+    dirichlet(p, 1, 1, true, 0.0, false);
+    neumann(p, 2, 0, 0.0, false);
+    neumann(p, 2, 1, 0.0, false);
+    materials(p, rng, "aniso", false, true);
+    p.dt = 5e-5;
+    out.push_back({"x in place, word by word, aniso K, q 251x9x3", p});
+  }
+  {  // a periodic x of 64 rows in place (a ring of uniform segments) with
+     // only a c field (K constant): the tile's K slots unused
+    HeatProblem p = base(64, 9, 6);
+    periodic(p, 0);
+    robin(p, 1, 0, 2.0, 0.1, false);
+    dirichlet(p, 1, 1, true, 0.0, false);
+    periodic(p, 2);
+    materials(p, rng, "", true, false);
+    out.push_back({"periodic x of 64 in place, c field only 64x9x6", p});
+  }
   {  // constant coefficients on a larger awkward grid: the classic kernels
      // (warp x, lanes y and z) with flux, Robin and moving Dirichlet ends, a
      // constant source with a table, c != 1
@@ -312,7 +349,8 @@ void report(const Case& c, const char* stage, const Diff& d, const std::vector<T
 }
 
 template <class T>
-void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpose, bool classic_rings) {
+void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpose, bool classic_rings,
+              bool x_in_place) {
   HeatProblem& p = c.p;
   std::vector<double> u0d(static_cast<std::size_t>(p.points()));
   for (auto& v : u0d) v = rng.uniform(-1.0, 1.0);
@@ -325,6 +363,7 @@ void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpo
   spec.backend = Backend::Cuda;
   spec.options.general_segmented = segmented;
   spec.options.general_x_transpose = x_transpose;
+  spec.options.general_x_in_place = x_in_place;
   spec.options.classic_rings = classic_rings;
   ASSERT_NO_THROW(gpu = make_stepper<T>(p, spec)) << c.name;
   ASSERT_NO_THROW(cpu = make_stepper<T>(p, Backend::Cpu)) << c.name;
@@ -338,6 +377,14 @@ void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpo
   const std::string dn = gpu->device_name();
   const bool fast = dn.find("segmented") != std::string::npos || dn.find("classic kernels") != std::string::npos;
   EXPECT_EQ(fast, segmented) << dn;
+  // Where the x lines go: in place for uniform segments of contiguous rows
+  // (the "x in place" cases; the transposed grid with general_x_in_place
+  // off), on the transposed grid for a ring of 33 rows (no uniform
+  // segments) unless general_x_transpose is off.
+  if (segmented && c.name.find("x in place") != std::string::npos)
+    EXPECT_EQ(dn.find("transposed grid") != std::string::npos, !x_in_place && x_transpose) << dn;
+  if (segmented && c.name.find("periodic x, moving dirichlet y") != std::string::npos)
+    EXPECT_EQ(dn.find("x=segmented-ring (transposed grid)") != std::string::npos, x_transpose) << dn;
   bool classic_problem = !p.material.lines_vary() && !p.material.source && p.n[0] >= 3 && p.n[1] >= 3 && p.n[2] >= 3;
   for (int a = 0; a < 3; ++a)
     if (p.periodic(a))
@@ -412,11 +459,11 @@ void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpo
 // tol: the bound on every stage; with segmented = false the RHS is the
 // oracle's arithmetic in the same order (-fmad=false) and must agree exactly.
 template <class T>
-void run_all(double tol, bool segmented, bool x_transpose = true, bool classic_rings = true) {
+void run_all(double tol, bool segmented, bool x_transpose = true, bool classic_rings = true, bool x_in_place = true) {
   SeededRng rng;
   for (const Case& c : cases(rng)) {
     SCOPED_TRACE(c.name);
-    run_case<T>(c, rng, tol, segmented, x_transpose, classic_rings);
+    run_case<T>(c, rng, tol, segmented, x_transpose, classic_rings, x_in_place);
   }
 }
 
@@ -433,11 +480,23 @@ TEST(CudaGeneral, IsEquivalentToRefF32) {
   run_all<float>(1e-5, true);
 }
 
-// The segmented kernel on x lines in place (general_x_transpose = false;
-// small-ny cases solve in place either way).
+// Every x line in place (general_x_transpose = false): the rings of
+// balanced segments too, each thread reading its own segment's rows.
 TEST(CudaGeneral, SegmentedXInPlaceIsEquivalentToRefF64) {
   ADI_GPU_TEST_PRELUDE();
   run_all<double>(1e-12, true, false);
+}
+
+// Every x line through the transposed grid (general_x_in_place = false):
+// the path that uniform x segments took before they were solved in place.
+TEST(CudaGeneral, SegmentedXTransposedIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  run_all<double>(1e-12, true, true, true, false);
+}
+
+TEST(CudaGeneral, SegmentedXTransposedIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  run_all<float>(1e-5, true, true, true, false);
 }
 
 // Periodic axes with constant coefficients on the general segmented kernel

@@ -341,9 +341,17 @@ __device__ __forceinline__ void stage_rows(T* stage, int threads, int me, const 
 // segments only (s = r / I). The slots are other threads': a barrier after
 // the wait, and the next tile's copies only after a barrier that follows
 // every thread's last read of this one.
-template <class T, int I>
+// The arrays a contiguous tile copies, in slot order: d and the library's
+// a, b, c, or (Fields) d, K and 1/c, the stepper's rows computed on the
+// fly, where nullptr is a constant: nothing copied.
+template <class T>
+struct TileArrays {
+  const T* p[4];
+};
+
+template <class T, int I, bool Fields>
 __device__ __forceinline__ void stage_rows_contig(T* stage, int pitch, int threads, int me, const T* w,
-                                                  const ArrayRows<T>& R, index_t tile0, index_t line_stride,
+                                                  const TileArrays<T>& A, index_t tile0, index_t line_stride,
                                                   index_t lines_left, int S, int L, index_t n) {
   const int rows = S * I;  // a line's rows, padding included
 #pragma unroll 1
@@ -353,10 +361,9 @@ __device__ __forceinline__ void stage_rows_contig(T* stage, int pitch, int threa
     const bool v = l < lines_left && r < n;
     const index_t src = tile0 + l * line_stride + r;
     T* slot = stage + (r % I) * pitch + (r / I) * L + l;
-    cp_async(slot, v ? w + src : w, v);
-    cp_async(slot + I * pitch, v ? R.a + src : w, v);
-    cp_async(slot + 2 * I * pitch, v ? R.b + src : w, v);
-    cp_async(slot + 3 * I * pitch, v ? R.c + src : w, v);
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (Fields ? q < 3 && A.p[q] : true) cp_async(slot + q * I * pitch, v ? A.p[q] + src : w, v);
   }
 }
 
@@ -390,9 +397,9 @@ __device__ __forceinline__ void store_vec(T* p, const T (&v)[16 / sizeof(T)]) {
     *reinterpret_cast<double2*>(p) = make_double2(v[0], v[1]);
 }
 
-template <class T, int I>
+template <class T, int I, bool Fields>
 __device__ __forceinline__ void stage_rows_vec(T* stage, index_t Q, int threads, int me, const T* w,
-                                               const ArrayRows<T>& R, index_t tile0, index_t line_stride,
+                                               const TileArrays<T>& A, index_t tile0, index_t line_stride,
                                                index_t lines_left, int S, int L, index_t n) {
   constexpr int V = 16 / sizeof(T), RS = I + V;
   const int chunks = S * I / V;  // of a line, padding included
@@ -404,11 +411,49 @@ __device__ __forceinline__ void stage_rows_vec(T* stage, index_t Q, int threads,
     const unsigned bytes = static_cast<unsigned>(left <= 0 ? 0 : left >= V ? V : left) * sizeof(T);
     const index_t src = tile0 + l * line_stride + r;
     T* slot = stage + ((r / I) * L + l) * RS + r % I;
-    cp_async16(slot, bytes ? w + src : w, bytes);
-    cp_async16(slot + Q, bytes ? R.a + src : w, bytes);
-    cp_async16(slot + 2 * Q, bytes ? R.b + src : w, bytes);
-    cp_async16(slot + 3 * Q, bytes ? R.c + src : w, bytes);
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (Fields ? q < 3 && A.p[q] : true) cp_async16(slot + q * Q, bytes ? A.p[q] + src : w, bytes);
   }
+}
+
+// The stepper's rows of a segment from the slots of a contiguous tile
+// (stage_rows_vec: Vec, a thread's rows consecutive, RS values a thread;
+// stage_rows_contig: its rows pitch apart), read as forward asks for them
+// (loading them all first spilled: ~50 values a thread): d, 1/c and K, K
+// also at rows -1 and I, which are the neighbouring segments' (the slots
+// of thread me -+ L) and exist wherever forward reads them (not before the
+// line's first row nor past its last). With Vec a warp's reads are 16-byte
+// vectors (at the RS pitch conflict-free, see stage_rows_vec; single words
+// there would meet 4-way bank conflicts), each row's taken from its vector.
+template <class T, int I, bool Vec>
+struct ContigRows {
+  static constexpr bool kZeroFilled = true;  // rows past the line's end read 0
+  static constexpr int V = 16 / sizeof(T);
+  const T* mine;  // this thread's row 0 of d
+  index_t q;      // between the arrays' slots (d, K, 1/c)
+  int rs;         // between a thread's consecutive rows (Vec: 1)
+  int seg;        // to the same line's next segment
+  __device__ __forceinline__ T at(const T* p, int j) const {
+    if constexpr (Vec) {
+      T x[V];
+      load_vec<T>(p + (j / V) * V, x);
+      return x[j % V];
+    } else {
+      return p[j * rs];
+    }
+  }
+  __device__ __forceinline__ T d(int j) const { return at(mine, j); }
+  __device__ __forceinline__ T K(int j) const {
+    return j < 0 ? mine[q + (I - 1) * rs - seg] : j >= I ? mine[q + seg] : at(mine + q, j);
+  }
+  __device__ __forceinline__ T rho(int j) const { return at(mine + 2 * q, j); }
+};
+
+template <class T, int I, bool Vec>
+__device__ __forceinline__ ContigRows<T, I, Vec> contig_rows(const T* stage, index_t q, int pitch, int me, int L) {
+  constexpr int RS = I + 16 / static_cast<int>(sizeof(T));
+  return Vec ? ContigRows<T, I, Vec>{stage + me * RS, q, 1, L * RS} : ContigRows<T, I, Vec>{stage + me, q, pitch, L};
 }
 
 // forward_arrays over the thread's own consecutive slots (stage_rows_vec):
@@ -530,27 +575,34 @@ __global__ void __launch_bounds__(max_threads<T>())
     stage_fields<T, I>(stage, S * L, me, w, P.K[a], P.rho, acc, set, base, row_bytes, g.r0, n, t1 < lines_u);
     cp_async_commit();
   };
-  // Contig (Arrays, Uniform, rows one element apart): the tile copied line
-  // by line, 1: word by word (stage_rows_contig), slots pitch S L + 1 apart;
-  // 2: 16 bytes at a time (stage_rows_vec), a thread's slots consecutive,
-  // RS apart, Q an array.
+  // Contig (Uniform, rows one element apart): the tile copied line by line,
+  // 1: word by word (stage_rows_contig), slots pitch S L + 1 apart; 2: 16
+  // bytes at a time (stage_rows_vec), a thread's slots consecutive, RS
+  // apart, Q an array. Arrays: d, a, b, c; Staged: d, K and 1/c (a
+  // constant's slots unused), in place (no accumulator). Then the solution's
+  // slots.
   const int pitch = Contig == 1 ? S * L + 1 : S * L;
   constexpr int RS = I + 16 / static_cast<int>(sizeof(T));
   const index_t Q = static_cast<index_t>(S) * L * RS;
+  constexpr int kSlotArrays = Arrays ? 4 : 3;
   auto stage_tile_contig = [&](index_t t) {
+    // Built here from the kernel's parameters: kept live across the loop,
+    // the four pointers spilled registers.
+    const TileArrays<T> tile_arrays = Arrays ? TileArrays<T>{{w, R.a, R.b, R.c}}
+                                             : TileArrays<T>{{w, P.K[a], P.rho, nullptr}};
     const index_t t2 = t / tiles_u, l0 = (t - t2 * tiles_u) * L;
     const index_t tile0 = l0 * P.stride[p1] + t2 * P.stride[p2];
     if (Contig == 2)
-      stage_rows_vec<T, I>(stage, Q, S * L, me, w, R, tile0, P.stride[p1], lines_u - l0, S, L, n);
+      stage_rows_vec<T, I, !Arrays>(stage, Q, S * L, me, w, tile_arrays, tile0, P.stride[p1], lines_u - l0, S, L, n);
     else
-      stage_rows_contig<T, I>(stage, pitch, S * L, me, w, R, tile0, P.stride[p1], lines_u - l0, S, L, n);
+      stage_rows_contig<T, I, !Arrays>(stage, pitch, S * L, me, w, tile_arrays, tile0, P.stride[p1], lines_u - l0, S, L, n);
     cp_async_commit();
   };
   if (Contig && blockIdx.x < tiles)
     stage_tile_contig(blockIdx.x);
   else if (Arrays && blockIdx.x < tiles)
     stage_tile(blockIdx.x);
-  if (Staged && blockIdx.x < tiles) stage_field_tile(blockIdx.x, 0);
+  if (Staged && !Contig && blockIdx.x < tiles) stage_field_tile(blockIdx.x, 0);
   int set = 0;  // Staged: this tile's accumulator slots
   for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, set ^= 1) {
     const index_t c2 = tile / tiles_u, c1 = (tile - c2 * tiles_u) * L + lane;
@@ -595,10 +647,16 @@ __global__ void __launch_bounds__(max_threads<T>())
         const LineRows<T> rows{P, a, lbase};
         if (g.r0 == 0) rows.row(0, g.ea, g.eb, g.ec);
         if (g.r0 + M > n - 1) rows.row(n - 1, g.za, g.zb, g.zc);
-        if (Staged)
+        if (Contig)
+          forward<T, I, Uniform, true>(g, contig_rows<T, I, Contig == 2>(stage, Contig == 2 ? Q : I * pitch, pitch, me, L), dv, al, gv, a0, b0,
+                                       c0, lA, lC, lD);
+        else if (Staged)
           forward<T, I, Uniform, true>(g, SlotRows<T, I>{stage + me, S * L}, dv, al, gv, a0, b0, c0, lA, lC, lD);
         else
           forward<T, I, Uniform, true>(g, GlobalRows<T>{g}, dv, al, gv, a0, b0, c0, lA, lC, lD);
+      } else if (Contig) {
+        forward<T, I, Uniform, false>(g, contig_rows<T, I, Contig == 2>(stage, Contig == 2 ? Q : I * pitch, pitch, me, L), dv, al, gv, a0, b0,
+                                      c0, lA, lC, lD);
       } else if (Staged) {
         forward<T, I, Uniform, false>(g, SlotRows<T, I>{stage + me, S * L}, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else {
@@ -625,7 +683,7 @@ __global__ void __launch_bounds__(max_threads<T>())
     // The tile's rows are in registers: the next tile's go into the same
     // slots while this one is reduced and stored.
     if (Arrays && Contig == 0 && tile + gridDim.x < tiles) stage_tile(tile + gridDim.x);
-    if (Staged && tile + gridDim.x < tiles) stage_field_tile(tile + gridDim.x, set ^ 1);
+    if (Staged && !Contig && tile + gridDim.x < tiles) stage_field_tile(tile + gridDim.x, set ^ 1);
     // The reduced system, 2S rows per line, cut to S before any exchange of
     // reduction steps: with f_s = fD - fA l_{s-1} - fC l_s (this segment's
     // first row) and f_{s+1} from the next segment's first row, this
@@ -701,12 +759,11 @@ __global__ void __launch_bounds__(max_threads<T>())
     // Row j of the segment's solution: its ends f and l, the interior from
     // the back substitution's (e, s, t) in dv, al, gv.
     const auto x_at = [&](int j) { return j == 0 ? f : j == M - 1 ? l : dv[j] - al[j] * f - gv[j] * l; };
-    // Contig: the solution goes through slots too (after the 4 I slot rows
-    // of the inputs, which the next tile's copies are filling), then out line
-    // by line, consecutive threads storing consecutive rows.
-    T* xs = stage + 4 * I * pitch;
+    // Contig: the solution goes through slots too (after the inputs' slots,
+    // which the next tile's copies are filling), then out line by line,
+    // consecutive threads storing consecutive rows.
+    T* xs = stage + kSlotArrays * (Contig == 2 ? Q : static_cast<index_t>(I) * pitch);
     if (Contig == 2) {
-      xs = stage + 4 * Q;
       constexpr int V = 16 / sizeof(T);
       if (active) {
         T chk = T(0);
@@ -796,16 +853,32 @@ __global__ void __launch_bounds__(max_threads<T>())
 enum class Rows { Computed, Arrays, Staged };
 template <class T>
 std::size_t lanes_smem(const LanesShape& sh, int I, Rows rows, int contig = 0) {
+  const std::size_t SL = static_cast<std::size_t>(sh.S) * sh.L;
+  if (contig) {
+    // Contiguous lines: the inputs' slots (d, a, b, c or d, K, 1/c) and
+    // the solution's; 16-byte copies: RS = I + V values a thread, word by
+    // word: I slot rows of pitch S L + 1.
+    const std::size_t arrays = (rows == Rows::Arrays ? 4 : 3) + 1;
+    const std::size_t per = contig == 2 ? (static_cast<std::size_t>(I) + 16 / sizeof(T)) * SL : I * (SL + 1);
+    return (4 * SL + arrays * per) * sizeof(T);
+  }
   const std::size_t slots = rows == Rows::Arrays ? 4 * static_cast<std::size_t>(I)
                             : rows == Rows::Staged ? 5 * static_cast<std::size_t>(I) + 2
                                                    : 0;
-  // Contiguous lines: one more value per slot row (pitch S L + 1), and I
-  // slot rows for the solution (stage_rows_contig).
-  const std::size_t SL = static_cast<std::size_t>(sh.S) * sh.L;
-  // 16-byte copies: 4 arrays and the solution, RS = I + V values a thread.
-  if (contig == 2) return (4 + 5 * (static_cast<std::size_t>(I) + 16 / sizeof(T))) * SL * sizeof(T);
-  const std::size_t extra = contig ? 4 * static_cast<std::size_t>(I) + I * (SL + 1) : 0;
-  return ((4 + slots) * SL + extra) * sizeof(T);
+  return (4 + slots) * SL * sizeof(T);
+}
+
+// Threads of a block that stages the stepper's contiguous lines (x) tile
+// by tile: its slots (4 arrays of I rows a thread, 84 KB fp32 at I = 16)
+// then let two blocks share a multiprocessor, so one block's copies and
+// stores overlap the other's barrier-bound reduction. The tile's width in
+// lines no longer matters for coalescing there (a line is copied whole).
+constexpr int kContigThreads = 256;
+
+template <class T>
+LanesShape contig_shape(LanesShape sh) {
+  sh.L = std::clamp(kContigThreads / sh.S, 1, sh.L);
+  return sh;
 }
 
 // The kernel for a line kind: rows from arrays, staged or computed from
@@ -825,36 +898,51 @@ inline bool smem_fits(std::size_t smem) {
   return smem <= static_cast<std::size_t>(optin);
 }
 
+// Lines whose rows are contiguous (x), in uniform segments, solved in place
+// or from arrays: the tile is copied line by line, 16 bytes at a time (2)
+// where every array, line and plane starts on 16 bytes and the slots fit
+// (stage_rows_vec), else word by word (1, stage_rows_contig); 0: not
+// contiguous, or with an accumulator (the fused update stages it per
+// thread). sh: the block shape the launch will use.
+template <class T>
+int contig_mode(const GeneralParams<T>& P, const ArrayRows<T>* R, const T* w, const T* acc, int a,
+                const LanesShape& sh) {
+  if (!sh.uniform || P.stride[a] != 1 || acc) return 0;
+  const Rows rows = R ? Rows::Arrays : Rows::Staged;
+  const index_t V = 16 / sizeof(T);
+  const auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
+  const bool aligned = R ? al16(w) && al16(R->a) && al16(R->b) && al16(R->c)
+                         : al16(w) && al16(P.K[a]) && al16(P.rho);  // nullptr is aligned
+  if (sh.I % V == 0 && aligned && (P.n[p1] == 1 || P.stride[p1] % V == 0) &&
+      (P.n[p2] == 1 || P.stride[p2] % V == 0) && smem_fits(lanes_smem<T>(sh, sh.I, rows, 2)))
+    return 2;
+  return smem_fits(lanes_smem<T>(sh, sh.I, rows, 1)) ? 1 : 0;
+}
+
 template <class T, int I>
 void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, int a, bool cyclic,
-              const LanesShape& sh, index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes, int* error,
-              cudaStream_t st) {
+              const LanesShape& sh, int contig, index_t lines_u, index_t tiles_u, index_t tiles, unsigned row_bytes,
+              int* error, cudaStream_t st) {
   // The stepper's rows staged through shared memory where the device has
   // it (sm_80+), else read from global memory behind L2 prefetches.
-  const Rows rows = R                                                ? Rows::Arrays
-                    : smem_fits(lanes_smem<T>(sh, I, Rows::Staged)) ? Rows::Staged
-                                                                    : Rows::Computed;
-  // Lines whose rows are contiguous, in uniform segments: copied line by
-  // line, 16 bytes at a time where every array, line and plane starts on
-  // 16 bytes and the slots fit (stage_rows_vec), else word by word.
-  int contig = rows == Rows::Arrays && sh.uniform && row_bytes == sizeof(T) ? 1 : 0;
-  if (contig) {
-    const index_t V = 16 / sizeof(T);
-    const auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-    const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
-    if (I % V == 0 && al16(w) && al16(R->a) && al16(R->b) && al16(R->c) && (P.n[p1] == 1 || P.stride[p1] % V == 0) &&
-        (P.n[p2] == 1 || P.stride[p2] % V == 0) && smem_fits(lanes_smem<T>(sh, I, rows, 2)))
-      contig = 2;
-  }
+  const Rows rows = R                                                          ? Rows::Arrays
+                    : contig || smem_fits(lanes_smem<T>(sh, I, Rows::Staged)) ? Rows::Staged
+                                                                              : Rows::Computed;
   const std::size_t smem = lanes_smem<T>(sh, I, rows, contig);
   const dim3 block(static_cast<unsigned>(sh.L), static_cast<unsigned>(sh.S));
   // Persistent blocks, as many as fit at once (each then prefetches its
   // next tile while working on the current one).
   int per_sm = 1, dev = 0, sms = 1;
-  const auto fn = contig == 2 ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, 2>
-                                        : general_lanes_kernel<T, I, false, true, true, false, 2>)
-                  : contig     ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, 1>
-                                         : general_lanes_kernel<T, I, false, true, true, false, 1>)
+  const bool arrays = R != nullptr;
+  const auto fn = contig == 2 && arrays ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, 2>
+                                                  : general_lanes_kernel<T, I, false, true, true, false, 2>)
+                  : contig == 1 && arrays ? (cyclic ? general_lanes_kernel<T, I, true, true, true, false, 1>
+                                                    : general_lanes_kernel<T, I, false, true, true, false, 1>)
+                  : contig == 2 ? (cyclic ? general_lanes_kernel<T, I, true, true, false, true, 2>
+                                          : general_lanes_kernel<T, I, false, true, false, true, 2>)
+                  : contig == 1 ? (cyclic ? general_lanes_kernel<T, I, true, true, false, true, 1>
+                                          : general_lanes_kernel<T, I, false, true, false, true, 1>)
                   : rows == Rows::Arrays ? lanes_kernel_for<T, I, true, false>(cyclic, sh.uniform)
                   : rows == Rows::Staged ? lanes_kernel_for<T, I, false, true>(cyclic, sh.uniform)
                                          : lanes_kernel_for<T, I, false, false>(cyclic, sh.uniform);
@@ -873,7 +961,17 @@ void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, in
 // launch_i for the line length's segment rows.
 template <class T>
 void launch_shape(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, int a, bool cyclic,
-                  const LanesShape& sh, int* error, cudaStream_t st) {
+                  const LanesShape& shape, int* error, cudaStream_t st) {
+  // The stepper's contiguous lines in blocks of about kContigThreads.
+  LanesShape sh = shape;
+  int contig = 0;
+  if (R) {
+    contig = contig_mode<T>(P, R, w, acc, a, sh);
+  } else {
+    const LanesShape c = contig_shape<T>(sh);
+    contig = contig_mode<T>(P, nullptr, w, acc, a, c);
+    if (contig) sh = c;
+  }
   const int p1 = a == 0 ? 1 : 0, p2 = a == 2 ? 1 : 2;
   const index_t lines_u = P.n[p1];
   const index_t tiles_u = (lines_u + sh.L - 1) / sh.L;
@@ -881,9 +979,9 @@ void launch_shape(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R
   const unsigned rb = static_cast<unsigned>(P.stride[a] * static_cast<index_t>(sizeof(T)));
   constexpr int imax = max_rows<T>();
   switch (sh.I) {
-    case 4: launch_i<T, 4>(w, acc, P, R, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
-    case 8: launch_i<T, 8>(w, acc, P, R, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
-    default: launch_i<T, imax>(w, acc, P, R, a, cyclic, sh, lines_u, tiles_u, tiles, rb, error, st); break;
+    case 4: launch_i<T, 4>(w, acc, P, R, a, cyclic, sh, contig, lines_u, tiles_u, tiles, rb, error, st); break;
+    case 8: launch_i<T, 8>(w, acc, P, R, a, cyclic, sh, contig, lines_u, tiles_u, tiles, rb, error, st); break;
+    default: launch_i<T, imax>(w, acc, P, R, a, cyclic, sh, contig, lines_u, tiles_u, tiles, rb, error, st); break;
   }
 }
 
@@ -1017,6 +1115,13 @@ bool lanes_fit(const GeneralParams<T>& P, int a, bool cyclic) {
 }
 
 template <class T>
+bool lanes_in_place(const GeneralParams<T>& P, int a, bool cyclic) {
+  const LanesShape sh = lanes_shape<T>(P.n[a], cyclic);
+  if (!lanes_fit(P, a, cyclic) || !sh.uniform || P.stride[a] != 1) return false;
+  return smem_fits(lanes_smem<T>(contig_shape<T>(sh), sh.I, Rows::Staged, 1));
+}
+
+template <class T>
 void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool cyclic, int* error,
                           cudaStream_t st) {
   const LanesShape sh = lanes_shape<T>(P.n[a], cyclic);
@@ -1067,6 +1172,8 @@ template LanesShape lanes_shape<float>(index_t, bool);
 template LanesShape lanes_shape<double>(index_t, bool);
 template bool lanes_fit<float>(const GeneralParams<float>&, int, bool);
 template bool lanes_fit<double>(const GeneralParams<double>&, int, bool);
+template bool lanes_in_place<float>(const GeneralParams<float>&, int, bool);
+template bool lanes_in_place<double>(const GeneralParams<double>&, int, bool);
 template bool launch_array_lanes<float>(const ArrayRows<float>&, float*, const Layout3&, int, bool, int*,
                                         cudaStream_t);
 template bool launch_array_lanes<double>(const ArrayRows<double>&, double*, const Layout3&, int, bool, int*,

@@ -37,6 +37,13 @@ LanesShape lanes_shape(index_t n, bool cyclic);
 template <class T>
 bool lanes_fit(const GeneralParams<T>& P, int a, bool cyclic);
 
+/// Whether the segmented kernel solves axis a's lines in place with
+/// coalesced copies: rows one element apart (x), uniform segments, the
+/// tile's slots fit the device's shared memory. Then the x solve needs no
+/// transposed grid (3 words a point instead of 7).
+template <class T>
+bool lanes_in_place(const GeneralParams<T>& P, int a, bool cyclic);
+
 /// Solves every line of axis a of the grid P describes, in place in w, or
 /// adds the solution into acc (the fused update u += D) when acc is not null.
 /// cyclic: the axis is periodic. A zero or non-finite pivot sets bit

@@ -32,8 +32,9 @@
 //    axis, Thomas with rows on the fly when K or c is a field, cyclic
 //    Sherman-Morrison on a periodic axis. Lines longer than 1024 rows take
 //    these kernels in either mode.
-// x lines are solved on the x <-> y transposed grid (coalesced), unless
-// ny < 8 or SolverOptions::general_x_transpose is off.
+// x lines are solved in place, their tiles copied line by line (coalesced),
+// where their segments are uniform; other x lines on the x <-> y transposed
+// grid, unless ny < 8 or SolverOptions::general_x_transpose is off.
 // Device memory: u, w, the transposed work grid (x), the material fields (K
 // per axis, one array for an isotropic field; 1/c; q), the moving Dirichlet
 // nodes' W terms; one line per thread also needs a scratch grid for c' and,
@@ -210,13 +211,18 @@ class CudaGeneralStepper final : public Stepper<T> {
     // Lines of up to 1024 rows run the segmented kernel (general_lanes.cu),
     // which needs no scratch grid; longer ones, or all with
     // general_segmented off, one line per thread.
-    // x lines through the x <-> y transposed grid (general_transpose_kernel):
-    // one more grid, and the x conductivity and 1/c fields transposed once.
-    // Not for ny < 8 (nothing to coalesce) or more planes than a grid's z.
+    // x lines in place where the segmented kernel copies their tiles line by
+    // line (uniform segments: every open line of up to 1024 rows, rings of
+    // S I rows), else through the x <-> y transposed grid
+    // (general_transpose_kernel): one more grid, and the x conductivity and
+    // 1/c fields transposed once, 7 words a point instead of 3. Not for
+    // ny < 8 (nothing to coalesce) or more planes than a grid's z.
     x_transposed_ = !classic_ && kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
-    if (x_transposed_ && o.general_segmented && !o.general_x_transpose) {
-      GeneralParams<T> in_place = P_;
-      if (general::lanes_fit<T>(in_place, 0, kind_[0] == SolveKind::Cyclic)) x_transposed_ = false;
+    if (x_transposed_ && o.general_segmented) {
+      const bool ring = kind_[0] == SolveKind::Cyclic;
+      if ((o.general_x_in_place && general::lanes_in_place<T>(P_, 0, ring)) ||
+          (!o.general_x_transpose && general::lanes_fit<T>(P_, 0, ring)))
+        x_transposed_ = false;
     }
     fast_rhs_ = o.general_segmented;
     bool need_cp = false, need_z = false;
@@ -349,7 +355,8 @@ class CudaGeneralStepper final : public Stepper<T> {
             : segmented_[a]                    ? (kind_[a] == SolveKind::Cyclic ? "segmented-ring" : "segmented")
             : kind_[a] == SolveKind::Factor   ? "thomas-factor"
             : kind_[a] == SolveKind::OnTheFly ? "thomas-on-the-fly"
-                                              : "cyclic");
+                                              : "cyclic")
+        << (a == 0 && x_transposed_ ? " (transposed grid)" : "");
     s << ")";
     return s.str();
   }

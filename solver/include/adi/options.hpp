@@ -25,9 +25,15 @@ struct SolverOptions {
   /// periodic faces) solves one line per thread, bit for bit the CPU oracle,
   /// instead of the segmented kernel (agrees to round-off, several times faster)
   bool general_segmented = true;
-  /// ADI_GENERAL_X_TRANSPOSE=0: the segmented kernel solves x lines in place
-  /// (each thread reads its segment's contiguous rows) instead of on the
-  /// x <-> y transposed grid (two transpositions, coalesced solve)
+  /// ADI_GENERAL_X_IN_PLACE=0: x lines of uniform segments (open lines of
+  /// up to 1024 rows) also go through the x <-> y transposed grid (two
+  /// transpositions, 7 words a point) instead of being solved in place, their
+  /// tiles copied line by line (3 words a point): the path before, kept for
+  /// comparison
+  bool general_x_in_place = true;
+  /// ADI_GENERAL_X_TRANSPOSE=0: the x lines the in-place copies do not take
+  /// (rings of balanced segments) are solved in place anyway, each thread
+  /// reading its segment's contiguous rows, instead of on the transposed grid
   bool general_x_transpose = true;
   /// ADI_CLASSIC_RINGS=0: a periodic axis with constant K and c takes the
   /// general segmented kernel (reduced system closed into a ring) instead of
