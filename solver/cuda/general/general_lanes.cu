@@ -1086,7 +1086,7 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
 // registers held for them, and the halo rows are read once a tile (2 / TY
 // more than the tile's own words, 12 % at TY = 16). Threads 32 x 8, two
 // rows each. The arithmetic is fast_rhs_kernel's, operation for operation.
-// A = 2 (SolverOptions::rhs_ahead 0 or 2), 4 or 8.
+// A = 4 (SolverOptions::rhs_ahead 0 or 4), 2 or 8.
 constexpr int kTileRhsX = 32, kTileRhsY = 16, kTileRhsRows = kTileRhsY / kRhsBlockY;
 constexpr int kTileRhsHalo = (kTileRhsX + 2) * (kTileRhsY + 2);  // u or K of a plane, with the halo
 constexpr int kTileRhsNode = kTileRhsX * kTileRhsY;              // 1/c or q of a plane
@@ -1300,7 +1300,7 @@ bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis,
 
 template <class T, int A>
 void launch_tiled_rhs(const T* u, T* w, const GeneralParams<T>& P, const dim3& grid, index_t kchunk, cudaStream_t st) {
-  constexpr std::size_t smem = tiled_rhs_smem<T, A>();  // A = 2: 27 KB fp32, 54 KB fp64 (opt-in, per device)
+  constexpr std::size_t smem = tiled_rhs_smem<T, A>();  // A = 4: 45 KB fp32, 90 KB fp64 (opt-in, per device)
   if (kernels::resident_blocks(tiled_rhs_kernel<T, A>, kRhsBlockX * kRhsBlockY, smem) < 1)
     ADI_THROW(BackendUnavailable, "tiled_rhs_kernel does not fit on a multiprocessor");
   tiled_rhs_kernel<T, A><<<grid, dim3(kRhsBlockX, kRhsBlockY), smem, st>>>(u, w, P, kchunk);
@@ -1320,12 +1320,15 @@ void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, 
     const dim3 grid(static_cast<unsigned>(tx), static_cast<unsigned>(ty),
                     static_cast<unsigned>((inner_z + kchunk - 1) / kchunk));
     ADI_REQUIRE(grid.z <= 65535, "general path: nz too large for the right-hand side's grid");
+    // 4 planes in flight by default: H100, 512^3, K and q fields, the RHS
+    // at depth 2 / 4 / 8 took 1.34 / 1.31 / 1.40 ms fp32 and 2.16 / 1.89 /
+    // 2.89 ms fp64 (8: the 9 buffers leave one fp64 block an SM).
     if (ahead == 8)
       launch_tiled_rhs<T, 8>(u, w, P, grid, kchunk, st);
-    else if (ahead == 4)
-      launch_tiled_rhs<T, 4>(u, w, P, grid, kchunk, st);
-    else
+    else if (ahead == 2)
       launch_tiled_rhs<T, 2>(u, w, P, grid, kchunk, st);
+    else
+      launch_tiled_rhs<T, 4>(u, w, P, grid, kchunk, st);
     return;
   }
   index_t kchunk = 1;

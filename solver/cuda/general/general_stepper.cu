@@ -667,7 +667,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   bool x_transposed_ = false;  // x lines solved on the x <-> y transposed grid
   bool segmented_[3] = {false, false, false};  // axis solved by the segmented kernel (general_lanes.cu)
   bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)
-  int rhs_ahead_ = 0;     // planes the interior RHS has in flight (SolverOptions::rhs_ahead, 0: its default)
+  int rhs_ahead_ = 0;     // planes the interior RHS has in flight (SolverOptions::rhs_ahead, 0: 4)
   bool classic_ = false;  // constant coefficients: the classic RHS and line kernels (see the constructor)
   bool use_graph_ = false;             // a classic-mode step replayed as one CUDA graph
   cudaGraphExec_t graph_ = nullptr;    // captured at the first step

@@ -16,7 +16,7 @@ struct SolverOptions {
   int yz_seg = 0;            ///< ADI_YZ_SEG: rows per thread of the y/z line kernel (0: the planner's choice)
   bool lanes_const = true;   ///< ADI_LANES_CONST=0: y/z row tables from shared memory, not the constant bank
   int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision and nx)
-  int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernels load ahead (0: 4 classic, 2 general)
+  int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernels load ahead (0: 4)
   bool fuse_rhs = false;     ///< ADI_FUSE_RHS=1: the RHS computed inside the x solve
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
