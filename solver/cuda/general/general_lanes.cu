@@ -327,6 +327,14 @@ __device__ __forceinline__ void stage_rows(T* stage, int threads, int me, const 
   }
 }
 
+// The arrays a contiguous tile copies, in slot order: d and the library's
+// a, b, c, or (Fields) d, K and 1/c, the stepper's rows computed on the
+// fly, where nullptr is a constant: nothing copied.
+template <class T>
+struct TileArrays {
+  const T* p[4];
+};
+
 // stage_rows for lines whose rows are contiguous (the last axis of a
 // C-ordered array): there a thread's own rows are I consecutive words and
 // a warp's copy of one row touched 32 lines, 32 sectors for 32 words (27 %
@@ -341,14 +349,6 @@ __device__ __forceinline__ void stage_rows(T* stage, int threads, int me, const 
 // segments only (s = r / I). The slots are other threads': a barrier after
 // the wait, and the next tile's copies only after a barrier that follows
 // every thread's last read of this one.
-// The arrays a contiguous tile copies, in slot order: d and the library's
-// a, b, c, or (Fields) d, K and 1/c, the stepper's rows computed on the
-// fly, where nullptr is a constant: nothing copied.
-template <class T>
-struct TileArrays {
-  const T* p[4];
-};
-
 template <class T, int I, bool Fields>
 __device__ __forceinline__ void stage_rows_contig(T* stage, int pitch, int threads, int me, const T* w,
                                                   const TileArrays<T>& A, index_t tile0, index_t line_stride,
@@ -593,9 +593,11 @@ __global__ void __launch_bounds__(max_threads<T>())
     const index_t t2 = t / tiles_u, l0 = (t - t2 * tiles_u) * L;
     const index_t tile0 = l0 * P.stride[p1] + t2 * P.stride[p2];
     if (Contig == 2)
-      stage_rows_vec<T, I, !Arrays>(stage, Q, S * L, me, w, tile_arrays, tile0, P.stride[p1], lines_u - l0, S, L, n);
+      stage_rows_vec<T, I, !Arrays>(stage, Q, S * L, me, w, tile_arrays, tile0, P.stride[p1], lines_u - l0, S, L,
+                                    n);
     else
-      stage_rows_contig<T, I, !Arrays>(stage, pitch, S * L, me, w, tile_arrays, tile0, P.stride[p1], lines_u - l0, S, L, n);
+      stage_rows_contig<T, I, !Arrays>(stage, pitch, S * L, me, w, tile_arrays, tile0, P.stride[p1], lines_u - l0, S,
+                                       L, n);
     cp_async_commit();
   };
   if (Contig && blockIdx.x < tiles)
@@ -648,15 +650,15 @@ __global__ void __launch_bounds__(max_threads<T>())
         if (g.r0 == 0) rows.row(0, g.ea, g.eb, g.ec);
         if (g.r0 + M > n - 1) rows.row(n - 1, g.za, g.zb, g.zc);
         if (Contig)
-          forward<T, I, Uniform, true>(g, contig_rows<T, I, Contig == 2>(stage, Contig == 2 ? Q : I * pitch, pitch, me, L), dv, al, gv, a0, b0,
-                                       c0, lA, lC, lD);
+          forward<T, I, Uniform, true>(g, contig_rows<T, I, Contig == 2>(stage, Contig == 2 ? Q : I * pitch, pitch, me, L),
+                                       dv, al, gv, a0, b0, c0, lA, lC, lD);
         else if (Staged)
           forward<T, I, Uniform, true>(g, SlotRows<T, I>{stage + me, S * L}, dv, al, gv, a0, b0, c0, lA, lC, lD);
         else
           forward<T, I, Uniform, true>(g, GlobalRows<T>{g}, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else if (Contig) {
-        forward<T, I, Uniform, false>(g, contig_rows<T, I, Contig == 2>(stage, Contig == 2 ? Q : I * pitch, pitch, me, L), dv, al, gv, a0, b0,
-                                      c0, lA, lC, lD);
+        forward<T, I, Uniform, false>(g, contig_rows<T, I, Contig == 2>(stage, Contig == 2 ? Q : I * pitch, pitch, me, L),
+                                      dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else if (Staged) {
         forward<T, I, Uniform, false>(g, SlotRows<T, I>{stage + me, S * L}, dv, al, gv, a0, b0, c0, lA, lC, lD);
       } else {

@@ -35,10 +35,11 @@
 // x lines are solved in place, their tiles copied line by line (coalesced),
 // where their segments are uniform; other x lines on the x <-> y transposed
 // grid, unless ny < 8 or SolverOptions::general_x_transpose is off.
-// Device memory: u, w, the transposed work grid (x), the material fields (K
-// per axis, one array for an isotropic field; 1/c; q), the moving Dirichlet
-// nodes' W terms; one line per thread also needs a scratch grid for c' and,
-// with a periodic axis, one for the Sherman-Morrison vector z.
+// Device memory: u, w, the transposed work grid (x lines not solved in
+// place), the material fields (K per axis, one array for an isotropic field;
+// 1/c; q), the moving Dirichlet nodes' W terms; one line per thread also
+// needs a scratch grid for c' and, with a periodic axis, one for the
+// Sherman-Morrison vector z.
 //
 // Note: on the one-line-per-thread path, after SolveZ the work array holds
 // the forward-swept values, not D2 (the CPU oracle keeps D2 there on its
