@@ -185,12 +185,12 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const index_t i0 = std::max<index_t>(0, 1 - b0[0]), i1 = std::min<index_t>(L.n[0], ends_[0].n - 1 - b0[0]);
 #pragma omp parallel
     {
-      std::vector<T> acc_run(static_cast<std::size_t>(L.n[0]));  // interior_rhs_run's scratch
+      cpu::detail::RunScratch<T> scratch(L.n[0]);  // interior_rhs_run's
 #pragma omp for collapse(2) schedule(static)
       for (index_t k = 0; k < L.n[2]; ++k)
         for (index_t j = 0; j < L.n[1]; ++j) {
           const bool row_inside = live[0] && i1 > i0 && (!live[1] || inside(1, j)) && (!live[2] || inside(2, k));
-          if (row_inside) cpu::detail::interior_rhs_run(run, u, w, L.offset(i0, j, k), i1 - i0, acc_run.data());
+          if (row_inside) cpu::detail::interior_rhs_run(run, u, w, L.offset(i0, j, k), i1 - i0, scratch);
           for (index_t i = 0; i < L.n[0]; ++i) {
             if (row_inside && i == i0) {  // the run above
               i = i1 - 1;

@@ -169,14 +169,14 @@ void GeneralCpuStepper<T>::rhs() {
   auto inside = [](index_t c, index_t n) { return c >= 1 && c + 1 < n; };
 #pragma omp parallel
   {
-    std::vector<T> acc_run(static_cast<std::size_t>(nx));  // interior_rhs_run's scratch
+    detail::RunScratch<T> scratch(nx);  // interior_rhs_run's
 #pragma omp for collapse(2) schedule(static)
     for (index_t k = 0; k < nz; ++k)
       for (index_t j = 0; j < ny; ++j) {
         // The x run [1, nx - 1) of an interior row goes to interior_rhs_run;
         // its ends and every other row to the general loop.
         const bool row_inside = live[0] && nx >= 3 && (!live[1] || inside(j, ny)) && (!live[2] || inside(k, nz));
-        if (row_inside) detail::interior_rhs_run(run, u, w, L.offset(1, j, k), nx - 2, acc_run.data());
+        if (row_inside) detail::interior_rhs_run(run, u, w, L.offset(1, j, k), nx - 2, scratch);
         for (index_t i = 0; i < nx; ++i) {
           if (row_inside && i == 1) i = nx - 1;  // the run above
           const index_t idx[3] = {i, j, k};

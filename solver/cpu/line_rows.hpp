@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace adi::cpu::detail {
@@ -161,6 +162,26 @@ struct RhsRun {
   T qconst = T(0), qf = T(1), dt = T(0);
 };
 
+/// Scratch of interior_rhs_run for runs of up to m nodes, one per thread:
+/// the sum, the face means of a K field along the run (x, m + 1 faces) and
+/// across it (y: the faces below and above the run). The faces above row j
+/// are the faces below row j + 1: kept, with the offset of the run they
+/// serve (y_next), so that a thread's next run, when it is that row's, reads
+/// them instead of dividing again. Each face's mean is then computed once
+/// along x and y (z: twice, from both planes). The means are the same
+/// operations on the same operands as node_coupling's: the face between
+/// nodes o and o + s is harmonic_mean_select(K[o], K[o + s]) for both.
+template <class T>
+struct RunScratch {
+  std::vector<T> acc, fx, ylo, yhi;
+  index_t y_next = -1;         // the o0 whose faces below yhi holds (-1: none)
+  index_t y_m = 0;             // ... for a run of y_m nodes
+  const T* y_field = nullptr;  // ... of this K field
+  explicit RunScratch(index_t m)
+      : acc(static_cast<std::size_t>(m)), fx(static_cast<std::size_t>(m) + 1), ylo(static_cast<std::size_t>(m)),
+        yhi(static_cast<std::size_t>(m)) {}
+};
+
 /// acc[t] += (A_a u) at node o0 + t: one axis of interior_rhs_run.
 template <class T, bool kField, bool kRho>
 void interior_axis_loop(const T* u, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, index_t s, index_t o0,
@@ -172,6 +193,32 @@ void interior_axis_loop(const T* u, const T* K, T kconst, const T* rho, T rho_co
     node_coupling<T, kField, kRho>(K, kconst, rho, rho_const, inv_h2, o, s, gm, gp);
     acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
   }
+}
+
+/// interior_axis_loop with the faces' means given: node o0 + t's lower face
+/// lo[t], its upper face hi[t] (for x: lo = f, hi = f + 1).
+template <class T, bool kRho>
+void interior_faces_loop(const T* u, const T* lo, const T* hi, const T* rho, T rho_const, T inv_h2, index_t s,
+                         index_t o0, index_t m, T* acc) {
+#pragma omp simd
+  for (index_t t = 0; t < m; ++t) {
+    const index_t o = o0 + t;
+    T r;
+    if constexpr (kRho)
+      r = rho[o];
+    else
+      r = rho_const;
+    const T sc = inv_h2 * r;  // interior_coupling's s
+    const T gm = lo[t] * sc, gp = hi[t] * sc;
+    acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
+  }
+}
+
+/// f[t] = harmonic_mean_select(K[o0 + t - s], K[o0 + t]) for t in [0, m).
+template <class T>
+void face_means(const T* K, index_t s, index_t o0, index_t m, T* f) {
+#pragma omp simd
+  for (index_t t = 0; t < m; ++t) f[t] = harmonic_mean_select(K[o0 + t - s], K[o0 + t]);
 }
 
 /// w = dt (acc + rho (0 + q f)) at node o0 + t: the end of interior_rhs_run.
@@ -203,18 +250,46 @@ void interior_finish_loop(const T* acc, const T* rho, T rho_const, const T* q, T
 /// the per-node loop with the axes inside did not (GCC: "control flow in
 /// loop"), and ran fp32 no faster than fp64.
 template <class T>
-void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t m, T* acc) {
+void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t m, RunScratch<T>& sc) {
+  T* acc = sc.acc.data();
   for (index_t t = 0; t < m; ++t) acc[t] = T(0);
   const T* rho = P.rho;
+  bool y_kept = false;
   for (int ax = 0; ax < 3; ++ax) {
     if (!P.live[ax]) continue;
     const T* K = P.K[ax];
     const index_t s = P.stride[ax];
+    if (K && ax < 2) {
+      // A K field along x or y: each face's mean once (RunScratch).
+      const T *lo, *hi;
+      if (ax == 0) {
+        face_means(K, s, o0, m + 1, sc.fx.data());
+        lo = sc.fx.data();
+        hi = lo + 1;
+      } else {
+        if (sc.y_next == o0 && sc.y_m == m && sc.y_field == K)
+          std::swap(sc.ylo, sc.yhi);  // the previous row's faces above are this row's below
+        else
+          face_means(K, s, o0, m, sc.ylo.data());
+        face_means(K, s, o0 + s, m, sc.yhi.data());
+        lo = sc.ylo.data();
+        hi = sc.yhi.data();
+        y_kept = true;
+      }
+      if (rho)
+        interior_faces_loop<T, true>(u, lo, hi, rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+      else
+        interior_faces_loop<T, false>(u, lo, hi, rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+      continue;
+    }
     with_flags(K != nullptr, rho != nullptr, [&](auto kf, auto kr) {
       interior_axis_loop<T, decltype(kf)::value, decltype(kr)::value>(u, K, P.kconst[ax], rho, P.rho_const,
                                                                       P.inv_h2[ax], s, o0, m, acc);
     });
   }
+  sc.y_next = y_kept ? o0 + P.stride[1] : -1;
+  sc.y_m = m;
+  sc.y_field = y_kept ? P.K[1] : nullptr;
   const T* q = P.q;
   with_flags(rho != nullptr, q != nullptr, [&](auto kr, auto kq) {
     interior_finish_loop<T, decltype(kr)::value, decltype(kq)::value>(acc, rho, P.rho_const, q, P.qconst, P.qf, P.dt,

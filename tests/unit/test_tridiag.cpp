@@ -511,11 +511,18 @@ void check_interior_forms() {
     P.qconst = T(0.25);
     P.qf = T(1.5);
     P.dt = T(0.01);
-    std::vector<T> w(size, T(0)), acc(static_cast<std::size_t>(nx));
+    // Rows in order (a row's y faces below come from the row before, kept
+    // in the scratch) and in reverse (every row computes its own).
+    for (const bool reverse : {false, true}) {
+    std::vector<T> w(size, T(0));
+    cpu::detail::RunScratch<T> scratch(nx);
     for (index_t k = 1; k + 1 < nz; ++k)
-      for (index_t j = 1; j + 1 < ny; ++j) {
+      for (index_t jj = 1; jj + 1 < ny; ++jj) {
+        const index_t j = reverse ? ny - 1 - jj : jj;
         const index_t o0 = 1 + j * sy + k * sz;
-        cpu::detail::interior_rhs_run(P, u.data(), w.data(), o0, nx - 2, acc.data());
+        const bool kept = scratch.y_next == o0;
+        EXPECT_EQ(kept, !reverse && jj > 1 && P.K[1] != nullptr) << "row " << j << ", mask " << mask;
+        cpu::detail::interior_rhs_run(P, u.data(), w.data(), o0, nx - 2, scratch);
         for (index_t i = 1; i + 1 < nx; ++i) {
           const index_t o = i + j * sy + k * sz, idx[3] = {i, j, k};
           const T r = P.rho ? P.rho[o] : P.rho_const;
@@ -530,9 +537,10 @@ void check_interior_forms() {
           const T qq = P.q ? P.q[o] : P.qconst;
           const T want = P.dt * (sum + r * (bsum + qq * P.qf));
           bits_equal(w[static_cast<std::size_t>(o)], want, "rhs at " + std::to_string(o) + ", mask " +
-                                                               std::to_string(mask));
+                                                               std::to_string(mask) + (reverse ? ", reverse" : ""));
         }
       }
+    }
   }
 }
 TEST(GeneralInterior, VectorisedFormsAreBitIdenticalToTheRowFunctionsF64) { check_interior_forms<double>(); }
