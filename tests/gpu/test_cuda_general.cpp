@@ -205,7 +205,7 @@ std::vector<Case> cases(SeededRng& rng) {
   }
   {  // x lines solved in place, their tiles copied 16 bytes at a time (nx a
      // multiple of 4): 8 (fp32) / 16 (fp64) segments, 407 lines in tiles of
-     // 32 (the last ragged), Dirichlet / Robin x ends
+     // 32 / 16 lines (the last ragged), Dirichlet / Robin x ends
     HeatProblem p = base(128, 37, 11);
     dirichlet(p, 0, 0, true, 0.0, true);
     robin(p, 0, 1, 2.0, 0.4, true);
@@ -218,7 +218,7 @@ std::vector<Case> cases(SeededRng& rng) {
     out.push_back({"x in place, 16-byte tiles, iso K, c, q 128x37x11", p});
   }
   {  // x lines in place, copied word by word (nx odd): 16 / 32 segments,
-     // the last one mostly padding; anisotropic K (x a field), no c field
+     // the last one partly padding; anisotropic K (x a field), no c field
     HeatProblem p = base(251, 9, 3);
     robin(p, 0, 0, 1.5, 0.2, false);
     neumann(p, 0, 1, -0.5, true);
