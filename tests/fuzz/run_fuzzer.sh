@@ -74,12 +74,29 @@ blame() {
   awk '/^ +#[0-9]+ /{ if ($0 ~ /libhdf5/) { print "hdf5"; exit } if ($0 ~ / adi::|\/io\/src\/|\/solver\//) { print "adi3d"; exit } }
        END { }' "$1"
 }
+# Whether input $1, replayed in-process, hangs inside the HDF5 library
+# (libFuzzer prints the stack where it spins after 1 s).
+hangs_in_hdf5() {
+  ADI_ISOLATE_READS=0 "$FUZZER" "${common[@]}" -timeout=1 "$1" >"$1.inprocess" 2>&1 || true
+  [ "$(blame "$1.inprocess")" = hdf5 ]
+}
 if [ "$hdf5" -eq 1 ]; then
   # Every crashing input, read as adi3d reads it: contained or a finding.
+  # -timeout=20 (after the common flags, so it wins): longer than the
+  # probe's own 8 s limit on the child (fuzz_io_util.hpp), so that the
+  # probe, not libFuzzer's alarm in the parent, stops a looping read. An
+  # input saved as out-of-memory while fuzzing in-process can be HDF5
+  # looping and allocating (seen: H5Aread of a variable-length string,
+  # H5T__conv_vlen -> H5HG_read on a damaged global heap); read as adi3d
+  # reads it, the child is stopped after 8 s and the run ends with a clear
+  # error. That is the hang case below, judged as the timeouts are: where
+  # the in-process replay spins.
   for a in "$WORK"/artifacts/crash-* "$WORK"/artifacts/oom-*; do
     [ -f "$a" ] || continue
-    if ADI_ISOLATE_READS=1 "$FUZZER" "${common[@]}" "$a" >"$a.triage" 2>&1; then
+    if ADI_ISOLATE_READS=1 "$FUZZER" "${common[@]}" -timeout=20 "$a" >"$a.triage" 2>&1; then
       contained=$((contained + 1))
+    elif grep -q "FUZZ FINDING: the read hangs" "$a.triage" && hangs_in_hdf5 "$a"; then
+      hangs=$((hangs + 1))
     else
       findings=$((findings + 1))
       echo "== $TARGET: FINDING (not contained): $a"
