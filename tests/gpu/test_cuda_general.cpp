@@ -278,6 +278,21 @@ std::vector<Case> cases(SeededRng& rng) {
     p.dt = 5e-6;  // the field keeps most of its size over 20 steps (the comparison is relative to it)
     out.push_back({"constant coefficients, periodic x 257 and z 513, robin/flux y 257x6x513", p});
   }
+  {  // open y lines of 261 rows (17 segments of 16 rows fp32, 33 of 8 fp64):
+     // tiles of 8 (fp32) / 4 (fp64) lines instead of 16 / 8, the narrower
+     // block leaving more warps an SM (launch_i); 19 lines across x, so the
+     // last tile is ragged in both widths; z of 3
+    HeatProblem p = base(19, 261, 3);
+    robin(p, 0, 0, 1.0, 0.2, false);
+    dirichlet(p, 0, 1, true, 0.0, false);
+    dirichlet(p, 1, 0, true, 0.0, true);
+    neumann(p, 1, 1, 0.4, false);
+    neumann(p, 2, 0, 0.0, false);
+    robin(p, 2, 1, 2.0, -0.1, false);
+    materials(p, rng, "iso", false, true);
+    p.dt = 5e-5;
+    out.push_back({"y lines of 261 in half-width tiles, iso K, q 19x261x3", p});
+  }
   {  // x lines of 1030 rows: longer than the segmented kernel takes (one line
      // per thread there), y periodic, z Robin: both kernels in one step
     HeatProblem p = base(1030, 9, 5);
