@@ -18,7 +18,15 @@ mkdir -p "$OUT"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BASE=/tmp/adi3d-base
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/machine.txt"
-git -C "$ROOT" worktree add -f --detach "$BASE" "$REF" >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+# A fresh worktree each time (a warm machine may keep the last call's).
+fresh_worktree() {  # dir
+  git -C "$ROOT" worktree remove --force "$1" >/dev/null 2>&1
+  rm -rf "$1"
+  git -C "$ROOT" worktree prune
+  git -C "$ROOT" worktree add -f --detach "$1" "$REF" >>"$OUT/build.log" 2>&1
+}
+: >"$OUT/build.log"
+fresh_worktree "$BASE" || { cat "$OUT/build.log"; exit 1; }
 echo "base: $(git -C "$BASE" log --oneline -1)" | tee -a "$OUT/machine.txt"
 build() {  # source dir, targets...
   local src=$1
@@ -34,8 +42,7 @@ pids+=($!)
 for v in ${VARIANTS:-}; do
   name=$(basename "$v" .patch)
   dir=/tmp/adi3d-$name
-  git -C "$ROOT" worktree add -f --detach "$dir" "$REF" >>"$OUT/build.log" 2>&1 &&
-    git -C "$dir" apply "$ROOT/$v" || { echo "variant $v does not apply"; exit 1; }
+  fresh_worktree "$dir" && git -C "$dir" apply "$ROOT/$v" || { echo "variant $v does not apply"; exit 1; }
   SIDES+=("$name")
   BIN[$name]="$dir/build-gpu/app/adi3d"
   build "$dir" adi3d &
