@@ -106,21 +106,23 @@ ADI_HD ADI_FORCEINLINE index_t interior_hi(const GeneralParams<T>& P, int a) {
 }
 
 /// Launch shape of the interior RHS kernels (general_rhs_kernel,
-/// fast_rhs_kernel): (32 x 8) blocks over the interior's x-y extent, and
-/// chunks of kchunk planes along z, enough blocks to fill the device (~16
-/// per SM) while each thread still marches a few planes. grid.x == 0: the
-/// interior is empty.
+/// fast_rhs_kernel; tiled_rhs_kernel with its 32 x 16 tiles and ~8 blocks
+/// per SM): tile_x x tile_y blocks over the interior's x-y extent, and
+/// chunks of kchunk planes along z, enough blocks to fill the device
+/// (~blocks_per_sm per SM) while each thread still marches a few planes.
+/// grid.x == 0: the interior is empty.
 template <class T>
-dim3 rhs_interior_grid(const GeneralParams<T>& P, int sm_count, index_t& kchunk) {
+dim3 rhs_interior_grid(const GeneralParams<T>& P, int sm_count, index_t& kchunk, int tile_x = kRhsBlockX,
+                       int tile_y = kRhsBlockY, int blocks_per_sm = 16) {
   index_t inner[3];
   for (int a = 0; a < 3; ++a) inner[a] = interior_hi(P, a) - interior_lo(P, a);
   kchunk = 1;
   if (inner[0] <= 0 || inner[1] <= 0 || inner[2] <= 0) return dim3(0u, 0u, 0u);
-  dim3 grid(static_cast<unsigned>((inner[0] + kRhsBlockX - 1) / kRhsBlockX),
-            static_cast<unsigned>((inner[1] + kRhsBlockY - 1) / kRhsBlockY), 1u);
+  dim3 grid(static_cast<unsigned>((inner[0] + tile_x - 1) / tile_x), static_cast<unsigned>((inner[1] + tile_y - 1) / tile_y),
+            1u);
   ADI_REQUIRE(grid.y <= 65535, "general path: ny too large for the right-hand side's grid");
   const index_t xy_blocks = static_cast<index_t>(grid.x) * grid.y;
-  const index_t want = 16 * static_cast<index_t>(sm_count);
+  const index_t want = static_cast<index_t>(blocks_per_sm) * sm_count;
   const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner[2], (want + xy_blocks - 1) / xy_blocks));
   kchunk = (inner[2] + chunks - 1) / chunks;
   grid.z = static_cast<unsigned>((inner[2] + kchunk - 1) / kchunk);

@@ -1025,9 +1025,22 @@ int lines_per_block(int S) {
 // multiply-adds and the fast reciprocal in the means. Per node: the stencil
 // of the row functions for an interior row, regrouped as
 //   dt / c [ (hm_x (u_{i-1} - u) + hp_x (u_{i+1} - u)) / h_x^2 + ... + q f ].
-// An in-plane axis' part of the stencil at the node uo points to (K: its
-// conductivity there, nullptr for the constant kconst; s: the axis stride):
-// hm (u_- - u) + hp (u_+ - u), to be scaled by 1 / h^2.
+// One axis' part of the stencil at a node of value uc, its neighbours um,
+// up behind faces of means hm, hp: hm (u_- - u) + hp (u_+ - u), to be
+// scaled by 1 / h^2. Shared by fast_rhs_kernel and tiled_rhs_kernel, which
+// differ only in where the values come from.
+template <class T>
+__device__ __forceinline__ T axis_term(T hm, T hp, T um, T up, T uc) {
+  return fma(hm, um - uc, hp * (up - uc));
+}
+// The node's right-hand side from the sum acc of its axis terms (each
+// scaled by 1 / h^2): dt / c (acc + q f).
+template <class T>
+__device__ __forceinline__ T node_rhs(const GeneralParams<T>& P, T rho, T q, T acc) {
+  return P.dt * rho * fma(q, P.qf, acc);
+}
+// axis_term of an in-plane axis at the node uo points to (K: its
+// conductivity there, nullptr for the constant kconst; s: the axis stride).
 template <class T>
 __device__ __forceinline__ T in_plane_term(const T* K, index_t s, T kconst, const T* uo, T uc) {
   T hm = kconst, hp = kconst;
@@ -1036,7 +1049,7 @@ __device__ __forceinline__ T in_plane_term(const T* K, index_t s, T kconst, cons
     hm = face_mean(__ldg(K - s), kc);
     hp = face_mean(kc, __ldg(K + s));
   }
-  return fma(hm, __ldg(uo - s) - uc, hp * (__ldg(uo + s) - uc));
+  return axis_term(hm, hp, __ldg(uo - s), __ldg(uo + s), uc);
 }
 
 template <class T>
@@ -1073,9 +1086,9 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
     T acc = T(0);
     if (!fx) acc = fma(hx, in_plane_term(Kx, sx, kx0, uo, uc), acc);
     if (!fy) acc = fma(hy, in_plane_term(Ky, sy, ky0, uo, uc), acc);
-    if (!fz) acc = fma(hz, fma(hz_lo, um - uc, hz_hi * (up - uc)), acc);
+    if (!fz) acc = fma(hz, axis_term(hz_lo, hz_hi, um, up, uc), acc);
     const T q = qp ? __ldg(qp) : P.qconst;
-    *wo = P.dt * rho * fma(q, P.qf, acc);
+    *wo = node_rhs(P, rho, q, acc);
     um = uc;
     uc = up;
     kzc = kzp;
@@ -1216,13 +1229,13 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
         hz_hi = face_mean(kc, K1[h]);
       }
       T acc = T(0);
-      acc = fma(hx, fma(hmx, U[h - 1] - uc, hpx * (U[h + 1] - uc)), acc);
-      acc = fma(hy, fma(hmy, U[h - H] - uc, hpy * (U[h + H] - uc)), acc);
-      acc = fma(hz, fma(hz_lo[m], um[m] - uc, hz_hi * (up - uc)), acc);
+      acc = fma(hx, axis_term(hmx, hpx, U[h - 1], U[h + 1], uc), acc);
+      acc = fma(hy, axis_term(hmy, hpy, U[h - H], U[h + H], uc), acc);
+      acc = fma(hz, axis_term(hz_lo[m], hz_hi, um[m], up, uc), acc);
       const int t = r * kTileRhsX + tx;
       const T rc = rho ? sr[b * kTileRhsNode + t] : P.rho_const;
       const T q = qf ? sq[b * kTileRhsNode + t] : P.qconst;
-      if (live[m]) w[(i0 + tx) * sx + (j0 + r) * sy + k * sz] = P.dt * rc * fma(q, P.qf, acc);
+      if (live[m]) w[(i0 + tx) * sx + (j0 + r) * sy + k * sz] = node_rhs(P, rc, q, acc);
       um[m] = uc;
       hz_lo[m] = hz_hi;
     }
@@ -1331,17 +1344,12 @@ void launch_tiled_rhs(const T* u, T* w, const GeneralParams<T>& P, const dim3& g
 
 template <class T>
 void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, int ahead, cudaStream_t st) {
-  if (tiled_rhs_fits(P) && P.n[0] > 2 && P.n[1] > 2 && P.n[2] > 2) {
+  index_t kchunk = 1;
+  if (tiled_rhs_fits(P)) {
     // Tiles of 32 x 16 interior nodes; z chunks so that the device holds
     // ~8 blocks an SM (fewer, longer marches read fewer halo planes).
-    const index_t tx = (P.n[0] - 2 + kTileRhsX - 1) / kTileRhsX, ty = (P.n[1] - 2 + kTileRhsY - 1) / kTileRhsY;
-    ADI_REQUIRE(ty <= 65535, "general path: ny too large for the right-hand side's grid");
-    const index_t inner_z = P.n[2] - 2, want = 8 * static_cast<index_t>(sm_count);
-    const index_t chunks = std::max<index_t>(1, std::min<index_t>(inner_z, (want + tx * ty - 1) / (tx * ty)));
-    const index_t kchunk = (inner_z + chunks - 1) / chunks;
-    const dim3 grid(static_cast<unsigned>(tx), static_cast<unsigned>(ty),
-                    static_cast<unsigned>((inner_z + kchunk - 1) / kchunk));
-    ADI_REQUIRE(grid.z <= 65535, "general path: nz too large for the right-hand side's grid");
+    const dim3 grid = rhs_interior_grid(P, sm_count, kchunk, kTileRhsX, kTileRhsY, 8);
+    if (grid.x == 0) return;
     // 4 planes in flight by default: H100, 512^3, K and q fields, the RHS
     // at depth 2 / 4 / 8 took 1.34 / 1.31 / 1.40 ms fp32 and 2.16 / 1.89 /
     // 2.89 ms fp64 (8: the 9 buffers leave one fp64 block an SM).
@@ -1353,7 +1361,6 @@ void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, 
       launch_tiled_rhs<T, 4>(u, w, P, grid, kchunk, st);
     return;
   }
-  index_t kchunk = 1;
   const dim3 grid = rhs_interior_grid(P, sm_count, kchunk);
   if (grid.x == 0) return;
   fast_rhs_kernel<T><<<grid, dim3(kRhsBlockX, kRhsBlockY), 0, st>>>(u, w, P, kchunk);
