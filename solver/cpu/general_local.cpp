@@ -27,11 +27,6 @@ std::array<int, 2> others(int axis) {
   return axis == 0 ? std::array<int, 2>{{1, 2}} : axis == 1 ? std::array<int, 2>{{0, 2}} : std::array<int, 2>{{0, 1}};
 }
 
-/// A run of consecutive local indices whose global indices are consecutive too.
-struct Run {
-  index_t local = 0, global = 0, len = 0;
-};
-
 template <class T>
 class GeneralCpuLocal final : public GeneralLocal<T> {
  private:
@@ -433,14 +428,11 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const index_t m = L.n[a], s = L.stride[a];
     const index_t nl = lines(a);
     const Split1D sp = split_[a];
-    const int P = sp.parts, me = part_.coords[a];
+    const int me = part_.coords[a];
     // Unknowns of the reduced system: min(m_q, 2) per rank q, in rank order.
-    std::vector<index_t> cnt(static_cast<std::size_t>(P)), off(static_cast<std::size_t>(P) + 1, 0);
-    for (int q = 0; q < P; ++q) {
-      cnt[q] = std::min<index_t>(sp.size(q), 2);
-      off[q + 1] = off[q] + cnt[q];
-    }
-    const index_t N = off[P];
+    std::vector<index_t> cnt, off;
+    reduced_layout(sp, cnt, off);
+    const index_t N = off.back();
     const bool ring = p_.periodic(a);
     T* w = W();
     T* u = U();
@@ -451,41 +443,15 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const LineBatches bs = batches(a);
 #pragma omp parallel reduction(&& : ok)
     {
-      std::vector<T> za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N), F(kBatch), Lv(kBatch);
+      ReducedScratch<T> rs(N);
+      std::vector<T> F(kBatch), Lv(kBatch);
 #pragma omp for schedule(static)
       for (index_t t = 0; t < bs.tasks; ++t) {
         const LineBatch b = bs.at(t);
         const index_t base = b.base, su = bs.su, nb = b.cnt, line0 = b.line0;
         for (index_t l = 0; l < nb; ++l) {
-          const index_t line = line0 + l;
-          for (int q = 0; q < P; ++q) {
-            const T* blk = gathered + static_cast<index_t>(q) * kReducedValues * nl;
-            for (index_t r = 0; r < cnt[q]; ++r) {
-              const index_t z = off[q] + r;
-              za[z] = blk[(4 * r + 0) * nl + line];
-              zb[z] = blk[(4 * r + 1) * nl + line];
-              zc[z] = blk[(4 * r + 2) * nl + line];
-              zd[z] = blk[(4 * r + 3) * nl + line];
-            }
-          }
-          bool good;
-          if (!ring) {
-            good = cpu::detail::thomas(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data());
-          } else if (N >= 3) {  // the first rank's a couples to the last unknown, the last rank's c to the first
-            good =
-                cpu::detail::cyclic(N, za.data(), zb.data(), zc.data(), zd.data(), cp.data(), zz.data(), bb.data());
-          } else {  // a ring of two unknowns: both couplings of a row reach the other unknown
-            const T a01 = za[0] + zc[0], a10 = za[1] + zc[1];
-            const T det = zb[0] * zb[1] - a01 * a10;
-            good = std::isfinite(static_cast<double>(det)) && det != T(0);
-            const T x0 = (zd[0] * zb[1] - a01 * zd[1]) / det;
-            const T x1 = (zb[0] * zd[1] - a10 * zd[0]) / det;
-            zd[0] = x0;
-            zd[1] = x1;
-          }
+          const bool good = solve_reduced_line(gathered, nl, line0 + l, cnt, off, ring, me, rs, F[l], Lv[l]);
           ok = ok && good;
-          F[l] = zd[off[me]];
-          Lv[l] = zd[off[me] + cnt[me] - 1];
         }
         for (index_t i = 0; i < m; ++i) {
           const index_t o0 = base + i * s;
@@ -694,51 +660,8 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         for (index_t i = 0; i < L.n[0]; ++i) f(L.offset(i, j, k));
   }
 
-  // A material field on the box and its ghost layers (global indices wrapped
-  // on a periodic axis, clamped at a domain face, where the value is never
-  // used), one FieldSource::read per block of consecutive global indices:
-  // one read for an interior rank, at most 27 at a periodic corner.
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
-    std::array<std::vector<Run>, 3> runs;
-    for (int a = 0; a < 3; ++a) {
-      const index_t g = ghosts_[a] ? 1 : 0, n = p_.n[a], m = part_.box.size[a];
-      auto glob = [&](index_t l) {
-        index_t x = part_.box.begin[a] + l;
-        if (x < 0 || x >= n) x = p_.periodic(a) ? (x + n) % n : std::clamp<index_t>(x, 0, n - 1);
-        return x;
-      };
-      for (index_t l = -g; l < m + g;) {
-        Run r{l, glob(l), 1};
-        while (l + r.len < m + g && glob(l + r.len) == r.global + r.len) ++r.len;
-        runs[a].push_back(r);
-        l += r.len;
-      }
-    }
-    std::vector<T> out(static_cast<std::size_t>(st_.elements), T(0));
-    T* base = out.data() + st_.origin;
-    const Layout3& L = st_.layout;
-    std::vector<double> buf;
-    for (const Run& rz : runs[2])
-      for (const Run& ry : runs[1])
-        for (const Run& rx : runs[0]) {
-          buf.resize(static_cast<std::size_t>(rx.len * ry.len * rz.len));
-          f.read({{rx.global, ry.global, rz.global}}, {{rx.len, ry.len, rz.len}}, buf.data());
-          for (index_t k = 0; k < rz.len; ++k)
-            for (index_t j = 0; j < ry.len; ++j)
-              for (index_t i = 0; i < rx.len; ++i) {
-                const double x = buf[static_cast<std::size_t>(i + rx.len * (j + ry.len * k))];
-                if (!(std::isfinite(x) && (signed_ok || x > 0.0))) {
-                  const index_t gi = rx.global + i, gj = ry.global + j, gk = rz.global + k;
-                  std::ostringstream s;
-                  s << what << " field " << f.name() << ": value " << x << " at node (i, j, k) = (" << gi << ", "
-                    << gj << ", " << gk << ") (dataset index [" << gk << ", " << gj << ", " << gi
-                    << "]): expected a finite value" << (signed_ok ? "" : " > 0");
-                  ADI_THROW(InvalidArgument, s.str());
-                }
-                base[L.offset(rx.local + i, ry.local + j, rz.local + k)] = static_cast<T>(x);
-              }
-        }
-    return out;
+    return load_box_field<T>(p_, part_, ghosts_, st_, f, what, signed_ok);
   }
 
   void copy_box(T* packed, T* field, bool in) {

@@ -14,6 +14,7 @@
 
 #include <adi/detail/local_backend.hpp>
 
+#include "box_copy.cuh"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "field_stats.cuh"
@@ -280,23 +281,8 @@ class CudaLocal final : public LocalBackend<T> {
   T* U() const { return u_.get() + st_.origin; }
   T* W() const { return w_.get() + st_.origin; }
 
-  // The box of `field` <-> packed host data, one 2-D copy per z plane.
-  void box_copy(T* field, T* packed, bool in) {
-    const Layout3& L = st_.layout;
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(L.n[0]);
-    const std::size_t pitch = sizeof(T) * static_cast<std::size_t>(L.stride[1]);
-    for (index_t k = 0; k < L.n[2]; ++k) {
-      T* dev = field + st_.origin + k * L.stride[2];
-      T* host = packed + L.n[0] * L.n[1] * k;
-      if (in)
-        ADI_CUDA_CHECK(cudaMemcpy2DAsync(dev, pitch, host, row, row, static_cast<std::size_t>(L.n[1]),
-                                         cudaMemcpyHostToDevice, stream_));
-      else
-        ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, dev, pitch, row, static_cast<std::size_t>(L.n[1]),
-                                         cudaMemcpyDeviceToHost, stream_));
-    }
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
+  // The box of `field` <-> packed host data (box_copy.cuh).
+  void box_copy(T* field, T* packed, bool in) { cuda::box_copy(field + st_.origin, st_.layout, packed, in, stream_); }
 
   index_t n_o2(int axis) const { return st_.layout.n[other_axes(axis)[1]]; }
   // Where the gathered values of the batch of lines starting at c_o2 = b go
@@ -305,22 +291,10 @@ class CudaLocal final : public LocalBackend<T> {
     return static_cast<index_t>(lp_.plans[axis].gathered()) * st_.layout.n[0] * b;
   }
 
-  // The plane at index idx (-1 .. n) along axis 1 or 2 of `field` (pointing
-  // at node (0, 0, 0)), rows c_o2 in [b, e) <-> packed host data, x fastest:
-  // one 2-D copy (queued) whose rows are x rows of the box, `pitch` apart in
-  // device memory (the row pitch for a z plane, the plane pitch for a y plane).
+  // The plane at index idx along axis 1 or 2 of `field` (pointing at node
+  // (0, 0, 0)), rows c_o2 in [b, e) <-> packed host data (box_copy.cuh).
   void plane_copy(T* field, int axis, index_t idx, T* host, bool out, index_t b, index_t e) {
-    ADI_REQUIRE(axis == 1 || axis == 2, "CUDA ranks exchange y and z planes only");
-    const Layout3& L = st_.layout;
-    const int o2 = axis == 1 ? 2 : 1;
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(L.n[0]);
-    const std::size_t pitch = sizeof(T) * static_cast<std::size_t>(L.stride[o2]);
-    T* dev = field + idx * L.stride[axis] + b * L.stride[o2];
-    const std::size_t rows = static_cast<std::size_t>(e - b);
-    if (out)
-      ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, dev, pitch, row, rows, cudaMemcpyDeviceToHost, stream_));
-    else
-      ADI_CUDA_CHECK(cudaMemcpy2DAsync(dev, pitch, host, row, row, rows, cudaMemcpyHostToDevice, stream_));
+    cuda::plane_copy(field, st_.layout, axis, idx, host, out, b, e, stream_);
   }
 
   LocalProblem lp_;

@@ -52,6 +52,7 @@
 #include "../stepper_support.cuh"
 #include "../line_solver.hpp"
 #include "../rhs_kernel.cuh"
+#include "dirichlet_nodes.hpp"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
 
@@ -240,26 +241,11 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
 
     // The moving Dirichlet nodes, flattened: offset, term mask, W per face.
-    std::vector<index_t> d_off;
-    std::vector<std::uint8_t> d_mask;
-    std::vector<double> d_w;
-    if (dirichlet_.moving) {
-      for (const DirichletFace& f : dirichlet_.faces) {
-        std::uint8_t mask = 0;
-        for (const auto& term : f.terms) mask = static_cast<std::uint8_t>(mask | (1u << term.face));
-        for (index_t c2 = 0; c2 < f.n2; ++c2)
-          for (index_t c1 = 0; c1 < f.n1; ++c1) {
-            const index_t q = f.index(c1, c2);
-            if (!f.owned[q]) continue;
-            d_off.push_back(f.plane * layout_.stride[f.axis] + c1 * layout_.stride[f.o1] +
-                            c2 * layout_.stride[f.o2]);
-            d_mask.push_back(mask);
-            const std::size_t at = d_w.size();
-            d_w.resize(at + 6, 0.0);
-            for (const auto& term : f.terms) d_w[at + static_cast<std::size_t>(term.face)] = term.w[q];
-          }
-      }
-    }
+    general::DirichletNodes dn =
+        general::flatten_dirichlet(dirichlet_, {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
+    const std::vector<index_t>& d_off = dn.off;
+    const std::vector<std::uint8_t>& d_mask = dn.mask;
+    const std::vector<double>& d_w = dn.w;
 
     // Device memory: check that it fits, then allocate and upload.
     const std::size_t n = static_cast<std::size_t>(layout_.span());

@@ -44,11 +44,16 @@
 // system of each of its lines (2P unknowns at most) and finishes locally.
 
 #include <adi/decomposition.hpp>
+#include <adi/detail/line_thomas.hpp>
+#include <adi/options.hpp>
 #include <adi/stepper.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace adi::mpi::detail {
 
@@ -100,5 +105,83 @@ class GeneralLocal {
 /// material value (naming the field and the global node).
 template <class T>
 std::unique_ptr<GeneralLocal<T>> make_general_cpu_local(const HeatProblem& p, const Decomposition& d, int rank);
+
+/// The CUDA implementation (solver/cuda/general/general_local_cuda.cu) on
+/// device `device`: the same rows and the same reduced systems, the box on
+/// the GPU. Throws as the CPU one on bad material values, BackendUnavailable
+/// when the device cannot hold the box (or CUDA was not built).
+template <class T>
+std::unique_ptr<GeneralLocal<T>> make_general_cuda_local(const HeatProblem& p, const Decomposition& d, int rank,
+                                                         int device, const SolverOptions& options);
+
+/// A material field (K, c or q) on rank `part`'s box and its ghost layers
+/// (`ghosts[a]`: one layer on both sides of axis a) in storage `st`: global
+/// indices wrapped on a periodic axis, clamped at a domain face (where the
+/// value is never used); one FieldSource::read per block of consecutive
+/// global indices (one for an interior rank, at most 27 at a periodic
+/// corner). Throws InvalidArgument naming the field and the global node on
+/// a non-finite value, or (signed_ok false) one <= 0. solver/core/general_box.cpp.
+template <class T>
+std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
+                              const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok);
+
+/// The reduced system of one line along a split axis, from the all-gather
+/// of every rank's reduced rows (rank q's block at q * kReducedValues * nl,
+/// its value v of line `line` at v * nl + line): rank q holds cnt[q] =
+/// min(m_q, 2) unknowns, the first at off[q]; N = off[P]. Solves it (a ring
+/// on a periodic axis) and gives rank `me`'s first and last unknowns F and
+/// L. The scratch vectors hold N values each. False: a zero or non-finite
+/// pivot. Shared by the CPU and CUDA local backends (both solve it on the host).
+template <class T>
+struct ReducedScratch {
+  std::vector<T> za, zb, zc, zd, cp, zz, bb;
+  explicit ReducedScratch(index_t N) : za(N), zb(N), zc(N), zd(N), cp(N), zz(N), bb(N) {}
+};
+template <class T>
+bool solve_reduced_line(const T* gathered, index_t nl, index_t line, const std::vector<index_t>& cnt,
+                        const std::vector<index_t>& off, bool ring, int me, ReducedScratch<T>& s, T& F, T& L) {
+  const int P = static_cast<int>(cnt.size());
+  const index_t N = off[static_cast<std::size_t>(P)];
+  for (int q = 0; q < P; ++q) {
+    const T* blk = gathered + static_cast<index_t>(q) * kReducedValues * nl;
+    for (index_t r = 0; r < cnt[q]; ++r) {
+      const index_t z = off[q] + r;
+      s.za[z] = blk[(4 * r + 0) * nl + line];
+      s.zb[z] = blk[(4 * r + 1) * nl + line];
+      s.zc[z] = blk[(4 * r + 2) * nl + line];
+      s.zd[z] = blk[(4 * r + 3) * nl + line];
+    }
+  }
+  bool good;
+  if (!ring) {
+    good = adi::detail::thomas(N, s.za.data(), s.zb.data(), s.zc.data(), s.zd.data(), s.cp.data());
+  } else if (N >= 3) {  // the first rank's a couples to the last unknown, the last rank's c to the first
+    good = adi::detail::cyclic(N, s.za.data(), s.zb.data(), s.zc.data(), s.zd.data(), s.cp.data(), s.zz.data(),
+                               s.bb.data());
+  } else {  // a ring of two unknowns: both couplings of a row reach the other unknown
+    const T a01 = s.za[0] + s.zc[0], a10 = s.za[1] + s.zc[1];
+    const T det = s.zb[0] * s.zb[1] - a01 * a10;
+    good = std::isfinite(static_cast<double>(det)) && det != T(0);
+    const T x0 = (s.zd[0] * s.zb[1] - a01 * s.zd[1]) / det;
+    const T x1 = (s.zb[0] * s.zd[1] - a10 * s.zd[0]) / det;
+    s.zd[0] = x0;
+    s.zd[1] = x1;
+  }
+  F = s.zd[off[me]];
+  L = s.zd[off[me] + cnt[me] - 1];
+  return good;
+}
+
+/// The reduced systems' unknowns per rank along split axis a (cnt) and the
+/// first of each (off, P + 1 values).
+inline void reduced_layout(const Split1D& sp, std::vector<index_t>& cnt, std::vector<index_t>& off) {
+  const int P = sp.parts;
+  cnt.assign(static_cast<std::size_t>(P), 0);
+  off.assign(static_cast<std::size_t>(P) + 1, 0);
+  for (int q = 0; q < P; ++q) {
+    cnt[q] = std::min<index_t>(sp.size(q), 2);
+    off[q + 1] = off[q] + cnt[q];
+  }
+}
 
 }  // namespace adi::mpi::detail
