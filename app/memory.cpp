@@ -107,6 +107,14 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
       if (long_lines) stepper_arrays += 2.0;
       m.host_bytes += m.material_fields * (points * 8.0 + m.field_bytes);
     }
+    if (!c.problem.classic() && ranks > 1) {
+      // A GPU rank of the general path (solver/cuda/general/general_local_cuda.cu):
+      // along its split axis three scratch grids (the interior's alpha, beta
+      // and the sweep's c'); each field passes through the host once, as the
+      // box in double and in the run's precision.
+      stepper_arrays += 3.0;
+      m.host_bytes += m.material_fields * stepper_field * (1.0 + 8.0 / (c.precision == Precision::F32 ? 4.0 : 8.0));
+    }
     m.device_bytes = stepper_arrays * stepper_field;
     const auto devs = cuda_devices();
     if (!devs.empty()) {

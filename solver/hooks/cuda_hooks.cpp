@@ -4,6 +4,7 @@
 
 #include <adi/cuda.hpp>
 #include <adi/detail/backends.hpp>
+#include <adi/detail/general_local.hpp>
 #include <adi/detail/local_backend.hpp>
 
 namespace adi::cuda {
@@ -110,4 +111,14 @@ std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem&, int, const
 }
 template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const LocalProblem&, int, const SolverOptions&);
 template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int, const SolverOptions&);
+template <class T>
+std::unique_ptr<GeneralLocal<T>> make_general_cuda_local(const HeatProblem&, const Decomposition&, int, int,
+                                                         const SolverOptions&) {
+  adi::hooks::not_built(adi::hooks::Missing::Cuda);
+}
+template std::unique_ptr<GeneralLocal<float>> make_general_cuda_local<float>(const HeatProblem&, const Decomposition&,
+                                                                            int, int, const SolverOptions&);
+template std::unique_ptr<GeneralLocal<double>> make_general_cuda_local<double>(const HeatProblem&,
+                                                                              const Decomposition&, int, int,
+                                                                              const SolverOptions&);
 }  // namespace adi::mpi::detail

@@ -366,6 +366,21 @@ class MpiStepper final : public DistributedStepper<T> {
 
 }  // namespace
 
+namespace detail {
+int rank_device(const SolverOptions& options) {
+  const std::string why = cuda_unavailable_reason();
+  if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+  const auto devs = cuda_devices();
+  // One rank per GPU: the local rank picks the device, unless the
+  // options name one (SolverOptions::cuda_device, ADI_CUDA_DEVICE).
+  const int ndev = static_cast<int>(devs.size());
+  if (options.cuda_device >= ndev)
+    ADI_THROW(BackendUnavailable, "ADI_CUDA_DEVICE=" + std::to_string(options.cuda_device) + " but " +
+                                      std::to_string(ndev) + " CUDA device(s) are visible");
+  return options.cuda_device >= 0 ? options.cuda_device : local_rank() % ndev;
+}
+}  // namespace detail
+
 template <class T>
 std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProblem& p, Backend b,
                                                                 const std::array<int, 3>& grid,
@@ -376,15 +391,9 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
   p.validate();
   // Problems beyond the classic ones (material fields, sources, flux /
   // convective / periodic faces, time tables, flat axes) have their own
-  // stepper (general_distributed.cpp), on the CPU local backend only; the
-  // classic path below is untouched. Decided from the arguments alone, so
-  // every rank throws the same error.
+  // stepper (general_distributed.cpp), on the CPU or the CUDA local backend
+  // (detail/general_local.hpp); the classic path below is untouched.
   const bool general = !p.classic();
-  if (general && b == Backend::Cuda)
-    ADI_THROW(BackendUnavailable, "distributed runs of this problem (material fields, sources, flux/convective/"
-                                  "periodic faces, time tables or flat axes) run on the CPU local backend only: "
-                                  "the CUDA local backend supports constant coefficients with Dirichlet/insulated "
-                                  "faces; use backend cpu (or run on one GPU without mpirun)");
   MPI_Comm comm;
   ADI_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -397,10 +406,6 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     ADI_REQUIRE(grid[0] == 0 || grid[0] == 1,
                 "process grid: the x axis is never split (x lines stay on one rank); expected [1, Py, Pz]");
     const Decomposition d = Decomposition::plan(p.n, size, grid);
-    // Auto is the CPU here: it is the only local backend of the general path.
-    if (general) return detail::make_general_distributed<T>(p, d, comm);
-    const LocalProblem lp = LocalProblem::make(p, d, rank);
-
     // Auto: CUDA when every rank has a device.
     Backend resolved = b;
     if (b == Backend::Auto) {
@@ -408,22 +413,14 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
       ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm));
       resolved = usable ? Backend::Cuda : Backend::Cpu;
     }
+    if (general) return detail::make_general_distributed<T>(p, d, comm, resolved, options);
+    const LocalProblem lp = LocalProblem::make(p, d, rank);
     // Collective: a rank that cannot set up its backend makes all of them throw.
     std::unique_ptr<LocalBackend<T>> local;
     std::exception_ptr failure;
     try {
       if (resolved == Backend::Cuda) {
-        const std::string why = cuda_unavailable_reason();
-        if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
-        const auto devs = cuda_devices();
-        // One rank per GPU: the local rank picks the device, unless the
-        // options name one (SolverOptions::cuda_device, ADI_CUDA_DEVICE).
-        const int ndev = static_cast<int>(devs.size());
-        if (options.cuda_device >= ndev)
-          ADI_THROW(BackendUnavailable, "ADI_CUDA_DEVICE=" + std::to_string(options.cuda_device) + " but " +
-                                            std::to_string(ndev) + " CUDA device(s) are visible");
-        local = detail::make_cuda_local<T>(lp, options.cuda_device >= 0 ? options.cuda_device : local_rank() % ndev,
-                                           options);
+        local = detail::make_cuda_local<T>(lp, detail::rank_device(options), options);
       } else {
         local = detail::make_cpu_local<T>(lp);
       }

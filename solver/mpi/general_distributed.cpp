@@ -1,6 +1,6 @@
 // The distributed Douglas step of the general problem (K, c, q fields,
 // sources, every face kind, periodic axes cut across ranks, flat axes) on the
-// CPU local backend. Per step:
+// CPU or the CUDA local backend (GeneralCpuLocal, GeneralCudaLocal). Per step:
 //   1. ghost planes of u from the neighbours along every split axis; along a
 //      split periodic axis the ranks form a ring (Decomposition::set_periodic),
 //      so the first rank's lower ghost is the last rank's top plane;
@@ -12,8 +12,8 @@
 //      per line over the ranks of the axis (all lines of the rank in one
 //      message), the reduced tridiagonal (on a periodic axis cyclic) system
 //      per line, and the local completion; the z solve adds into u.
-// No overlap and no batches (the classic path's pipelining is for the GPU;
-// here the CPU computes either way).
+// No overlap and no batches yet: each phase of the rank runs to its end
+// before the next message (the classic path's pipelining is not built here).
 
 #include "general_distributed.hpp"
 
@@ -51,8 +51,8 @@ template <class T>
 class GeneralMpiStepper final : public DistributedStepper<T> {
  public:
   GeneralMpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<GeneralLocal<T>> local,
-                    MPI_Comm comm)
-      : p_(p), dec_(d), local_(std::move(local)), comm_(comm) {
+                    MPI_Comm comm, Backend backend)
+      : p_(p), dec_(d), local_(std::move(local)), comm_(comm), backend_(backend) {
     ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     part_ = dec_.part(rank_);
     for (int a = 0; a < 3; ++a) {
@@ -70,7 +70,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   }
 
   const HeatProblem& problem() const override { return p_; }
-  Backend backend() const override { return Backend::Cpu; }
+  Backend backend() const override { return backend_; }
   std::string device_name() const override {
     return local_->device_name() + "; " + dec_.describe() + ", reduced-system line solves per line";
   }
@@ -255,6 +255,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   LocalPart part_;
   std::unique_ptr<GeneralLocal<T>> local_;
   MPI_Comm comm_;
+  Backend backend_;
   MPI_Comm line_comm_[3];
   int rank_ = 0;
   CommTimes times_;
@@ -264,17 +265,21 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<DistributedStepper<T>> make_general_distributed(const HeatProblem& p, Decomposition d, MPI_Comm comm) {
+std::unique_ptr<DistributedStepper<T>> make_general_distributed(const HeatProblem& p, Decomposition d, MPI_Comm comm,
+                                                                Backend backend, const SolverOptions& options) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
   // Collective: a rank whose box has a bad material value (or whose reads
-  // fail) makes all of them throw.
+  // fail, or which has no usable GPU) makes all of them throw.
   std::unique_ptr<GeneralLocal<T>> local;
   std::exception_ptr failure;
   try {
-    local = make_general_cpu_local<T>(p, d, rank);
+    if (backend == Backend::Cuda)
+      local = make_general_cuda_local<T>(p, d, rank, rank_device(options), options);
+    else
+      local = make_general_cpu_local<T>(p, d, rank);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -283,12 +288,14 @@ std::unique_ptr<DistributedStepper<T>> make_general_distributed(const HeatProble
   if (failure) std::rethrow_exception(failure);
   if (first_failed < size)
     ADI_THROW(PeerError, "rank " + std::to_string(first_failed) + " could not set up its box (see its message)");
-  return std::make_unique<GeneralMpiStepper<T>>(p, d, std::move(local), comm);
+  return std::make_unique<GeneralMpiStepper<T>>(p, d, std::move(local), comm, backend);
 }
 
 template std::unique_ptr<DistributedStepper<float>> make_general_distributed<float>(const HeatProblem&, Decomposition,
-                                                                                    MPI_Comm);
+                                                                                    MPI_Comm, Backend,
+                                                                                    const SolverOptions&);
 template std::unique_ptr<DistributedStepper<double>> make_general_distributed<double>(const HeatProblem&,
-                                                                                      Decomposition, MPI_Comm);
+                                                                                      Decomposition, MPI_Comm, Backend,
+                                                                                      const SolverOptions&);
 
 }  // namespace adi::mpi::detail

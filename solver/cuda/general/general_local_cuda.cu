@@ -1,0 +1,622 @@
+// One MPI rank's box of the GENERAL problem on its GPU: the CUDA twin of
+// GeneralCpuLocal (solver/cpu/general_local.cpp; the design is in
+// detail/general_local.hpp). The same rows, built from discrete.hpp with the
+// node's GLOBAL index and the domain's ends; the same partition method for
+// lines that cross ranks; the same reduced systems, solved on the host by the
+// same function (solve_reduced_line). Compiled with -fmad=false, as the
+// whole-grid general stepper's generic kernels, so the per-node arithmetic
+// is the oracle's operation for operation.
+//
+// Storage: LocalStorage with one ghost layer along every split axis and rows
+// padded to 32 elements (every x row starts on 128 bytes); u, w, K per axis
+// (one array for an isotropic field), 1/c and q on the box and its ghosts;
+// along a split axis three scratch grids (the interior's coefficients alpha,
+// beta of the reduced unknowns, and the forward sweep's c'), which the
+// one-line-per-thread whole-line solves reuse as their c' and z.
+//
+// Kernels, per phase (each phase ends with its stream synchronised, since
+// the distributed stepper times and orders phases on the host):
+//  - rhs: one thread per node (box_rhs_kernel), the CPU's generic per-node
+//    form with neighbours across cuts in the ghost planes;
+//  - solve_whole (an axis the rank holds whole: x always): the segmented
+//    kernel of the whole-grid path (general_lanes.cu) on the box's view
+//    where it fits (SolverOptions::general_segmented), else Thomas or cyclic
+//    Sherman-Morrison one line per thread (general_kernels.cuh);
+//  - reduce / finish (a split axis): one thread per line, lines adjacent
+//    along x (coalesced); the reduced systems on the host in between.
+// Not yet at the whole-grid path's speed: the split axes' partition method
+// moves ~14 words a point (the interior's alpha, beta and c' go through
+// memory), the RHS is not tiled. Correctness first; the speed is future work.
+
+#include <adi/detail/general_local.hpp>
+#include <adi/dirichlet.hpp>
+#include <adi/discrete.hpp>
+
+#include "../box_copy.cuh"
+#include "../cuda_check.hpp"
+#include "../device_buffer.hpp"
+#include "../field_stats.cuh"
+#include "dirichlet_nodes.hpp"
+#include "general_kernels.cuh"
+#include "general_lanes.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+namespace adi::mpi::detail {
+
+namespace {
+
+using cuda::DeviceBuffer;
+using cuda::general::GeneralParams;
+using cuda::general::kPivotErrorX;
+
+constexpr int kThreads = 256;
+
+/// The box as the kernels see it: GeneralParams over the box (n = the box's
+/// sizes, the ghosted storage's strides, every pointer at node (0, 0, 0),
+/// the DOMAIN's ends, whose n is the global one), and where the box lies.
+template <class T>
+struct BoxParams {
+  GeneralParams<T> P;
+  index_t begin[3] = {0, 0, 0};
+  bool lo_cut[3] = {false, false, false};
+  bool hi_cut[3] = {false, false, false};
+};
+
+// Neighbours along a of the node at offset o, local index i (GeneralCpuLocal's
+// lower / upper): the ghost plane across a cut (every face of a split
+// periodic axis is a cut), the other end of the box on a periodic axis the
+// rank holds whole, the mirrored inner node at a domain face.
+template <class T>
+__device__ ADI_FORCEINLINE index_t lower(const BoxParams<T>& B, int a, index_t o, index_t i) {
+  const index_t s = B.P.stride[a], m = B.P.n[a];
+  if (i > 0 || B.lo_cut[a]) return o - s;
+  return B.P.ends[a].lo == LineEnd::Wrap ? o + (m - 1) * s : o + s;
+}
+template <class T>
+__device__ ADI_FORCEINLINE index_t upper(const BoxParams<T>& B, int a, index_t o, index_t i) {
+  const index_t s = B.P.stride[a], m = B.P.n[a];
+  if (i < m - 1 || B.hi_cut[a]) return o + s;
+  return B.P.ends[a].hi == LineEnd::Wrap ? o - (m - 1) * s : o - s;
+}
+
+// w = dt (sum_a A_a u + rho (beta + q f)) at node (i, j, k) of the box, 0 at
+// a Dirichlet node: GeneralCpuLocal::rhs's per-node form, global indices.
+template <class T>
+__global__ void __launch_bounds__(kThreads) box_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, BoxParams<T> B) {
+  const GeneralParams<T>& P = B.P;
+  const index_t i = static_cast<index_t>(blockIdx.x) * 32 + threadIdx.x;
+  const index_t j = static_cast<index_t>(blockIdx.y) * 8 + threadIdx.y;
+  if (i >= P.n[0] || j >= P.n[1]) return;
+  for (index_t k = blockIdx.z; k < P.n[2]; k += gridDim.z) {
+    const index_t o = i * P.stride[0] + j * P.stride[1] + k * P.stride[2];
+    const auto loc = [&](int a) { return a == 0 ? i : a == 1 ? j : k; };
+    bool fixed = false;
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+      if (!P.flat[a] && fixed_row(B.begin[a] + loc(a), P.ends[a])) fixed = true;
+    if (fixed) {
+      w[o] = T(0);
+      continue;
+    }
+    const T rho = P.rho ? P.rho[o] : P.rho_const;
+    const T uc = u[o];
+    T acc = T(0), bsum = T(0);
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      if (P.flat[a]) continue;
+      const AxisEnds<T>& e = P.ends[a];
+      const index_t gi = B.begin[a] + loc(a);
+      const index_t om = lower(B, a, o, loc(a)), op = upper(B, a, o, loc(a));
+      const T* K = P.K[a];
+      const T kc = K ? K[o] : P.kconst[a];
+      const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+      acc += row_apply(row_coupling<T>(gi, e, km, kc, kp, rho), u[om], uc, u[op]);
+      if (gi == 0 && e.lo == LineEnd::Mirror) bsum += P.beta[a][0];
+      if (gi == e.n - 1 && e.hi == LineEnd::Mirror) bsum += P.beta[a][1];
+    }
+    const T q = P.q ? P.q[o] : P.qconst;
+    w[o] = P.dt * (acc + rho * (bsum + q * P.qf));
+  }
+}
+
+// Row (a, b, c) of (I - theta dt A_a) at local index i of the line whose
+// node i is at offset o: the identity at a Dirichlet node.
+template <class T>
+__device__ ADI_FORCEINLINE void box_row(const BoxParams<T>& B, int a, index_t o, index_t i, T& ra, T& rb, T& rc) {
+  const GeneralParams<T>& P = B.P;
+  const AxisEnds<T>& e = P.ends[a];
+  const index_t gi = B.begin[a] + i;
+  if (fixed_row(gi, e)) {
+    ra = rc = T(0);
+    rb = T(1);
+    return;
+  }
+  const index_t om = lower(B, a, o, i), op = upper(B, a, o, i);
+  const T* K = P.K[a];
+  const T kc = K ? K[o] : P.kconst[a], km = K ? K[om] : kc, kp = K ? K[op] : kc;
+  const T rho = P.rho ? P.rho[o] : P.rho_const;
+  implicit_row(row_coupling<T>(gi, e, km, kc, kp, rho), P.theta_dt, ra, rb, rc);
+}
+
+__device__ ADI_FORCEINLINE bool good_pivot(double p) { return isfinite(p) && p != 0.0; }
+
+// The partition method's first half for one line per thread (GeneralCpuLocal::
+// reduce, the same operations in the same order): rows 1 .. m-2 eliminated
+// with x_0 = F and x_{m-1} = L as known values, three right-hand sides (d,
+// -a_1 e_1, -c_{m-2} e_{m-2}) on one factorisation; r, alpha, beta of the
+// interior into w, al, be (cp: the sweep's c'), the two reduced rows of the
+// line into rows[v * lines + line].
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    box_reduce_kernel(T* __restrict__ w, T* __restrict__ al, T* __restrict__ be, T* __restrict__ cp,
+                      BoxParams<T> B, int a, index_t lines, T* __restrict__ rows, int* __restrict__ error) {
+  const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= lines) return;
+  const GeneralParams<T>& P = B.P;
+  const index_t base = cuda::general::line_base(P, a, line), s = P.stride[a], m = P.n[a];
+  T out[kReducedValues] = {};
+  T a0, b0, c0, an, bn, cn;
+  box_row(B, a, base, 0, a0, b0, c0);
+  const T d0 = w[base];
+  if (m == 1) {
+    out[0] = a0, out[1] = b0, out[2] = c0, out[3] = d0;
+  } else {
+    const index_t ol = base + (m - 1) * s;
+    box_row(B, a, ol, m - 1, an, bn, cn);
+    const T dn = w[ol];
+    bool ok = true;
+    T r1 = T(0), a1 = T(0), b1 = T(1);  // x_1 = r_1 + alpha_1 F + beta_1 L (m = 2: x_1 = L)
+    T rm = T(0), am = T(1), bm = T(0);  // x_{m-2} likewise (m = 2: x_0 = F)
+    if (m >= 3) {
+      // Forward: row 1, then 2 .. m-2; f (alpha) starts as -a_1 e_1, g (beta)
+      // as -c_{m-2} e_{m-2}, both 0 elsewhere.
+      T ra, rb, rc;
+      index_t o = base + s;
+      box_row(B, a, o, 1, ra, rb, rc);
+      ok = ok && good_pivot(static_cast<double>(rb));
+      T inv = T(1) / rb;
+      T cprev = rc * inv;
+      T dprev = w[o] * inv;
+      T fprev = -ra * inv;
+      T gprev = (m == 3 ? -rc : T(0)) * inv;
+      cp[o] = cprev, w[o] = dprev, al[o] = fprev, be[o] = gprev;
+      for (index_t i = 2; i < m - 1; ++i) {
+        o += s;
+        box_row(B, a, o, i, ra, rb, rc);
+        const T piv = rb - ra * cprev;
+        ok = ok && good_pivot(static_cast<double>(piv));
+        inv = T(1) / piv;
+        cprev = rc * inv;
+        dprev = (w[o] - ra * dprev) * inv;
+        fprev = (T(0) - ra * fprev) * inv;
+        gprev = ((i == m - 2 ? -rc : T(0)) - ra * gprev) * inv;
+        cp[o] = cprev, w[o] = dprev, al[o] = fprev, be[o] = gprev;
+      }
+      // Back: rows m-3 .. 1 (row m-2 is final); the values of row i + 1 ride along.
+      rm = dprev, am = fprev, bm = gprev;
+      T dn1 = dprev, fn1 = fprev, gn1 = gprev;
+      for (index_t i = m - 3; i >= 1; --i) {
+        o -= s;
+        const T c = cp[o];
+        dn1 = w[o] - c * dn1;
+        fn1 = al[o] - c * fn1;
+        gn1 = be[o] - c * gn1;
+        w[o] = dn1, al[o] = fn1, be[o] = gn1;
+      }
+      r1 = dn1, a1 = fn1, b1 = gn1;
+    }
+    out[0] = a0;
+    out[1] = b0 + c0 * a1;
+    out[2] = c0 * b1;
+    out[3] = d0 - c0 * r1;
+    out[4] = an * am;
+    out[5] = bn + an * bm;
+    out[6] = cn;
+    out[7] = dn - an * rm;
+    if (!ok) atomicOr(error, kPivotErrorX << a);
+  }
+#pragma unroll
+  for (int v = 0; v < kReducedValues; ++v) rows[v * lines + line] = out[v];
+}
+
+// The partition method's second half: the line's solution from its first and
+// last unknowns F, L (the reduced systems' solution, from the host): x_0 = F,
+// x_{m-1} = L, x_i = r_i + alpha_i F + beta_i L; into w, or added into u.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    box_finish_kernel(T* __restrict__ w, T* __restrict__ u, const T* __restrict__ al, const T* __restrict__ be,
+                      BoxParams<T> B, int a, index_t lines, const T* __restrict__ FL, int add) {
+  const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= lines) return;
+  const GeneralParams<T>& P = B.P;
+  const index_t base = cuda::general::line_base(P, a, line), s = P.stride[a], m = P.n[a];
+  const T F = FL[line], L = FL[lines + line];
+  for (index_t i = 0; i < m; ++i) {
+    const index_t o = base + i * s;
+    const T x = i == 0 ? F : i == m - 1 ? L : w[o] + al[o] * F + be[o] * L;
+    if (add)
+      u[o] += x;
+    else
+      w[o] = x;
+  }
+}
+
+// u += w over the box (a flat axis' solve with the fused update).
+template <class T>
+__global__ void __launch_bounds__(kThreads) box_add_kernel(const T* __restrict__ w, T* __restrict__ u, BoxParams<T> B) {
+  const GeneralParams<T>& P = B.P;
+  const index_t i = static_cast<index_t>(blockIdx.x) * 32 + threadIdx.x;
+  const index_t j = static_cast<index_t>(blockIdx.y) * 8 + threadIdx.y;
+  if (i >= P.n[0] || j >= P.n[1]) return;
+  for (index_t k = blockIdx.z; k < P.n[2]; k += gridDim.z) {
+    const index_t o = i * P.stride[0] + j * P.stride[1] + k * P.stride[2];
+    u[o] += w[o];
+  }
+}
+
+unsigned blocks_for(index_t count) {
+  const index_t b = (count + kThreads - 1) / kThreads;
+  if (b <= 0 || b > 0x7fffffff)
+    ADI_THROW(BackendUnavailable, "CUDA general rank: launch of " + std::to_string(count) + " threads does not fit a grid");
+  return static_cast<unsigned>(b);
+}
+
+template <class T>
+class GeneralCudaLocal final : public GeneralLocal<T> {
+ public:
+  GeneralCudaLocal(const HeatProblem& p, const Decomposition& d, int rank, int device, const SolverOptions& o)
+      : p_(p), part_(d.part(rank)), options_(o), device_((cuda::set_sync_checks(o.cuda_sync), set_device(device))) {
+    cudaDeviceProp prop{};
+    ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    std::array<bool, 3> ghosts{};
+    for (int a = 0; a < 3; ++a) {
+      ghosts[a] = d.is_split(a);
+      split_[a] = d.split(a);
+    }
+    ADI_REQUIRE(!ghosts[0], "CUDA ranks: the x axis is never split");
+    // Rows padded to 32 elements: every x row (and every ghost plane) starts
+    // on 128 bytes, as in the classic rank.
+    st_ = LocalStorage::make(part_.box.size, ghosts, 32);
+
+    // Host side first (fields read and checked, Dirichlet data): a bad
+    // input throws before any device memory is taken.
+    std::array<std::vector<T>, 3> k_host;
+    std::array<int, 3> k_shared{{-1, -1, -1}};
+    for (int a = 0; a < 3; ++a) {
+      const auto& src = p_.material.conductivity[a];
+      if (!src || p_.flat(a)) continue;
+      for (int b = 0; b < a; ++b)
+        if (p_.material.conductivity[b] == src && !k_host[b].empty()) k_shared[a] = b;
+      if (k_shared[a] < 0) k_host[a] = load_box_field<T>(p_, part_, ghosts, st_, *src, "conductivity", false);
+    }
+    std::vector<T> rho_host, q_host;
+    if (p_.material.capacity) {
+      rho_host = load_box_field<T>(p_, part_, ghosts, st_, *p_.material.capacity, "heat capacity", false);
+      for (T& r : rho_host) r = T(1) / r;
+    }
+    if (p_.material.source) q_host = load_box_field<T>(p_, part_, ghosts, st_, *p_.material.source, "heat source", true);
+    dirichlet_ = build_dirichlet(p_, part_.box.begin, part_.box.size);
+    const Layout3& L = st_.layout;
+    const cuda::general::DirichletNodes dn = cuda::general::flatten_dirichlet(dirichlet_, strides());
+
+    GeneralParams<T>& P = B_.P;
+    P.dt = static_cast<T>(p_.dt);
+    P.theta_dt = static_cast<T>(p_.theta * p_.dt);
+    P.rho_const = static_cast<T>(1.0 / p_.capacity);
+    P.qconst = static_cast<T>(p_.source);
+    for (int a = 0; a < 3; ++a) {
+      P.n[a] = L.n[a];
+      P.stride[a] = L.stride[a];
+      P.flat[a] = p_.flat(a);
+      P.kconst[a] = static_cast<T>(p_.alpha[a]);
+      B_.begin[a] = part_.box.begin[a];
+      B_.lo_cut[a] = part_.lo_cut[a];
+      B_.hi_cut[a] = part_.hi_cut[a];
+      AxisEnds<T>& e = P.ends[a];
+      e.n = p_.n[a];
+      if (p_.flat(a)) continue;
+      const double h = p_.spacing(a);
+      e.inv_h2 = static_cast<T>(1.0 / (h * h));
+      e.lo = line_end(p_.lo[a]);
+      e.hi = line_end(p_.hi[a]);
+      if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
+      if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
+    }
+    // Per axis the rank holds whole: the segmented kernel where it takes the
+    // lines, else one line per thread (scratch grids). Split axes: the
+    // partition method (scratch grids).
+    bool scratch = false;
+    for (int a = 0; a < 3; ++a) {
+      if (p_.flat(a)) continue;
+      if (d.is_split(a)) {
+        scratch = true;
+        continue;
+      }
+      segmented_[a] = o.general_segmented && cuda::general::lanes_fit<T>(P, a, p_.periodic(a));
+      if (!segmented_[a]) scratch = true;
+    }
+
+    const std::size_t n = static_cast<std::size_t>(st_.elements);
+    std::size_t need = sizeof(T) * n * (2 + (scratch ? 3 : 0));
+    for (const auto& k : k_host) need += sizeof(T) * k.size();
+    need += sizeof(T) * (rho_host.size() + q_host.size());
+    need += dn.off.size() * (sizeof(index_t) + 1 + 6 * sizeof(double));
+    std::size_t free_b = 0, total_b = 0;
+    ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+      std::ostringstream s;
+      s << "this rank's box of the general problem needs " << need / (1 << 20) << " MiB of device memory (u, the "
+        << "work array, material fields and scratch, ghost planes included) but " << name_ << " (device " << device_
+        << ") has " << free_b / (1 << 20) << " MiB free";
+      ADI_THROW(BackendUnavailable, s.str());
+    }
+    ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    u_.resize(n);
+    w_.resize(n);
+    if (scratch) {
+      al_.resize(n);
+      be_.resize(n);
+      cp_.resize(n);
+    }
+    for (int a = 0; a < 3; ++a) k_[a].upload(k_host[a]);
+    for (int a = 0; a < 3; ++a) {
+      const int b = k_shared[a] >= 0 ? k_shared[a] : a;
+      P.K[a] = k_host[b].empty() ? nullptr : k_[b].get() + st_.origin;
+    }
+    if (!rho_host.empty()) rho_.upload(rho_host), P.rho = rho_.get() + st_.origin;
+    if (!q_host.empty()) q_.upload(q_host), P.q = q_.get() + st_.origin;
+    dirichlet_count_ = static_cast<index_t>(dn.off.size());
+    if (dirichlet_count_) {
+      d_off_.upload(dn.off);
+      d_mask_.upload(dn.mask);
+      d_w_.upload(dn.w);
+    }
+    error_.resize(1);
+    stats_.allocate();
+    // stream_ does not wait for the legacy default stream: the zero fills go on it.
+    ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(error_.get(), 0, sizeof(int), stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  ~GeneralCudaLocal() override {
+    cudaSetDevice(device_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  std::string device_name() const override {
+    std::ostringstream s;
+    s << name_ << " (device " << device_ << "; general path: per axis held whole ";
+    for (int a = 0; a < 3; ++a)
+      s << (a ? ", " : "") << "xyz"[a] << " "
+        << (p_.flat(a) ? "flat" : split_[a].parts > 1 ? "split" : segmented_[a] ? "segmented" : "thread per line");
+    s << ")";
+    return s.str();
+  }
+  std::size_t bytes_allocated() const override {
+    std::size_t b = u_.bytes() + w_.bytes() + al_.bytes() + be_.bytes() + cp_.bytes() + rho_.bytes() + q_.bytes() +
+                    rows_.bytes() + fl_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
+    for (const auto& k : k_) b += k.bytes();
+    return b;
+  }
+
+  void set_field(const T* packed) override {
+    current();
+    cuda::box_copy(U(), st_.layout, const_cast<T*>(packed), true, stream_);
+  }
+  void get_field(T* packed) override {
+    current();
+    cuda::box_copy(U(), st_.layout, packed, false, stream_);
+  }
+  void set_work(const T* packed) override {
+    current();
+    cuda::box_copy(W(), st_.layout, const_cast<T*>(packed), true, stream_);
+  }
+  void get_work(T* packed) override {
+    current();
+    cuda::box_copy(W(), st_.layout, packed, false, stream_);
+  }
+  FieldStats field_stats() override {
+    current();
+    return stats_.reduce(U(), st_.layout, stream_);
+  }
+
+  index_t lines(int axis) const override {
+    const int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
+    return st_.layout.n[o1] * st_.layout.n[o2];
+  }
+  void pack_face(int axis, int side, T* host) override {
+    current();
+    cuda::plane_copy(U(), st_.layout, axis, side ? st_.layout.n[axis] - 1 : 0, host, true, 0, n_o2(axis), stream_);
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void unpack_ghost(int axis, int side, const T* host) override {
+    current();
+    cuda::plane_copy(U(), st_.layout, axis, side ? st_.layout.n[axis] : -1, const_cast<T*>(host), false, 0,
+                     n_o2(axis), stream_);
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  // Once per run: through the host, with the CPU's own impose_dirichlet.
+  void impose_boundary_values(double t) override {
+    if (dirichlet_.faces.empty()) return;
+    const Layout3& L = st_.layout;
+    std::vector<T> h(static_cast<std::size_t>(L.n[0] * L.n[1] * L.n[2]));
+    get_field(h.data());
+    impose_dirichlet(dirichlet_, t, h.data(), {{1, L.n[0], L.n[0] * L.n[1]}});
+    set_field(h.data());
+  }
+
+  void rhs(double t0) override {
+    current();
+    const double tstar = t0 + p_.theta * p_.dt;
+    GeneralParams<T>& P = B_.P;
+    for (int a = 0; a < 3; ++a) {
+      P.beta[a][0] = P.beta[a][1] = T(0);
+      if (p_.flat(a) || p_.periodic(a)) continue;
+      const double h = p_.spacing(a);
+      for (int side = 0; side < 2; ++side) {
+        const Boundary b = side ? p_.hi[a] : p_.lo[a];
+        const FaceData& fd = side ? p_.hi_data[a] : p_.lo_data[a];
+        const double f = fd.table.at(tstar);
+        if (b == Boundary::Neumann) P.beta[a][side] = static_cast<T>(2.0 * fd.flux * f / h);
+        if (b == Boundary::Robin) P.beta[a][side] = static_cast<T>(2.0 * fd.h * fd.ambient * f / h);
+      }
+    }
+    P.qf = static_cast<T>(p_.source_table.at(tstar));
+    box_rhs_kernel<T><<<box_grid(), dim3(32, 8), 0, stream_>>>(U(), W(), B_);
+    ADI_CUDA_CHECK_LAUNCH("box_rhs_kernel");
+    if (dirichlet_.moving && dirichlet_count_ > 0) {
+      const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
+      cuda::general::DirichletIncrements inc;
+      for (int f = 0; f < 6; ++f) inc.df[f] = df[static_cast<std::size_t>(f)];
+      cuda::general::general_dirichlet_rhs_kernel<T><<<blocks_for(dirichlet_count_), kThreads, 0, stream_>>>(
+          W(), d_off_.get(), d_mask_.get(), d_w_.get(), dirichlet_count_, st_.elements - st_.origin, inc,
+          error_.get());
+      ADI_CUDA_CHECK_LAUNCH("general_dirichlet_rhs_kernel");
+    }
+    finish_phase("the right-hand side");
+  }
+
+  void solve_whole(int a, bool add_to_u) override {
+    current();
+    const GeneralParams<T>& P = B_.P;
+    T* acc = add_to_u ? U() : nullptr;
+    if (p_.flat(a)) {  // no operator along a: D_a = D_{a-1}
+      if (add_to_u) {
+        box_add_kernel<T><<<box_grid(), dim3(32, 8), 0, stream_>>>(W(), U(), B_);
+        ADI_CUDA_CHECK_LAUNCH("box_add_kernel");
+      }
+    } else if (segmented_[a]) {
+      cuda::general::launch_general_lanes<T>(W(), acc, P, a, p_.periodic(a), error_.get(), stream_);
+    } else {
+      const index_t nl = lines(a);
+      if (p_.periodic(a))
+        cuda::general::general_cyclic_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(
+            W(), cp_.get() + st_.origin, be_.get() + st_.origin, acc, P, a, nl, error_.get());
+      else
+        cuda::general::general_thomas_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(
+            W(), cp_.get() + st_.origin, acc, P, a, nl, error_.get());
+      ADI_CUDA_CHECK_LAUNCH("general line solve (one line per thread)");
+    }
+    finish_phase(nullptr);
+  }
+
+  void reduce(int a, T* out) override {
+    current();
+    const index_t nl = lines(a);
+    const std::size_t values = static_cast<std::size_t>(kReducedValues * nl);
+    if (rows_.size() < values) rows_.resize(values);
+    box_reduce_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), al_.get() + st_.origin,
+                                                                  be_.get() + st_.origin, cp_.get() + st_.origin,
+                                                                  B_, a, nl, rows_.get(), error_.get());
+    ADI_CUDA_CHECK_LAUNCH("box_reduce_kernel");
+    ADI_CUDA_CHECK(cudaMemcpyAsync(out, rows_.get(), values * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    finish_phase(nullptr);
+  }
+
+  void finish(int a, const T* gathered, bool add_to_u) override {
+    current();
+    const index_t nl = lines(a);
+    std::vector<index_t> cnt, off;
+    reduced_layout(split_[a], cnt, off);
+    // The reduced systems on the host (short: 2 unknowns a rank), as the
+    // CPU rank solves them; F of every line, then L.
+    std::vector<T> fl(static_cast<std::size_t>(2 * nl));
+    ReducedScratch<T> rs(off.back());
+    bool ok = true;
+    const int me = part_.coords[a];
+    for (index_t l = 0; l < nl; ++l) {
+      const bool good = solve_reduced_line(gathered, nl, l, cnt, off, p_.periodic(a), me, rs, fl[l], fl[nl + l]);
+      ok = ok && good;
+    }
+    if (!ok) check_pivots(kPivotErrorX << a);
+    if (fl_.size() < fl.size()) fl_.resize(fl.size());
+    ADI_CUDA_CHECK(cudaMemcpyAsync(fl_.get(), fl.data(), fl.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    box_finish_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), U(), al_.get() + st_.origin,
+                                                                  be_.get() + st_.origin, B_, a, nl, fl_.get(),
+                                                                  add_to_u ? 1 : 0);
+    ADI_CUDA_CHECK_LAUNCH("box_finish_kernel");
+    finish_phase(nullptr);
+  }
+
+ private:
+  static int set_device(int device) {
+    ADI_CUDA_CHECK(cudaSetDevice(device));
+    return device;
+  }
+  // This rank's device is made current on every entry (the process may have
+  // used another one in between), as in the classic rank.
+  void current() const { ADI_CUDA_CHECK(cudaSetDevice(device_)); }
+  T* U() const { return u_.get() + st_.origin; }
+  T* W() const { return w_.get() + st_.origin; }
+  std::array<index_t, 3> strides() const {
+    return {{st_.layout.stride[0], st_.layout.stride[1], st_.layout.stride[2]}};
+  }
+  index_t n_o2(int axis) const { return st_.layout.n[axis == 2 ? 1 : 2]; }
+  dim3 box_grid() const {
+    const Layout3& L = st_.layout;
+    ADI_REQUIRE((L.n[1] + 7) / 8 <= 65535, "CUDA general rank: ny too large for the box kernels' grid");
+    return dim3(static_cast<unsigned>((L.n[0] + 31) / 32), static_cast<unsigned>((L.n[1] + 7) / 8),
+                static_cast<unsigned>(std::min<index_t>(L.n[2], 65535)));
+  }
+
+  // The end of a phase: its work done (the distributed stepper orders and
+  // times phases on the host), and any zero or non-finite pivot reported
+  // as the CPU rank reports it.
+  void finish_phase(const char* /*what*/) {
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    int err = 0;
+    ADI_CUDA_CHECK(cudaMemcpy(&err, error_.get(), sizeof(int), cudaMemcpyDeviceToHost));
+    if (err) {
+      ADI_CUDA_CHECK(cudaMemset(error_.get(), 0, sizeof(int)));
+      check_pivots(err);
+    }
+  }
+  void check_pivots(int err) const {
+    if (err & 8) ADI_THROW(NumericalError, "CUDA general rank: a Dirichlet node's offset lies outside the box");
+    for (int a = 0; a < 3; ++a)
+      if (err & (kPivotErrorX << a))
+        ADI_THROW(NumericalError, std::string("line solve along ") + axis_name(static_cast<Axis>(a)) +
+                                      ": zero or non-finite pivot (non-finite or extreme material values?)");
+  }
+
+  HeatProblem p_;
+  LocalPart part_;
+  SolverOptions options_;
+  int device_;
+  std::string name_;
+  std::array<Split1D, 3> split_{};
+  LocalStorage st_;
+  BoxParams<T> B_;
+  std::array<bool, 3> segmented_{{false, false, false}};
+  DirichletData dirichlet_;
+  index_t dirichlet_count_ = 0;
+  DeviceBuffer<T> u_, w_, al_, be_, cp_, rho_, q_, rows_, fl_;
+  std::array<DeviceBuffer<T>, 3> k_;
+  DeviceBuffer<index_t> d_off_;
+  DeviceBuffer<std::uint8_t> d_mask_;
+  DeviceBuffer<double> d_w_;
+  DeviceBuffer<int> error_;
+  cuda::FieldStatsReducer stats_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<GeneralLocal<T>> make_general_cuda_local(const HeatProblem& p, const Decomposition& d, int rank,
+                                                         int device, const SolverOptions& options) {
+  return std::make_unique<GeneralCudaLocal<T>>(p, d, rank, device, options);
+}
+template std::unique_ptr<GeneralLocal<float>> make_general_cuda_local<float>(const HeatProblem&, const Decomposition&,
+                                                                            int, int, const SolverOptions&);
+template std::unique_ptr<GeneralLocal<double>> make_general_cuda_local<double>(const HeatProblem&,
+                                                                              const Decomposition&, int, int,
+                                                                              const SolverOptions&);
+
+}  // namespace adi::mpi::detail
