@@ -2,8 +2,8 @@
 // GeneralCpuLocal (solver/cpu/general_local.cpp; the design is in
 // detail/general_local.hpp). The same rows, built from discrete.hpp with the
 // node's GLOBAL index and the domain's ends; the same partition method for
-// lines that cross ranks; the same reduced systems, solved on the host by the
-// same function (solve_reduced_line). Compiled with -fmad=false, as the
+// lines that cross ranks; the same reduced systems (solve_reduced_line's
+// operations, on the device). Compiled with -fmad=false, as the
 // whole-grid general stepper's generic kernels, so the per-node arithmetic
 // is the oracle's operation for operation.
 //
@@ -23,7 +23,9 @@
 //    where it fits (SolverOptions::general_segmented), else Thomas or cyclic
 //    Sherman-Morrison one line per thread (general_kernels.cuh);
 //  - reduce / finish (a split axis): one thread per line, lines adjacent
-//    along x (coalesced); the reduced systems on the host in between.
+//    along x (coalesced); the 8 numbers of each line to the host for the
+//    all-gather, the gathered rows back, the reduced systems solved on the
+//    device (box_reduced_kernel: solve_reduced_line's arithmetic).
 // Not yet at the whole-grid path's speed: the split axes' partition method
 // moves ~14 words a point (the interior's alpha, beta and c' go through
 // memory), the RHS is not tiled. Correctness first; the speed is future work.
@@ -222,6 +224,89 @@ __global__ void __launch_bounds__(kThreads)
   for (int v = 0; v < kReducedValues; ++v) rows[v * lines + line] = out[v];
 }
 
+// The reduced system of each line along a split axis, one thread per line,
+// from the all-gather of every rank's reduced rows (g: rank q's block at q
+// kReducedValues lines, value v of a line at v lines + line), as the host's
+// solve_reduced_line (detail/general_local.hpp) does it: the same rows, and
+// Thomas / cyclic Sherman-Morrison / the ring of two unknowns with
+// line_thomas.hpp's operations in their order (-fmad=false: the same bits).
+// The N unknowns of a line live in scratch z, value v of unknown i at
+// (v N + i) lines + line (adjacent lines adjacent: coalesced); co: cnt[P]
+// then off[P + 1] (reduced_layout). Out: F of every line, then L.
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    box_reduced_kernel(const T* __restrict__ g, index_t lines, const index_t* __restrict__ co, int P, int ring,
+                       int me, T* __restrict__ z, T* __restrict__ FL, int a, int* __restrict__ error) {
+  const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (line >= lines) return;
+  const index_t* cnt = co;
+  const index_t* off = co + P;
+  const index_t N = off[P];
+  const auto at = [&](int v, index_t i) -> T& { return z[(v * N + i) * lines + line]; };
+  enum { A, Bd, C, D, CP, Z, BB };
+  for (int q = 0; q < P; ++q) {
+    const T* blk = g + static_cast<index_t>(q) * kReducedValues * lines;
+    for (index_t r = 0; r < cnt[q]; ++r) {
+      const index_t i = off[q] + r;
+      at(A, i) = blk[(4 * r + 0) * lines + line];
+      at(Bd, i) = blk[(4 * r + 1) * lines + line];
+      at(C, i) = blk[(4 * r + 2) * lines + line];
+      at(D, i) = blk[(4 * r + 3) * lines + line];
+    }
+  }
+  bool ok = true;
+  if (!ring || N >= 3) {
+    // Thomas (ring: on the rows with the corners folded in, and the
+    // Sherman-Morrison vector z as a second right-hand side).
+    T lo = T(0), hi = T(0), gm = T(0);
+    if (ring) {
+      lo = at(A, 0), hi = at(C, N - 1), gm = -at(Bd, 0);
+      for (index_t i = 0; i < N; ++i) at(BB, i) = at(Bd, i), at(Z, i) = T(0);
+      at(BB, 0) = at(Bd, 0) - gm;
+      at(BB, N - 1) = at(Bd, N - 1) - hi * lo / gm;
+      at(Z, 0) = gm;
+      at(Z, N - 1) = hi;
+    }
+    const int b = ring ? BB : Bd;
+    T piv = at(b, 0);
+    ok = good_pivot(static_cast<double>(piv));
+    T inv = T(1) / piv;
+    at(CP, 0) = ring || N > 1 ? at(C, 0) * inv : T(0);
+    at(D, 0) *= inv;
+    if (ring) at(Z, 0) *= inv;
+    for (index_t i = 1; i < N; ++i) {
+      piv = at(b, i) - at(A, i) * at(CP, i - 1);
+      ok = ok && good_pivot(static_cast<double>(piv));
+      inv = T(1) / piv;
+      at(CP, i) = i + 1 < N ? at(C, i) * inv : T(0);
+      at(D, i) = (at(D, i) - at(A, i) * at(D, i - 1)) * inv;
+      if (ring) at(Z, i) = (at(Z, i) - at(A, i) * at(Z, i - 1)) * inv;
+    }
+    for (index_t i = N - 2; i >= 0; --i) {
+      at(D, i) -= at(CP, i) * at(D, i + 1);
+      if (ring) at(Z, i) -= at(CP, i) * at(Z, i + 1);
+    }
+    if (ring) {
+      const T r = lo / gm;
+      const T den = T(1) + at(Z, 0) + r * at(Z, N - 1);
+      ok = ok && good_pivot(static_cast<double>(den));
+      const T f = (at(D, 0) + r * at(D, N - 1)) / den;
+      for (index_t i = 0; i < N; ++i) at(D, i) -= f * at(Z, i);
+    }
+  } else {  // a ring of two unknowns: both couplings of a row reach the other unknown
+    const T a01 = at(A, 0) + at(C, 0), a10 = at(A, 1) + at(C, 1);
+    const T det = at(Bd, 0) * at(Bd, 1) - a01 * a10;
+    ok = good_pivot(static_cast<double>(det));
+    const T x0 = (at(D, 0) * at(Bd, 1) - a01 * at(D, 1)) / det;
+    const T x1 = (at(Bd, 0) * at(D, 1) - a10 * at(D, 0)) / det;
+    at(D, 0) = x0;
+    at(D, 1) = x1;
+  }
+  FL[line] = at(D, off[me]);
+  FL[lines + line] = at(D, off[me] + cnt[me] - 1);
+  if (!ok) atomicOr(error, kPivotErrorX << a);
+}
+
 // The partition method's second half: the line's solution from its first and
 // last unknowns F, L (the reduced systems' solution, from the host): x_0 = F,
 // x_{m-1} = L, x_i = r_i + alpha_i F + beta_i L; into w, or added into u.
@@ -399,7 +484,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + al_.bytes() + be_.bytes() + cp_.bytes() + rho_.bytes() + q_.bytes() +
-                    rows_.bytes() + fl_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
+                    rows_.bytes() + fl_.bytes() + g_.bytes() + zr_.bytes() + co_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
     for (const auto& k : k_) b += k.bytes();
     return b;
   }
@@ -522,21 +607,25 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   void finish(int a, const T* gathered, bool add_to_u) override {
     current();
     const index_t nl = lines(a);
+    const int P = split_[a].parts;
     std::vector<index_t> cnt, off;
     reduced_layout(split_[a], cnt, off);
-    // The reduced systems on the host (short: 2 unknowns a rank), as the
-    // CPU rank solves them; F of every line, then L.
-    std::vector<T> fl(static_cast<std::size_t>(2 * nl));
-    ReducedScratch<T> rs(off.back());
-    bool ok = true;
-    const int me = part_.coords[a];
-    for (index_t l = 0; l < nl; ++l) {
-      const bool good = solve_reduced_line(gathered, nl, l, cnt, off, p_.periodic(a), me, rs, fl[l], fl[nl + l]);
-      ok = ok && good;
-    }
-    if (!ok) check_pivots(kPivotErrorX << a);
-    if (fl_.size() < fl.size()) fl_.resize(fl.size());
-    ADI_CUDA_CHECK(cudaMemcpyAsync(fl_.get(), fl.data(), fl.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    const index_t N = off.back();
+    // The reduced systems on the device (one thread per line), from the
+    // all-gather uploaded as it came; F of every line, then L.
+    std::vector<index_t> co(cnt);
+    co.insert(co.end(), off.begin(), off.end());
+    const std::size_t gv = static_cast<std::size_t>(P) * kReducedValues * static_cast<std::size_t>(nl);
+    if (g_.size() < gv) g_.resize(gv);
+    if (zr_.size() < static_cast<std::size_t>(7 * N * nl)) zr_.resize(static_cast<std::size_t>(7 * N * nl));
+    if (fl_.size() < static_cast<std::size_t>(2 * nl)) fl_.resize(static_cast<std::size_t>(2 * nl));
+    if (co_.size() < co.size()) co_.resize(co.size());
+    ADI_CUDA_CHECK(cudaMemcpyAsync(g_.get(), gathered, gv * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(co_.get(), co.data(), co.size() * sizeof(index_t), cudaMemcpyHostToDevice, stream_));
+    box_reduced_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(g_.get(), nl, co_.get(), P, p_.periodic(a) ? 1 : 0,
+                                                                   part_.coords[a], zr_.get(), fl_.get(), a,
+                                                                   error_.get());
+    ADI_CUDA_CHECK_LAUNCH("box_reduced_kernel");
     box_finish_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), U(), al_.get() + st_.origin,
                                                                   be_.get() + st_.origin, B_, a, nl, fl_.get(),
                                                                   add_to_u ? 1 : 0);
@@ -596,7 +685,8 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   std::array<bool, 3> segmented_{{false, false, false}};
   DirichletData dirichlet_;
   index_t dirichlet_count_ = 0;
-  DeviceBuffer<T> u_, w_, al_, be_, cp_, rho_, q_, rows_, fl_;
+  DeviceBuffer<T> u_, w_, al_, be_, cp_, rho_, q_, rows_, fl_, g_, zr_;
+  DeviceBuffer<index_t> co_;
   std::array<DeviceBuffer<T>, 3> k_;
   DeviceBuffer<index_t> d_off_;
   DeviceBuffer<std::uint8_t> d_mask_;
