@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -115,6 +116,12 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         }
       }
     return FieldStats{m, finite};
+  }
+
+  T* host_buffer(int slot, std::size_t n) override {
+    std::vector<T>& b = host_[slot];
+    if (b.size() < n) b.resize(n);
+    return b.data();
   }
 
   index_t lines(int axis) const override {
@@ -710,6 +717,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   std::vector<T> rho_, q_;             // 1 / c and q, box + ghosts (empty: constant)
   std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
   DirichletData dirichlet_;
+  std::map<int, std::vector<T>> host_;  // host_buffer's
 };
 
 }  // namespace

@@ -1,13 +1,16 @@
 #pragma once
 // Host <-> device copies of one MPI rank's box (ghost layers along its split
-// axes, rows possibly padded: LocalStorage), shared by the classic rank
-// (local_cuda.cu) and the general one (general/general_local_cuda.cu).
+// axes, rows possibly padded: LocalStorage) and the pinned host buffers its
+// messages are staged in, shared by the classic rank (local_cuda.cu) and the
+// general one (general/general_local_cuda.cu).
 
 #include "cuda_check.hpp"
 
 #include <adi/grid.hpp>
 
 #include <cuda_runtime.h>
+
+#include <cstddef>
 
 namespace adi::cuda {
 
@@ -48,5 +51,31 @@ void plane_copy(T* field, const Layout3& L, int axis, index_t idx, T* host, bool
   else
     ADI_CUDA_CHECK(cudaMemcpy2DAsync(dev, pitch, host, row, row, rows, cudaMemcpyHostToDevice, stream));
 }
+
+/// Pinned host memory (page-locked: async DMA copies, no bounce buffer).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() {
+    if (p_) cudaFreeHost(p_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  T* reserve(std::size_t n) {
+    if (n > n_) {
+      if (p_) ADI_CUDA_CHECK(cudaFreeHost(p_));
+      p_ = nullptr;
+      ADI_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+      n_ = n;
+    }
+    return p_;
+  }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
 
 }  // namespace adi::cuda

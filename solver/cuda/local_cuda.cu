@@ -33,6 +33,7 @@ namespace {
 
 using cuda::DeviceBuffer;
 using cuda::LineSolver;
+using cuda::PinnedBuffer;
 
 constexpr int kCorrectRows = 8;    // threads per line along the rows (blockDim.y)
 
@@ -66,32 +67,6 @@ __global__ void __launch_bounds__(32 * kCorrectRows)
       w[o] = x;
   }
 }
-
-/// Pinned host memory (page-locked: async DMA copies, no bounce buffer).
-template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  ~PinnedBuffer() {
-    if (p_) cudaFreeHost(p_);
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  T* reserve(std::size_t n) {
-    if (n > n_) {
-      if (p_) ADI_CUDA_CHECK(cudaFreeHost(p_));
-      p_ = nullptr;
-      ADI_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
-      n_ = n;
-    }
-    return p_;
-  }
-  std::size_t bytes() const { return n_ * sizeof(T); }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
-};
 
 template <class T>
 DeviceBuffer<T> upload(const std::vector<double>& v) {

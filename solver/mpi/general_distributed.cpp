@@ -203,9 +203,8 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       for (int side = 0; side < 2; ++side) {
         const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
         if (nb < 0) continue;
-        std::vector<T>& rb = recv_[a][side];
-        rb.resize(static_cast<std::size_t>(L));
-        ADI_MPI_CHECK(MPI_Irecv(rb.data(), static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
+        T* rb = local_->host_buffer(halo_slot(a, side, false), static_cast<std::size_t>(L));
+        ADI_MPI_CHECK(MPI_Irecv(rb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
                                 &req[nreq++]));
       }
     }
@@ -215,10 +214,9 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       for (int side = 0; side < 2; ++side) {
         const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
         if (nb < 0) continue;
-        std::vector<T>& sb = send_[a][side];
-        sb.resize(static_cast<std::size_t>(L));
-        local_->pack_face(a, side, sb.data());
-        ADI_MPI_CHECK(MPI_Isend(sb.data(), static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
+        T* sb = local_->host_buffer(halo_slot(a, side, true), static_cast<std::size_t>(L));
+        local_->pack_face(a, side, sb);
+        ADI_MPI_CHECK(MPI_Isend(sb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
                                 &req[nreq++]));
       }
     }
@@ -226,7 +224,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     for (int a = 1; a < 3; ++a)
       for (int side = 0; side < 2; ++side)
         if (dec_.is_split(a) && dec_.neighbour(rank_, a, side ? +1 : -1) >= 0)
-          local_->unpack_ghost(a, side, recv_[a][side].data());
+          local_->unpack_ghost(a, side, local_->host_buffer(halo_slot(a, side, false), 0));
     times_.halo += since(t0);
   }
 
@@ -239,16 +237,20 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     const int P = dec_.grid()[a];
     ADI_REQUIRE(kReducedValues * L * P < std::numeric_limits<int>::max(),
                 "distributed line solve: too many lines per rank for one all-gather");
-    rows_.resize(static_cast<std::size_t>(kReducedValues * L));
-    gathered_.resize(static_cast<std::size_t>(kReducedValues * L * P));
-    local_->reduce(a, rows_.data());
+    T* rows = local_->host_buffer(kRowsSlot, static_cast<std::size_t>(kReducedValues * L));
+    T* gathered = local_->host_buffer(kGatheredSlot, static_cast<std::size_t>(kReducedValues * L * P));
+    local_->reduce(a, rows);
     const auto t0 = Clock::now();
     const int count = static_cast<int>(kReducedValues * L);
-    ADI_MPI_CHECK(MPI_Allgather(rows_.data(), count, datatype<T>(), gathered_.data(), count, datatype<T>(),
-                                line_comm_[a]));
+    ADI_MPI_CHECK(MPI_Allgather(rows, count, datatype<T>(), gathered, count, datatype<T>(), line_comm_[a]));
     times_.reduced += since(t0);
-    local_->finish(a, gathered_.data(), add_to_u);
+    local_->finish(a, gathered, add_to_u);
   }
+
+  // The rank's host buffers (GeneralLocal::host_buffer): the reduced rows,
+  // their all-gather, and a plane sent / received per side of a split axis.
+  static constexpr int kRowsSlot = 0, kGatheredSlot = 1;
+  static int halo_slot(int a, int side, bool send) { return 2 + 4 * a + 2 * side + (send ? 1 : 0); }
 
   HeatProblem p_;
   Decomposition dec_;
@@ -259,7 +261,6 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   MPI_Comm line_comm_[3];
   int rank_ = 0;
   CommTimes times_;
-  std::vector<T> send_[3][2], recv_[3][2], rows_, gathered_;
 };
 
 }  // namespace

@@ -16,8 +16,10 @@
 //
 // Kernels, per phase (each phase ends with its stream synchronised, since
 // the distributed stepper times and orders phases on the host):
-//  - rhs: one thread per node (box_rhs_kernel), the CPU's generic per-node
-//    form with neighbours across cuts in the ghost planes;
+//  - rhs: the whole-grid path's fast interior kernel (launch_fast_rhs) on
+//    the box widened by its ghost planes, then the domain's face planes of
+//    the box by the CPU's generic per-node form (box_rhs_kernel); with
+//    general_segmented off, box_rhs_kernel over the whole box;
 //  - solve_whole (an axis the rank holds whole: x always): the segmented
 //    kernel of the whole-grid path (general_lanes.cu) on the box's view
 //    where it fits (SolverOptions::general_segmented), else Thomas or cyclic
@@ -28,7 +30,7 @@
 //    device (box_reduced_kernel: solve_reduced_line's arithmetic).
 // Not yet at the whole-grid path's speed: the split axes' partition method
 // moves ~14 words a point (the interior's alpha, beta and c' go through
-// memory), the RHS is not tiled. Correctness first; the speed is future work.
+// memory), one thread per line.
 
 #include <adi/detail/general_local.hpp>
 #include <adi/dirichlet.hpp>
@@ -43,6 +45,7 @@
 #include "general_lanes.hpp"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -86,13 +89,18 @@ __device__ ADI_FORCEINLINE index_t upper(const BoxParams<T>& B, int a, index_t o
 
 // w = dt (sum_a A_a u + rho (beta + q f)) at node (i, j, k) of the box, 0 at
 // a Dirichlet node: GeneralCpuLocal::rhs's per-node form, global indices.
+// Nodes [lo, hi) of the box (the whole box, or one of its face planes).
+struct NodeRange {
+  index_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+};
 template <class T>
-__global__ void __launch_bounds__(kThreads) box_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, BoxParams<T> B) {
+__global__ void __launch_bounds__(kThreads)
+    box_rhs_kernel(const T* __restrict__ u, T* __restrict__ w, BoxParams<T> B, NodeRange R) {
   const GeneralParams<T>& P = B.P;
-  const index_t i = static_cast<index_t>(blockIdx.x) * 32 + threadIdx.x;
-  const index_t j = static_cast<index_t>(blockIdx.y) * 8 + threadIdx.y;
-  if (i >= P.n[0] || j >= P.n[1]) return;
-  for (index_t k = blockIdx.z; k < P.n[2]; k += gridDim.z) {
+  const index_t i = R.lo[0] + static_cast<index_t>(blockIdx.x) * 32 + threadIdx.x;
+  const index_t j = R.lo[1] + static_cast<index_t>(blockIdx.y) * 8 + threadIdx.y;
+  if (i >= R.hi[0] || j >= R.hi[1]) return;
+  for (index_t k = R.lo[2] + blockIdx.z; k < R.hi[2]; k += gridDim.z) {
     const index_t o = i * P.stride[0] + j * P.stride[1] + k * P.stride[2];
     const auto loc = [&](int a) { return a == 0 ? i : a == 1 ? j : k; };
     bool fixed = false;
@@ -357,6 +365,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
+    sm_count_ = prop.multiProcessorCount;
     std::array<bool, 3> ghosts{};
     for (int a = 0; a < 3; ++a) {
       ghosts[a] = d.is_split(a);
@@ -510,6 +519,11 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     return stats_.reduce(U(), st_.layout, stream_);
   }
 
+  T* host_buffer(int slot, std::size_t n) override {
+    current();
+    return pinned_[slot].reserve(n);
+  }
+
   index_t lines(int axis) const override {
     const int o1 = axis == 0 ? 1 : 0, o2 = axis == 2 ? 1 : 2;
     return st_.layout.n[o1] * st_.layout.n[o2];
@@ -553,8 +567,38 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
       }
     }
     P.qf = static_cast<T>(p_.source_table.at(tstar));
-    box_rhs_kernel<T><<<box_grid(), dim3(32, 8), 0, stream_>>>(U(), W(), B_);
-    ADI_CUDA_CHECK_LAUNCH("box_rhs_kernel");
+    const Layout3& L = st_.layout;
+    NodeRange all;
+    for (int a = 0; a < 3; ++a) all.hi[a] = L.n[a];
+    if (!options_.general_segmented) {
+      launch_rhs(all);
+    } else {
+      // The whole-grid path's fast interior kernel on the box widened by its
+      // ghost planes along the split axes: its "interior" (one node in from
+      // every end) is then the box along a split axis (neighbours across a
+      // cut in the ghost planes) and [1, n-1) along the others. The box's
+      // face planes that are not cuts (the domain's faces: end rows, face
+      // data, Dirichlet nodes) are then (re)computed by the generic kernel.
+      GeneralParams<T> E = P;
+      index_t shift = 0;
+      for (int a = 1; a < 3; ++a)
+        if (split_[a].parts > 1) E.n[a] += 2, shift += L.stride[a];
+      for (int a = 0; a < 3; ++a)
+        if (E.K[a]) E.K[a] -= shift;
+      if (E.rho) E.rho -= shift;
+      if (E.q) E.q -= shift;
+      cuda::general::launch_fast_rhs<T>(U() - shift, W() - shift, E, sm_count_, options_.rhs_ahead, stream_);
+      for (int a = 0; a < 3; ++a) {
+        if (p_.flat(a)) continue;
+        for (int side = 0; side < 2; ++side) {
+          if (side ? part_.hi_cut[a] : part_.lo_cut[a]) continue;
+          NodeRange face = all;
+          face.lo[a] = side ? L.n[a] - 1 : 0;
+          face.hi[a] = face.lo[a] + 1;
+          launch_rhs(face);
+        }
+      }
+    }
     if (dirichlet_.moving && dirichlet_count_ > 0) {
       const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
       cuda::general::DirichletIncrements inc;
@@ -647,11 +691,21 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     return {{st_.layout.stride[0], st_.layout.stride[1], st_.layout.stride[2]}};
   }
   index_t n_o2(int axis) const { return st_.layout.n[axis == 2 ? 1 : 2]; }
+  // A (32 x 8)-thread block grid over nodes [lo, hi) of the box, z by grid-stride.
+  static dim3 node_grid(const NodeRange& R) {
+    const index_t n0 = R.hi[0] - R.lo[0], n1 = R.hi[1] - R.lo[1], n2 = R.hi[2] - R.lo[2];
+    ADI_REQUIRE((n1 + 7) / 8 <= 65535, "CUDA general rank: ny too large for the box kernels' grid");
+    return dim3(static_cast<unsigned>((n0 + 31) / 32), static_cast<unsigned>((n1 + 7) / 8),
+                static_cast<unsigned>(std::min<index_t>(n2, 65535)));
+  }
   dim3 box_grid() const {
-    const Layout3& L = st_.layout;
-    ADI_REQUIRE((L.n[1] + 7) / 8 <= 65535, "CUDA general rank: ny too large for the box kernels' grid");
-    return dim3(static_cast<unsigned>((L.n[0] + 31) / 32), static_cast<unsigned>((L.n[1] + 7) / 8),
-                static_cast<unsigned>(std::min<index_t>(L.n[2], 65535)));
+    NodeRange all;
+    for (int a = 0; a < 3; ++a) all.hi[a] = st_.layout.n[a];
+    return node_grid(all);
+  }
+  void launch_rhs(const NodeRange& R) {
+    box_rhs_kernel<T><<<node_grid(R), dim3(32, 8), 0, stream_>>>(U(), W(), B_, R);
+    ADI_CUDA_CHECK_LAUNCH("box_rhs_kernel");
   }
 
   // The end of a phase: its work done (the distributed stepper orders and
@@ -679,6 +733,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   SolverOptions options_;
   int device_;
   std::string name_;
+  int sm_count_ = 1;
   std::array<Split1D, 3> split_{};
   LocalStorage st_;
   BoxParams<T> B_;
@@ -693,6 +748,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   DeviceBuffer<double> d_w_;
   DeviceBuffer<int> error_;
   cuda::FieldStatsReducer stats_;
+  std::map<int, cuda::PinnedBuffer<T>> pinned_;  // host_buffer's
   cudaStream_t stream_ = nullptr;
 };
 

@@ -51,6 +51,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,6 +75,11 @@ class GeneralLocal {
   virtual void set_work(const T* packed) = 0;
   virtual void get_work(T* packed) = 0;
   virtual FieldStats field_stats() = 0;
+
+  /// Host memory for what crosses ranks, at least n values, kept per slot
+  /// between calls (page-locked on a GPU rank, so its copies run at full
+  /// speed and asynchronously).
+  virtual T* host_buffer(int slot, std::size_t n) = 0;
 
   /// Elements of a plane perpendicular to `axis` (= lines along it), ordered
   /// (c_o1, c_o2), o1 < o2 the other axes, o1 fastest.
