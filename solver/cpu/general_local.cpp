@@ -53,15 +53,8 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     u_.assign(n, T(0));
     w_.assign(n, T(0));
     for (int a = 0; a < 3; ++a) {
-      AxisEnds<T>& e = ends_[a];
-      e.n = p_.n[a];
+      ends_[a] = domain_ends<T>(p_, a);
       if (p_.flat(a)) continue;
-      const double h = p_.spacing(a);
-      e.inv_h2 = static_cast<T>(1.0 / (h * h));
-      e.lo = line_end(p_.lo[a]);
-      e.hi = line_end(p_.hi[a]);
-      if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
-      if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
       if (ghosts[a] && p_.material.lines_vary()) {  // else SharedElimination
         alpha_.assign(n, T(0));
         beta_.assign(n, T(0));
@@ -143,18 +136,8 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const Layout3& L = st_.layout;
     const double tstar = t0 + p_.theta * p_.dt;
     const T dt = static_cast<T>(p_.dt);
-    T beta[3][2] = {{0, 0}, {0, 0}, {0, 0}};
-    for (int a = 0; a < 3; ++a) {
-      if (p_.flat(a) || p_.periodic(a)) continue;
-      const double h = p_.spacing(a);
-      for (int side = 0; side < 2; ++side) {
-        const Boundary b = side ? p_.hi[a] : p_.lo[a];
-        const FaceData& fd = side ? p_.hi_data[a] : p_.lo_data[a];
-        const double f = fd.table.at(tstar);
-        if (b == Boundary::Neumann) beta[a][side] = static_cast<T>(2.0 * fd.flux * f / h);
-        if (b == Boundary::Robin) beta[a][side] = static_cast<T>(2.0 * fd.h * fd.ambient * f / h);
-      }
-    }
+    T beta[3][2];
+    face_betas(p_, tstar, beta);
     const T qf = static_cast<T>(p_.source_table.at(tstar));
     const T qconst = static_cast<T>(p_.source);
     const T rho_const = static_cast<T>(1.0 / p_.capacity);

@@ -52,17 +52,7 @@ GeneralCpuStepper<T>::GeneralCpuStepper(const HeatProblem& p) : p_(p), layout_(p
     for (T& r : rho_) r = T(1) / r;
   }
   if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
-  for (int a = 0; a < 3; ++a) {
-    AxisEnds<T>& e = ends_[a];
-    e.n = p_.n[a];
-    if (p_.flat(a)) continue;
-    const double h = p_.spacing(a);
-    e.inv_h2 = static_cast<T>(1.0 / (h * h));
-    e.lo = line_end(p_.lo[a]);
-    e.hi = line_end(p_.hi[a]);
-    if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
-    if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
-  }
+  for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a);
   dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
   // Constant coefficients: one matrix per axis, factorised once.
   if (!p_.material.lines_vary()) {
@@ -127,18 +117,8 @@ void GeneralCpuStepper<T>::rhs() {
   const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
   const T dt = static_cast<T>(p_.dt);
   // beta of the Mirror ends at t*: 2 q_in / h (per unit volume; times 1/c at the node).
-  T beta[3][2] = {{0, 0}, {0, 0}, {0, 0}};
-  for (int a = 0; a < 3; ++a) {
-    if (p_.flat(a) || p_.periodic(a)) continue;
-    const double h = p_.spacing(a);
-    for (int side = 0; side < 2; ++side) {
-      const Boundary b = side ? p_.hi[a] : p_.lo[a];
-      const FaceData& d = side ? p_.hi_data[a] : p_.lo_data[a];
-      const double f = d.table.at(tstar);
-      if (b == Boundary::Neumann) beta[a][side] = static_cast<T>(2.0 * d.flux * f / h);
-      if (b == Boundary::Robin) beta[a][side] = static_cast<T>(2.0 * d.h * d.ambient * f / h);
-    }
-  }
+  T beta[3][2];
+  face_betas(p_, tstar, beta);
   const T qf = static_cast<T>(p_.source_table.at(tstar));
   const T qconst = static_cast<T>(p_.source);
   const T rho_const = static_cast<T>(1.0 / p_.capacity);

@@ -410,15 +410,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
       B_.begin[a] = part_.box.begin[a];
       B_.lo_cut[a] = part_.lo_cut[a];
       B_.hi_cut[a] = part_.hi_cut[a];
-      AxisEnds<T>& e = P.ends[a];
-      e.n = p_.n[a];
-      if (p_.flat(a)) continue;
-      const double h = p_.spacing(a);
-      e.inv_h2 = static_cast<T>(1.0 / (h * h));
-      e.lo = line_end(p_.lo[a]);
-      e.hi = line_end(p_.hi[a]);
-      if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
-      if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
+      P.ends[a] = domain_ends<T>(p_, a);
     }
     // Per axis the rank holds whole: the segmented kernel where it takes the
     // lines, else one line per thread (scratch grids). Split axes: the
@@ -554,18 +546,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     current();
     const double tstar = t0 + p_.theta * p_.dt;
     GeneralParams<T>& P = B_.P;
-    for (int a = 0; a < 3; ++a) {
-      P.beta[a][0] = P.beta[a][1] = T(0);
-      if (p_.flat(a) || p_.periodic(a)) continue;
-      const double h = p_.spacing(a);
-      for (int side = 0; side < 2; ++side) {
-        const Boundary b = side ? p_.hi[a] : p_.lo[a];
-        const FaceData& fd = side ? p_.hi_data[a] : p_.lo_data[a];
-        const double f = fd.table.at(tstar);
-        if (b == Boundary::Neumann) P.beta[a][side] = static_cast<T>(2.0 * fd.flux * f / h);
-        if (b == Boundary::Robin) P.beta[a][side] = static_cast<T>(2.0 * fd.h * fd.ambient * f / h);
-      }
-    }
+    face_betas(p_, tstar, P.beta);
     P.qf = static_cast<T>(p_.source_table.at(tstar));
     const Layout3& L = st_.layout;
     NodeRange all;

@@ -124,15 +124,7 @@ class CudaGeneralStepper final : public Stepper<T> {
       P_.stride[a] = layout_.stride[a];
       P_.flat[a] = p_.flat(a);
       P_.kconst[a] = static_cast<T>(p_.alpha[a]);
-      AxisEnds<T>& e = P_.ends[a];
-      e.n = p_.n[a];
-      if (p_.flat(a)) continue;
-      const double h = p_.spacing(a);
-      e.inv_h2 = static_cast<T>(1.0 / (h * h));
-      e.lo = line_end(p_.lo[a]);
-      e.hi = line_end(p_.hi[a]);
-      if (p_.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p_.lo_data[a].h / h);
-      if (p_.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p_.hi_data[a].h / h);
+      P_.ends[a] = domain_ends<T>(p_, a);
     }
     dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
 
@@ -479,17 +471,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   void rhs() {
     const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
     GeneralParams<T> P = P_;
-    for (int a = 0; a < 3; ++a) {
-      if (p_.flat(a) || p_.periodic(a)) continue;
-      const double h = p_.spacing(a);
-      for (int side = 0; side < 2; ++side) {
-        const Boundary b = side ? p_.hi[a] : p_.lo[a];
-        const FaceData& d = side ? p_.hi_data[a] : p_.lo_data[a];
-        const double f = d.table.at(tstar);
-        if (b == Boundary::Neumann) P.beta[a][side] = static_cast<T>(2.0 * d.flux * f / h);
-        if (b == Boundary::Robin) P.beta[a][side] = static_cast<T>(2.0 * d.h * d.ambient * f / h);
-      }
-    }
+    face_betas(p_, tstar, P.beta);
     P.qf = static_cast<T>(p_.source_table.at(tstar));
     if (classic_) {
       // Flux / Robin faces: dt rho (beta - g_r u) at their nodes, beta at

@@ -67,6 +67,42 @@ struct AxisEnds {
   T lo_robin = T(0), hi_robin = T(0);  ///< 2 h_c / h at a Robin end [W/(m^3 K)], 0 otherwise
 };
 
+/// Axis a of the whole domain of p as the row functions see it (n the global
+/// node count; a flat axis keeps only n). Every general-path backend builds
+/// its rows from these ends, a rank of a distributed run with global indices.
+template <class T>
+AxisEnds<T> domain_ends(const HeatProblem& p, int a) {
+  AxisEnds<T> e;
+  e.n = p.n[a];
+  if (p.flat(a)) return e;
+  const double h = p.spacing(a);
+  e.inv_h2 = static_cast<T>(1.0 / (h * h));
+  e.lo = line_end(p.lo[a]);
+  e.hi = line_end(p.hi[a]);
+  if (p.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p.lo_data[a].h / h);
+  if (p.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p.hi_data[a].h / h);
+  return e;
+}
+
+/// beta of the Mirror ends at time t (t* of the step): 2 q_in / h per unit
+/// volume (times 1/c at the node) on a flux face, 2 h_c T_amb / h on a
+/// convective one, each with its table's factor at t; 0 elsewhere.
+template <class T>
+void face_betas(const HeatProblem& p, double t, T (&beta)[3][2]) {
+  for (int a = 0; a < 3; ++a) {
+    beta[a][0] = beta[a][1] = T(0);
+    if (p.flat(a) || p.periodic(a)) continue;
+    const double h = p.spacing(a);
+    for (int side = 0; side < 2; ++side) {
+      const Boundary b = side ? p.hi[a] : p.lo[a];
+      const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+      const double f = d.table.at(t);
+      if (b == Boundary::Neumann) beta[a][side] = static_cast<T>(2.0 * d.flux * f / h);
+      if (b == Boundary::Robin) beta[a][side] = static_cast<T>(2.0 * d.h * d.ambient * f / h);
+    }
+  }
+}
+
 /// The couplings of one row: (A u)_i = gm (u_- - u_i) + gp (u_+ - u_i) - gr u_i.
 template <class T>
 struct RowCoupling {
