@@ -287,16 +287,16 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   // as solve_whole: each line's operations are the per-line elimination's, in
   // its order, so the result is bit for bit the same; the inner loops run
   // across lines (unit stride, vectorised) instead of down one strided line.
-  void reduce(int a, T* out) override {
+  void reduce(int a, index_t c2b, index_t c2e, int /*batch*/, T* out) override {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a];
-    const index_t nl = lines(a);
+    const index_t nl = (c2e - c2b) * L.n[others(a)[0]];  // the batch's lines
     T* w = W();
     T* al = alpha_.empty() ? nullptr : alpha_.data() + st_.origin;
     T* be = beta_.empty() ? nullptr : beta_.data() + st_.origin;
     bool ok = true;
     constexpr index_t B = kBatch;
-    const LineBatches bs = batches(a);
+    const LineBatches bs = batches(a, c2b, c2e);
     SharedElimination& E = shared_[a];
     E.use = !p_.material.lines_vary() && m >= 3 && bs.tasks > 0;
     if (E.use) share_elimination(a, bs.at(0).base, E);
@@ -307,7 +307,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
 #pragma omp for schedule(static)
         for (index_t t = 0; t < bs.tasks; ++t) {
           const LineBatch b = bs.at(t);
-          reduce_shared(a, E, b, bs.su, B, d.data(), out);
+          reduce_shared(a, E, b, bs.su, B, nl, d.data(), out);
         }
       }
       check(E.ok, a);
@@ -413,10 +413,10 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   // The reduced system of each line (per line: it is short), then the
   // interior x = r + alpha F + beta L in batches of B adjacent lines, the
   // inner loop across lines (unit stride); each value's arithmetic as before.
-  void finish(int a, const T* gathered, bool add_to_u) override {
+  void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u) override {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a];
-    const index_t nl = lines(a);
+    const index_t nl = (c2e - c2b) * L.n[others(a)[0]];  // the batch's lines
     const Split1D sp = split_[a];
     const int me = part_.coords[a];
     // Unknowns of the reduced system: min(m_q, 2) per rank q, in rank order.
@@ -430,7 +430,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const T* al = alpha_.empty() ? nullptr : alpha_.data() + st_.origin;
     const T* be = beta_.empty() ? nullptr : beta_.data() + st_.origin;
     bool ok = true;
-    const LineBatches bs = batches(a);
+    const LineBatches bs = batches(a, c2b, c2e);
 #pragma omp parallel reduction(&& : ok)
     {
       ReducedScratch<T> rs(N);
@@ -495,23 +495,26 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   /// Batches of up to kBatch lines along a, adjacent along its first other
   /// axis (o1; su apart): task t holds lines line0 .. line0 + cnt - 1 (line =
   /// c1 + n_o1 c2, as line_base), node 0 of the first at base. solve_whole,
-  /// reduce and finish lay a batch out [row][line] (line_rows.hpp).
+  /// reduce and finish lay a batch out [row][line] (line_rows.hpp). Only the
+  /// lines with c2 in [v0, v1) (reduce's and finish's batches of planes):
+  /// line0 counts from the first of them.
   static constexpr index_t kBatch = 128 / sizeof(T);
   struct LineBatch {
     index_t base, cnt, line0;
   };
   struct LineBatches {
-    index_t nu, su, sv, per_v, tasks;
+    index_t nu, su, sv, per_v, tasks, v0;
     LineBatch at(index_t t) const {
       const index_t u0 = (t % per_v) * kBatch, v = t / per_v;
-      return LineBatch{v * sv + u0 * su, std::min(kBatch, nu - u0), v * nu + u0};
+      return LineBatch{(v0 + v) * sv + u0 * su, std::min(kBatch, nu - u0), v * nu + u0};
     }
   };
-  LineBatches batches(int a) const {
+  LineBatches batches(int a, index_t v0 = 0, index_t v1 = -1) const {
     const auto o = others(a);
     const Layout3& L = st_.layout;
+    if (v1 < 0) v1 = L.n[o[1]];
     const index_t nu = L.n[o[0]], per_v = (nu + kBatch - 1) / kBatch;
-    return LineBatches{nu, L.stride[o[0]], L.stride[o[1]], per_v, L.n[o[1]] * per_v};
+    return LineBatches{nu, L.stride[o[0]], L.stride[o[1]], per_v, (v1 - v0) * per_v, v0};
   }
 
   /// Offset of node 0 of line `line` along a (line = c1 + n_o1 c2).
@@ -603,10 +606,12 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
 
   /// reduce for one batch of lines that share E: only d is eliminated (its
   /// operations as in the general batch), w gets r, and the two reduced rows
-  /// go out; bit for bit the general batch's results.
-  void reduce_shared(int a, const SharedElimination& E, const LineBatch& b, index_t su, index_t B, T* d, T* out) {
+  /// go out (nl: the lines of reduce's batch); bit for bit the general
+  /// batch's results.
+  void reduce_shared(int a, const SharedElimination& E, const LineBatch& b, index_t su, index_t B, index_t nl, T* d,
+                     T* out) {
     const Layout3& L = st_.layout;
-    const index_t m = L.n[a], s = L.stride[a], nl = lines(a), cnt = b.cnt;
+    const index_t m = L.n[a], s = L.stride[a], cnt = b.cnt;
     T* w = W();
     const T *ra = E.a.data(), *rb = E.b.data(), *rc = E.c.data(), *inv = E.inv.data(), *cp = E.cp.data();
     const T *f = E.f.data(), *g = E.g.data();

@@ -8,12 +8,15 @@
 //      with global indices, face data only where the rank owns the face);
 //   3. x lines locally (x is never split); y and z lines locally where the
 //      axis is not split, otherwise by the partition method of
-//      general_local.hpp: interior elimination, ONE all-gather of 8 numbers
-//      per line over the ranks of the axis (all lines of the rank in one
-//      message), the reduced tridiagonal (on a periodic axis cyclic) system
-//      per line, and the local completion; the z solve adds into u.
-// No overlap and no batches yet: each phase of the rank runs to its end
-// before the next message (the classic path's pipelining is not built here).
+//      general_local.hpp: interior elimination, one all-gather of 8 numbers
+//      per line over the ranks of the axis per batch of lines (one batch on
+//      CPU ranks unless asked, 4 on GPU ranks), the reduced tridiagonal (on a
+//      periodic axis cyclic) system per line, and the local completion; the
+//      z solve adds into u.
+// The split axes' lines go in batches (whole rows of lines): every batch's
+// elimination is queued first, then each batch is all-gathered and its
+// completion queued, so on a GPU rank the exchange of a batch overlaps the
+// device's work on the others. No overlap of the halo with the RHS yet.
 
 #include "general_distributed.hpp"
 
@@ -34,6 +37,7 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr index_t kChunk = index_t(1) << 28;  // message pieces whose counts fit an int
+constexpr int kMaxBatches = 8;                 // batches of lines per split-axis solve, at most
 
 template <class T>
 void send_all(const T* p, index_t n, int dest, int tag, MPI_Comm comm) {
@@ -51,8 +55,8 @@ template <class T>
 class GeneralMpiStepper final : public DistributedStepper<T> {
  public:
   GeneralMpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<GeneralLocal<T>> local,
-                    MPI_Comm comm, Backend backend)
-      : p_(p), dec_(d), local_(std::move(local)), comm_(comm), backend_(backend) {
+                    MPI_Comm comm, Backend backend, int batches)
+      : p_(p), dec_(d), local_(std::move(local)), comm_(comm), backend_(backend), batches_(batches) {
     ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     part_ = dec_.part(rank_);
     for (int a = 0; a < 3; ++a) {
@@ -233,24 +237,47 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       local_->solve_whole(a, add_to_u);
       return;
     }
-    const index_t L = local_->lines(a);
+    // Batches of whole rows of lines (c_o2 ranges; x is o1 for a split y or
+    // z): all eliminations are queued first, then batch by batch its rows
+    // are all-gathered and its completion queued, so on a GPU rank the
+    // exchange of batch b runs while the device eliminates the later ones
+    // and completes the earlier ones. The same batches on every rank
+    // (batches_ agreed at construction; the box sizes along o2 agree across
+    // the ranks of an axis communicator, which share their o2 range).
+    const int o1 = 0, o2 = a == 1 ? 2 : 1;
+    const index_t n1 = part_.box.size[o1], n2 = part_.box.size[o2];
     const int P = dec_.grid()[a];
-    ADI_REQUIRE(kReducedValues * L * P < std::numeric_limits<int>::max(),
+    const int nb = static_cast<int>(std::min<index_t>(batches_, n2));
+    auto c2 = [&](int b) { return n2 * b / nb; };
+    index_t most = 0;
+    for (int b = 0; b < nb; ++b) most = std::max(most, (c2(b + 1) - c2(b)) * n1);
+    ADI_REQUIRE(kReducedValues * most * P < std::numeric_limits<int>::max(),
                 "distributed line solve: too many lines per rank for one all-gather");
-    T* rows = local_->host_buffer(kRowsSlot, static_cast<std::size_t>(kReducedValues * L));
-    T* gathered = local_->host_buffer(kGatheredSlot, static_cast<std::size_t>(kReducedValues * L * P));
-    local_->reduce(a, rows);
-    const auto t0 = Clock::now();
-    const int count = static_cast<int>(kReducedValues * L);
-    ADI_MPI_CHECK(MPI_Allgather(rows, count, datatype<T>(), gathered, count, datatype<T>(), line_comm_[a]));
-    times_.reduced += since(t0);
-    local_->finish(a, gathered, add_to_u);
+    for (int b = 0; b < nb; ++b) {
+      const index_t lb = (c2(b + 1) - c2(b)) * n1;
+      local_->reduce(a, c2(b), c2(b + 1), b,
+                     local_->host_buffer(rows_slot(b), static_cast<std::size_t>(kReducedValues * lb)));
+    }
+    for (int b = 0; b < nb; ++b) {
+      const index_t lb = (c2(b + 1) - c2(b)) * n1;
+      T* rows = local_->host_buffer(rows_slot(b), 0);
+      T* gathered = local_->host_buffer(gathered_slot(b), static_cast<std::size_t>(kReducedValues * lb * P));
+      local_->rows_ready(b);
+      const auto t0 = Clock::now();
+      const int count = static_cast<int>(kReducedValues * lb);
+      ADI_MPI_CHECK(MPI_Allgather(rows, count, datatype<T>(), gathered, count, datatype<T>(), line_comm_[a]));
+      times_.reduced += since(t0);
+      local_->finish(a, c2(b), c2(b + 1), gathered, add_to_u);
+    }
+    local_->end_lines(a);
   }
 
-  // The rank's host buffers (GeneralLocal::host_buffer): the reduced rows,
-  // their all-gather, and a plane sent / received per side of a split axis.
-  static constexpr int kRowsSlot = 0, kGatheredSlot = 1;
-  static int halo_slot(int a, int side, bool send) { return 2 + 4 * a + 2 * side + (send ? 1 : 0); }
+  // The rank's host buffers (GeneralLocal::host_buffer): a plane sent /
+  // received per side of a split axis, the reduced rows of each batch and
+  // their all-gather.
+  static int halo_slot(int a, int side, bool send) { return 4 * a + 2 * side + (send ? 1 : 0); }
+  static int rows_slot(int b) { return 16 + 2 * b; }
+  static int gathered_slot(int b) { return 17 + 2 * b; }
 
   HeatProblem p_;
   Decomposition dec_;
@@ -258,6 +285,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   std::unique_ptr<GeneralLocal<T>> local_;
   MPI_Comm comm_;
   Backend backend_;
+  int batches_ = 1;  // of lines per split-axis solve (>= 1)
   MPI_Comm line_comm_[3];
   int rank_ = 0;
   CommTimes times_;
@@ -289,7 +317,18 @@ std::unique_ptr<DistributedStepper<T>> make_general_distributed(const HeatProble
   if (failure) std::rethrow_exception(failure);
   if (first_failed < size)
     ADI_THROW(PeerError, "rank " + std::to_string(first_failed) + " could not set up its box (see its message)");
-  return std::make_unique<GeneralMpiStepper<T>>(p, d, std::move(local), comm, backend);
+  // Batches of lines per split-axis solve (SolverOptions::mpi_batches,
+  // ADI_MPI_BATCHES; mpi_overlap off: one): by default 4 on GPU ranks,
+  // whose exchange then overlaps device work, 1 on CPU ranks, which
+  // compute either way. Every rank must take the same (the collectives
+  // must match): the smallest wins.
+  int batches = !options.mpi_overlap         ? 1
+                : options.mpi_batches > 0    ? options.mpi_batches
+                : backend == Backend::Cuda ? 4
+                                             : 1;
+  batches = std::clamp(batches, 1, kMaxBatches);
+  ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &batches, 1, MPI_INT, MPI_MIN, comm));
+  return std::make_unique<GeneralMpiStepper<T>>(p, d, std::move(local), comm, backend, batches);
 }
 
 template std::unique_ptr<DistributedStepper<float>> make_general_distributed<float>(const HeatProblem&, Decomposition,

@@ -10,7 +10,9 @@
 // local backend, solver/cuda/general/general_local_cuda.cu; skipped without
 // a device unless ADI_REQUIRE_GPU=1); ADI_MPI_TEST_SEGMENTED=0 turns the
 // segmented kernel off there (SolverOptions::general_segmented), so the
-// axes a rank holds whole take the one-line-per-thread kernels.
+// axes a rank holds whole take the one-line-per-thread kernels;
+// ADI_MPI_BATCHES=N and ADI_MPI_OVERLAP=0 set the batches of lines of the
+// split axes (SolverOptions::mpi_batches, mpi_overlap: one batch).
 
 #include "gpu_required.hpp"
 #include "test_util.hpp"
@@ -41,6 +43,8 @@ bool gpu_variant() { return test_backend() == Backend::Cuda; }
 SolverOptions test_options() {
   SolverOptions o;
   if (const char* v = std::getenv("ADI_MPI_TEST_SEGMENTED"); v && *v) o.general_segmented = std::strcmp(v, "0") != 0;
+  if (const char* v = std::getenv("ADI_MPI_OVERLAP"); v && *v) o.mpi_overlap = std::strcmp(v, "0") != 0;
+  if (const char* v = std::getenv("ADI_MPI_BATCHES"); v && *v) o.mpi_batches = std::atoi(v);
   return o;
 }
 

@@ -36,8 +36,9 @@ struct SimulatedRun {
   Decomposition d;
   std::vector<std::unique_ptr<GeneralLocal<double>>> ranks;
   index_t steps = 0;
+  int batches = 1;  // of lines per split-axis solve, as GeneralMpiStepper's
 
-  SimulatedRun(const HeatProblem& prob, const std::array<int, 3>& grid) : p(prob) {
+  SimulatedRun(const HeatProblem& prob, const std::array<int, 3>& grid, int nb = 1) : p(prob), batches(nb) {
     d = Decomposition::plan(p.n, grid[0] * grid[1] * grid[2], grid);
     d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
     for (int r = 0; r < d.ranks(); ++r) ranks.push_back(mpi::detail::make_general_cpu_local<double>(p, d, r));
@@ -63,22 +64,36 @@ struct SimulatedRun {
       for (auto& l : ranks) l->solve_whole(a, add_to_u);
       return;
     }
-    // Every rank's reduced rows, then per group of ranks sharing lines the
-    // all-gather (blocks in the order of the coordinate along a).
+    // Batches of whole rows of lines (c_o2 ranges, the same on the ranks
+    // that share lines); per batch every rank's reduced rows, then per group
+    // of ranks sharing lines the all-gather (blocks in the order of the
+    // coordinate along a).
+    const int o2 = a == 1 ? 2 : 1;
     std::vector<std::vector<double>> rows(ranks.size());
-    for (int r = 0; r < d.ranks(); ++r) {
-      rows[r].resize(static_cast<std::size_t>(kReducedValues * ranks[r]->lines(a)));
-      ranks[r]->reduce(a, rows[r].data());
-    }
-    for (int r = 0; r < d.ranks(); ++r) {
-      std::vector<double> gathered;
-      std::array<int, 3> c = d.coords(r);
-      for (c[a] = 0; c[a] < d.grid()[a]; ++c[a]) {
-        const auto& blk = rows[d.rank_of(c)];
-        gathered.insert(gathered.end(), blk.begin(), blk.end());
+    for (int bt = 0; bt < batches; ++bt) {
+      for (int r = 0; r < d.ranks(); ++r) {
+        const Box& bx = d.part(r).box;
+        const index_t n2 = bx.size[o2], nb = std::min<index_t>(batches, n2);
+        if (bt >= nb) continue;
+        const index_t c2b = n2 * bt / nb, c2e = n2 * (bt + 1) / nb;
+        rows[r].assign(static_cast<std::size_t>(kReducedValues * (c2e - c2b) * bx.size[0]), poison<double>());
+        ranks[r]->reduce(a, c2b, c2e, bt, rows[r].data());
+        ranks[r]->rows_ready(bt);
       }
-      ranks[r]->finish(a, gathered.data(), add_to_u);
+      for (int r = 0; r < d.ranks(); ++r) {
+        const Box& bx = d.part(r).box;
+        const index_t n2 = bx.size[o2], nb = std::min<index_t>(batches, n2);
+        if (bt >= nb) continue;
+        std::vector<double> gathered;
+        std::array<int, 3> c = d.coords(r);
+        for (c[a] = 0; c[a] < d.grid()[a]; ++c[a]) {
+          const auto& blk = rows[d.rank_of(c)];
+          gathered.insert(gathered.end(), blk.begin(), blk.end());
+        }
+        ranks[r]->finish(a, n2 * bt / nb, n2 * (bt + 1) / nb, gathered.data(), add_to_u);
+      }
     }
+    for (auto& l : ranks) l->end_lines(a);
   }
 
   void step() {
@@ -137,7 +152,7 @@ HeatProblem problem(const std::array<index_t, 3>& n, SeededRng& rng, int periodi
   return p;
 }
 
-double compare(HeatProblem p, const std::array<int, 3>& grid, index_t steps, SeededRng& rng) {
+double compare(HeatProblem p, const std::array<int, 3>& grid, index_t steps, SeededRng& rng, int batches = 1) {
   std::vector<double> u0(static_cast<std::size_t>(p.points()));
   for (double& v : u0) v = rng.uniform(-1, 1);
   p.initial_field = std::make_shared<ArrayField>("u0", p.n, u0);
@@ -148,7 +163,7 @@ double compare(HeatProblem p, const std::array<int, 3>& grid, index_t steps, See
   std::vector<double> want(u0.size());
   ref->get_field(want.data());
 
-  SimulatedRun run(p, grid);
+  SimulatedRun run(p, grid, batches);
   for (int r = 0; r < run.d.ranks(); ++r) {
     const std::vector<double> box = box_of(u0, p, run.d.part(r).box);
     run.ranks[r]->set_field(box.data());
@@ -200,6 +215,27 @@ TEST(GeneralLocal, SimulatedRanksWithConstantCoefficientsMatchTheOracle) {
       p.capacity = 1.6;
       const double d = compare(p, g, 12, rng);
       EXPECT_LE(d, 1e-12) << "periodic axes mask " << periodic << ", grid 1x" << g[1] << "x" << g[2];
+    }
+  }
+}
+
+// The split axes' lines in batches of whole rows (GeneralMpiStepper's
+// overlap; on CPU ranks with ADI_MPI_BATCHES): more batches than rows
+// (clamped), uneven batches, pencils, rings, a shared elimination.
+TEST(GeneralLocal, BatchesOfLinesMatchTheOracle) {
+  SeededRng rng;
+  const std::array<index_t, 3> n{9, 11, 7};
+  for (int batches : {2, 3, 8}) {
+    for (int periodic : {0, 6}) {
+      for (const std::array<int, 3> g : {std::array<int, 3>{1, 1, 3}, {1, 4, 1}, {1, 2, 3}}) {
+        HeatProblem p = problem(n, rng, periodic);
+        double d = compare(p, g, 8, rng, batches);
+        EXPECT_LE(d, 1e-12) << batches << " batches, periodic mask " << periodic << ", grid 1x" << g[1] << "x" << g[2];
+        p.material.conductivity = {nullptr, nullptr, nullptr};
+        p.material.capacity = nullptr;
+        d = compare(p, g, 8, rng, batches);
+        EXPECT_LE(d, 1e-12) << batches << " batches, constant coefficients, periodic mask " << periodic;
+      }
     }
   }
 }

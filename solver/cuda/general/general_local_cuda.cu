@@ -158,15 +158,16 @@ __device__ ADI_FORCEINLINE bool good_pivot(double p) { return isfinite(p) && p !
 // with x_0 = F and x_{m-1} = L as known values, three right-hand sides (d,
 // -a_1 e_1, -c_{m-2} e_{m-2}) on one factorisation; r, alpha, beta of the
 // interior into w, al, be (cp: the sweep's c'), the two reduced rows of the
-// line into rows[v * lines + line].
+// line into rows[v * lines + line]. Lines first .. first + lines - 1 (a batch).
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     box_reduce_kernel(T* __restrict__ w, T* __restrict__ al, T* __restrict__ be, T* __restrict__ cp,
-                      BoxParams<T> B, int a, index_t lines, T* __restrict__ rows, int* __restrict__ error) {
+                      BoxParams<T> B, int a, index_t first, index_t lines, T* __restrict__ rows,
+                      int* __restrict__ error) {
   const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (line >= lines) return;
   const GeneralParams<T>& P = B.P;
-  const index_t base = cuda::general::line_base(P, a, line), s = P.stride[a], m = P.n[a];
+  const index_t base = cuda::general::line_base(P, a, first + line), s = P.stride[a], m = P.n[a];
   T out[kReducedValues] = {};
   T a0, b0, c0, an, bn, cn;
   box_row(B, a, base, 0, a0, b0, c0);
@@ -318,14 +319,16 @@ __global__ void __launch_bounds__(kThreads)
 // The partition method's second half: the line's solution from its first and
 // last unknowns F, L (the reduced systems' solution, from the host): x_0 = F,
 // x_{m-1} = L, x_i = r_i + alpha_i F + beta_i L; into w, or added into u.
+// Lines first .. first + lines - 1, F and L of line first + l at FL[l],
+// FL[lines + l].
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     box_finish_kernel(T* __restrict__ w, T* __restrict__ u, const T* __restrict__ al, const T* __restrict__ be,
-                      BoxParams<T> B, int a, index_t lines, const T* __restrict__ FL, int add) {
+                      BoxParams<T> B, int a, index_t first, index_t lines, const T* __restrict__ FL, int add) {
   const index_t line = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (line >= lines) return;
   const GeneralParams<T>& P = B.P;
-  const index_t base = cuda::general::line_base(P, a, line), s = P.stride[a], m = P.n[a];
+  const index_t base = cuda::general::line_base(P, a, first + line), s = P.stride[a], m = P.n[a];
   const T F = FL[line], L = FL[lines + line];
   for (index_t i = 0; i < m; ++i) {
     const index_t o = base + i * s;
@@ -461,6 +464,15 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
       d_mask_.upload(dn.mask);
       d_w_.upload(dn.w);
     }
+    // Per split axis: the reduced systems' layout (reduced_layout: cnt, then off).
+    for (int a = 0; a < 3; ++a) {
+      if (!d.is_split(a)) continue;
+      std::vector<index_t> cnt, off;
+      reduced_layout(split_[a], cnt, off);
+      reduced_unknowns_[a] = off.back();
+      cnt.insert(cnt.end(), off.begin(), off.end());
+      co_[a].upload(cnt);
+    }
     error_.resize(1);
     stats_.allocate();
     // stream_ does not wait for the legacy default stream: the zero fills go on it.
@@ -471,6 +483,8 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   ~GeneralCudaLocal() override {
     cudaSetDevice(device_);
+    for (cudaEvent_t e : events_)
+      if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -485,8 +499,9 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + al_.bytes() + be_.bytes() + cp_.bytes() + rho_.bytes() + q_.bytes() +
-                    rows_.bytes() + fl_.bytes() + g_.bytes() + zr_.bytes() + co_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
+                    rows_.bytes() + fl_.bytes() + g_.bytes() + zr_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
     for (const auto& k : k_) b += k.bytes();
+    for (const auto& c : co_) b += c.bytes();
     return b;
   }
 
@@ -616,45 +631,50 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     finish_phase(nullptr);
   }
 
-  void reduce(int a, T* out) override {
+  // A batch of lines of a split axis (general_local.hpp): its elimination
+  // and the copy of its reduced rows to the host queued on the stream, an
+  // event after them (rows_ready waits for it). The batches' device
+  // buffers are one region each, reused: the stream runs them in order.
+  void reduce(int a, index_t c2b, index_t c2e, int batch, T* out) override {
     current();
-    const index_t nl = lines(a);
+    const index_t first = c2b * st_.layout.n[0], nl = (c2e - c2b) * st_.layout.n[0];
     const std::size_t values = static_cast<std::size_t>(kReducedValues * nl);
     if (rows_.size() < values) rows_.resize(values);
     box_reduce_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), al_.get() + st_.origin,
                                                                   be_.get() + st_.origin, cp_.get() + st_.origin,
-                                                                  B_, a, nl, rows_.get(), error_.get());
+                                                                  B_, a, first, nl, rows_.get(), error_.get());
     ADI_CUDA_CHECK_LAUNCH("box_reduce_kernel");
     ADI_CUDA_CHECK(cudaMemcpyAsync(out, rows_.get(), values * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    finish_phase(nullptr);
+    ADI_CUDA_CHECK(cudaEventRecord(event(batch), stream_));
+  }
+  void rows_ready(int batch) override {
+    current();
+    ADI_CUDA_CHECK(cudaEventSynchronize(event(batch)));
   }
 
-  void finish(int a, const T* gathered, bool add_to_u) override {
+  // The batch's gathered rows uploaded, its reduced systems solved on the
+  // device (one thread per line), its lines completed; all queued.
+  void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u) override {
     current();
-    const index_t nl = lines(a);
+    const index_t first = c2b * st_.layout.n[0], nl = (c2e - c2b) * st_.layout.n[0];
     const int P = split_[a].parts;
-    std::vector<index_t> cnt, off;
-    reduced_layout(split_[a], cnt, off);
-    const index_t N = off.back();
-    // The reduced systems on the device (one thread per line), from the
-    // all-gather uploaded as it came; F of every line, then L.
-    std::vector<index_t> co(cnt);
-    co.insert(co.end(), off.begin(), off.end());
+    const index_t N = reduced_unknowns_[a];
     const std::size_t gv = static_cast<std::size_t>(P) * kReducedValues * static_cast<std::size_t>(nl);
     if (g_.size() < gv) g_.resize(gv);
     if (zr_.size() < static_cast<std::size_t>(7 * N * nl)) zr_.resize(static_cast<std::size_t>(7 * N * nl));
     if (fl_.size() < static_cast<std::size_t>(2 * nl)) fl_.resize(static_cast<std::size_t>(2 * nl));
-    if (co_.size() < co.size()) co_.resize(co.size());
     ADI_CUDA_CHECK(cudaMemcpyAsync(g_.get(), gathered, gv * sizeof(T), cudaMemcpyHostToDevice, stream_));
-    ADI_CUDA_CHECK(cudaMemcpyAsync(co_.get(), co.data(), co.size() * sizeof(index_t), cudaMemcpyHostToDevice, stream_));
-    box_reduced_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(g_.get(), nl, co_.get(), P, p_.periodic(a) ? 1 : 0,
-                                                                   part_.coords[a], zr_.get(), fl_.get(), a,
-                                                                   error_.get());
+    box_reduced_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(g_.get(), nl, co_[a].get(), P,
+                                                                   p_.periodic(a) ? 1 : 0, part_.coords[a],
+                                                                   zr_.get(), fl_.get(), a, error_.get());
     ADI_CUDA_CHECK_LAUNCH("box_reduced_kernel");
     box_finish_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), U(), al_.get() + st_.origin,
-                                                                  be_.get() + st_.origin, B_, a, nl, fl_.get(),
-                                                                  add_to_u ? 1 : 0);
+                                                                  be_.get() + st_.origin, B_, a, first, nl,
+                                                                  fl_.get(), add_to_u ? 1 : 0);
     ADI_CUDA_CHECK_LAUNCH("box_finish_kernel");
+  }
+  void end_lines(int /*axis*/) override {
+    current();
     finish_phase(nullptr);
   }
 
@@ -666,6 +686,12 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   // This rank's device is made current on every entry (the process may have
   // used another one in between), as in the classic rank.
   void current() const { ADI_CUDA_CHECK(cudaSetDevice(device_)); }
+  cudaEvent_t event(int batch) {
+    if (static_cast<std::size_t>(batch) >= events_.size()) events_.resize(static_cast<std::size_t>(batch) + 1, nullptr);
+    cudaEvent_t& e = events_[static_cast<std::size_t>(batch)];
+    if (!e) ADI_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return e;
+  }
   T* U() const { return u_.get() + st_.origin; }
   T* W() const { return w_.get() + st_.origin; }
   std::array<index_t, 3> strides() const {
@@ -722,7 +748,9 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   DirichletData dirichlet_;
   index_t dirichlet_count_ = 0;
   DeviceBuffer<T> u_, w_, al_, be_, cp_, rho_, q_, rows_, fl_, g_, zr_;
-  DeviceBuffer<index_t> co_;
+  std::array<DeviceBuffer<index_t>, 3> co_;  // per split axis: cnt, then off (reduced_layout)
+  std::array<index_t, 3> reduced_unknowns_{{0, 0, 0}};
+  std::vector<cudaEvent_t> events_;           // per batch: its reduced rows are on the host
   std::array<DeviceBuffer<T>, 3> k_;
   DeviceBuffer<index_t> d_off_;
   DeviceBuffer<std::uint8_t> d_mask_;

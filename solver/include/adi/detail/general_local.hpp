@@ -96,14 +96,24 @@ class GeneralLocal {
   /// w <- (I - theta dt A_axis)^{-1} w along an axis the rank holds whole;
   /// with add_to_u, u += the solution instead (the last solve's update).
   virtual void solve_whole(int axis, bool add_to_u) = 0;
-  /// Split axis, first half: eliminates the interior of every line of the
-  /// rank; writes the reduced rows, value v of line l at rows[v * L + l]
-  /// (L = lines(axis), v < kReducedValues).
-  virtual void reduce(int axis, T* rows) = 0;
-  /// Second half: `gathered` is the all-gather of every rank's `rows` along
-  /// the axis (rank q's block at q * kReducedValues * L); solves each line's
-  /// reduced system and completes the line, into w or (add_to_u) added into u.
-  virtual void finish(int axis, const T* gathered, bool add_to_u) = 0;
+  /// Split axis, first half, for the batch of lines whose index along the
+  /// second other axis o2 is in [c2b, c2e) (whole rows of lines, L = (c2e -
+  /// c2b) n_o1 of them, the line c_o1 + n_o1 (c2b + r) the batch's line
+  /// c_o1 + n_o1 r): eliminates their interior and writes their reduced
+  /// rows, value v of the batch's line l at rows[v * L + l] (v <
+  /// kReducedValues). It may return before `rows` is written (a GPU rank
+  /// queues the work): rows_ready(batch) waits for it.
+  virtual void reduce(int axis, index_t c2b, index_t c2e, int batch, T* rows) = 0;
+  /// Blocks until reduce(..., batch, rows) has written rows.
+  virtual void rows_ready(int batch) { (void)batch; }
+  /// Second half for the same batch: `gathered` is the all-gather of every
+  /// rank's `rows` along the axis (rank q's block at q * kReducedValues * L);
+  /// solves each line's reduced system and completes the line, into w or
+  /// (add_to_u) added into u. It may return before it is done: end_lines.
+  virtual void finish(int axis, index_t c2b, index_t c2e, const T* gathered, bool add_to_u) = 0;
+  /// Blocks until every batch of the axis is finished; reports a zero or
+  /// non-finite pivot met in any of them.
+  virtual void end_lines(int axis) { (void)axis; }
 };
 
 /// The CPU (OpenMP) implementation for rank `rank` of `d` (whose periodic
