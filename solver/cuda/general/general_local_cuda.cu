@@ -634,12 +634,15 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   // A batch of lines of a split axis (general_local.hpp): its elimination
   // and the copy of its reduced rows to the host queued on the stream, an
   // event after them (rows_ready waits for it). The batches' device
-  // buffers are one region each, reused: the stream runs them in order.
+  // buffers are one region each, reused (the stream runs the batches in
+  // order), sized once for all the axis' lines, so no cudaFree ever waits
+  // on queued work.
   void reduce(int a, index_t c2b, index_t c2e, int batch, T* out) override {
     current();
     const index_t first = c2b * st_.layout.n[0], nl = (c2e - c2b) * st_.layout.n[0];
     const std::size_t values = static_cast<std::size_t>(kReducedValues * nl);
-    if (rows_.size() < values) rows_.resize(values);
+    const std::size_t most = static_cast<std::size_t>(lines(a));
+    if (rows_.size() < kReducedValues * most) rows_.resize(kReducedValues * most);
     box_reduce_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), al_.get() + st_.origin,
                                                                   be_.get() + st_.origin, cp_.get() + st_.origin,
                                                                   B_, a, first, nl, rows_.get(), error_.get());
@@ -660,9 +663,10 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     const int P = split_[a].parts;
     const index_t N = reduced_unknowns_[a];
     const std::size_t gv = static_cast<std::size_t>(P) * kReducedValues * static_cast<std::size_t>(nl);
-    if (g_.size() < gv) g_.resize(gv);
-    if (zr_.size() < static_cast<std::size_t>(7 * N * nl)) zr_.resize(static_cast<std::size_t>(7 * N * nl));
-    if (fl_.size() < static_cast<std::size_t>(2 * nl)) fl_.resize(static_cast<std::size_t>(2 * nl));
+    const std::size_t most = static_cast<std::size_t>(lines(a));  // every batch's buffers fit, sized once
+    if (g_.size() < P * kReducedValues * most) g_.resize(P * kReducedValues * most);
+    if (zr_.size() < 7 * static_cast<std::size_t>(N) * most) zr_.resize(7 * static_cast<std::size_t>(N) * most);
+    if (fl_.size() < 2 * most) fl_.resize(2 * most);
     ADI_CUDA_CHECK(cudaMemcpyAsync(g_.get(), gathered, gv * sizeof(T), cudaMemcpyHostToDevice, stream_));
     box_reduced_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(g_.get(), nl, co_[a].get(), P,
                                                                    p_.periodic(a) ? 1 : 0, part_.coords[a],

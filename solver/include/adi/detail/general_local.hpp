@@ -51,7 +51,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -147,7 +146,8 @@ std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const
 /// min(m_q, 2) unknowns, the first at off[q]; N = off[P]. Solves it (a ring
 /// on a periodic axis) and gives rank `me`'s first and last unknowns F and
 /// L. The scratch vectors hold N values each. False: a zero or non-finite
-/// pivot. Shared by the CPU and CUDA local backends (both solve it on the host).
+/// pivot. The CPU rank's; the GPU rank's box_reduced_kernel does the same
+/// operations on the device.
 template <class T>
 struct ReducedScratch {
   std::vector<T> za, zb, zc, zd, cp, zz, bb;

@@ -2,8 +2,8 @@
 // One tridiagonal (or cyclic tridiagonal) line solved from its rows on the
 // host, written to be read: the oracle's per-line solves (cpu/line_rows.hpp
 // builds its batched forms on them) and the reduced systems of the
-// distributed general path, which the CPU and the CUDA local backends both
-// solve on the host (detail/general_local.hpp).
+// distributed general path on CPU ranks (detail/general_local.hpp; GPU ranks
+// repeat these operations in box_reduced_kernel).
 #include <adi/common.hpp>
 
 #include <cmath>
