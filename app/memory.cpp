@@ -110,9 +110,14 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
     if (!c.problem.classic() && ranks > 1) {
       // A GPU rank of the general path (solver/cuda/general/general_local_cuda.cu):
       // along its split axis three scratch grids (the interior's alpha, beta
-      // and the sweep's c'); each field passes through the host once, as the
-      // box in double and in the run's precision.
-      stepper_arrays += 3.0;
+      // and the sweep's c'), and per line of it 8 + 22 P values (its reduced
+      // rows, their all-gather over P ranks and the reduced system's scratch
+      // of 2P unknowns), i.e. (8 + 22 P) P / n fields for lines of n nodes
+      // cut P ways: P = ranks and the shorter of y and z bound it. Each field
+      // passes through the host once, as the box in double and in the run's
+      // precision.
+      const double n_split = static_cast<double>(std::max<index_t>(1, std::min(c.problem.n[1], c.problem.n[2])));
+      stepper_arrays += 3.0 + (8.0 + 22.0 * ranks) * ranks / n_split;
       m.host_bytes += m.material_fields * stepper_field * (1.0 + 8.0 / (c.precision == Precision::F32 ? 4.0 : 8.0));
     }
     m.device_bytes = stepper_arrays * stepper_field;

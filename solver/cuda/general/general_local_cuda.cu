@@ -490,10 +490,13 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
 
   std::string device_name() const override {
     std::ostringstream s;
-    s << name_ << " (device " << device_ << "; general path: per axis held whole ";
+    s << name_ << " (device " << device_ << "; general path: ";
     for (int a = 0; a < 3; ++a)
       s << (a ? ", " : "") << "xyz"[a] << " "
-        << (p_.flat(a) ? "flat" : split_[a].parts > 1 ? "split" : segmented_[a] ? "segmented" : "thread per line");
+        << (p_.flat(a)                ? "flat"
+            : split_[a].parts > 1     ? "split across ranks"
+            : segmented_[a]           ? "segmented"
+                                      : "one line per thread");
     s << ")";
     return s.str();
   }
