@@ -1,5 +1,6 @@
 // Material and source fields from HDF5 (hdf5.hpp: Hdf5Field, attach_fields).
 
+#include "h5par.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>
@@ -44,17 +45,96 @@ void Hdf5Field::read(const std::array<index_t, 3>& lo, const std::array<index_t,
   H5Id mspace(H5Screate_simple(1, &m, nullptr), H5Sclose);
   ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, out), ctx,
                "cannot read the " + what_ + " field (the file may be truncated or damaged)");
+  check_values(out, points, [&](index_t q) {
+    return std::array<index_t, 3>{
+        {lo[0] + q % size[0], lo[1] + (q / size[0]) % size[1], lo[2] + q / (size[0] * size[1])}};
+  });
+}
+
+template <class Node>
+void Hdf5Field::check_values(const double* out, index_t points, const Node& node) const {
   const bool positive = check_ == Values::Positive;
   for (index_t q = 0; q < points; ++q) {
     const double v = out[q];
     if (std::isfinite(v) && (!positive || v > 0.0)) continue;
-    const index_t i = lo[0] + q % size[0], j = lo[1] + (q / size[0]) % size[1], k = lo[2] + q / (size[0] * size[1]);
+    const std::array<index_t, 3> g = node(q);
     std::ostringstream s;
-    s << ctx << ": the " << what_ << " field holds " << v << " at node (i, j, k) = (" << i << ", " << j << ", " << k
-      << ") (dataset index [" << k << ", " << j << ", " << i << "]); expected a finite value"
+    s << name() << ": the " << what_ << " field holds " << v << " at node (i, j, k) = (" << g[0] << ", " << g[1]
+      << ", " << g[2] << ") (dataset index [" << g[2] << ", " << g[1] << ", " << g[0] << "]); expected a finite value"
       << (positive ? " > 0" : "");
     throw IoError(s.str(), __FILE__, __LINE__);
   }
+}
+
+// A rank's box of a distributed run: with parallel HDF5 one collective read
+// of every rank (the MPI-IO driver, a collective transfer), the box and its
+// ghost layers (their wrapped pieces on a periodic axis) one union of
+// hyperslabs. HDF5 moves a union's elements in increasing dataset order,
+// which is idx's order (each list ascending), so `out` needs no reordering.
+// Every rank makes the same calls (h5par.hpp's rule); a failure before the
+// read is agreed first, so no rank waits in a call another one skipped. The
+// values are checked after the read (a bad one throws on its rank only, as
+// the caller, load_box_field, expects: it reads the other fields before it
+// throws). Otherwise, and without parallel HDF5 or with one process: the
+// default, one independent read() per block.
+void Hdf5Field::read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const {
+  if (!collective || !detail::par::built() || detail::par::size() < 2) {
+    FieldSource::read_indices(idx, out, collective);
+    return;
+  }
+  const std::string ctx = name();
+  std::array<std::vector<std::array<hsize_t, 2>>, 3> runs;  // per axis: (first, length)
+  detail::par::agree([&] {
+    for (int a = 0; a < 3; ++a) {
+      if (idx[a].empty()) throw IoError(ctx + ": an empty box was asked for", __FILE__, __LINE__);
+      for (std::size_t p = 0; p < idx[a].size(); ++p)
+        if (idx[a][p] < 0 || idx[a][p] >= info_.n[a] || (p > 0 && idx[a][p] <= idx[a][p - 1]))
+          throw IoError(ctx + ": a box outside the dataset was asked for", __FILE__, __LINE__);
+      for (std::size_t p = 0; p < idx[a].size();) {
+        std::size_t e = p + 1;
+        while (e < idx[a].size() && idx[a][e] == idx[a][e - 1] + 1) ++e;
+        runs[a].push_back({{static_cast<hsize_t>(idx[a][p]), static_cast<hsize_t>(e - p)}});
+        p = e;
+      }
+    }
+    detail::init_hdf5();
+  });
+  H5Id f, d, fspace, mspace;
+  detail::par::agree([&] {
+    const hid_t fid = H5Fopen(info_.file.c_str(), H5F_ACC_RDONLY, detail::par::fapl(ctx).get());
+    if (fid < 0)
+      throw IoError(info_.file + ": cannot open the " + what_ + " field: the file is missing, truncated or damaged",
+                    __FILE__, __LINE__);
+    f = H5Id(fid, H5Fclose);
+  });
+  detail::par::agree([&] {
+    d = H5Id(ADI_H5_CHECK(H5Dopen2(f.get(), info_.dataset.c_str(), H5P_DEFAULT), ctx, "cannot open dataset"),
+             H5Dclose);
+    fspace = H5Id(H5Dget_space(d.get()), H5Sclose);
+    // Dataset order (z, y, x).
+    bool first = true;
+    for (const auto& rz : runs[2])
+      for (const auto& ry : runs[1])
+        for (const auto& rx : runs[0]) {
+          const hsize_t start[3] = {rz[0], ry[0], rx[0]}, count[3] = {rz[1], ry[1], rx[1]};
+          ADI_H5_CHECK(H5Sselect_hyperslab(fspace.get(), first ? H5S_SELECT_SET : H5S_SELECT_OR, start, nullptr, count,
+                                           nullptr),
+                       ctx, "cannot select this rank's box");
+          first = false;
+        }
+    const hsize_t m = static_cast<hsize_t>(idx[0].size() * idx[1].size() * idx[2].size());
+    mspace = H5Id(H5Screate_simple(1, &m, nullptr), H5Sclose);
+  });
+  detail::par::agree([&] {
+    ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), detail::par::dxpl(ctx).get(), out),
+                 ctx, "cannot read the " + what_ + " field (the file may be truncated or damaged)");
+  });
+  const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
+  check_values(out, n0 * n1 * static_cast<index_t>(idx[2].size()), [&](index_t q) {
+    return std::array<index_t, 3>{{idx[0][static_cast<std::size_t>(q % n0)],
+                                   idx[1][static_cast<std::size_t>((q / n0) % n1)],
+                                   idx[2][static_cast<std::size_t>(q / (n0 * n1))]}};
+  });
 }
 
 std::string Hdf5Field::checksum() const {

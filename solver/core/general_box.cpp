@@ -3,69 +3,64 @@
 
 #include <adi/detail/general_local.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <vector>
 
 namespace adi::mpi::detail {
 
-namespace {
-
-/// A run of consecutive local indices whose global indices are consecutive too.
-struct Run {
-  index_t local = 0, global = 0, len = 0;
-};
-
-}  // namespace
-
 template <class T>
 std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
-                              const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok) {
-  std::array<std::vector<Run>, 3> runs;
+                              const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok,
+                              bool collective) {
+  // Per axis the global index of every local one (ghosts included) and the
+  // ascending set of those global indices (a periodic axis may map two
+  // locals to one global node), read in one call.
+  std::array<std::vector<index_t>, 3> idx, pos;
+  std::array<index_t, 3> g{};
   for (int a = 0; a < 3; ++a) {
-    const index_t g = ghosts[a] ? 1 : 0, n = p.n[a], m = part.box.size[a];
-    auto glob = [&](index_t l) {
+    g[a] = ghosts[a] ? 1 : 0;
+    const index_t n = p.n[a], m = part.box.size[a];
+    std::vector<index_t> glob;
+    for (index_t l = -g[a]; l < m + g[a]; ++l) {
       index_t x = part.box.begin[a] + l;
       if (x < 0 || x >= n) x = p.periodic(a) ? (x + n) % n : std::clamp<index_t>(x, 0, n - 1);
-      return x;
-    };
-    for (index_t l = -g; l < m + g;) {
-      Run r{l, glob(l), 1};
-      while (l + r.len < m + g && glob(l + r.len) == r.global + r.len) ++r.len;
-      runs[a].push_back(r);
-      l += r.len;
+      glob.push_back(x);
     }
+    idx[a] = glob;
+    std::sort(idx[a].begin(), idx[a].end());
+    idx[a].erase(std::unique(idx[a].begin(), idx[a].end()), idx[a].end());
+    for (const index_t x : glob)
+      pos[a].push_back(static_cast<index_t>(std::lower_bound(idx[a].begin(), idx[a].end(), x) - idx[a].begin()));
   }
+  const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
+  std::vector<double> buf(static_cast<std::size_t>(n0 * n1 * static_cast<index_t>(idx[2].size())));
+  f.read_indices(idx, buf.data(), collective);
   std::vector<T> out(static_cast<std::size_t>(st.elements), T(0));
   T* base = out.data() + st.origin;
   const Layout3& L = st.layout;
-  std::vector<double> buf;
-  for (const Run& rz : runs[2])
-    for (const Run& ry : runs[1])
-      for (const Run& rx : runs[0]) {
-        buf.resize(static_cast<std::size_t>(rx.len * ry.len * rz.len));
-        f.read({{rx.global, ry.global, rz.global}}, {{rx.len, ry.len, rz.len}}, buf.data());
-        for (index_t k = 0; k < rz.len; ++k)
-          for (index_t j = 0; j < ry.len; ++j)
-            for (index_t i = 0; i < rx.len; ++i) {
-              const double x = buf[static_cast<std::size_t>(i + rx.len * (j + ry.len * k))];
-              if (!(std::isfinite(x) && (signed_ok || x > 0.0))) {
-                const index_t gi = rx.global + i, gj = ry.global + j, gk = rz.global + k;
-                std::ostringstream s;
-                s << what << " field " << f.name() << ": value " << x << " at node (i, j, k) = (" << gi << ", "
-                  << gj << ", " << gk << ") (dataset index [" << gk << ", " << gj << ", " << gi
-                  << "]): expected a finite value" << (signed_ok ? "" : " > 0");
-                ADI_THROW(InvalidArgument, s.str());
-              }
-              base[L.offset(rx.local + i, ry.local + j, rz.local + k)] = static_cast<T>(x);
-            }
+  for (std::size_t k = 0; k < pos[2].size(); ++k)
+    for (std::size_t j = 0; j < pos[1].size(); ++j)
+      for (std::size_t i = 0; i < pos[0].size(); ++i) {
+        const double x = buf[static_cast<std::size_t>(pos[0][i] + n0 * (pos[1][j] + n1 * pos[2][k]))];
+        if (!(std::isfinite(x) && (signed_ok || x > 0.0))) {
+          const index_t gi = idx[0][pos[0][i]], gj = idx[1][pos[1][j]], gk = idx[2][pos[2][k]];
+          std::ostringstream s;
+          s << what << " field " << f.name() << ": value " << x << " at node (i, j, k) = (" << gi << ", " << gj << ", "
+            << gk << ") (dataset index [" << gk << ", " << gj << ", " << gi << "]): expected a finite value"
+            << (signed_ok ? "" : " > 0");
+          ADI_THROW(InvalidArgument, s.str());
+        }
+        base[L.offset(static_cast<index_t>(i) - g[0], static_cast<index_t>(j) - g[1], static_cast<index_t>(k) - g[2])] =
+            static_cast<T>(x);
       }
   return out;
 }
 
 template std::vector<float> load_box_field<float>(const HeatProblem&, const LocalPart&, const std::array<bool, 3>&,
-                                                  const LocalStorage&, const FieldSource&, const char*, bool);
+                                                  const LocalStorage&, const FieldSource&, const char*, bool, bool);
 template std::vector<double> load_box_field<double>(const HeatProblem&, const LocalPart&, const std::array<bool, 3>&,
-                                                    const LocalStorage&, const FieldSource&, const char*, bool);
+                                                    const LocalStorage&, const FieldSource&, const char*, bool, bool);
 
 }  // namespace adi::mpi::detail

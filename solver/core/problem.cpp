@@ -51,6 +51,30 @@ void ArrayField::read(const std::array<index_t, 3>& lo, const std::array<index_t
         out[(k * size[1] + j) * size[0] + i] = v_[((lo[2] + k) * n_[1] + lo[1] + j) * n_[0] + lo[0] + i];
 }
 
+void FieldSource::read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool /*collective*/) const {
+  // Per axis the runs of consecutive indices: (position in idx, first index, length).
+  std::array<std::vector<std::array<index_t, 3>>, 3> runs;
+  for (int a = 0; a < 3; ++a)
+    for (std::size_t p = 0; p < idx[a].size();) {
+      std::size_t e = p + 1;
+      while (e < idx[a].size() && idx[a][e] == idx[a][e - 1] + 1) ++e;
+      runs[a].push_back({static_cast<index_t>(p), idx[a][p], static_cast<index_t>(e - p)});
+      p = e;
+    }
+  const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
+  std::vector<double> buf;
+  for (const auto& rz : runs[2])
+    for (const auto& ry : runs[1])
+      for (const auto& rx : runs[0]) {
+        buf.resize(static_cast<std::size_t>(rx[2] * ry[2] * rz[2]));
+        read({{rx[1], ry[1], rz[1]}}, {{rx[2], ry[2], rz[2]}}, buf.data());
+        for (index_t k = 0; k < rz[2]; ++k)
+          for (index_t j = 0; j < ry[2]; ++j)
+            for (index_t i = 0; i < rx[2]; ++i)
+              out[(rx[0] + i) + n0 * ((ry[0] + j) + n1 * (rz[0] + k))] = buf[static_cast<std::size_t>(i + rx[2] * (j + ry[2] * k))];
+      }
+}
+
 bool HeatProblem::classic() const {
   if (material.lines_vary() || material.source || source != 0.0 || capacity != 1.0) return false;
   for (int a = 0; a < 3; ++a) {

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -60,19 +61,31 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         beta_.assign(n, T(0));
       }
     }
-    // Material: the box and its ghost layers only. An isotropic field is one array.
+    // Material: the box and its ghost layers only. An isotropic field is one
+    // array (shared by pointer, decided before any read). Every field is read
+    // before a bad one throws: on several ranks the reads may be collective
+    // (load_box_field), and every rank must make the same ones.
+    collective_ = d.ranks() > 1;
+    for (int a = 0; a < 3; ++a) k_shared_[a] = shared_conductivity(p_, a);
+    std::exception_ptr bad;
+    const auto attempt = [&bad](auto&& read) {
+      try {
+        read();
+      } catch (...) {
+        if (!bad) bad = std::current_exception();
+      }
+    };
     for (int a = 0; a < 3; ++a) {
       const auto& src = p_.material.conductivity[a];
-      if (!src || p_.flat(a)) continue;
-      for (int b = 0; b < a; ++b)
-        if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
-      if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
+      if (!src || p_.flat(a) || k_shared_[a] >= 0) continue;
+      attempt([&] { k_[a] = load(*src, "conductivity", false); });
     }
-    if (p_.material.capacity) {
-      rho_ = load(*p_.material.capacity, "heat capacity", false);
-      for (T& r : rho_) r = T(1) / r;
-    }
-    if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
+    if (p_.material.capacity) attempt([&] {
+        rho_ = load(*p_.material.capacity, "heat capacity", false);
+        for (T& r : rho_) r = T(1) / r;
+      });
+    if (p_.material.source) attempt([&] { q_ = load(*p_.material.source, "heat source", true); });
+    if (bad) std::rethrow_exception(bad);
     dirichlet_ = build_dirichlet(p_, part_.box.begin, part_.box.size);
   }
 
@@ -656,7 +669,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   }
 
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
-    return load_box_field<T>(p_, part_, ghosts_, st_, f, what, signed_ok);
+    return load_box_field<T>(p_, part_, ghosts_, st_, f, what, signed_ok, collective_);
   }
 
   void copy_box(T* packed, T* field, bool in) {
@@ -706,6 +719,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
   DirichletData dirichlet_;
   std::map<int, std::vector<T>> host_;  // host_buffer's
+  bool collective_ = false;             // the run has several ranks: every one loads the same fields
 };
 
 }  // namespace

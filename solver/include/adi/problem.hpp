@@ -80,6 +80,15 @@ class FieldSource {
   /// Throws (an io error, or InvalidArgument) on a bad value, naming the
   /// field and the node.
   virtual void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const = 0;
+  /// The nodes whose global indices are idx[0] x idx[1] x idx[2] (each list
+  /// ascending, without repeats), packed x fastest in the lists' order, into
+  /// out: one rank's box with its ghost layers, wrapped pieces included
+  /// (load_box_field). collective: every process of the run makes this call
+  /// for this field, in the same order (a distributed stepper's
+  /// construction), so the source may read collectively (parallel HDF5);
+  /// it must then not throw before its collective calls on some processes
+  /// only. The default reads each block of consecutive indices with read().
+  virtual void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const;
   /// A short fingerprint of the content for provenance ("" if unknown).
   virtual std::string checksum() const { return ""; }
 };

@@ -90,6 +90,10 @@ class Hdf5Field final : public FieldSource {
   Hdf5Field(FieldInfo info, std::string what, Values check);
   std::string name() const override { return info_.file + ":" + info_.dataset; }
   void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override;
+  /// A distributed run's box (FieldSource::read_indices): with parallel HDF5
+  /// and collective set, one collective MPI-IO read on every rank (the box
+  /// and its ghost layers one union of hyperslabs); else one read() a block.
+  void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const override;
   /// "fnv1a64:<16 hex digits>" over the values as float64, x fastest (the
   /// same for a float32 and a float64 file holding the same numbers).
   /// Reads the whole field once, plane by plane; cached.
@@ -98,6 +102,11 @@ class Hdf5Field final : public FieldSource {
   const std::string& what() const { return what_; }
 
  private:
+  /// Throws the IoError naming the first bad value of out (node(q): its
+  /// global (i, j, k)).
+  template <class Node>
+  void check_values(const double* out, index_t points, const Node& node) const;
+
   FieldInfo info_;
   std::string what_;  ///< "conductivity", "heat capacity", "heat source"
   Values check_;

@@ -132,13 +132,28 @@ std::unique_ptr<GeneralLocal<T>> make_general_cuda_local(const HeatProblem& p, c
 /// A material field (K, c or q) on rank `part`'s box and its ghost layers
 /// (`ghosts[a]`: one layer on both sides of axis a) in storage `st`: global
 /// indices wrapped on a periodic axis, clamped at a domain face (where the
-/// value is never used); one FieldSource::read per block of consecutive
-/// global indices (one for an interior rank, at most 27 at a periodic
-/// corner). Throws InvalidArgument naming the field and the global node on
-/// a non-finite value, or (signed_ok false) one <= 0. solver/core/general_box.cpp.
+/// value is never used); one FieldSource::read_indices call (by default one
+/// read per block of consecutive global indices: one for an interior rank,
+/// at most 27 at a periodic corner). Throws InvalidArgument naming the field and the global node on
+/// a non-finite value, or (signed_ok false) one <= 0. collective: every rank
+/// of the run loads this field now (FieldSource::read_indices may read
+/// collectively); the caller then loads its other fields before it throws,
+/// so that every rank makes the same reads. solver/core/general_box.cpp.
 template <class T>
 std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
-                              const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok);
+                              const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok,
+                              bool collective = false);
+
+/// The axis whose conductivity array axis a shares (the first non-flat axis
+/// with the same field: an isotropic field is one array), -1: its own (or a
+/// constant, or a flat axis).
+inline int shared_conductivity(const HeatProblem& p, int a) {
+  const auto& src = p.material.conductivity[a];
+  if (!src || p.flat(a)) return -1;
+  for (int b = 0; b < a; ++b)
+    if (!p.flat(b) && p.material.conductivity[b] == src) return b;
+  return -1;
+}
 
 /// The reduced system of one line along a split axis, from the all-gather
 /// of every rank's reduced rows (rank q's block at q * kReducedValues * nl,
