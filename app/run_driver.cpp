@@ -183,7 +183,7 @@ RunPlan plan_run(const RunOptions& o) {
   }
   // The material and source fields: headers, shapes and geometry now (a
   // bad one stops the run before anything is allocated); values as read.
-  io::attach_fields(c);
+  io::attach_fields(c, o.env.app.parallel_io);
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
   plan.ranks = mpi::world_size();

@@ -17,8 +17,8 @@ namespace adi::io {
 
 using detail::H5Id;
 
-Hdf5Field::Hdf5Field(FieldInfo info, std::string what, Values check)
-    : info_(std::move(info)), what_(std::move(what)), check_(check) {}
+Hdf5Field::Hdf5Field(FieldInfo info, std::string what, Values check, bool collective_reads)
+    : info_(std::move(info)), what_(std::move(what)), check_(check), collective_reads_(collective_reads) {}
 
 void Hdf5Field::read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const {
   const std::string ctx = name();
@@ -78,7 +78,7 @@ void Hdf5Field::check_values(const double* out, index_t points, const Node& node
 // throws). Otherwise, and without parallel HDF5 or with one process: the
 // default, one independent read() per block.
 void Hdf5Field::read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const {
-  if (!collective || !detail::par::built() || detail::par::size() < 2) {
+  if (!collective || !collective_reads_ || !detail::par::built() || detail::par::size() < 2) {
     FieldSource::read_indices(idx, out, collective);
     return;
   }
@@ -164,7 +164,7 @@ std::string shape_text(const std::array<index_t, 3>& n) {  // dataset order
 }
 
 std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef& ref, const std::string& what,
-                                              Hdf5Field::Values check) {
+                                              Hdf5Field::Values check, bool collective_reads) {
   const std::string file = resolve_input(c, ref.file);
   FieldInfo info = inspect_field(file, ref.dataset, "the " + what + " field");
   const HeatProblem& p = c.problem;
@@ -194,18 +194,18 @@ std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef
         throw ConfigError(ref.where, ref.key, buf, __FILE__, __LINE__);
       }
     }
-  return std::make_shared<Hdf5Field>(std::move(info), what, check);
+  return std::make_shared<Hdf5Field>(std::move(info), what, check, collective_reads);
 }
 
 }  // namespace
 
-void attach_fields(RunConfig& c) {
+void attach_fields(RunConfig& c, bool collective_reads) {
   MaterialConfig& m = c.material;
   Material& mat = c.problem.material;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const FieldSource>> opened;
   auto get = [&](const FieldRef& r, const std::string& what, Hdf5Field::Values v) {
     auto& s = opened[{r.file + "\n" + what, r.dataset}];
-    if (!s) s = open_field(c, r, what, v);
+    if (!s) s = open_field(c, r, what, v, collective_reads);
     return s;
   };
   for (int a = 0; a < 3; ++a)

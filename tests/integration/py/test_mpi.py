@@ -194,6 +194,15 @@ def materials(a):
                match=[r"output +mpi\.h5 \(4 steps"])
         assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
                      "material fields, periodic y and z, grid %s, %d ranks" % (grid or "auto", a.np))
+    # ADI_PARALLEL_IO=0: the fields read by independent hyperslab reads instead.
+    os.environ["ADI_PARALLEL_IO"] = "0"
+    try:
+        mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=mpi.h5", "--overwrite"], cwd=d,
+               match=[r"output +mpi\.h5 \(4 steps"])
+    finally:
+        del os.environ["ADI_PARALLEL_IO"]
+    assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
+                 "material fields read independently (ADI_PARALLEL_IO=0), %d ranks" % a.np)
     T.write(os.path.join(d, "bad.yaml"), MATERIAL_CASE % dict(k="bad.h5"))
     out = mpirun(a, a.np, ["run", "bad.yaml", "--set", "output.file=bad_out.h5"], cwd=d, rc=3, timeout=60,
                  match=[r"conductivity field holds nan at node \(i, j, k\) = \(36, 28, 22\)"])

@@ -87,7 +87,9 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f);
 class Hdf5Field final : public FieldSource {
  public:
   enum class Values { Positive, Finite };
-  Hdf5Field(FieldInfo info, std::string what, Values check);
+  /// collective_reads false: read_indices never reads collectively (the
+  /// run asked for no MPI-IO, ADI_PARALLEL_IO=0).
+  Hdf5Field(FieldInfo info, std::string what, Values check, bool collective_reads = true);
   std::string name() const override { return info_.file + ":" + info_.dataset; }
   void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override;
   /// A distributed run's box (FieldSource::read_indices): with parallel HDF5
@@ -110,6 +112,7 @@ class Hdf5Field final : public FieldSource {
   FieldInfo info_;
   std::string what_;  ///< "conductivity", "heat capacity", "heat source"
   Values check_;
+  bool collective_reads_ = true;
   mutable std::string checksum_;
 };
 
@@ -117,8 +120,9 @@ class Hdf5Field final : public FieldSource {
 /// each file's header, its shape against the grid and its geometry
 /// attributes against the config's (ConfigError naming the key, exit 2), and
 /// points c.problem.material at them. Paths are relative to c.base_dir. A
-/// field named for several axes is opened once.
-void attach_fields(RunConfig& c);
+/// field named for several axes is opened once. collective_reads false: the
+/// fields of a distributed run are read without MPI-IO (Hdf5Field).
+void attach_fields(RunConfig& c, bool collective_reads = true);
 
 /// The fields of c.problem (material, source) as (config key, source) pairs,
 /// for outputs and provenance: "conductivity" (isotropic) or
