@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <sstream>
 #include <vector>
 
@@ -58,6 +59,40 @@ std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const
   return out;
 }
 
+template <class T>
+BoxMaterial<T> load_box_material(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
+                                 const LocalStorage& st, bool collective) {
+  BoxMaterial<T> m;
+  for (int a = 0; a < 3; ++a) m.k_shared[a] = shared_conductivity(p, a);
+  std::exception_ptr bad;
+  const auto attempt = [&bad](auto&& read) {
+    try {
+      read();
+    } catch (...) {
+      if (!bad) bad = std::current_exception();
+    }
+  };
+  const auto load = [&](const FieldSource& f, const char* what, bool signed_ok) {
+    return load_box_field<T>(p, part, ghosts, st, f, what, signed_ok, collective);
+  };
+  for (int a = 0; a < 3; ++a) {
+    const auto& src = p.material.conductivity[a];
+    if (!src || p.flat(a) || m.k_shared[a] >= 0) continue;
+    attempt([&] { m.k[a] = load(*src, "conductivity", false); });
+  }
+  if (p.material.capacity) attempt([&] {
+      m.rho = load(*p.material.capacity, "heat capacity", false);
+      for (T& r : m.rho) r = T(1) / r;
+    });
+  if (p.material.source) attempt([&] { m.q = load(*p.material.source, "heat source", true); });
+  if (bad) std::rethrow_exception(bad);
+  return m;
+}
+
+template BoxMaterial<float> load_box_material<float>(const HeatProblem&, const LocalPart&, const std::array<bool, 3>&,
+                                                     const LocalStorage&, bool);
+template BoxMaterial<double> load_box_material<double>(const HeatProblem&, const LocalPart&,
+                                                       const std::array<bool, 3>&, const LocalStorage&, bool);
 template std::vector<float> load_box_field<float>(const HeatProblem&, const LocalPart&, const std::array<bool, 3>&,
                                                   const LocalStorage&, const FieldSource&, const char*, bool, bool);
 template std::vector<double> load_box_field<double>(const HeatProblem&, const LocalPart&, const std::array<bool, 3>&,

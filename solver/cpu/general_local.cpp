@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -49,7 +48,6 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
       split_[a] = d.split(a);
     }
     st_ = LocalStorage::make(part_.box.size, ghosts, 1);
-    ghosts_ = ghosts;
     const auto n = static_cast<std::size_t>(st_.elements);
     u_.assign(n, T(0));
     w_.assign(n, T(0));
@@ -61,31 +59,15 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         beta_.assign(n, T(0));
       }
     }
-    // Material: the box and its ghost layers only. An isotropic field is one
-    // array (shared by pointer, decided before any read). Every field is read
-    // before a bad one throws: on several ranks the reads may be collective
-    // (load_box_field), and every rank must make the same ones.
-    collective_ = d.ranks() > 1;
-    for (int a = 0; a < 3; ++a) k_shared_[a] = shared_conductivity(p_, a);
-    std::exception_ptr bad;
-    const auto attempt = [&bad](auto&& read) {
-      try {
-        read();
-      } catch (...) {
-        if (!bad) bad = std::current_exception();
-      }
-    };
-    for (int a = 0; a < 3; ++a) {
-      const auto& src = p_.material.conductivity[a];
-      if (!src || p_.flat(a) || k_shared_[a] >= 0) continue;
-      attempt([&] { k_[a] = load(*src, "conductivity", false); });
+    // Material: the box and its ghost layers only (an isotropic field one
+    // array); every field read before a bad one throws (load_box_material).
+    {
+      BoxMaterial<T> m = load_box_material<T>(p_, part_, ghosts, st_, d.ranks() > 1);
+      k_ = std::move(m.k);
+      k_shared_ = m.k_shared;
+      rho_ = std::move(m.rho);
+      q_ = std::move(m.q);
     }
-    if (p_.material.capacity) attempt([&] {
-        rho_ = load(*p_.material.capacity, "heat capacity", false);
-        for (T& r : rho_) r = T(1) / r;
-      });
-    if (p_.material.source) attempt([&] { q_ = load(*p_.material.source, "heat source", true); });
-    if (bad) std::rethrow_exception(bad);
     dirichlet_ = build_dirichlet(p_, part_.box.begin, part_.box.size);
   }
 
@@ -668,9 +650,6 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         for (index_t i = 0; i < L.n[0]; ++i) f(L.offset(i, j, k));
   }
 
-  std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
-    return load_box_field<T>(p_, part_, ghosts_, st_, f, what, signed_ok, collective_);
-  }
 
   void copy_box(T* packed, T* field, bool in) {
     const Layout3& L = st_.layout;
@@ -708,7 +687,6 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   HeatProblem p_;
   LocalPart part_;
   std::array<Split1D, 3> split_{};
-  std::array<bool, 3> ghosts_{};
   LocalStorage st_;
   std::vector<T> u_, w_;
   std::vector<T> alpha_, beta_;        // the interior's coefficients of F and L (split axes, lines that vary)
@@ -719,7 +697,6 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
   DirichletData dirichlet_;
   std::map<int, std::vector<T>> host_;  // host_buffer's
-  bool collective_ = false;             // the run has several ranks: every one loads the same fields
 };
 
 }  // namespace

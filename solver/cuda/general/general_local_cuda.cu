@@ -45,7 +45,6 @@
 #include "general_lanes.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -382,36 +381,12 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
 
     // Host side first (fields read and checked, Dirichlet data): a bad
     // input throws before any device memory is taken.
-    // Every field is read before a bad one throws: on several ranks the
-    // reads may be collective (load_box_field), and every rank must make the
-    // same ones. An isotropic field is one array (shared by pointer).
-    const bool collective = d.ranks() > 1;
-    std::array<std::vector<T>, 3> k_host;
-    std::array<int, 3> k_shared{};
-    for (int a = 0; a < 3; ++a) k_shared[a] = shared_conductivity(p_, a);
-    std::exception_ptr bad;
-    const auto attempt = [&bad](auto&& read) {
-      try {
-        read();
-      } catch (...) {
-        if (!bad) bad = std::current_exception();
-      }
-    };
-    for (int a = 0; a < 3; ++a) {
-      const auto& src = p_.material.conductivity[a];
-      if (!src || p_.flat(a) || k_shared[a] >= 0) continue;
-      attempt([&] { k_host[a] = load_box_field<T>(p_, part_, ghosts, st_, *src, "conductivity", false, collective); });
-    }
-    std::vector<T> rho_host, q_host;
-    if (p_.material.capacity) attempt([&] {
-        rho_host =
-            load_box_field<T>(p_, part_, ghosts, st_, *p_.material.capacity, "heat capacity", false, collective);
-        for (T& r : rho_host) r = T(1) / r;
-      });
-    if (p_.material.source) attempt([&] {
-        q_host = load_box_field<T>(p_, part_, ghosts, st_, *p_.material.source, "heat source", true, collective);
-      });
-    if (bad) std::rethrow_exception(bad);
+    // Every field is read before a bad one throws (load_box_material).
+    BoxMaterial<T> mat = load_box_material<T>(p_, part_, ghosts, st_, d.ranks() > 1);
+    std::array<std::vector<T>, 3>& k_host = mat.k;
+    const std::array<int, 3> k_shared = mat.k_shared;
+    const std::vector<T>& rho_host = mat.rho;
+    const std::vector<T>& q_host = mat.q;
     dirichlet_ = build_dirichlet(p_, part_.box.begin, part_.box.size);
     const Layout3& L = st_.layout;
     const cuda::general::DirichletNodes dn = cuda::general::flatten_dirichlet(dirichlet_, strides());

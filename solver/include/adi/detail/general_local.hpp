@@ -144,6 +144,23 @@ std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const
                               const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok,
                               bool collective = false);
 
+/// K, 1/c and q of a rank's box and its ghost layers (load_box_field): k[a]
+/// empty where axis a shares axis k_shared[a]'s array (shared_conductivity)
+/// or K is constant; rho (1/c) and q empty when constant.
+template <class T>
+struct BoxMaterial {
+  std::array<std::vector<T>, 3> k;
+  std::array<int, 3> k_shared{{-1, -1, -1}};
+  std::vector<T> rho, q;
+};
+/// Reads every material field of p for rank `part`'s box; every one is read
+/// before a bad one throws (the first error), since with several ranks
+/// (collective) the reads may be collective and every rank must make the
+/// same ones. solver/core/general_box.cpp.
+template <class T>
+BoxMaterial<T> load_box_material(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
+                                 const LocalStorage& st, bool collective);
+
 /// The axis whose conductivity array axis a shares (the first non-flat axis
 /// with the same field: an isotropic field is one array), -1: its own (or a
 /// constant, or a flat axis).
