@@ -1,12 +1,12 @@
-// load_box_field (detail/general_local.hpp): one rank's box of a material
-// field, for the CPU and CUDA local backends of the distributed general path.
+// load_box_field and load_box_material (detail/general_local.hpp): one
+// rank's box of the material fields, for the CPU and CUDA local backends of
+// the distributed general path.
 
 #include <adi/detail/general_local.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <sstream>
 #include <vector>
 
 namespace adi::mpi::detail {
@@ -45,14 +45,9 @@ std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const
     for (std::size_t j = 0; j < pos[1].size(); ++j)
       for (std::size_t i = 0; i < pos[0].size(); ++i) {
         const double x = buf[static_cast<std::size_t>(pos[0][i] + n0 * (pos[1][j] + n1 * pos[2][k]))];
-        if (!(std::isfinite(x) && (signed_ok || x > 0.0))) {
-          const index_t gi = idx[0][pos[0][i]], gj = idx[1][pos[1][j]], gk = idx[2][pos[2][k]];
-          std::ostringstream s;
-          s << what << " field " << f.name() << ": value " << x << " at node (i, j, k) = (" << gi << ", " << gj << ", "
-            << gk << ") (dataset index [" << gk << ", " << gj << ", " << gi << "]): expected a finite value"
-            << (signed_ok ? "" : " > 0");
-          ADI_THROW(InvalidArgument, s.str());
-        }
+        if (!(std::isfinite(x) && (signed_ok || x > 0.0)))
+          throw_bad_field_value(what, f.name(), x, {{idx[0][pos[0][i]], idx[1][pos[1][j]], idx[2][pos[2][k]]}},
+                                signed_ok);
         base[L.offset(static_cast<index_t>(i) - g[0], static_cast<index_t>(j) - g[1], static_cast<index_t>(k) - g[2])] =
             static_cast<T>(x);
       }

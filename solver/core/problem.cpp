@@ -203,12 +203,17 @@ void check_field_values(const std::vector<double>& v, const std::string& what, c
     if (std::isfinite(x) && (signed_ok || x > 0.0)) continue;
     const index_t i = static_cast<index_t>(q) % n[0], j = (static_cast<index_t>(q) / n[0]) % n[1],
                   k = static_cast<index_t>(q) / (n[0] * n[1]);
-    std::ostringstream s;
-    s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << i << ", " << j << ", " << k
-      << ") (dataset index [" << k << ", " << j << ", " << i << "]): expected a finite value"
-      << (signed_ok ? "" : " > 0");
-    ADI_THROW(InvalidArgument, s.str());
+    throw_bad_field_value(what, name, x, {{i, j, k}}, signed_ok);
   }
+}
+
+void throw_bad_field_value(const std::string& what, const std::string& name, double x,
+                           const std::array<index_t, 3>& node, bool signed_ok) {
+  std::ostringstream s;
+  s << what << " field " << name << ": value " << x << " at node (i, j, k) = (" << node[0] << ", " << node[1] << ", "
+    << node[2] << ") (dataset index [" << node[2] << ", " << node[1] << ", " << node[0]
+    << "]): expected a finite value" << (signed_ok ? "" : " > 0");
+  ADI_THROW(InvalidArgument, s.str());
 }
 
 }  // namespace adi

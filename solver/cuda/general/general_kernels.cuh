@@ -43,6 +43,27 @@ struct GeneralParams {
   T beta[3][2] = {{T(0), T(0)}, {T(0), T(0)}, {T(0), T(0)}};  ///< 2 q_in / h of Mirror ends at t*
 };
 
+/// The problem's constants and the whole domain's ends, over a grid of
+/// layout L (the whole grid, or one rank's box): what the whole-grid stepper
+/// and a distributed rank both start from; fields, face data and the source
+/// factor are filled in by them.
+template <class T>
+GeneralParams<T> general_params(const HeatProblem& p, const Layout3& L) {
+  GeneralParams<T> P;
+  P.dt = static_cast<T>(p.dt);
+  P.theta_dt = static_cast<T>(p.theta * p.dt);
+  P.rho_const = static_cast<T>(1.0 / p.capacity);
+  P.qconst = static_cast<T>(p.source);
+  for (int a = 0; a < 3; ++a) {
+    P.n[a] = L.n[a];
+    P.stride[a] = L.stride[a];
+    P.flat[a] = p.flat(a);
+    P.kconst[a] = static_cast<T>(p.alpha[a]);
+    P.ends[a] = domain_ends<T>(p, a);
+  }
+  return P;
+}
+
 /// Bits of the device error word: a zero or non-finite pivot along axis a sets bit a.
 constexpr int kPivotErrorX = 1;
 

@@ -391,20 +391,12 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     const Layout3& L = st_.layout;
     const cuda::general::DirichletNodes dn = cuda::general::flatten_dirichlet(dirichlet_, strides());
 
+    B_.P = cuda::general::general_params<T>(p_, L);
     GeneralParams<T>& P = B_.P;
-    P.dt = static_cast<T>(p_.dt);
-    P.theta_dt = static_cast<T>(p_.theta * p_.dt);
-    P.rho_const = static_cast<T>(1.0 / p_.capacity);
-    P.qconst = static_cast<T>(p_.source);
     for (int a = 0; a < 3; ++a) {
-      P.n[a] = L.n[a];
-      P.stride[a] = L.stride[a];
-      P.flat[a] = p_.flat(a);
-      P.kconst[a] = static_cast<T>(p_.alpha[a]);
       B_.begin[a] = part_.box.begin[a];
       B_.lo_cut[a] = part_.lo_cut[a];
       B_.hi_cut[a] = part_.hi_cut[a];
-      P.ends[a] = domain_ends<T>(p_, a);
     }
     // Per axis the rank holds whole: the segmented kernel where it takes the
     // lines, else one line per thread (scratch grids). Split axes: the
@@ -598,7 +590,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
           error_.get());
       ADI_CUDA_CHECK_LAUNCH("general_dirichlet_rhs_kernel");
     }
-    finish_phase("the right-hand side");
+    finish_phase();
   }
 
   void solve_whole(int a, bool add_to_u) override {
@@ -622,7 +614,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
             W(), cp_.get() + st_.origin, acc, P, a, nl, error_.get());
       ADI_CUDA_CHECK_LAUNCH("general line solve (one line per thread)");
     }
-    finish_phase(nullptr);
+    finish_phase();
   }
 
   // A batch of lines of a split axis (general_local.hpp): its elimination
@@ -673,7 +665,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   void end_lines(int /*axis*/) override {
     current();
-    finish_phase(nullptr);
+    finish_phase();
   }
 
  private:
@@ -716,7 +708,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   // The end of a phase: its work done (the distributed stepper orders and
   // times phases on the host), and any zero or non-finite pivot reported
   // as the CPU rank reports it.
-  void finish_phase(const char* /*what*/) {
+  void finish_phase() {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     int err = 0;
     ADI_CUDA_CHECK(cudaMemcpy(&err, error_.get(), sizeof(int), cudaMemcpyDeviceToHost));

@@ -115,17 +115,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     }
     if (p_.material.source) q_host = load(*p_.material.source, "heat source", true);
 
-    P_.dt = static_cast<T>(p_.dt);
-    P_.theta_dt = static_cast<T>(p_.theta * p_.dt);
-    P_.rho_const = static_cast<T>(1.0 / p_.capacity);
-    P_.qconst = static_cast<T>(p_.source);
-    for (int a = 0; a < 3; ++a) {
-      P_.n[a] = layout_.n[a];
-      P_.stride[a] = layout_.stride[a];
-      P_.flat[a] = p_.flat(a);
-      P_.kconst[a] = static_cast<T>(p_.alpha[a]);
-      P_.ends[a] = domain_ends<T>(p_, a);
-    }
+    P_ = general::general_params<T>(p_, layout_);
     dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
 
     // Per axis: which solve. Constant coefficients on a non-periodic axis use

@@ -174,6 +174,9 @@ struct HeatProblem {
 /// field, the value and its node (and dataset index) otherwise.
 void check_field_values(const std::vector<double>& v, const std::string& what, const std::string& name,
                         const std::array<index_t, 3>& n, bool signed_ok);
+/// check_field_values' error for value x at global node (i, j, k).
+[[noreturn]] void throw_bad_field_value(const std::string& what, const std::string& name, double x,
+                                        const std::array<index_t, 3>& node, bool signed_ok);
 
 /// Harmonic mean of two conductivities: the conductance of two half cells
 /// in series, which makes the discrete flux continuous across a material
