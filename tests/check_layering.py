@@ -12,7 +12,14 @@ build without them, so they may include those two headers. Also:
   * yaml-cpp and HDF5 only in io/src (the numerics never see them);
   * mpi.h only in solver/mpi and io/src/h5par.cpp (collective HDF5);
   * no getenv in library code (solver/, transpose/, io/, base/): the app reads
-    the environment once and passes options down.
+    the environment once and passes options down;
+  * no legacy-stream copy or fill in library code (cudaMemcpy, cudaMemset,
+    cudaMemcpy2D/3D, cudaMemcpyToSymbol without "Async"): a pageable
+    cudaMemcpy may return before its DMA lands and cudaMemset returns at
+    once, and the library's kernels run on non-blocking streams, which are
+    not ordered after the legacy stream (a lazily planned solver once read
+    stale tables so). Copy on the stream that uses the data, or through
+    upload_blocking / memset_blocking (solver/cuda/device_buffer.hpp).
 
 Usage: check_layering.py ROOT            check the tree (exit 1 on a violation)
        check_layering.py ROOT --plant    plant one forbidden include of each
@@ -57,6 +64,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 GETENV = re.compile(r"\b(std::)?(secure_)?getenv\s*\(")
 SOURCES = (".hpp", ".cpp", ".cu", ".cuh", ".h", ".c", ".hpp.in")
 LIBRARY_ROOTS = ("base/", "transpose/", "solver/", "io/")
+LEGACY_STREAM = re.compile(r"\bcuda(Memcpy|Memcpy2D|Memcpy3D|Memset|Memset2D|Memset3D|MemcpyToSymbol|MemcpyFromSymbol)\s*\(")
+# Tools whose own kernels run on the legacy stream (ordered after its copies).
+LEGACY_STREAM_OK = ("transpose/cuda/transpose_bench.cu",)
 
 
 def module_of_path(rel):
@@ -155,6 +165,11 @@ def check_file(root, rel, lines):
                                       f"(DEPENDS in tests/check_layering.py)")
         if in_library and GETENV.search(line) and not line.lstrip().startswith("//"):
             errors.append(f"{rel}:{no}: library code reads the environment (getenv); read it in app/ and pass it down")
+        if (in_library and rel not in LEGACY_STREAM_OK and LEGACY_STREAM.search(line)
+                and not line.lstrip().startswith("//")):
+            errors.append(f"{rel}:{no}: a legacy-stream copy or fill in library code: kernels of non-blocking "
+                          f"streams are not ordered after it; use the stream's *Async form or "
+                          f"upload_blocking / memset_blocking (solver/cuda/device_buffer.hpp)")
     return errors
 
 
@@ -188,6 +203,8 @@ PLANTS = [
     ("solver/core/grid.cpp", "#include <cuda_runtime.h>", "CUDA header"),
     ("solver/cpu/tridiag_cpu.cpp", "#include <hdf5.h>", "only io/src"),
     ("solver/core/segmented.cpp", "  const char* v = std::getenv(\"X\");", "getenv"),
+    ("solver/cuda/line_solver.cu", "  cudaMemcpy(p, h, n, cudaMemcpyHostToDevice);", "legacy-stream"),
+    ("solver/cuda/thread_lines.cuh", "  ADI_CUDA_CHECK(cudaMemset(s.d, 0, sizeof(int)));", "legacy-stream"),
 ]
 
 

@@ -196,7 +196,7 @@ class ErrorWord {
     Slot& s = slots.v[static_cast<std::size_t>(dev)];
     if (!s.d) {
       ADI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.d), sizeof(int)));
-      ADI_CUDA_CHECK(cudaMemset(s.d, 0, sizeof(int)));
+      memset_blocking(s.d, 0, sizeof(int));  // landed before any stream's kernel may set it
     }
     if (!s.h) ADI_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&s.h), sizeof(int)));
     return s;

@@ -711,9 +711,11 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   void finish_phase() {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     int err = 0;
-    ADI_CUDA_CHECK(cudaMemcpy(&err, error_.get(), sizeof(int), cudaMemcpyDeviceToHost));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(&err, error_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (err) {
-      ADI_CUDA_CHECK(cudaMemset(error_.get(), 0, sizeof(int)));
+      // On the rank's stream: the next phase's kernels are ordered after it.
+      ADI_CUDA_CHECK(cudaMemsetAsync(error_.get(), 0, sizeof(int), stream_));
       check_pivots(err);
     }
   }
