@@ -133,6 +133,10 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
     // coefficients they are one line's worth (solver/cpu/general_local.cpp).
     if (ranks > 1 && !c.problem.classic() && mat.lines_vary()) stepper_arrays += 2.0;
     m.host_bytes = m.field_bytes + stepper_arrays * stepper_field + slack;
+    // A collective output file: each rank writes its part of every material
+    // field once, from one part-sized float64 buffer (io/src/hdf5_output.cpp).
+    if (ranks > 1 && m.material_fields > 0)
+      m.host_bytes += stepper_field * 8.0 / (c.precision == Precision::F32 ? 4.0 : 8.0);
   }
   m.host_available = mem_available();
   m.host_limit_source = "/proc/meminfo MemAvailable";

@@ -43,6 +43,7 @@ struct GridFile::Impl {
   bool par = false;     // written by all ranks together (o.part)
   bool root = true;     // renames, journals, writes the sidecar: rank 0 (the only rank of a serial file)
   std::vector<OutputStep> steps;
+  std::vector<std::string> materials;  // the /material/ datasets the file holds (listed in the sidecar)
   std::string provenance_group = "/provenance";  // where this run's end_time goes
   // Parallel, rank 0: the raw data of the steps in the file. No change ever
   // writes there (a step is written once, into new space), so a change's
@@ -140,8 +141,7 @@ struct GridFile::Impl {
   void rewrite_xdmf() {
     if (!o.xdmf || !root) return;
     std::vector<std::string> fields;
-    if (!par)
-      for (const auto& f : o.fields) fields.push_back("/material/" + f.first);
+    for (const auto& name : materials) fields.push_back("/material/" + name);
     write_xdmf(xmf, detail::base_name(o.path), o.geometry, o.precision, steps, fields);
   }
 
@@ -209,6 +209,41 @@ void write_material(hid_t f, const GridFile::Options& o, const std::string& ctx)
     detail::write_attr(d.get(), "checksum", src->checksum(), ctx);
   }
 }
+
+/// The same file layout written by every rank together (Options::part):
+/// each rank reads its own part of a field and writes it as its hyperslab,
+/// collectively, so no rank ever holds a whole field. The part is read (and
+/// its values checked) before the field's collective calls and a failure is
+/// agreed first: a rank that cannot read never leaves the others waiting
+/// inside a collective write. The checksum is rank 0's (provenance computed
+/// it there already), so every rank writes the same attribute.
+void write_material_parts(hid_t f, const GridFile::Options& o, const std::string& ctx) {
+  H5Id g = detail::create_group(f, "material", ctx);
+  const auto& n = o.geometry.n;
+  const FieldPart& p = *o.part;
+  const hsize_t dims[3] = {static_cast<hsize_t>(n[2]), static_cast<hsize_t>(n[1]), static_cast<hsize_t>(n[0])};
+  const detail::par::PartSpaces sel = detail::par::part_spaces(n, p, ctx);
+  const H5Id xfer = detail::par::dxpl(ctx);
+  std::vector<double> part(static_cast<std::size_t>(p.count[0] * p.count[1] * p.count[2]));
+  for (const auto& field : o.fields) {
+    const std::string& name = field.first;  // (not a binding: ADI_H5_CHECK's lambda captures it)
+    const auto& src = field.second;
+    detail::par::agree([&] {
+      if (!part.empty()) src->read(p.offset, p.count, part.data());
+    });
+    std::string sum = detail::par::rank() == 0 ? src->checksum() : std::string();
+    detail::par::bcast(sum);
+    H5Id space(H5Screate_simple(3, dims, nullptr), H5Sclose);
+    H5Id d(ADI_H5_CHECK(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        ctx, "cannot create dataset /material/" + name),
+           H5Dclose);
+    ADI_H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, sel.mem.get(), sel.file.get(), xfer.get(), part.data()), ctx,
+                 "cannot write /material/" + name);
+    detail::write_attr(d.get(), "source", src->name(), ctx);
+    detail::write_attr(d.get(), "checksum", sum, ctx);
+  }
+}
 }  // namespace
 
 GridFile GridFile::create(const Options& o) {
@@ -233,9 +268,15 @@ GridFile GridFile::create(const Options& o) {
     detail::write_grid_group(f, o.geometry, im->what());
     detail::write_provenance(f, "provenance", o.provenance, im->what());
     detail::create_group(f, "steps", im->what());
-    if (!im->par && !o.fields.empty()) write_material(f, o, im->what());
+    if (!o.fields.empty()) {
+      if (im->par)
+        write_material_parts(f, o, im->what());
+      else
+        write_material(f, o, im->what());
+    }
     im->flush(im->what());
   });
+  for (const auto& field : o.fields) im->materials.push_back(field.first);
   return GridFile(std::move(im));
 }
 
@@ -246,6 +287,7 @@ struct ReopenScan {
   bool rolled_back = false;
   std::vector<OutputStep> kept;         // steps up to the restart step, in order
   std::vector<std::string> drop;        // /steps members to delete
+  std::vector<std::string> materials;   // the /material/ datasets (an older collective file has none)
   std::string restart_group;            // "restart_NNN", the first free name
   std::vector<detail::ByteRange> raw;   // the kept steps' raw data (parallel)
 };
@@ -306,6 +348,22 @@ ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, con
     }
   }
   std::sort(r.kept.begin(), r.kept.end(), [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
+  // The sidecar lists the material the file holds, whatever this run's
+  // config says (the file keeps the first run's /material/).
+  if (detail::path_exists(f, "/material")) {
+    H5Id mg = detail::open_group(f, "/material", ctx);
+    H5G_info_t minfo;
+    ADI_H5_CHECK(H5Gget_info(mg.get(), &minfo), ctx, "cannot list /material");
+    for (hsize_t q = 0; q < minfo.nlinks; ++q) {
+      char name[256];
+      ADI_H5_CHECK(H5Lget_name_by_idx(mg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
+                   ctx, "cannot list /material");
+      // H5Oopen + H5Iget_type: the same calls in HDF5 1.10 to 1.14.
+      H5Id obj(ADI_H5_CHECK(H5Oopen(mg.get(), name, H5P_DEFAULT), ctx, std::string("cannot open /material/") + name),
+               H5Oclose);
+      if (H5Iget_type(obj.get()) == H5I_DATASET) r.materials.emplace_back(name);
+    }
+  }
   H5Id pg = detail::open_group(f, "/provenance", ctx);
   char rname[32];
   for (int k = 1;; ++k) {
@@ -326,6 +384,7 @@ std::string encode(const ReopenScan& r) {
     s += buf + k.dataset + "\n";
   }
   for (const auto& d : r.drop) s += "d " + d + "\n";
+  for (const auto& m : r.materials) s += "m " + m + "\n";
   return s;
 }
 
@@ -344,6 +403,8 @@ ReopenScan decode(const std::string& s) {
     const std::string l = line();
     if (l.compare(0, 2, "d ") == 0) {
       r.drop.push_back(l.substr(2));
+    } else if (l.compare(0, 2, "m ") == 0) {
+      r.materials.push_back(l.substr(2));
     } else {
       long long step = 0;
       double time = 0;
@@ -376,6 +437,7 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
   }
   im->rolled_back = scan.rolled_back;
   im->steps = scan.kept;
+  im->materials = scan.materials;
   im->raw = std::move(scan.raw);
   im->live = true;
   im->provenance_group = "/provenance/" + scan.restart_group;

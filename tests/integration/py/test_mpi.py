@@ -20,7 +20,9 @@ run of the same case (h5py):
   materials K, c and q fields from HDF5 with periodic y and z cut across
             ranks (each rank reads its box and wrapped ghost planes; with
             parallel HDF5 one collective read a field): every output step
-            agrees with the serial run to 1e-12; a NaN in K that only the
+            agrees with the serial run to 1e-12, and the output's /material
+            group and .xmf are the serial run's (collective writes: each rank
+            its part; the gather; a restart that continues the file); a NaN in K that only the
             last rank reads stops every rank with one message naming the
             node (no rank left waiting in a collective read);
   errors    a process grid that does not match the rank count (exit 2) and
@@ -105,6 +107,28 @@ def assert_close(a_path, b_path, what, tol=1e-12):
         worst = max(worst, np.max(np.abs(x - y)) / scale)
     T.check(worst <= tol, "%s: max relative difference %.3e > %g" % (what, worst, tol))
     print("%s: %d steps agree, max relative difference %.3e" % (what, len(fa), worst))
+
+
+def assert_same_material(serial_dir, serial_name, mpi_name, what):
+    """The output's /material/ group and its sidecar's listing are the serial
+    run's: every field bit for bit, its source and checksum attributes."""
+    with h5py.File(os.path.join(serial_dir, serial_name), "r") as fs, \
+            h5py.File(os.path.join(serial_dir, mpi_name), "r") as fm:
+        T.check("material" in fm, "%s: no /material group in %s" % (what, mpi_name))
+        T.check(sorted(fs["material"]) == sorted(fm["material"]),
+                "%s: /material holds %s, the serial run's %s" % (what, sorted(fm["material"]), sorted(fs["material"])))
+        for name in fs["material"]:
+            x, y = fs["material"][name], fm["material"][name]
+            T.check(x.dtype == y.dtype and x.shape == y.shape, "%s: /material/%s dtype or shape" % (what, name))
+            T.check(np.array_equal(x[...], y[...]), "%s: /material/%s differs from the serial run's" % (what, name))
+            for attr in ("source", "checksum"):
+                T.check(x.attrs[attr] == y.attrs[attr], "%s: /material/%s attribute %s: %r vs %r" %
+                        (what, name, attr, y.attrs[attr], x.attrs[attr]))
+    base = lambda n: n[:-3]
+    T.check(xmf_without_name(os.path.join(serial_dir, base(serial_name) + ".xmf"), serial_name) ==
+            xmf_without_name(os.path.join(serial_dir, base(mpi_name) + ".xmf"), mpi_name),
+            "%s: the .xmf differs from the serial run's" % what)
+    print("%s: /material and the .xmf are the serial run's" % what)
 
 
 def xmf_without_name(path, name):
@@ -194,6 +218,7 @@ def materials(a):
                match=[r"output +mpi\.h5 \(4 steps"])
         assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
                      "material fields, periodic y and z, grid %s, %d ranks" % (grid or "auto", a.np))
+        assert_same_material(d, "serial.h5", "mpi.h5", "grid %s, %d ranks" % (grid or "auto", a.np))
     # ADI_PARALLEL_IO=0: the fields read by independent hyperslab reads instead.
     os.environ["ADI_PARALLEL_IO"] = "0"
     try:
@@ -203,6 +228,17 @@ def materials(a):
         del os.environ["ADI_PARALLEL_IO"]
     assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
                  "material fields read independently (ADI_PARALLEL_IO=0), %d ranks" % a.np)
+    assert_same_material(d, "serial.h5", "mpi.h5", "ADI_PARALLEL_IO=0, %d ranks" % a.np)
+    # A restart continues the output (collectively where it was written so):
+    # the sidecar still lists the material the file holds.
+    mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=cont.h5", "--set", "time.steps=20",
+                     "--set", "checkpoint.file=ck.h5", "--set", "checkpoint.every=10", "-q"], cwd=d)
+    mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=cont.h5", "--set", "checkpoint.file=ck.h5",
+                     "--set", "checkpoint.every=10", "--restart", "ck.h5"], cwd=d,
+           match=[r"restart +from ck\.h5 at step 20"])
+    assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "cont.h5"),
+                 "material fields, restarted at step 20, %d ranks" % a.np)
+    assert_same_material(d, "serial.h5", "cont.h5", "restarted at step 20, %d ranks" % a.np)
     T.write(os.path.join(d, "bad.yaml"), MATERIAL_CASE % dict(k="bad.h5"))
     out = mpirun(a, a.np, ["run", "bad.yaml", "--set", "output.file=bad_out.h5"], cwd=d, rc=3, timeout=60,
                  match=[r"conductivity field holds nan at node \(i, j, k\) = \(36, 28, 22\)"])

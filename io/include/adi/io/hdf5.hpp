@@ -203,9 +203,9 @@ class GridFile {
     std::optional<FieldPart> part;
     /// Fields written once by create() as /material/<name> (float64), and
     /// listed in the sidecar beside u: the material and source (named_fields).
-    /// Files written by one process only (serial runs, and distributed runs
-    /// that gather to rank 0); a collective file (parallel HDF5) leaves them
-    /// out for now: each rank would have to write its box of every field.
+    /// One process writes them plane by plane; a collective file (part set)
+    /// has each rank read and write its own part. reopen() lists what the
+    /// file holds (an output of an older collective run has none).
     std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> fields;
   };
   /// Starts a new file (as "<path>.tmp"; the caller has checked that
