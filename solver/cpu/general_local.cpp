@@ -408,7 +408,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   // The reduced system of each line (per line: it is short), then the
   // interior x = r + alpha F + beta L in batches of B adjacent lines, the
   // inner loop across lines (unit stride); each value's arithmetic as before.
-  void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u) override {
+  void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u, bool /*rhs_only*/) override {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a];
     const index_t nl = (c2e - c2b) * L.n[others(a)[0]];  // the batch's lines

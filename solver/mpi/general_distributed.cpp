@@ -8,11 +8,13 @@
 //      with global indices, face data only where the rank owns the face);
 //   3. x lines locally (x is never split); y and z lines locally where the
 //      axis is not split, otherwise by the partition method of
-//      general_local.hpp: interior elimination, one all-gather of 8 numbers
-//      per line over the ranks of the axis per batch of lines (one batch on
-//      CPU ranks unless asked, 4 on GPU ranks), the reduced tridiagonal (on a
-//      periodic axis cyclic) system per line, and the local completion; the
-//      z solve adds into u.
+//      general_local.hpp: interior elimination, one all-gather over the ranks
+//      of the axis per batch of lines (one batch on CPU ranks unless asked, 4
+//      on GPU ranks), the reduced tridiagonal (on a periodic axis cyclic)
+//      system per line, and the local completion; the z solve adds into u.
+//      The all-gather carries 8 numbers a line at the first solve of an
+//      axis and 2 after it (below: the reduced rows' coefficients do not
+//      change from step to step, only their right-hand sides do).
 // The split axes' lines go in batches (whole rows of lines): every batch's
 // elimination is queued first, then each batch is all-gathered and its
 // completion queued, so on a GPU rank the exchange of a batch overlaps the
@@ -258,26 +260,54 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       local_->reduce(a, c2(b), c2(b + 1), b,
                      local_->host_buffer(rows_slot(b), static_cast<std::size_t>(kReducedValues * lb)));
     }
+    // The reduced rows' coefficients (values 0-2 and 4-6 of a line: a, b, c
+    // of its first and last row) are functions of the line matrix alone:
+    // K, c, dt and the faces' conductances, none of which changes during a
+    // run (a face's table scales its beta, a right-hand side). So every rank
+    // keeps the whole all-gather of an axis' first solve, batch by batch,
+    // and afterwards only the right-hand sides travel (values 3 and 7): a
+    // quarter of the bytes, and the gathered rows the same bit for bit
+    // (the same operations on the same numbers).
+    const bool rhs_only = gathered_once_[a];
     for (int b = 0; b < nb; ++b) {
       const index_t lb = (c2(b + 1) - c2(b)) * n1;
       T* rows = local_->host_buffer(rows_slot(b), 0);
-      T* gathered = local_->host_buffer(gathered_slot(b), static_cast<std::size_t>(kReducedValues * lb * P));
+      T* gathered =
+          local_->host_buffer(gathered_slot(a, b), static_cast<std::size_t>(kReducedValues * lb * P));
       local_->rows_ready(b);
       const auto t0 = Clock::now();
-      const int count = static_cast<int>(kReducedValues * lb);
-      ADI_MPI_CHECK(MPI_Allgather(rows, count, datatype<T>(), gathered, count, datatype<T>(), line_comm_[a]));
+      if (!rhs_only) {
+        const int count = static_cast<int>(kReducedValues * lb);
+        ADI_MPI_CHECK(MPI_Allgather(rows, count, datatype<T>(), gathered, count, datatype<T>(), line_comm_[a]));
+      } else {
+        // rows: value v of line l at v * lb + l; send the d's packed to the front.
+        const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(lb);
+        std::memmove(rows, rows + 3 * lb, bytes);
+        std::memmove(rows + lb, rows + 7 * lb, bytes);
+        T* ds = local_->host_buffer(rhs_slot(b), static_cast<std::size_t>(2 * lb * P));
+        const int count = static_cast<int>(2 * lb);
+        ADI_MPI_CHECK(MPI_Allgather(rows, count, datatype<T>(), ds, count, datatype<T>(), line_comm_[a]));
+        for (int q = 0; q < P; ++q) {
+          T* block = gathered + static_cast<index_t>(q) * kReducedValues * lb;
+          std::memcpy(block + 3 * lb, ds + static_cast<index_t>(q) * 2 * lb, bytes);
+          std::memcpy(block + 7 * lb, ds + static_cast<index_t>(q) * 2 * lb + lb, bytes);
+        }
+      }
       times_.reduced += since(t0);
-      local_->finish(a, c2(b), c2(b + 1), gathered, add_to_u);
+      local_->finish(a, c2(b), c2(b + 1), gathered, add_to_u, rhs_only);
     }
     local_->end_lines(a);
+    gathered_once_[a] = true;
   }
 
   // The rank's host buffers (GeneralLocal::host_buffer): a plane sent /
-  // received per side of a split axis, the reduced rows of each batch and
-  // their all-gather.
+  // received per side of a split axis, the reduced rows of each batch, their
+  // all-gather per axis and batch (kept: its coefficients serve every later
+  // step) and the all-gather of the right-hand sides alone.
   static int halo_slot(int a, int side, bool send) { return 4 * a + 2 * side + (send ? 1 : 0); }
-  static int rows_slot(int b) { return 16 + 2 * b; }
-  static int gathered_slot(int b) { return 17 + 2 * b; }
+  static int rows_slot(int b) { return 16 + b; }
+  static int rhs_slot(int b) { return 16 + kMaxBatches + b; }
+  static int gathered_slot(int a, int b) { return 16 + 2 * kMaxBatches + (a - 1) * kMaxBatches + b; }
 
   HeatProblem p_;
   Decomposition dec_;
@@ -286,6 +316,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   MPI_Comm comm_;
   Backend backend_;
   int batches_ = 1;  // of lines per split-axis solve (>= 1)
+  bool gathered_once_[3] = {false, false, false};  // the axis' reduced coefficients are in gathered_slot
   MPI_Comm line_comm_[3];
   int rank_ = 0;
   CommTimes times_;

@@ -90,7 +90,7 @@ struct SimulatedRun {
           const auto& blk = rows[d.rank_of(c)];
           gathered.insert(gathered.end(), blk.begin(), blk.end());
         }
-        ranks[r]->finish(a, n2 * bt / nb, n2 * (bt + 1) / nb, gathered.data(), add_to_u);
+        ranks[r]->finish(a, n2 * bt / nb, n2 * (bt + 1) / nb, gathered.data(), add_to_u, false);
       }
     }
     for (auto& l : ranks) l->end_lines(a);

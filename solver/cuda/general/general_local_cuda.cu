@@ -485,7 +485,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + al_.bytes() + be_.bytes() + cp_.bytes() + rho_.bytes() + q_.bytes() +
-                    rows_.bytes() + fl_.bytes() + g_.bytes() + zr_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
+                    rows_.bytes() + fl_.bytes() + g_[1].bytes() + g_[2].bytes() + zr_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
     for (const auto& k : k_) b += k.bytes();
     for (const auto& c : co_) b += c.bytes();
     return b;
@@ -642,19 +642,37 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
 
   // The batch's gathered rows uploaded, its reduced systems solved on the
-  // device (one thread per line), its lines completed; all queued.
-  void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u) override {
+  // device (one thread per line), its lines completed; all queued. The
+  // gathered rows of every batch of an axis stay on the device (the batch's
+  // region, at its first line): after the first step only the right-hand
+  // sides go up, 2 of each rank's 8 values a line.
+  void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u, bool rhs_only) override {
     current();
     const index_t first = c2b * st_.layout.n[0], nl = (c2e - c2b) * st_.layout.n[0];
     const int P = split_[a].parts;
     const index_t N = reduced_unknowns_[a];
     const std::size_t gv = static_cast<std::size_t>(P) * kReducedValues * static_cast<std::size_t>(nl);
     const std::size_t most = static_cast<std::size_t>(lines(a));  // every batch's buffers fit, sized once
-    if (g_.size() < P * kReducedValues * most) g_.resize(P * kReducedValues * most);
+    DeviceBuffer<T>& g = g_[a];
+    if (g.size() < P * kReducedValues * most) {
+      ADI_REQUIRE(!rhs_only, "CUDA general rank: right-hand sides alone before the rows' first upload");
+      g.resize(P * kReducedValues * most);
+    }
     if (zr_.size() < 7 * static_cast<std::size_t>(N) * most) zr_.resize(7 * static_cast<std::size_t>(N) * most);
     if (fl_.size() < 2 * most) fl_.resize(2 * most);
-    ADI_CUDA_CHECK(cudaMemcpyAsync(g_.get(), gathered, gv * sizeof(T), cudaMemcpyHostToDevice, stream_));
-    box_reduced_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(g_.get(), nl, co_[a].get(), P,
+    T* gb = g.get() + static_cast<std::size_t>(P) * kReducedValues * static_cast<std::size_t>(first);
+    if (!rhs_only) {
+      ADI_CUDA_CHECK(cudaMemcpyAsync(gb, gathered, gv * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    } else {
+      // Rank q's block: value v of line l at (q kReducedValues + v) nl + l; v = 3, 7 are the d's.
+      for (int q = 0; q < P; ++q)
+        for (int v : {3, 7}) {
+          const std::size_t o = static_cast<std::size_t>((q * kReducedValues + v) * nl);
+          ADI_CUDA_CHECK(cudaMemcpyAsync(gb + o, gathered + o, static_cast<std::size_t>(nl) * sizeof(T),
+                                         cudaMemcpyHostToDevice, stream_));
+        }
+    }
+    box_reduced_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(gb, nl, co_[a].get(), P,
                                                                    p_.periodic(a) ? 1 : 0, part_.coords[a],
                                                                    zr_.get(), fl_.get(), a, error_.get());
     ADI_CUDA_CHECK_LAUNCH("box_reduced_kernel");
@@ -739,7 +757,8 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   std::array<bool, 3> segmented_{{false, false, false}};
   DirichletData dirichlet_;
   index_t dirichlet_count_ = 0;
-  DeviceBuffer<T> u_, w_, al_, be_, cp_, rho_, q_, rows_, fl_, g_, zr_;
+  DeviceBuffer<T> u_, w_, al_, be_, cp_, rho_, q_, rows_, fl_, zr_;
+  DeviceBuffer<T> g_[3];  // per split axis: every batch's gathered rows (kept: the coefficients)
   std::array<DeviceBuffer<index_t>, 3> co_;  // per split axis: cnt, then off (reduced_layout)
   std::array<index_t, 3> reduced_unknowns_{{0, 0, 0}};
   std::vector<cudaEvent_t> events_;           // per batch: its reduced rows are on the host

@@ -40,8 +40,11 @@
 // complements, so neither the interior eliminations nor the reduced solves
 // need pivoting and the result agrees with the one-rank solve to round-off.
 // Per line a rank sends 8 numbers (its two reduced rows), all lines of the
-// rank in one all-gather per split axis; every rank then solves the reduced
-// system of each of its lines (2P unknowns at most) and finishes locally.
+// rank in one all-gather per split axis (per batch of lines); every rank
+// then solves the reduced system of each of its lines (2P unknowns at most)
+// and finishes locally. The rows' coefficients depend on the line matrix
+// only, which no step changes: after an axis' first solve only the two
+// right-hand sides of a line travel (general_distributed.cpp).
 
 #include <adi/decomposition.hpp>
 #include <adi/detail/line_thomas.hpp>
@@ -109,7 +112,10 @@ class GeneralLocal {
   /// rank's `rows` along the axis (rank q's block at q * kReducedValues * L);
   /// solves each line's reduced system and completes the line, into w or
   /// (add_to_u) added into u. It may return before it is done: end_lines.
-  virtual void finish(int axis, index_t c2b, index_t c2e, const T* gathered, bool add_to_u) = 0;
+  /// rhs_only: since this batch's previous finish only values 3 and 7 (the
+  /// two rows' right-hand sides) are new, the coefficients are the same bit
+  /// for bit (a GPU rank keeps them on the device and uploads the rest).
+  virtual void finish(int axis, index_t c2b, index_t c2e, const T* gathered, bool add_to_u, bool rhs_only) = 0;
   /// Blocks until every batch of the axis is finished; reports a zero or
   /// non-finite pivot met in any of them.
   virtual void end_lines(int axis) { (void)axis; }
