@@ -96,6 +96,19 @@ bool path_exists(hid_t file, const std::string& path) {
   return true;
 }
 
+std::vector<std::string> member_names(hid_t group, const std::string& context, const std::string& what) {
+  H5G_info_t info;
+  ADI_H5_CHECK(H5Gget_info(group, &info), context, "cannot list " + what);
+  std::vector<std::string> out;
+  for (hsize_t q = 0; q < info.nlinks; ++q) {
+    char name[256];
+    ADI_H5_CHECK(H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
+                 context, "cannot list " + what);
+    out.emplace_back(name);
+  }
+  return out;
+}
+
 namespace {
 void collect_datasets(hid_t group, const std::string& prefix, std::vector<std::string>& out, std::size_t limit,
                       int depth) {

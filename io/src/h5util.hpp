@@ -82,6 +82,8 @@ H5Id create_group(hid_t loc, const std::string& name, const std::string& context
 bool path_exists(hid_t file, const std::string& path);
 /// Whether anything (a file, a link, a folder) has this name on disk.
 bool path_exists_on_disk(const std::string& path);
+/// The names of a group's members (links), in name order; a failure names `what`.
+std::vector<std::string> member_names(hid_t group, const std::string& context, const std::string& what);
 /// Paths of every dataset in the file (depth first, at most `limit`), for error messages.
 std::vector<std::string> list_datasets(hid_t file, std::size_t limit = 12);
 

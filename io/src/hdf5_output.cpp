@@ -326,13 +326,8 @@ ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, con
   }
   // Steps after the checkpoint are written again by the restarted run.
   H5Id sg = detail::open_group(f, "/steps", ctx);
-  H5G_info_t info;
-  ADI_H5_CHECK(H5Gget_info(sg.get(), &info), ctx, "cannot list /steps");
-  for (hsize_t q = 0; q < info.nlinks; ++q) {
-    char name[256];
-    ADI_H5_CHECK(H5Lget_name_by_idx(sg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
-                 ctx, "cannot list /steps");
-    const std::string ds = std::string("/steps/") + name + "/u";
+  for (const std::string& name : detail::member_names(sg.get(), ctx, "/steps")) {
+    const std::string ds = "/steps/" + name + "/u";
     if (!detail::path_exists(f, ds)) {  // a group without data: a write that never completed
       r.drop.emplace_back(name);
       continue;
@@ -352,16 +347,11 @@ ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, con
   // config says (the file keeps the first run's /material/).
   if (detail::path_exists(f, "/material")) {
     H5Id mg = detail::open_group(f, "/material", ctx);
-    H5G_info_t minfo;
-    ADI_H5_CHECK(H5Gget_info(mg.get(), &minfo), ctx, "cannot list /material");
-    for (hsize_t q = 0; q < minfo.nlinks; ++q) {
-      char name[256];
-      ADI_H5_CHECK(H5Lget_name_by_idx(mg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
-                   ctx, "cannot list /material");
+    for (const std::string& name : detail::member_names(mg.get(), ctx, "/material")) {
       // H5Oopen + H5Iget_type: the same calls in HDF5 1.10 to 1.14.
-      H5Id obj(ADI_H5_CHECK(H5Oopen(mg.get(), name, H5P_DEFAULT), ctx, std::string("cannot open /material/") + name),
+      H5Id obj(ADI_H5_CHECK(H5Oopen(mg.get(), name.c_str(), H5P_DEFAULT), ctx, "cannot open /material/" + name),
                H5Oclose);
-      if (H5Iget_type(obj.get()) == H5I_DATASET) r.materials.emplace_back(name);
+      if (H5Iget_type(obj.get()) == H5I_DATASET) r.materials.push_back(name);
     }
   }
   H5Id pg = detail::open_group(f, "/provenance", ctx);
@@ -556,13 +546,8 @@ std::vector<index_t> steps_on_disk(const std::string& path) {
     throw IoError(ctx + ": not an adi3d output file", __FILE__, __LINE__);
   std::vector<index_t> steps;
   H5Id sg = detail::open_group(f, "/steps", ctx);
-  H5G_info_t info;
-  ADI_H5_CHECK(H5Gget_info(sg.get(), &info), ctx, "cannot list /steps");
-  for (hsize_t q = 0; q < info.nlinks; ++q) {
-    char name[256];
-    ADI_H5_CHECK(H5Lget_name_by_idx(sg.get(), ".", H5_INDEX_NAME, H5_ITER_INC, q, name, sizeof name, H5P_DEFAULT),
-                 ctx, "cannot list /steps");
-    const std::string ds = std::string("/steps/") + name + "/u";
+  for (const std::string& name : detail::member_names(sg.get(), ctx, "/steps")) {
+    const std::string ds = "/steps/" + name + "/u";
     if (!detail::path_exists(f, ds)) continue;  // a write that never completed: nothing to lose
     H5Id d(ADI_H5_CHECK(H5Dopen2(f, ds.c_str(), H5P_DEFAULT), ctx, "cannot open " + ds), H5Dclose);
     steps.push_back(detail::read_int_attr(d.get(), "step", ctx + ":" + ds));
