@@ -308,10 +308,17 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
       check(E.ok, a);
       return;
     }
+    // alpha and beta of the interior depend on the line matrix alone, which
+    // no step changes: once an axis' pass has written them (end_lines), its
+    // later passes sweep d only and read alpha, beta back (the values the
+    // full sweep would give, bit for bit: the same operations on the same
+    // numbers). A pass of the other split axis overwrites them.
+    const bool keep = ab_axis_ == a && al != nullptr;
+    if (!keep) ab_axis_ = -1;
 #pragma omp parallel reduction(&& : ok)
     {
       const std::size_t nb = static_cast<std::size_t>(m * B);
-      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), f(nb), g(nb), cp(nb);
+      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), f(keep ? 0 : nb), g(keep ? 0 : nb), cp(nb);
 #pragma omp for schedule(static)
       for (index_t t = 0; t < bs.tasks; ++t) {
         const LineBatch b = bs.at(t);
@@ -319,7 +326,40 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
         auto at = [&](std::vector<T>& x, index_t i) { return x.data() + i * B; };
         bool good = true;
-        if (m >= 3) {
+        if (m >= 3 && keep) {
+          // d alone: the first of the three right-hand sides below, the same operations.
+          {
+            T *c1 = at(cp, 1), *d1 = at(d, 1);
+            const T *b1 = at(rb, 1), *cc1 = at(rc, 1);
+            for (index_t l = 0; l < cnt; ++l) {
+              const T piv = b1[l];
+              good = good & cpu::detail::good_pivot(piv);
+              const T inv = T(1) / piv;
+              c1[l] = cc1[l] * inv;
+              d1[l] *= inv;
+            }
+          }
+          for (index_t i = 2; i < m - 1; ++i) {
+            T *ci = at(cp, i), *di = at(d, i);
+            const T *ai = at(ra, i), *bi = at(rb, i), *cci = at(rc, i), *cp0 = at(cp, i - 1), *d0 = at(d, i - 1);
+            for (index_t l = 0; l < cnt; ++l) {
+              const T piv = bi[l] - ai[l] * cp0[l];
+              good = good & cpu::detail::good_pivot(piv);
+              const T inv = T(1) / piv;
+              ci[l] = cci[l] * inv;
+              di[l] = (di[l] - ai[l] * d0[l]) * inv;
+            }
+          }
+          for (index_t i = m - 3; i >= 1; --i) {
+            T* di = at(d, i);
+            const T *ci = at(cp, i), *d1 = at(d, i + 1);
+            for (index_t l = 0; l < cnt; ++l) di[l] -= ci[l] * d1[l];
+          }
+          for (index_t i = 1; i < m - 1; ++i) {
+            const index_t o = base + i * s;
+            for (index_t l = 0; l < cnt; ++l) w[o + l * su] = at(d, i)[l];
+          }
+        } else if (m >= 3) {
           // Rows 1 .. m-2 with x_0 = F and x_{m-1} = L moved to the right:
           // three right-hand sides (d, -a_1 e_1, -c_{m-2} e_{m-2}), one factorisation.
           for (index_t i = 1; i < m - 1; ++i)
@@ -384,7 +424,11 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
           } else {
             T r1 = T(0), a1 = T(0), b1 = T(1);  // x_1 = r_1 + alpha_1 F + beta_1 L (m = 2: x_1 = L)
             T rm = T(0), am = T(1), bm = T(0);  // x_{m-2} likewise (m = 2: x_0 = F)
-            if (m >= 3) {
+            if (m >= 3 && keep) {
+              const index_t o1 = base + s + l * su, om = base + (m - 2) * s + l * su;
+              r1 = at(d, 1)[l], a1 = al[o1], b1 = be[o1];
+              rm = at(d, m - 2)[l], am = al[om], bm = be[om];
+            } else if (m >= 3) {
               r1 = at(d, 1)[l], a1 = at(f, 1)[l], b1 = at(g, 1)[l];
               rm = at(d, m - 2)[l], am = at(f, m - 2)[l], bm = at(g, m - 2)[l];
             }
@@ -408,6 +452,12 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   // The reduced system of each line (per line: it is short), then the
   // interior x = r + alpha F + beta L in batches of B adjacent lines, the
   // inner loop across lines (unit stride); each value's arithmetic as before.
+  // Every batch of the axis reduced without a failure: alpha_, beta_ hold
+  // the whole axis (reduce keeps them for the axis' next pass).
+  void end_lines(int a) override {
+    if (!alpha_.empty()) ab_axis_ = a;
+  }
+
   void finish(int a, index_t c2b, index_t c2e, const T* gathered, bool add_to_u, bool /*rhs_only*/) override {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a];
@@ -690,6 +740,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   LocalStorage st_;
   std::vector<T> u_, w_;
   std::vector<T> alpha_, beta_;        // the interior's coefficients of F and L (split axes, lines that vary)
+  int ab_axis_ = -1;                   // the split axis whose alpha_, beta_ are complete (reduce, end_lines)
   std::array<SharedElimination, 3> shared_{};
   std::array<std::vector<T>, 3> k_;    // conductivity per axis, box + ghosts (empty: constant)
   std::array<int, 3> k_shared_{{-1, -1, -1}};
