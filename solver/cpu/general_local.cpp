@@ -318,7 +318,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
 #pragma omp parallel reduction(&& : ok)
     {
       const std::size_t nb = static_cast<std::size_t>(m * B);
-      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), f(keep ? 0 : nb), g(keep ? 0 : nb), cp(nb);
+      std::vector<T> ra(nb), rb(nb), rc(nb), d(nb), f(keep ? 0 : nb), g(keep ? 0 : nb), cp(nb), iv(nb);
 #pragma omp for schedule(static)
       for (index_t t = 0; t < bs.tasks; ++t) {
         const LineBatch b = bs.at(t);
@@ -326,26 +326,33 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
         rows_batch(a, base, su, cnt, B, ra.data(), rb.data(), rc.data(), d.data());
         auto at = [&](std::vector<T>& x, index_t i) { return x.data() + i * B; };
         bool good = true;
-        if (m >= 3 && keep) {
-          // d alone: the first of the three right-hand sides below, the same operations.
+        if (m >= 3) {
+          // Rows 1 .. m-2 with x_0 = F and x_{m-1} = L moved to the right:
+          // three right-hand sides (d, -a_1 e_1, -c_{m-2} e_{m-2}), one
+          // factorisation (cp and the pivots' reciprocals iv). d every pass;
+          // alpha (f) and beta (g) only when they are not kept, on the same
+          // factorisation: each value's operations are those of one sweep
+          // carrying all three.
           {
-            T *c1 = at(cp, 1), *d1 = at(d, 1);
+            T *c1 = at(cp, 1), *d1 = at(d, 1), *iv1 = at(iv, 1);
             const T *b1 = at(rb, 1), *cc1 = at(rc, 1);
             for (index_t l = 0; l < cnt; ++l) {
               const T piv = b1[l];
               good = good & cpu::detail::good_pivot(piv);
               const T inv = T(1) / piv;
+              iv1[l] = inv;
               c1[l] = cc1[l] * inv;
               d1[l] *= inv;
             }
           }
           for (index_t i = 2; i < m - 1; ++i) {
-            T *ci = at(cp, i), *di = at(d, i);
+            T *ci = at(cp, i), *di = at(d, i), *ivi = at(iv, i);
             const T *ai = at(ra, i), *bi = at(rb, i), *cci = at(rc, i), *cp0 = at(cp, i - 1), *d0 = at(d, i - 1);
             for (index_t l = 0; l < cnt; ++l) {
               const T piv = bi[l] - ai[l] * cp0[l];
               good = good & cpu::detail::good_pivot(piv);
               const T inv = T(1) / piv;
+              ivi[l] = inv;
               ci[l] = cci[l] * inv;
               di[l] = (di[l] - ai[l] * d0[l]) * inv;
             }
@@ -359,57 +366,43 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
             const index_t o = base + i * s;
             for (index_t l = 0; l < cnt; ++l) w[o + l * su] = at(d, i)[l];
           }
-        } else if (m >= 3) {
-          // Rows 1 .. m-2 with x_0 = F and x_{m-1} = L moved to the right:
-          // three right-hand sides (d, -a_1 e_1, -c_{m-2} e_{m-2}), one factorisation.
-          for (index_t i = 1; i < m - 1; ++i)
-            for (index_t l = 0; l < cnt; ++l) at(f, i)[l] = at(g, i)[l] = T(0);
-          for (index_t l = 0; l < cnt; ++l) {
-            at(f, 1)[l] = -at(ra, 1)[l];
-            at(g, m - 2)[l] = -at(rc, m - 2)[l];
-          }
-          {
-            T *c1 = at(cp, 1), *d1 = at(d, 1), *f1 = at(f, 1), *g1 = at(g, 1);
-            const T *b1 = at(rb, 1), *cc1 = at(rc, 1);
+          if (!keep) {
+            for (index_t i = 1; i < m - 1; ++i)
+              for (index_t l = 0; l < cnt; ++l) at(f, i)[l] = at(g, i)[l] = T(0);
             for (index_t l = 0; l < cnt; ++l) {
-              const T piv = b1[l];
-              good = good & cpu::detail::good_pivot(piv);
-              const T inv = T(1) / piv;
-              c1[l] = cc1[l] * inv;
-              d1[l] *= inv;
-              f1[l] *= inv;
-              g1[l] *= inv;
+              at(f, 1)[l] = -at(ra, 1)[l];
+              at(g, m - 2)[l] = -at(rc, m - 2)[l];
             }
-          }
-          for (index_t i = 2; i < m - 1; ++i) {
-            T *ci = at(cp, i), *di = at(d, i), *fi = at(f, i), *gi = at(g, i);
-            const T *ai = at(ra, i), *bi = at(rb, i), *cci = at(rc, i), *cp0 = at(cp, i - 1), *d0 = at(d, i - 1),
-                    *f0 = at(f, i - 1), *g0 = at(g, i - 1);
-            for (index_t l = 0; l < cnt; ++l) {
-              const T piv = bi[l] - ai[l] * cp0[l];
-              good = good & cpu::detail::good_pivot(piv);
-              const T inv = T(1) / piv;
-              ci[l] = cci[l] * inv;
-              di[l] = (di[l] - ai[l] * d0[l]) * inv;
-              fi[l] = (fi[l] - ai[l] * f0[l]) * inv;
-              gi[l] = (gi[l] - ai[l] * g0[l]) * inv;
+            {
+              T *f1 = at(f, 1), *g1 = at(g, 1);
+              const T* iv1 = at(iv, 1);
+              for (index_t l = 0; l < cnt; ++l) {
+                f1[l] *= iv1[l];
+                g1[l] *= iv1[l];
+              }
             }
-          }
-          for (index_t i = m - 3; i >= 1; --i) {
-            T *di = at(d, i), *fi = at(f, i), *gi = at(g, i);
-            const T *ci = at(cp, i), *d1 = at(d, i + 1), *f1 = at(f, i + 1), *g1 = at(g, i + 1);
-            for (index_t l = 0; l < cnt; ++l) {
-              di[l] -= ci[l] * d1[l];
-              fi[l] -= ci[l] * f1[l];
-              gi[l] -= ci[l] * g1[l];
+            for (index_t i = 2; i < m - 1; ++i) {
+              T *fi = at(f, i), *gi = at(g, i);
+              const T *ai = at(ra, i), *ivi = at(iv, i), *f0 = at(f, i - 1), *g0 = at(g, i - 1);
+              for (index_t l = 0; l < cnt; ++l) {
+                fi[l] = (fi[l] - ai[l] * f0[l]) * ivi[l];
+                gi[l] = (gi[l] - ai[l] * g0[l]) * ivi[l];
+              }
             }
-          }
-          for (index_t i = 1; i < m - 1; ++i) {
-            const index_t o = base + i * s;
-            for (index_t l = 0; l < cnt; ++l) {
-              w[o + l * su] = at(d, i)[l];
-              al[o + l * su] = at(f, i)[l];
-              be[o + l * su] = at(g, i)[l];
+            for (index_t i = m - 3; i >= 1; --i) {
+              T *fi = at(f, i), *gi = at(g, i);
+              const T *ci = at(cp, i), *f1 = at(f, i + 1), *g1 = at(g, i + 1);
+              for (index_t l = 0; l < cnt; ++l) {
+                fi[l] -= ci[l] * f1[l];
+                gi[l] -= ci[l] * g1[l];
+              }
+            }
+            for (index_t i = 1; i < m - 1; ++i) {
+              const index_t o = base + i * s;
+              for (index_t l = 0; l < cnt; ++l) {
+                al[o + l * su] = at(f, i)[l];
+                be[o + l * su] = at(g, i)[l];
+              }
             }
           }
         }
@@ -424,13 +417,10 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
           } else {
             T r1 = T(0), a1 = T(0), b1 = T(1);  // x_1 = r_1 + alpha_1 F + beta_1 L (m = 2: x_1 = L)
             T rm = T(0), am = T(1), bm = T(0);  // x_{m-2} likewise (m = 2: x_0 = F)
-            if (m >= 3 && keep) {
+            if (m >= 3) {  // alpha, beta as written above or kept from the axis' last pass
               const index_t o1 = base + s + l * su, om = base + (m - 2) * s + l * su;
               r1 = at(d, 1)[l], a1 = al[o1], b1 = be[o1];
               rm = at(d, m - 2)[l], am = al[om], bm = be[om];
-            } else if (m >= 3) {
-              r1 = at(d, 1)[l], a1 = at(f, 1)[l], b1 = at(g, 1)[l];
-              rm = at(d, m - 2)[l], am = at(f, m - 2)[l], bm = at(g, m - 2)[l];
             }
             const T c0 = rc[l], an = at(ra, m - 1)[l];
             row[0] = ra[l];
