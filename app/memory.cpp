@@ -2,6 +2,8 @@
 
 #include "util.hpp"
 
+#include <adi/line_kernel_plan.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -119,6 +121,20 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
       const double n_split = static_cast<double>(std::max<index_t>(1, std::min(c.problem.n[1], c.problem.n[2])));
       stepper_arrays += 3.0 + (8.0 + 22.0 * ranks) * ranks / n_split;
       m.host_bytes += m.material_fields * stepper_field * (1.0 + 8.0 / (c.precision == Precision::F32 ? 4.0 : 8.0));
+    }
+    {
+      // The classic line kernels (constant K and c, whatever the faces):
+      // lines no block holds take the long-line kernel
+      // (adi::LineKernelFamily::Long), whose solver keeps its reduced rows,
+      // 2 per segment of kLongI rows, i.e. 2 ceil(n / kLongI) / n of a
+      // field for that axis, and its nested reduced solve (the same rule
+      // again) a little more. Counted for every problem: an upper bound.
+      const std::size_t elem = c.precision == Precision::F32 ? 4 : 8;
+      for (int a = 0; a < 3; ++a) {
+        const index_t n = c.problem.n[a];
+        const LineKernelPlan p = plan_line_kernel(n, static_cast<Axis>(a), a == 0, elem);
+        if (p.family == LineKernelFamily::Long) stepper_arrays += 1.1 * 2.0 * p.S / static_cast<double>(n);
+      }
     }
     m.device_bytes = stepper_arrays * stepper_field;
     const auto devs = cuda_devices();

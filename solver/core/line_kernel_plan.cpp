@@ -83,6 +83,20 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // an override that does not fit: fall back
   }
   plan.G = 0;
+  // Lines no block holds (fp64 past 1056 rows, fp32 past 2048, and x lines
+  // past 2048): segments of kLongI rows, each an independent warp of 32
+  // lines, their reduced system through global memory (three passes, 3
+  // words a point plus 4 / kLongI, against the generic kernel's 4 words
+  // at one thread a line). Not for an override that did not fit: that
+  // asked for a segment length, and the generic kernel is the fall-back
+  // the overrides have always had (ADI_YZ_SEG=2 times it).
+  const int override_I = plan.family == LineKernelFamily::Warp ? options.x_seg : options.yz_seg;
+  if (options.long_lines && override_I == 0 && n >= kLongMinRows) {
+    plan.family = LineKernelFamily::Long;
+    plan.I = kLongI;
+    plan.S = static_cast<int>((n + kLongI - 1) / kLongI);
+    return plan;
+  }
   plan.family = LineKernelFamily::Generic;
   plan.I = static_cast<int>(n);
   plan.S = 1;
@@ -93,6 +107,7 @@ const char* family_name(LineKernelFamily f) {
   switch (f) {
     case LineKernelFamily::Warp: return "warp";
     case LineKernelFamily::Lanes: return "lanes";
+    case LineKernelFamily::Long: return "long-line";
     case LineKernelFamily::Generic: return "generic";
   }
   return "?";

@@ -26,10 +26,40 @@ SegmentedPlan<T> SegmentedPlan<T>::build(const LineMatrix& m, int seg_len) {
 
 template <class T>
 SegmentedPlan<T> SegmentedPlan<T>::build(const LineMatrix& m, int I, int S) {
+  ADI_REQUIRE(S >= 1 && S <= 32 && (S & (S - 1)) == 0, "segmented plan: segment count must be a power of two <= 32");
+  return build_any(m, I, S);
+}
+
+template <class T>
+SegmentedPlan<T> SegmentedPlan<T>::build_long(const LineMatrix& m, int I) {
+  ADI_REQUIRE(I >= 2, "segmented plan: segments need at least 2 rows");
+  const index_t S = (m.size() + I - 1) / I;
+  // The kernels index the tables (5 S (I + 1) + 7 S values) with ints.
+  ADI_REQUIRE(m.size() >= 1 && S * (5 * (I + 1) + 8) < (index_t(1) << 31),
+              "segmented plan: the line is too long for the long-line tables");
+  return build_any(m, I, static_cast<int>(S));
+}
+
+template <class T>
+LineMatrix SegmentedPlan<T>::reduced_matrix() const {
+  const std::size_t r = red_sub.size();
+  LineMatrix m;
+  m.a = red_sub;
+  m.b.assign(r, 1.0);
+  m.c = red_sup;
+  if (r > 0) {
+    m.a[0] = 0.0;
+    m.c[r - 1] = 0.0;
+  }
+  return m;
+}
+
+template <class T>
+SegmentedPlan<T> SegmentedPlan<T>::build_any(const LineMatrix& m, int I, int S) {
   const index_t n = m.size();
   ADI_REQUIRE(n >= 1, "segmented plan: empty line");
   ADI_REQUIRE(I >= 2, "segmented plan: segments need at least 2 rows");
-  ADI_REQUIRE(S >= 1 && S <= 32 && (S & (S - 1)) == 0, "segmented plan: segment count must be a power of two <= 32");
+  ADI_REQUIRE(S >= 1, "segmented plan: no segments");
   ADI_REQUIRE(static_cast<index_t>(S) * I >= n, "segmented plan: segments do not cover the line");
   SegmentedPlan p;
   p.n = n;
@@ -101,6 +131,8 @@ SegmentedPlan<T> SegmentedPlan<T>::build(const LineMatrix& m, int I, int S) {
     cp_prev = (r + 1 < 2 * S ? rc[r] : 0.0) / piv;
     rC[r] = -cp_prev;
   }
+  p.red_sub = ra;
+  p.red_sup = rc;
   auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
   p.fw_mul = cast(fw_mul);
   p.fw_ms = cast(fw_ms);

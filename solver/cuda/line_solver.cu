@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <sstream>
 #include <utility>
@@ -24,8 +25,9 @@ using kernels::WarpGeom;
 template <class T>
 bool LineSolver<T>::cyclic_fits(Axis axis, const Layout3& L, const SolverOptions& options) {
   const int a = axis_index(axis);
-  return L.n[a] >= 3 && L.n[a] < (index_t(1) << 31) &&
-         plan_line_kernel(L.n[a], axis, L.stride[a] == 1, sizeof(T), options).family != Kind::Generic;
+  if (L.n[a] < 3 || L.n[a] >= (index_t(1) << 31)) return false;
+  const Kind k = plan_line_kernel(L.n[a], axis, L.stride[a] == 1, sizeof(T), options).family;
+  return k != Kind::Generic && k != Kind::Long;
 }
 
 template <class T>
@@ -42,9 +44,40 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
   I_ = plan.I;
   S_ = plan.S;
   G_ = plan.G;
-  if (cyclic && kind_ == Kind::Generic)
+  if (cyclic && (kind_ == Kind::Generic || kind_ == Kind::Long))
     ADI_THROW(BackendUnavailable, std::string("periodic ") + axis_name(axis) + " lines of " + std::to_string(n) +
                                       " rows are longer than the segmented kernels hold");
+  if (kind_ == Kind::Long) {
+    const SegmentedPlan<T> seg = SegmentedPlan<T>::build_long(m, I_);
+    S_ = seg.segments;
+    host_tables_ = plan_tables(seg);
+    tables_.upload(host_tables_);
+    view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
+    // Segments 1 .. S-2 hold only interior rows; with a constant matrix
+    // their tables are segment 1's bit for bit (memcmp), and the kernel
+    // takes them from the constant bank.
+    const TableLayout TL{S_, I_};
+    long_uniform_ = lanes_const_ && S_ >= 3;
+    const int offs[5] = {TL.fw_mul(), TL.fw_ms(), TL.bw_c(), TL.fin_a(), TL.fin_c()};
+    for (int s = 2; s <= S_ - 2 && long_uniform_; ++s) {
+      long_uniform_ = std::memcmp(&host_tables_[TL.bw0() + s], &host_tables_[TL.bw0() + 1], sizeof(T)) == 0;
+      for (int t = 0; t < 5 && long_uniform_; ++t)
+        long_uniform_ = std::memcmp(&host_tables_[offs[t] + s * TL.pitch()], &host_tables_[offs[t] + TL.pitch()],
+                                    sizeof(T) * I_) == 0;
+    }
+    // The reduced systems: 2S rows a line, a constant unit-diagonal matrix,
+    // stored [row][line] so that they are lines along y of a (lines, 2S, 1)
+    // grid with unit-stride neighbours: the lanes kernel's case (or this
+    // family again when 2S is long too; 2S < n, so that ends).
+    index_t lines = 1;
+    for (int b = 0; b < 3; ++b)
+      if (b != a) lines *= L.n[b];
+    red_.resize(static_cast<std::size_t>(lines) * 2 * S_);
+    if (lines > 0)
+      reduced_ = std::make_unique<LineSolver<T>>(seg.reduced_matrix(), Axis::Y,
+                                                 Layout3::packed(lines, 2 * static_cast<index_t>(S_), 1), options);
+    return;
+  }
   if (kind_ != Kind::Generic) {
     // A ring: the plan of A' (corners folded into the diagonal), whose
     // interior segments equal an open line's (the constant-bank tables
@@ -133,6 +166,12 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     }
     return;
   }
+  if (kind_ == Kind::Long) {
+    kernels::launch_long(d, acc, red_.get(), view_, g, false, host_tables_, long_uniform_, st);
+    reduced_->solve(red_.get(), nullptr, st);
+    kernels::launch_long(d, acc, red_.get(), view_, g, true, host_tables_, long_uniform_, st);
+    return;
+  }
   kernels::launch_generic(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g, st);
 }
 
@@ -181,6 +220,10 @@ std::string LineSolver<T>::describe() const {
       s << "lanes kernel, I = " << I_ << ", S = " << S_;
       if (const int w = (view_.n + I_ - 1) / I_; w < S_) s << " (" << w << " with rows)";
       if (G_ != 32) s << ", " << G_ << " lines a tile";
+      break;
+    case Kind::Long:
+      s << "long-line kernel, I = " << I_ << ", S = " << S_ << " (three passes; reduced system: "
+        << (reduced_ ? reduced_->describe() : std::string("none")) << ")";
       break;
     case Kind::Generic: s << "generic thread-per-line Thomas"; break;
   }

@@ -13,9 +13,13 @@
 //             warp = segment (two segments of 16 lines for long lines); the
 //             reduced systems are switched to segment-per-lane through the
 //             same padded map.
+//   Long    — lines no block holds (fp64 y/z past 1056 rows, fp32 past
+//             2048, x past 2048): segments of kLongI rows in independent
+//             warps (lane = line; x rows through the same transposition),
+//             the reduced systems written to a scratch and solved as lines
+//             of their own by a nested LineSolver, then a finishing pass.
 //   Generic — thread-per-line Thomas through global memory (two passes):
-//             only for lines too long to keep in registers (fp64 past 1056
-//             rows, fp32 past 2048).
+//             overrides that fit no other family, and ADI_LONG_LINES=0.
 
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
@@ -27,6 +31,7 @@
 #include <adi/scheme.hpp>
 #include <adi/tridiag.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +56,8 @@ class LineSolver {
 
   /// d <- A^{-1} d along the axis; with acc != nullptr the solution is added
   /// into acc (same layout) instead of being written to d (fused update).
+  /// The long-line kernel keeps its reduced rows in a scratch of this
+  /// solver: calls on one solver must be ordered (one stream, or synchronised).
   void solve(T* d, T* acc, cudaStream_t stream) const;
 
   /// Whether the Douglas RHS can be computed inside this x solve (single-line
@@ -78,6 +85,11 @@ class LineSolver {
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;
   const T* gen_inv_ = nullptr;
+  // Long: the reduced rows ([2S][lines]), the solver of their 2S-row lines,
+  // and whether segments 1 .. S-2 share segment 1's tables.
+  DeviceBuffer<T> red_;
+  std::unique_ptr<LineSolver<T>> reduced_;
+  bool long_uniform_ = false;
 };
 
 }  // namespace adi::cuda

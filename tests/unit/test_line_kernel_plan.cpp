@@ -60,12 +60,17 @@ TEST(LineKernelPlan, WarpForUnitStrideX) {
   }
 }
 
-// Past 2048 rows x lines go to the lanes rules, which cannot hold them either.
-TEST(LineKernelPlan, LongXLinesAreGeneric) {
+// Past 2048 rows x lines go to the lanes rules, which cannot hold them
+// either: the long-line kernel, segments of kLongI = 32 rows, S = ceil(n /
+// 32) (no power of two needed); with long_lines off, the generic kernel.
+TEST(LineKernelPlan, LongXLinesTakeTheLongLineKernel) {
+  SolverOptions off;
+  off.long_lines = false;
   for (std::size_t e : {kF32, kF64}) {
-    expect_plan(2049, Axis::X, true, e, F::Generic, 2049, 1);
-    expect_plan(4097, Axis::X, true, e, F::Generic, 4097, 1);
-    expect_plan(16384, Axis::X, true, e, F::Generic, 16384, 1);
+    expect_plan(2049, Axis::X, true, e, F::Long, 32, 65);
+    expect_plan(4097, Axis::X, true, e, F::Long, 32, 129);
+    expect_plan(16384, Axis::X, true, e, F::Long, 32, 512);
+    expect_plan(4097, Axis::X, true, e, off, F::Generic, 4097, 1);
   }
 }
 
@@ -102,7 +107,7 @@ TEST(LineKernelPlan, LanesForYZDouble) {
 // Lines longer than 32-line tiles hold (16 x 64 = 1024 rows in fp32, 16 x 32
 // = 512 in fp64; 32 segments of 32 lines exist only for I <= 16) take
 // 16-line tiles of up to 32 segments of lanes_max_I rows: 2048 (fp32) and
-// 1024 (fp64) rows. Past those, the generic kernel.
+// 1024 (fp64) rows. Past those, the long-line kernel.
 TEST(LineKernelPlan, HalfTilesPastThirtyTwoLines) {
   for (Axis a : {Axis::Y, Axis::Z}) {
     expect_plan(513, a, false, kF64, F::Lanes, 32, 32, 16);  // ceil(513 / 32) = 17 -> 32
@@ -120,12 +125,19 @@ TEST(LineKernelPlan, HalfTilesPastThirtyTwoLines) {
   }
 }
 
-TEST(LineKernelPlan, GenericPastTheLanesLimit) {
+TEST(LineKernelPlan, LongLinesPastTheLanesLimit) {
+  SolverOptions off;
+  off.long_lines = false;
   for (Axis a : {Axis::Y, Axis::Z}) {
-    expect_plan(1057, a, false, kF64, F::Generic, 1057, 1);
-    expect_plan(2049, a, false, kF32, F::Generic, 2049, 1);
-    expect_plan(4097, a, false, kF32, F::Generic, 4097, 1);
-    expect_plan(16384, a, false, kF64, F::Generic, 16384, 1);
+    expect_plan(1057, a, false, kF64, F::Long, 32, 34);
+    expect_plan(2049, a, false, kF32, F::Long, 32, 65);
+    expect_plan(4097, a, false, kF32, F::Long, 32, 129);
+    expect_plan(16384, a, false, kF64, F::Long, 32, 512);
+    expect_plan(1057, a, false, kF64, off, F::Generic, 1057, 1);
+    expect_plan(16384, a, false, kF32, off, F::Generic, 16384, 1);
+    // the lengths the lanes kernel holds do not move
+    expect_plan(1056, a, false, kF64, F::Lanes, 33, 32, 16);
+    expect_plan(2048, a, false, kF32, F::Lanes, 64, 32, 16);
   }
 }
 
@@ -164,7 +176,7 @@ TEST(LineKernelPlan, XSegOverride) {
   o.x_seg = 2;
   expect_plan(512, Axis::Y, false, kF32, o, F::Lanes, 32, 16);
   expect_plan(512, Axis::X, false, kF32, o, F::Lanes, 32, 16);
-  expect_plan(4097, Axis::X, true, kF32, o, F::Generic, 4097, 1);
+  expect_plan(4097, Axis::X, true, kF32, o, F::Long, 32, 129);
 }
 
 TEST(LineKernelPlan, YzSegOverride) {
@@ -214,7 +226,11 @@ TEST(LineKernelPlan, HelpersAndDescription) {
   EXPECT_EQ(adi::lanes_half_max_I(4), 64);
   EXPECT_EQ(adi::lanes_half_max_I(8), 33);
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::X, true, 4)), "warp kernel, I = 16, S = 32");
-  EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8)), "generic kernel (thread-per-line Thomas)");
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8)), "long-line kernel, I = 32, S = 129");
+  SolverOptions off;
+  off.long_lines = false;
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8, off)),
+            "generic kernel (thread-per-line Thomas)");
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(1024, Axis::Y, false, 8)), "lanes kernel, I = 32, S = 32, 16 lines a tile");
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::Y, false, 8)), "lanes kernel, I = 32, S = 16");
 }

@@ -109,6 +109,78 @@ TEST(SegmentedPlan, PicksSmallestPowerOfTwoSegmentCount) {
   EXPECT_THROW(SegmentedPlan<double>::build(m, 8, 4), InvalidArgument);  // does not cover 100 rows
 }
 
+// The long-line kernel's plan (build_long: any segment count, S = ceil(n /
+// I)) and its reduced system solved as a line matrix of its own
+// (reduced_matrix, by plain Thomas here; the device hands it to another line
+// solver) against dense LU, for segment counts that are no power of two.
+template <class T>
+double long_plan_error(const LineMatrix& m, int I, SeededRng& rng) {
+  const auto plan = SegmentedPlan<T>::build_long(m, I);
+  EXPECT_EQ(plan.segments, (m.size() + I - 1) / I);
+  const std::size_t n = m.size(), S = static_cast<std::size_t>(plan.segments), N = S * I;
+  std::vector<double> rhs(n);
+  for (auto& v : rhs) v = rng.uniform(-1, 1);
+  std::vector<T> x(N, T(0));
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<T>(rhs[i]);
+  // pass 1: each segment's sweeps (as segmented_solve_reference)
+  std::vector<double> red(2 * S);
+  for (std::size_t s = 0; s < S; ++s) {
+    T* v = x.data() + s * I;
+    const std::size_t r0 = s * I;
+    v[0] *= plan.fw_mul[r0];
+    v[1] *= plan.fw_mul[r0 + 1];
+    for (int j = 2; j < I; ++j) v[j] = plan.fw_mul[r0 + j] * v[j] - plan.fw_ms[r0 + j] * v[j - 1];
+    for (int j = I - 3; j >= 1; --j) v[j] -= plan.bw_c[r0 + j] * v[j + 1];
+    if (I >= 3) v[0] = plan.bw0_mul[s] * (v[0] - plan.bw_c[r0] * v[1]);
+    red[2 * s] = v[0];
+    red[2 * s + 1] = v[I - 1];
+  }
+  // pass 2: the reduced system as a line matrix
+  const LineMatrix rm = plan.reduced_matrix();
+  EXPECT_EQ(rm.size(), static_cast<index_t>(2 * S));
+  const auto z = dense_lu_solve(rm, red);
+  // pass 3: back substitution
+  for (std::size_t s = 0; s < S; ++s) {
+    T* v = x.data() + s * I;
+    const std::size_t r0 = s * I;
+    const T zf = static_cast<T>(z[2 * s]), zl = static_cast<T>(z[2 * s + 1]);
+    for (int j = 1; j <= I - 2; ++j) v[j] = v[j] - plan.fin_a[r0 + j] * zf - plan.fin_c[r0 + j] * zl;
+    v[0] = zf;
+    v[I - 1] = zl;
+  }
+  const auto ref = dense_lu_solve(m, rhs);
+  double worst = 0, scale = 1e-300;
+  for (double v : ref) scale = std::max(scale, std::fabs(v));
+  for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(x[i] - ref[i]) / scale);
+  // The plan's own scans of the same reduced system agree too.
+  std::vector<T> y(rhs.begin(), rhs.end());
+  segmented_solve_reference(plan, y.data());
+  for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(y[i] - ref[i]) / scale);
+  return worst;
+}
+
+TEST(SegmentedPlan, LongPlansMatchDenseLu) {
+  SeededRng rng;
+  for (index_t n : {65, 100, 1057, 2049, 4097})
+    for (int I : {32, 5}) {
+      const LineMatrix m = random_dominant(rng, n);
+      EXPECT_LE(long_plan_error<double>(m, I, rng), 1e-13) << "n " << n << " I " << I;
+      EXPECT_LE(long_plan_error<float>(m, I, rng), 3e-6) << "n " << n << " I " << I;
+    }
+  // The reduced matrix is the one the scans factor: unit diagonal, no
+  // coupling outside the line, and strictly dominant (|a| + |c| < 1).
+  const auto plan = SegmentedPlan<double>::build_long(random_dominant(rng, 1000), 32);
+  const LineMatrix rm = plan.reduced_matrix();
+  ASSERT_EQ(rm.size(), 2 * 32);
+  EXPECT_EQ(rm.a[0], 0.0);
+  EXPECT_EQ(rm.c[63], 0.0);
+  for (index_t r = 0; r < rm.size(); ++r) {
+    EXPECT_EQ(rm.b[r], 1.0);
+    EXPECT_LT(std::fabs(rm.a[r]) + std::fabs(rm.c[r]), 1.0) << "row " << r;
+  }
+  EXPECT_THROW(SegmentedPlan<double>::build_long(LineMatrix(100), 1), InvalidArgument);
+}
+
 // A corrupted plan must be caught by the oracle comparison.
 TEST(SegmentedPlan, OracleCatchesACorruptedTable) {
   SeededRng rng;

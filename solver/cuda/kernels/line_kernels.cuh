@@ -137,6 +137,14 @@ void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g
 template <class T, int I>
 void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom& g,
                   const std::vector<T>& host_tables, unsigned mask, cudaStream_t st);
+/// Long-line kernel (I = kLongI, any S): pass 1 (finish = false) writes each
+/// segment's two reduced right-hand sides to red ([2S rows][nu * nv lines]);
+/// after the caller has solved those 2S-row systems in place, pass 3
+/// (finish = true) writes d <- A^{-1} d, or acc += A^{-1} d. `uniform`:
+/// segments 1 .. S-2 have segment 1's tables (taken from host_tables).
+template <class T>
+void launch_long(T* d, T* acc, T* red, const PlanView<T>& p, const LinesGeom& g, bool finish,
+                 const std::vector<T>& host_tables, bool uniform, cudaStream_t st);
 /// Generic thread-per-line Thomas with the factor's tables a, c', 1/pivot.
 template <class T>
 void launch_generic(T* d, T* acc, const T* a, const T* cp, const T* inv, int n, const LinesGeom& g, cudaStream_t st);

@@ -28,15 +28,19 @@ class ConstantSolver {
   /// m.c[n - 1] node 0, as in solve_cyclic (n >= 3). The segmented kernels
   /// solve the Sherman-Morrison split of m (adi::cyclic_split) and correct
   /// each row with one FMA: the speed of an open line. Throws
-  /// BackendUnavailable for lines only the generic kernel holds (fp64 past
-  /// 1056 rows, fp32 past 2048; cyclic_fits).
+  /// BackendUnavailable for lines no block holds (fp64 y/z past 1056 rows,
+  /// fp32 past 2048, x past 2048: the long-line and generic kernels have no
+  /// periodic form; cyclic_fits).
   static ConstantSolver cyclic(const LineMatrix& m, Axis axis, const Layout3& layout,
                                const SolverOptions& options = {});
   static bool cyclic_fits(Axis axis, const Layout3& layout, const SolverOptions& options = {});
   ~ConstantSolver();
   ConstantSolver(ConstantSolver&&) noexcept;
   ConstantSolver& operator=(ConstantSolver&&) noexcept;
-  /// d <- A^{-1} d in place (device pointer, `layout`).
+  /// d <- A^{-1} d in place (device pointer, `layout`). Lines no block
+  /// holds (the long-line kernel) keep their reduced rows in a scratch of
+  /// this solver (1/16 of a field): calls on one solver must be ordered (one
+  /// stream, or synchronised between streams).
   void solve(T* d, void* stream = nullptr) const;
   /// acc += A^{-1} d, leaving d unread-after (it is not written): the fused update.
   void solve_add(const T* d, T* acc, void* stream = nullptr) const;

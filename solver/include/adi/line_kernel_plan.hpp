@@ -3,7 +3,7 @@
 // and segment count S: pure host code (no CUDA), so the choice is printable
 // and unit-tested without a GPU. The CUDA backend (solver/cuda/line_solver.cu)
 // builds its tables and launches what this returns. The kernels themselves:
-// solver/cuda/kernels/{warp,lanes,generic}_kernel.cu.
+// solver/cuda/kernels/{warp,lanes,long,generic}_kernel.cu.
 
 #include <adi/common.hpp>
 #include <adi/options.hpp>
@@ -16,13 +16,15 @@ namespace adi {
 enum class LineKernelFamily {
   Warp,     ///< x lines of unit stride: a warp owns 32/S lines, lane = segment
   Lanes,    ///< y/z lines (and long or strided x lines): lane = line, warp = segment(s)
+  Long,     ///< lines longer than a block holds: segments of kLongI rows in independent
+            ///< warps (lane = line), the reduced system through global memory (three passes)
   Generic,  ///< thread-per-line Thomas through global memory (two passes)
 };
 
 struct LineKernelPlan {
   LineKernelFamily family = LineKernelFamily::Generic;
   int I = 0;  ///< segment length (rows per thread); the line length n for Generic
-  int S = 0;  ///< segments per line (a power of two); 1 for Generic
+  int S = 0;  ///< segments per line (a power of two; ceil(n / kLongI) for Long); 1 for Generic
   /// Lanes: lines a tile holds. 32: a warp is one segment of 32 lines. 16
   /// (kLanesHalfTile): a warp is two segments of 16 lines, for lines longer
   /// than 16 segments of lanes_max_I rows hold (a 32-line tile of them would
@@ -59,6 +61,15 @@ constexpr int lanes_max_segments(int I) { return I <= 16 ? 32 : 16; }
 /// per thread must fit next to the rest in the registers a thread gets.
 constexpr int lanes_max_I(std::size_t element_size) { return element_size == 4 ? 64 : 32; }
 
+/// Rows per thread of the long-line kernel (LineKernelFamily::Long): 32
+/// values a thread (64 registers in fp64), and a tile of 32 lines x 32 rows
+/// is one WarpTranspose of the x lines' rows. Its reduced system has 2
+/// rows a segment, i.e. 2 / kLongI of the line: 1/16 of a field of scratch.
+constexpr int kLongI = 32;
+/// Shortest line the long-line kernel takes (the other families hold every
+/// line up to 1056 rows).
+constexpr int kLongMinRows = 2 * kLongI + 1;
+
 /// Smallest power of two >= v (1 for v <= 1).
 int next_pow2(index_t v);
 
@@ -70,7 +81,10 @@ int next_pow2(index_t v);
 /// the family has no instantiation for (e.g. I = 3) is returned as is: the
 /// launch then reports the unsupported segment length. Lanes lines that 16
 /// segments of 32 lines cannot hold take 16-line tiles (G = 16) of up to 32
-/// segments: fp64 up to 1056 rows (I = 33), fp32 up to 2048.
+/// segments: fp64 up to 1056 rows (I = 33), fp32 up to 2048. Longer lines
+/// (and x lines past 2048) take the long-line kernel (Long, I = kLongI, S =
+/// ceil(n / kLongI)) unless options.long_lines is off or an override
+/// (x_seg / yz_seg) is set: then the generic kernel.
 LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
                                 const SolverOptions& options = {});
 

@@ -15,6 +15,10 @@ struct SolverOptions {
   int x_seg = 0;             ///< ADI_X_SEG: rows per thread of the x line kernel (0: the planner's choice)
   int yz_seg = 0;            ///< ADI_YZ_SEG: rows per thread of the y/z line kernel (0: the planner's choice)
   bool lanes_const = true;   ///< ADI_LANES_CONST=0: y/z row tables from shared memory, not the constant bank
+  /// ADI_LONG_LINES=0: lines no block holds (fp64 past 1056 rows, fp32 past
+  /// 2048, x past 2048) take the generic thread-per-line Thomas instead of
+  /// the long-line kernel (segments in independent warps, three passes)
+  bool long_lines = true;
   int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision and nx)
   int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernels load ahead (0: 4)
   bool fuse_rhs = false;     ///< ADI_FUSE_RHS=1: the RHS computed inside the x solve

@@ -32,7 +32,7 @@ template <class T>
 struct SegmentedPlan {
   index_t n = 0;  ///< rows of the real line
   int seg_len = 0;   ///< I: rows per segment (>= 2)
-  int segments = 0;  ///< S: segments per line (power of two, <= 32)
+  int segments = 0;  ///< S: segments per line (power of two, <= 32; any for build_long)
 
   // Per padded row r = s*I + j (S*I entries each).
   std::vector<T> fw_mul;  ///< forward: d_j <- fw_mul_j d_j - fw_ms_j d_{j-1}
@@ -47,6 +47,10 @@ struct SegmentedPlan {
   std::vector<T> red_inv;  ///< y_r = red_inv_r d_r + red_a_r y_{r-1}
   std::vector<T> red_a;
   std::vector<T> red_c;    ///< z_r = y_r + red_c_r z_{r+1}
+  /// The reduced system itself, in double: row r's coefficients on
+  /// unknowns r-1 and r+1 (its diagonal is 1). The long-line kernel solves
+  /// it as a line matrix of its own (reduced_matrix) instead of by scans.
+  std::vector<double> red_sub, red_sup;
 
   index_t padded() const { return static_cast<index_t>(seg_len) * segments; }
 
@@ -57,6 +61,18 @@ struct SegmentedPlan {
   static SegmentedPlan build(const LineMatrix& m, int seg_len);
   /// The same with a given segment count (a power of two, S * seg_len >= n).
   static SegmentedPlan build(const LineMatrix& m, int seg_len, int segments);
+  /// Any number of segments: S = ceil(n / seg_len), for the long-line kernel
+  /// (LineKernelFamily::Long), whose segments are independent warps and
+  /// whose reduced system is solved by another line solve, not by scans
+  /// across a warp. The tables have the same meaning; S is not bounded.
+  static SegmentedPlan build_long(const LineMatrix& m, int seg_len);
+  /// The 2S-row reduced system as a line matrix (unit diagonal).
+  LineMatrix reduced_matrix() const;
+
+ private:
+  static SegmentedPlan build_any(const LineMatrix& m, int seg_len, int segments);
+
+ public:
 };
 
 /// Host reference of exactly the device algorithm (sequential scans), in T,
