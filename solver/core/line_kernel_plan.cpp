@@ -86,8 +86,8 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
   // Lines no block holds (fp64 past 1056 rows, fp32 past 2048, and x lines
   // past 2048): segments of kLongI rows, each an independent warp of 32
   // lines, their reduced system through global memory (three passes, 3
-  // words a point plus 4 / kLongI, against the generic kernel's 4 words
-  // at one thread a line). Not for an override that did not fit: that
+  // words a point plus 8 / kLongI for the reduced rows, against the
+  // generic kernel's 4 words at one thread a line). Not for an override that did not fit: that
   // asked for a segment length, and the generic kernel is the fall-back
   // the overrides have always had (ADI_YZ_SEG=2 times it).
   const int override_I = plan.family == LineKernelFamily::Warp ? options.x_seg : options.yz_seg;
