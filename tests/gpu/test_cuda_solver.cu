@@ -7,6 +7,7 @@
 #include "test_util.hpp"
 
 #include <adi/cuda.hpp>
+#include <adi/line_kernel_plan.hpp>
 
 #include <cusparse.h>
 
@@ -373,24 +374,15 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
       }
 }
 
-// The long-line kernel (LineKernelFamily::Long: segments of 32 rows in
-// independent warps, the reduced system solved by a nested line solve):
-// lines of 1057 (fp64 y/z: the first length past the lanes kernel) to 16384
-// rows, and 40000 (fp64: 2S = 2500 reduced rows, so the nested solve is a
-// long-line solve itself); batches of 1, 7 and 1000 lines (40 x 25: a
-// ragged tile of 8 lines after each 32); x lines of unit stride (row-wise
-// loads through the transposition) in a padded layout, y and z lines;
-// a random matrix (every segment's tables from global memory) and a
-// constant one with other end rows (interior segments from the constant
-// bank); the solve and the fused update, against the CPU. ADI_LONG_LINES=0
-// (long_lines = false) must give the generic kernel, still correct.
-TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
-  ADI_GPU_TEST_PRELUDE();
+// Lines of each length in `lengths`, in batches of 1, 7 and 1000 lines, on
+// every axis, both precisions, against the CPU; each solver must be the
+// kernel the planner names (adi::plan_line_kernel).
+void line_batches_match(const std::vector<index_t>& lengths) {
   SeededRng rng;
   struct Batch {
     index_t u, v;
   };
-  for (index_t n : {index_t(1057), index_t(2049), index_t(4097), index_t(16384), index_t(40000)})
+  for (index_t n : lengths)
     for (Batch b : {Batch{1, 1}, Batch{7, 1}, Batch{40, 25}})
       for (Axis axis : {Axis::X, Axis::Y, Axis::Z})
         for (bool dbl : {false, true}) {
@@ -411,18 +403,17 @@ TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
           }
           auto run = [&](auto tag) {
             using T = decltype(tag);
-            // 1057 rows go to the long-line kernel only as fp64 y/z lines
-            // (the warp kernel holds x lines up to 2048, 16-line lanes
-            // tiles fp32 lines up to 2048): the other cases are the lanes
-            // and warp kernels' tests.
-            if (n == 1057 && (axis == Axis::X || sizeof(T) == 4)) return;
+            const int a = axis_index(axis);
+            const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T));
+            const bool is_long = plan.family == LineKernelFamily::Long;
             const auto d0 = random_field<T>(rng, L);
             auto want = d0;
             cpu::solve_constant(axis, ThomasFactor<T>::factor(m), want.data(), L);
             const cuda::ConstantSolver<T> solver(m, axis, L);
             const std::string what = solver.describe() + ", n " + std::to_string(n) + ", lines " +
                                      std::to_string(b.u * b.v) + (constant ? ", constant" : ", random");
-            EXPECT_NE(solver.describe().find("long-line kernel, I = 32, S = " + std::to_string((n + 31) / 32)),
+            EXPECT_NE(solver.describe().find(is_long ? "long-line kernel, I = 32, S = " + std::to_string((n + 31) / 32)
+                                                     : std::string(family_name(plan.family)) + " kernel"),
                       std::string::npos)
                 << what;
             if (n == 40000)
@@ -443,7 +434,7 @@ TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
             ADI_TEST_CUDA(cudaDeviceSynchronize());
             EXPECT_LE(compare_fields(da.download(), acc_want, L), tolerance) << what << " (fused update)";
             EXPECT_EQ(compare_fields(dd.download(), d0, L), 0.0) << what << ": solve_add wrote d";
-            if (b.u * b.v == 7) {  // the generic kernel, chosen by the option
+            if (is_long && b.u * b.v == 7) {  // the generic kernel, chosen by the option
               SolverOptions off;
               off.long_lines = false;
               const cuda::ConstantSolver<T> gen(m, axis, L, off);
@@ -459,6 +450,32 @@ TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
           else
             run(float{});
         }
+}
+
+// The long-line kernel (LineKernelFamily::Long: segments of 32 rows in
+// independent warps, the reduced system solved by a nested line solve):
+// lines of 1057 (fp64 y/z: the first length past the lanes kernel) to 16384
+// rows, and 40000 (fp64: 2S = 2500 reduced rows, so the nested solve is a
+// long-line solve itself); batches of 1, 7 and 1000 lines (40 x 25: a
+// ragged tile of 8 lines after each 32); x lines of unit stride (row-wise
+// loads through the transposition) in a padded layout, y and z lines;
+// a random matrix (every segment's tables from global memory) and a
+// constant one with other end rows (interior segments from the constant
+// bank); the solve and the fused update, against the CPU. ADI_LONG_LINES=0
+// (long_lines = false) must give the generic kernel, still correct.
+TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
+  ADI_GPU_TEST_PRELUDE();
+  // 1057 rows are long-line lines only as fp64 y/z lines; its other cases
+  // run the warp and lanes kernels.
+  line_batches_match({1057, 2049, 4097, 16384, 40000});
+}
+
+// The same batches (1, 7 and 1000 lines) of short and medium lines: the
+// warp kernel with one line of 3 or 33 rows in a tile of 32 / S lines, the
+// lanes kernel with 1 or 7 of a tile's 32 lanes holding a line.
+TEST(CudaLineKernels, LineBatchesAreEquivalentToRef) {
+  ADI_GPU_TEST_PRELUDE();
+  line_batches_match({3, 33, 1000});
 }
 
 // The general path against cuSPARSE's batched solver on contiguous x lines.
