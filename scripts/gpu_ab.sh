@@ -70,5 +70,5 @@ for s in "${SIZES[@]}"; do
 done
 echo "== summary (median ms, % of copy): rhs x y z+update step, float32 then float64"
 for f in "$OUT"/bench_*.txt; do
-  echo "$(basename "$f" .txt) $(grep -E '^  (rhs|x|y|z\+update|step) ' "$f" | awk '{printf "%s %s | ", $2, $6}')"
+  echo "$(basename "$f" .txt) $(grep -E '^  (rhs|x|y|z\+update|step) ' "$f" | awk '{printf "%s %s | ", $2, $NF}')"
 done

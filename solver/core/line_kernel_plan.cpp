@@ -113,6 +113,16 @@ const char* family_name(LineKernelFamily f) {
   return "?";
 }
 
+double solve_words(const LineKernelPlan& p) {
+  switch (p.family) {
+    case LineKernelFamily::Warp:
+    case LineKernelFamily::Lanes: return 2.0;
+    case LineKernelFamily::Long: return 3.0 + 8.0 / kLongI;
+    case LineKernelFamily::Generic: return 4.0;
+  }
+  return 2.0;
+}
+
 std::string describe(const LineKernelPlan& p) {
   std::ostringstream s;
   s << family_name(p.family) << " kernel";

@@ -215,6 +215,16 @@ TEST(LineKernelPlan, YzSegOverride) {
   expect_plan(2049, Axis::X, true, kF32, o, F::Generic, 2049, 1);  // S = 64 > 16
 }
 
+TEST(LineKernelPlan, SolveWords) {
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(512, Axis::X, true, kF32)), 2.0);
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(512, Axis::Y, false, kF64)), 2.0);
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(4097, Axis::X, true, kF32)), 3.25);
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(1057, Axis::Z, false, kF64)), 3.25);
+  SolverOptions off;
+  off.long_lines = false;
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(1057, Axis::Z, false, kF64, off)), 4.0);
+}
+
 TEST(LineKernelPlan, HelpersAndDescription) {
   EXPECT_EQ(adi::next_pow2(1), 1);
   EXPECT_EQ(adi::next_pow2(17), 32);

@@ -89,6 +89,13 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
                                 const SolverOptions& options = {});
 
 const char* family_name(LineKernelFamily f);
+/// Words a point the plan's solve must move in memory: 2 for the warp and
+/// lanes kernels (the line read once and written once); 3 + 8 / kLongI for
+/// the long-line kernel (read twice, written once, and its reduced rows
+/// written, read and written by the nested solve, and read); 4 for the
+/// generic kernel (read, write the forward sweep, read it, write). The
+/// fused update adds 1 (read the accumulator; its write replaces the line's).
+double solve_words(const LineKernelPlan& p);
 /// "warp kernel, I = 16, S = 32" and the like.
 std::string describe(const LineKernelPlan& p);
 
