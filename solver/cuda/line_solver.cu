@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include <sstream>
 #include <utility>
@@ -56,15 +55,9 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     // Segments 1 .. S-2 hold only interior rows; with a constant matrix
     // their tables are segment 1's bit for bit (memcmp), and the kernel
     // takes them from the constant bank.
-    const TableLayout TL{S_, I_};
     long_uniform_ = lanes_const_ && S_ >= 3;
-    const int offs[5] = {TL.fw_mul(), TL.fw_ms(), TL.bw_c(), TL.fin_a(), TL.fin_c()};
-    for (int s = 2; s <= S_ - 2 && long_uniform_; ++s) {
-      long_uniform_ = std::memcmp(&host_tables_[TL.bw0() + s], &host_tables_[TL.bw0() + 1], sizeof(T)) == 0;
-      for (int t = 0; t < 5 && long_uniform_; ++t)
-        long_uniform_ = std::memcmp(&host_tables_[offs[t] + s * TL.pitch()], &host_tables_[offs[t] + TL.pitch()],
-                                    sizeof(T) * I_) == 0;
-    }
+    for (int s = 2; s <= S_ - 2 && long_uniform_; ++s)
+      long_uniform_ = same_tables_as_segment1(host_tables_, TableLayout{S_, I_}, s);
     // The reduced systems: 2S rows a line, a constant unit-diagonal matrix,
     // stored [row][line] so that they are lines along y of a (lines, 2S, 1)
     // grid with unit-stride neighbours: the lanes kernel's case (or this

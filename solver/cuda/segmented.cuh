@@ -139,18 +139,24 @@ struct SegmentConsts {
 /// Bit s set when segment s's row tables (and bw0) equal segment 1's bit for
 /// bit (memcmp: -0.0 and NaN payloads count as different), for a flattened
 /// plan in plan_tables' layout. 0 for S < 3 (no interior segment to share).
+/// Whether segment s's row tables and bw0 equal segment 1's bit for bit, in
+/// a flattened plan (plan_tables' layout, S >= 2).
+template <class T>
+bool same_tables_as_segment1(const std::vector<T>& tables, const TableLayout& L, int s) {
+  const int offs[5] = {L.fw_mul(), L.fw_ms(), L.bw_c(), L.fin_a(), L.fin_c()};
+  bool same = std::memcmp(&tables[L.bw0() + s], &tables[L.bw0() + 1], sizeof(T)) == 0;
+  for (int t = 0; t < 5 && same; ++t)
+    same = std::memcmp(&tables[offs[t] + s * L.pitch()], &tables[offs[t] + L.pitch()], sizeof(T) * L.I) == 0;
+  return same;
+}
+
 template <class T>
 unsigned interior_segment_mask(const std::vector<T>& tables, int I, int S) {
   const TableLayout L{S, I};
   if (S < 3 || tables.size() < static_cast<std::size_t>(L.total(sizeof(T)))) return 0;
-  const int offs[5] = {L.fw_mul(), L.fw_ms(), L.bw_c(), L.fin_a(), L.fin_c()};
   unsigned mask = 0;
-  for (int s = 0; s < S; ++s) {
-    bool same = std::memcmp(&tables[L.bw0() + s], &tables[L.bw0() + 1], sizeof(T)) == 0;
-    for (int t = 0; t < 5 && same; ++t)
-      same = std::memcmp(&tables[offs[t] + s * L.pitch()], &tables[offs[t] + L.pitch()], sizeof(T) * I) == 0;
-    if (same) mask |= 1u << s;
-  }
+  for (int s = 0; s < S; ++s)
+    if (same_tables_as_segment1(tables, L, s)) mask |= 1u << s;
   return mask;
 }
 

@@ -88,6 +88,25 @@ double tol() {
   return std::is_same<T, float>::value ? 2e-5 : 1e-12;
 }
 
+// The fused update on the device, acc += A^{-1} d0 for a fresh random
+// acc, against acc + want (padding stays NaN): the largest relative error.
+// `d_after`, when given, receives d as the solve left it.
+template <class T>
+double fused_update_error(const cuda::ConstantSolver<T>& solver, const std::vector<T>& d0, const std::vector<T>& want,
+                          const Layout3& L, SeededRng& rng, std::vector<T>* d_after = nullptr) {
+  auto acc0 = random_field<T>(rng, L);
+  auto acc_want = acc0;
+  for (std::size_t q = 0; q < acc_want.size(); ++q)
+    if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
+  DeviceArray<T> dd(d0), da(acc0);
+  solver.solve_add(dd.get(), da.get());
+  const cudaError_t e = cudaDeviceSynchronize();  // (ADI_TEST_CUDA asserts: void functions only)
+  EXPECT_EQ(e, cudaSuccess) << cudaGetErrorName(e) << " " << cudaGetErrorString(e);
+  if (e != cudaSuccess) return INFINITY;
+  if (d_after) *d_after = dd.download();
+  return compare_fields(da.download(), acc_want, L);
+}
+
 class CudaLines : public ::testing::TestWithParam<Case> {};
 
 template <class T>
@@ -108,14 +127,7 @@ void constant_is_equivalent_to_ref(const Case& c) {
   EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>());
 
   // Fused update: acc += A^{-1} d.
-  auto acc0 = random_field<T>(rng, L);
-  auto acc_want = acc0;
-  for (std::size_t q = 0; q < acc_want.size(); ++q)
-    if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
-  DeviceArray<T> dd(d0), da(acc0);
-  solver.solve_add(dd.get(), da.get());
-  ADI_TEST_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>());
+  EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<T>());
 }
 
 TEST_P(CudaLines, ConstantIsEquivalentToRefF64) {
@@ -211,14 +223,7 @@ void ring_constant_matches(const LineMatrix& m, Axis axis, const Layout3& L, con
   solver.solve(dev.get());
   ADI_TEST_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << m.size();
-  auto acc0 = random_field<T>(rng, L);
-  auto acc_want = acc0;
-  for (std::size_t q = 0; q < acc_want.size(); ++q)
-    if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
-  DeviceArray<T> dd(d0), da(acc0);
-  solver.solve_add(dd.get(), da.get());
-  ADI_TEST_CUDA(cudaDeviceSynchronize());
-  EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>()) << solver.describe() << " n " << m.size();
+  EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<T>()) << solver.describe() << " n " << m.size();
 }
 
 template <class T>
@@ -356,14 +361,7 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
             solver.solve(dev.get());
             ADI_TEST_CUDA(cudaDeviceSynchronize());
             EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << n;
-            auto acc0 = random_field<T>(rng, L);
-            auto acc_want = acc0;
-            for (std::size_t q = 0; q < acc_want.size(); ++q)
-              if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
-            DeviceArray<T> dd(d0), da(acc0);
-            solver.solve_add(dd.get(), da.get());
-            ADI_TEST_CUDA(cudaDeviceSynchronize());
-            EXPECT_LE(compare_fields(da.download(), acc_want, L), tol<T>()) << solver.describe() << " n " << n;
+            EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<T>()) << solver.describe() << " n " << n;
             ring_constant_matches<T>(random_ring(rng, n), axis, L, opt, rng, "16 lines a tile");
           };
           if (dbl)
@@ -425,15 +423,9 @@ void line_batches_match(const std::vector<index_t>& lengths) {
             // dominant matrix's kappa; the CPU's Thomas is fp32 too).
             const double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-12;
             EXPECT_LE(compare_fields(dev.download(), want, L), tolerance) << what;
-            auto acc0 = random_field<T>(rng, L);
-            auto acc_want = acc0;
-            for (std::size_t q = 0; q < acc_want.size(); ++q)
-              if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
-            DeviceArray<T> dd(d0), da(acc0);
-            solver.solve_add(dd.get(), da.get());
-            ADI_TEST_CUDA(cudaDeviceSynchronize());
-            EXPECT_LE(compare_fields(da.download(), acc_want, L), tolerance) << what << " (fused update)";
-            EXPECT_EQ(compare_fields(dd.download(), d0, L), 0.0) << what << ": solve_add wrote d";
+            std::vector<T> d_after;
+            EXPECT_LE(fused_update_error(solver, d0, want, L, rng, &d_after), tolerance) << what << " (fused update)";
+            EXPECT_EQ(compare_fields(d_after, d0, L), 0.0) << what << ": solve_add wrote d";
             if (is_long && b.u * b.v == 7) {  // the generic kernel, chosen by the option
               SolverOptions off;
               off.long_lines = false;
