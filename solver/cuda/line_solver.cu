@@ -17,7 +17,6 @@
 
 namespace adi::cuda {
 
-using kernels::FusedRhs;
 using kernels::LinesGeom;
 using kernels::WarpGeom;
 
@@ -32,6 +31,7 @@ bool LineSolver<T>::cyclic_fits(Axis axis, const Layout3& L, const SolverOptions
 template <class T>
 LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options, bool cyclic)
     : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
+  fused_planes_ = options.fused_planes;
   L.validate("device line solve");
   const int a = axis_index(axis);
   const index_t n = L.n[a];
@@ -170,37 +170,81 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
 
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
-  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic();
+  // The fused kernel copies rows of u 16 bytes at a time: rows aligned (the
+  // stepper pads them to 32 elements) and readable up to n rounded up to 16 bytes.
+  constexpr index_t V = 16 / sizeof(T);
+  const Layout3& L = layout_;
+  const bool rows = L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
+                    (L.n[0] + V - 1) / V * V <= L.stride[1];
+  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic() && rows;
+}
+
+template <class T>
+kernels::FusedGeom LineSolver<T>::fused_geom(const T* u) const {
+  const Layout3& L = layout_;
+  kernels::FusedGeom g{};
+  g.nj = L.n[1];
+  g.sj = L.stride[1];
+  g.nk = L.n[2];
+  g.sk = L.stride[2];
+  g.n = static_cast<int>(L.n[0]);
+  g.row = (g.n + 31) / 32 * 32;
+  // 16-byte copies read a row up to n rounded up to 16 bytes: inside the row
+  // pitch, and aligned when the rows and u are.
+  constexpr index_t V = 16 / sizeof(T);
+  const index_t reach = (L.n[0] + V - 1) / V * V;
+  g.vec = L.stride[1] % V == 0 && L.stride[2] % V == 0 && reach <= L.stride[1] &&
+          (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
+  return g;
 }
 
 template <class T>
 void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t st) const {
   ADI_REQUIRE(can_fuse_rhs(), "the RHS can be fused only into a single-line-tile x solve");
-  const Layout3& L = layout_;
-  WarpGeom g{};
-  g.nj = L.n[1];
-  g.sj = L.stride[1];
-  g.nk = L.n[2];
-  g.sk = L.stride[2];
-  g.lines_per_tile = 1;
-  g.tiles_j = g.nj;
-  g.tiles = g.nj * g.nk;
-  constexpr int V = 16 / sizeof(T);
-  const bool vec = (I_ * sizeof(T)) % 16 == 0 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
-                   (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
-  const FusedRhs<T> fr{u, kc, L.n[1], L.stride[1], L.n[2], L.stride[2], static_cast<int>(L.n[0]), vec};
+  for (int a = 0; a < 3; ++a)
+    ADI_REQUIRE(!kc.lo_ghost[a] && !kc.hi_ghost[a], "the fused RHS + x kernel has no ghost planes");
+  ADI_REQUIRE(!kc.xfaces, "the fused RHS + x kernel has no x face terms");
+  const kernels::FusedGeom g = fused_geom(u);
   switch (I_) {
-    case 2: kernels::launch_warp_fused<T, 2>(u, w, view_, g, fr, st); break;
-    case 4: kernels::launch_warp_fused<T, 4>(u, w, view_, g, fr, st); break;
-    case 8: kernels::launch_warp_fused<T, 8>(u, w, view_, g, fr, st); break;
-    case 9: kernels::launch_warp_fused<T, 9>(u, w, view_, g, fr, st); break;
-    case 16: kernels::launch_warp_fused<T, 16>(u, w, view_, g, fr, st); break;
-    case 17: kernels::launch_warp_fused<T, 17>(u, w, view_, g, fr, st); break;
-    case 32: kernels::launch_warp_fused<T, 32>(u, w, view_, g, fr, st); break;
-    case 33: kernels::launch_warp_fused<T, 33>(u, w, view_, g, fr, st); break;
-    case 64: kernels::launch_warp_fused<T, 64>(u, w, view_, g, fr, st); break;
-    default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
+#define ADI_FUSED_CASE(I) \
+  case I: kernels::launch_fused_x<T, I>(u, w, view_, g, kc, fused_planes_, st); break;
+    ADI_FUSED_CASE(2)
+    ADI_FUSED_CASE(4)
+    ADI_FUSED_CASE(8)
+    ADI_FUSED_CASE(9)
+    ADI_FUSED_CASE(16)
+    ADI_FUSED_CASE(17)
+    ADI_FUSED_CASE(32)
+    ADI_FUSED_CASE(33)
+    ADI_FUSED_CASE(64)
+#undef ADI_FUSED_CASE
+    default: ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));
   }
+}
+
+template <class T>
+std::string LineSolver<T>::describe_fused() const {
+  kernels::FusedLaunch s{};
+  const kernels::FusedGeom g = fused_geom(nullptr);
+  switch (I_) {
+#define ADI_FUSED_CASE(I) \
+  case I: s = kernels::fused_x_shape<T, I>(g, view_, fused_planes_); break;
+    ADI_FUSED_CASE(2)
+    ADI_FUSED_CASE(4)
+    ADI_FUSED_CASE(8)
+    ADI_FUSED_CASE(9)
+    ADI_FUSED_CASE(16)
+    ADI_FUSED_CASE(17)
+    ADI_FUSED_CASE(32)
+    ADI_FUSED_CASE(33)
+    ADI_FUSED_CASE(64)
+#undef ADI_FUSED_CASE
+    default: break;
+  }
+  std::ostringstream o;
+  o << "rhs fused into x: " << s.warps << " lines x " << s.K << " planes a block, " << s.per_sm << " blocks an SM, "
+    << s.smem / 1024 << " KiB shared";
+  return o.str();
 }
 
 template <class T>

@@ -23,6 +23,7 @@
 
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
+#include "kernels/line_kernels.cuh"
 #include "segmented.cuh"
 
 #include <adi/grid.hpp>
@@ -65,6 +66,8 @@ class LineSolver {
   bool can_fuse_rhs() const;
   bool cyclic() const { return view_.ring != 0; }
   void solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t stream) const;
+  /// How the fused solve launches ("rhs fused into x: 8 lines x 31 planes a block, ...").
+  std::string describe_fused() const;
 
   Kind kind() const { return kind_; }
   int seg_len() const { return I_; }
@@ -82,6 +85,8 @@ class LineSolver {
   unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_
   bool lanes_const_ = true;     // SolverOptions::lanes_const: y/z tables from the constant bank
   PlanView<T> view_{};
+  int fused_planes_ = 0;  // SolverOptions::fused_planes
+  kernels::FusedGeom fused_geom(const T* u) const;
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;
   const T* gen_inv_ = nullptr;

@@ -1,11 +1,13 @@
 // The CUDA backend of the Douglas step. Device memory: the field u and one
 // work array w (the RHS, then the increment D), both with rows padded to a
 // multiple of 32 elements so that every row starts on a 128-byte boundary.
-// A step is four launches: the RHS (u -> w), the x and y solves in place on
-// w, and the z solve that adds its solution into u (the fused update: w is
-// read, u read and written, the solution itself never stored). Optionally
-// (ADI_FUSE_RHS=1, single-line x tiles) the RHS is computed inside the x
-// solve: one pass fewer, but measured no faster so far.
+// A step is three launches where the x lines take single-line tiles of the
+// warp kernel (x lines of 33 to 2048 rows): the RHS of u computed inside the
+// x solve (u -> w, kernels/fused_x_kernel.cu), the y solve in place on w,
+// and the z solve that adds its solution into u (the fused update: w is
+// read, u read and written, the solution itself never stored): 7 words a
+// point. Otherwise, or with ADI_FUSE_RHS=0, the RHS is a launch of its own
+// before the x solve (9 words).
 //
 // A full step is replayed as one CUDA graph, captured at the first step
 // (SolverOptions::cuda_graph, ADI_CUDA_GRAPH=0 to launch kernel by kernel):
@@ -50,7 +52,9 @@ class CudaStepper final : public Stepper<T> {
     name_ = prop.name;
     if (const std::string why = rhs_unlaunchable(layout_); !why.empty())
       ADI_THROW(BackendUnavailable, "the CUDA backend cannot run this grid: " + why + "; use --backend cpu");
-    const std::size_t n = static_cast<std::size_t>(layout_.span());
+    // Whole planes, the last row's padding included: the fused RHS + x
+    // kernel copies rows 16 bytes at a time, up to n rounded up to 16 bytes.
+    const std::size_t n = static_cast<std::size_t>(layout_.n[2] * layout_.stride[2]);
     std::size_t free_b = 0, total_b = 0;
     ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (2 * n * sizeof(T) > free_b) {
@@ -88,7 +92,8 @@ class CudaStepper final : public Stepper<T> {
   std::string device_name() const override {
     std::ostringstream s;
     s << name_ << " (device " << device_ << "; " << solver_[0].describe() << "; " << solver_[1].describe() << "; "
-      << solver_[2].describe() << (use_graph_ ? "; a step is one CUDA graph" : "") << ")";
+      << solver_[2].describe() << (fuse_rhs_ ? "; " + solver_[0].describe_fused() : std::string())
+      << (use_graph_ ? "; a step is one CUDA graph" : "") << ")";
     return s.str();
   }
 
@@ -205,8 +210,8 @@ class CudaStepper final : public Stepper<T> {
   HeatProblem p_;
   SolverOptions options_;
   int device_;
-  // ADI_FUSE_RHS=1 computes the RHS inside the x solve. Off by default: on an
-  // H200 it measured no faster than the two launches (docs/PERFORMANCE.md).
+  // The RHS computed inside the x solve (the default; ADI_FUSE_RHS=0 runs
+  // it as a pass of its own): docs/PERFORMANCE.md, the fused step.
   bool fuse_rhs_ = false;
   bool use_graph_ = false;
   cudaGraphExec_t graph_ = nullptr;  ///< one step, captured at the first (launch_step)

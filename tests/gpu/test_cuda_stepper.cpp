@@ -3,8 +3,11 @@
 #include "gpu_support.hpp"
 #include "test_util.hpp"
 
+#include <adi/line_kernel_plan.hpp>
+
 #include <array>
 #include <cmath>
+#include <string>
 
 using namespace adi;
 using namespace adi::test;
@@ -23,12 +26,12 @@ HeatProblem mixed_problem(index_t nx, index_t ny, index_t nz) {
 }
 
 template <class T>
-double run_both(const HeatProblem& p, index_t steps) {
+double run_both(const HeatProblem& p, index_t steps, const SolverOptions& o = {}) {
   SeededRng rng;
   std::vector<T> u0(static_cast<std::size_t>(p.points()));
   for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
   std::vector<T> got(u0.size()), want(u0.size());
-  auto gpu = make_stepper<T>(p, Backend::Cuda);
+  auto gpu = make_stepper<T>(p, Backend::Cuda, o);
   auto cpu = make_stepper<T>(p, Backend::Cpu);
   std::cout << "[ device   ] " << gpu->device_name() << std::endl;
   gpu->set_field(u0.data());
@@ -153,43 +156,83 @@ TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
   }
 }
 
-// The RHS fused into the x solve equals the two phases run separately (to
-// round-off: the fused kernel may contract differently), on every boundary
-// combination (SolverOptions::fuse_rhs, ADI_FUSE_RHS=1, turns the fused path on).
-TEST(CudaStepper, FusedRhsSolveXIsEquivalentToSeparatePhases) {
+// The RHS fused into the x solve (fused_x_kernel.cu) against the CPU
+// stepper over several steps, and its one phase against the RHS and x solve
+// run separately on the GPU. Awkward shapes: x lines of 257 (9-row segments),
+// 512 (a full tile), 100 and 65 (ragged), 1000 (32-row segments), and 3
+// (several lines a tile: not fused, the stepper must say so); nj not a multiple of the 8 lines of a block
+// (45, 19, 7) and smaller than it (5); nz of 3; every mix of Dirichlet and
+// zero-flux faces on every axis (the y and z mirrors are rows of the slabs,
+// the x mirror a shared-memory read). planes = 1 and 3 cut the z march into
+// chunks everywhere, so that each chunk's first and last slab (the mirrored
+// or the neighbour chunk's plane) is exercised; 0 is the launcher's choice.
+template <class T>
+void fused_rhs_x_matches(double step_tol, double phase_tol) {
+  const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3}, {65, 20, 33}, {3, 40, 20}};
+  int fused_cases = 0;
+  for (const auto& n : sizes)
+    for (int faces = 0; faces < 3; ++faces)
+      for (int planes : {0, 1, 3}) {
+        HeatProblem p = mixed_problem(n[0], n[1], n[2]);
+        if (faces == 1) p.lo = p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Neumann};
+        if (faces == 2) {
+          p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+          p.hi = {Boundary::Neumann, Boundary::Dirichlet, Boundary::Neumann};
+        }
+        SolverOptions fuse;
+        fuse.fuse_rhs = true;
+        fuse.fused_planes = planes;
+        const std::string what = std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
+                                 ", faces " + std::to_string(faces) + ", planes " + std::to_string(planes) +
+                                 (sizeof(T) == 4 ? ", fp32" : ", fp64");
+        SolverOptions apart;
+        apart.fuse_rhs = false;
+        auto fused = make_stepper<T>(p, Backend::Cuda, fuse);
+        auto split = make_stepper<T>(p, Backend::Cuda, apart);
+        EXPECT_EQ(split->phases().front(), Phase::Rhs) << what;
+        // Fused exactly where the x plan has single-line tiles of the warp kernel.
+        const LineKernelPlan plan = plan_line_kernel(n[0], Axis::X, true, sizeof(T), fuse);
+        const bool expect = plan.family == LineKernelFamily::Warp && plan.S == 32;
+        const auto ph = fused->phases();
+        ASSERT_FALSE(ph.empty());
+        EXPECT_EQ(ph.front() == Phase::RhsSolveX, expect) << what;
+        EXPECT_EQ(fused->device_name().find("rhs fused into x") != std::string::npos, expect) << fused->device_name();
+        if (!expect) continue;
+        ++fused_cases;
+        EXPECT_LE(run_both<T>(p, 4, fuse), step_tol) << what;
+
+        SeededRng rng;
+        std::vector<T> u0(static_cast<std::size_t>(p.points()));
+        for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+        fused->set_field(u0.data());
+        split->set_field(u0.data());
+        fused->run_phase(Phase::RhsSolveX);
+        split->run_phase(Phase::Rhs);
+        split->run_phase(Phase::SolveX);
+        for (auto* st : {fused.get(), split.get()}) {
+          st->run_phase(Phase::SolveY);
+          st->run_phase(Phase::SolveZ);
+        }
+        std::vector<T> a(u0.size()), b(u0.size());
+        fused->get_field(a.data());
+        split->get_field(b.data());
+        double worst = 0, scale = 1e-300;
+        for (std::size_t q = 0; q < a.size(); ++q) {
+          worst = std::max(worst, std::fabs(static_cast<double>(a[q]) - b[q]));
+          scale = std::max(scale, std::fabs(static_cast<double>(b[q]) - u0[q]));
+        }
+        EXPECT_LE(worst / scale, phase_tol) << what;
+      }
+  EXPECT_EQ(fused_cases, 45) << "x lines of 257, 512, 100, 1000 and 65 take single-line tiles, 3 does not";
+}
+
+TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {
   ADI_GPU_TEST_PRELUDE();
-  SeededRng rng;
-  for (int combo = 0; combo < 4; ++combo) {
-    HeatProblem p = mixed_problem(257, 45, 38);
-    p.lo[0] = combo & 1 ? Boundary::Neumann : Boundary::Dirichlet;
-    p.hi[0] = combo & 2 ? Boundary::Neumann : Boundary::Dirichlet;
-    std::vector<double> u0(static_cast<std::size_t>(p.points()));
-    for (auto& v : u0) v = rng.uniform(-1, 1);
-    SolverOptions fuse;
-    fuse.fuse_rhs = true;
-    auto fused = make_stepper<double>(p, Backend::Cuda, fuse);
-    auto split = make_stepper<double>(p, Backend::Cuda);
-    const auto ph = fused->phases();
-    ASSERT_FALSE(ph.empty());
-    EXPECT_EQ(ph.front(), Phase::RhsSolveX) << "x lines of 257 should take the fused path";
-    fused->set_field(u0.data());
-    split->set_field(u0.data());
-    fused->run_phase(Phase::RhsSolveX);
-    split->run_phase(Phase::Rhs);
-    split->run_phase(Phase::SolveX);
-    for (auto* st : {fused.get(), split.get()}) {
-      st->run_phase(Phase::SolveY);
-      st->run_phase(Phase::SolveZ);
-    }
-    std::vector<double> a(u0.size()), b(u0.size());
-    fused->get_field(a.data());
-    split->get_field(b.data());
-    double worst = 0, scale = 1e-300;
-    for (std::size_t q = 0; q < a.size(); ++q) {
-      worst = std::max(worst, std::fabs(a[q] - b[q]));
-      scale = std::max(scale, std::fabs(b[q] - u0[q]));
-    }
-    EXPECT_LE(worst / scale, 1e-13) << "boundary combination " << combo;
-  }
+  fused_rhs_x_matches<double>(1e-12, 1e-13);
+}
+
+TEST(CudaStepper, FusedRhsXIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  fused_rhs_x_matches<float>(2e-5, 2e-5);
 }
 }  // namespace

@@ -48,20 +48,26 @@ struct WarpGeom {
   int lines_per_tile;
 };
 
-// The RHS fused into the x solve: the tile of u is one x line (j, k); lane
-// s holds u at i = s I .. s I + I - 1 (from the transposition), its x
-// neighbours are in the same registers or the neighbouring lanes', and the y
-// and z neighbour lines are read segment by segment (16-byte loads of I
-// contiguous elements; they are L2 hits: neighbouring tiles are in flight
-// at the same time). The arithmetic is adi::douglas_rhs, term by term in the
-// same order as the CPU backend. Replaces x[] (u) with the RHS.
-template <class T>
-struct FusedRhs {
-  const T* u;
-  RhsCoefficients<T> kc;
-  index_t nj, sj, nk, sk;
-  int n;
-  bool vec;  // 16-byte aligned segments
+// The RHS fused into the x solve (fused_x_kernel.cu): x lines of unit
+// stride, single-line tiles. A block owns W consecutive lines in y (one a
+// warp) and marches through K planes in z; jblocks = ceil(nj / W) and K are
+// the launcher's (fused_x_shape).
+constexpr int kFusedMaxWarps = 8;
+struct FusedGeom {
+  index_t nj, sj;  // lines along y
+  index_t nk, sk;  // and along z
+  int n;           // rows of a line
+  int row;         // elements of a row in shared memory: n rounded up to 32
+  bool vec;        // rows of u 16-byte aligned, readable up to n rounded up to 16 bytes (required)
+  index_t K = 0, jblocks = 0;
+};
+/// How fused_x_shape launches: warps (= lines) a block, its shared memory,
+/// blocks an SM, planes a block marches, blocks along y and in all.
+struct FusedLaunch {
+  int warps = 0;
+  std::size_t smem = 0;
+  int per_sm = 0;
+  index_t K = 0, jblocks = 0, blocks = 0;
 };
 
 inline int sm_count() {
@@ -127,10 +133,13 @@ int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
 /// Warp kernel: d <- A^{-1} d, or acc += A^{-1} d when acc != nullptr.
 template <class T, int I>
 void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st);
-/// Warp kernel with the Douglas RHS of u computed in the tile: w = A^{-1} rhs(u).
+/// The Douglas RHS of u fused into the x solve: w = A_x^{-1} rhs(u)
+/// (fused_x_kernel.cu). `planes`: planes a block marches (0: the shape's choice).
 template <class T, int I>
-void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
-                       cudaStream_t st);
+void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g, const RhsCoefficients<T>& kc,
+                    int planes, cudaStream_t st);
+template <class T, int I>
+FusedLaunch fused_x_shape(const FusedGeom& g, const PlanView<T>& p, int planes);
 /// Lanes kernel with tiles of `lines` (32, or 16: LineKernelPlan::G) lines;
 /// segments in `mask` take their row tables from the constant bank
 /// (SegmentConsts made from host_tables).

@@ -3,7 +3,7 @@
 
 #include "line_kernels.cuh"
 
-#include <adi/transpose/warp_transpose.cuh>
+#include "warp_slots.cuh"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,9 +13,6 @@
 namespace adi::cuda::kernels {
 
 namespace {
-
-using transpose::MapKind;
-using transpose::WarpTranspose;
 
 constexpr int kWarpKernelMaxWarps = 8;
 
@@ -93,74 +90,6 @@ __device__ __forceinline__ void load_segment(T (&v)[I], const T* p, int i0, int 
   }
 }
 
-template <class T, int I>
-__device__ __forceinline__ void fused_rhs(T (&x)[I], const FusedRhs<T>& f, index_t j, index_t k, int lane,
-                                          const T* ym, const T* yp, const T* zm, const T* zp) {
-  const RhsCoefficients<T>& kc = f.kc;
-  const int i0 = lane * I;
-  const T left = __shfl_up_sync(0xffffffffu, x[I - 1], 1);
-  const T right = __shfl_down_sync(0xffffffffu, x[0], 1);
-  const bool fixed_line = on_fixed_face(kc, 1, j, f.nj) || on_fixed_face(kc, 2, k, f.nk);
-  T r[I];
-#pragma unroll
-  for (int e = 0; e < I; ++e) {
-    const int i = i0 + e;
-    const T below = e > 0 ? x[e > 0 ? e - 1 : 0] : left;
-    const T above = e + 1 < I ? x[e + 1 < I ? e + 1 : 0] : right;
-    const T xm = i == 0 ? above : below;  // Neumann mirrors u[-1] = u[1], u[n] = u[n-2]
-    const T xp = i == f.n - 1 ? below : above;
-    r[e] = douglas_rhs(x[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
-  }
-#pragma unroll
-  for (int e = 0; e < I; ++e) {
-    const int i = i0 + e;
-    x[e] = (fixed_line || i >= f.n || on_fixed_face(kc, 0, i, f.n)) ? T(0) : r[e];  // padding rows solve to 0
-  }
-}
-
-// The row phase of the warp kernel moves element e = 32 r + lane of a tile
-// (r = 0 .. I-1). For a power-of-two I the padded map splits into a part of
-// the lane and a part of r (Giles: k = e + e / (W F) with W F a power of two
-// dividing 32, or k = e + e / I for P > W, and 32 r + lane never carries into
-// the quotient): slot(32 r + lane) = slot(lane) + slot(32 r). So a lane's
-// copies address one base register with compile-time offsets. Checked for
-// every r and lane at compile time below.
-template <class T, int I>
-__host__ __device__ constexpr int warp_slot(int e) {  // = WarpTranspose<T, I, Giles>::index(e % I, e / I)
-  return transpose::map_index(MapKind::Giles, e % I, e / I, I, WarpTranspose<T, I, MapKind::Giles>::kW);
-}
-template <class T, int I>
-__host__ __device__ constexpr int warp_row_slot(int r) {
-  return warp_slot<T, I>(32 * r);
-}
-template <class T, int I>
-constexpr bool warp_row_slots_split() {
-  for (int r = 0; r < I; ++r)
-    for (int lane = 0; lane < 32; ++lane)
-      if (warp_slot<T, I>(32 * r + lane) != warp_slot<T, I>(lane) + warp_row_slot<T, I>(r)) return false;
-  return true;
-}
-#define ADI_CHECK_ROW_SLOTS(T, I) \
-  static_assert(warp_row_slots_split<T, I>(), "the full-line copies assume slot(32 r + lane) = slot(lane) + slot(32 r)")
-ADI_CHECK_ROW_SLOTS(float, 2);
-ADI_CHECK_ROW_SLOTS(float, 4);
-ADI_CHECK_ROW_SLOTS(float, 8);
-ADI_CHECK_ROW_SLOTS(float, 9);  // odd I: the map is the identity, which splits too
-ADI_CHECK_ROW_SLOTS(float, 16);
-ADI_CHECK_ROW_SLOTS(float, 17);
-ADI_CHECK_ROW_SLOTS(float, 32);
-ADI_CHECK_ROW_SLOTS(float, 33);
-ADI_CHECK_ROW_SLOTS(float, 64);
-ADI_CHECK_ROW_SLOTS(double, 2);
-ADI_CHECK_ROW_SLOTS(double, 4);
-ADI_CHECK_ROW_SLOTS(double, 8);
-ADI_CHECK_ROW_SLOTS(double, 9);
-ADI_CHECK_ROW_SLOTS(double, 16);
-ADI_CHECK_ROW_SLOTS(double, 17);
-ADI_CHECK_ROW_SLOTS(double, 32);
-ADI_CHECK_ROW_SLOTS(double, 33);
-ADI_CHECK_ROW_SLOTS(double, 64);
-#undef ADI_CHECK_ROW_SLOTS
 
 // Row r of a full-line tile: 32 consecutive elements at q + 32 r into the
 // lane's slot sb + slot(32 r); both offsets are immediates.
@@ -169,54 +98,27 @@ __device__ __forceinline__ void issue_full_line(T* sb, const T* q, std::integer_
   (cp_async_at<R * 32 * static_cast<int>(sizeof(T))>(sb + warp_row_slot<T, I>(R), q), ...);
 }
 
-template <class T, int I>
-constexpr int warp_slots() {
-  // per buffer, rounded up to 16 bytes
-  constexpr int n = WarpTranspose<T, I, MapKind::Giles>::kSlots;
-  return (n * static_cast<int>(sizeof(T)) + 15) / 16 * 16 / static_cast<int>(sizeof(T));
-}
-
-// Tiles of one warp: src is read (u when fused, else D), dst written (or
-// accumulated into when Acc).
-template <class T, int I, bool Acc, bool Single, bool Fused, bool Ring>
+// Tiles of one warp: src is read, dst written (or accumulated into when Acc).
+template <class T, int I, bool Acc, bool Single, bool Ring>
 __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restrict__ dst, const PlanView<T>& p,
-                                           const WarpGeom& g, const FusedRhs<T>& fr, const T* tab, T* slots0,
+                                           const WarpGeom& g, const T* tab, T* slots0,
                                            T* slots1, index_t t, index_t stride) {
   using Ex = WarpTranspose<T, I, MapKind::Giles>;
   const TableLayout L = p.layout();
   const int lane0 = threadIdx.x & 31;
   T* const srcm = const_cast<T*>(src);  // tile addressing is shared by loads and stores
   const index_t shift = dst - src;
-  // Fused: a stage holds the tile's line and its four y/z neighbour lines
-  // (five buffers of the same padded map), all in flight together.
-  constexpr int ws = warp_slots<T, I>();
   // A whole line per tile with no ragged end (n = 32 I, e.g. every x line of
   // a 512^3 grid): element e of the tile is a.base[e], always there, so the
   // copies and stores need no predicate and address with immediate offsets.
   const bool full = Single && p.n == 32 * I;
   auto issue = [&](index_t tile, T* stage, int ln) {
     const TileAddr<T, I> a = tile_addr<T, I>(srcm, g, p, tile);
-    if (!Fused) {
-      if (full) {
-        issue_full_line<T, I>(stage + Ex::index(ln % I, ln / I), a.base + ln, std::make_integer_sequence<int, I>{});
-        return;
-      }
-      issue_tile<T, I, Single>(a, stage, src, ln);
+    if (full) {
+      issue_full_line<T, I>(stage + Ex::index(ln % I, ln / I), a.base + ln, std::make_integer_sequence<int, I>{});
       return;
     }
-    // Single-line tiles: element e sits at the same slot and has the same
-    // validity in all five lines; only the line base differs.
-    const index_t k = tile_k(tile, g), j = tile - k * g.tiles_j;
-    const T* base[5] = {a.base, a.base + (lower_neighbour(j) - j) * g.sj, a.base + (upper_neighbour(j, g.nj) - j) * g.sj,
-                        a.base + (lower_neighbour(k) - k) * g.sk, a.base + (upper_neighbour(k, g.nk) - k) * g.sk};
-#pragma unroll
-    for (int q = 0; q < I; ++q) {
-      const int e = q * 32 + ln;
-      const bool valid = e < a.n;
-      T* slot = stage + Ex::index(e % I, e / I);
-#pragma unroll
-      for (int b = 0; b < 5; ++b) cp_async(slot + b * ws, valid ? base[b] + e : src, valid);
-    }
+    issue_tile<T, I, Single>(a, stage, src, ln);
   };
   issue(t, slots0, lane0);
   cp_async_commit();
@@ -235,10 +137,6 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
     T x[I];
 #pragma unroll
     for (int i = 0; i < I; ++i) x[i] = col[i];
-    if (Fused) {
-      const index_t k = tile_k(t, g);
-      fused_rhs(x, fr, t - k * g.tiles_j, k, lane, col + ws, col + 2 * ws, col + 3 * ws, col + 4 * ws);
-    }
     const SegmentView<T> v = segment_view(tab, L, s);
     local_sweeps(x, v);
     reduced_solve(x[0], x[I - 1], v, s, p.S);
@@ -290,44 +188,39 @@ __device__ __forceinline__ void warp_tiles(const T* __restrict__ src, T* __restr
   cp_async_wait<0>();
 }
 
-template <class T, int I, bool Acc, bool Fused = false, bool Ring = false>
-__global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? (Fused ? 2 : 3) : 1)
-    warp_kernel(const T* __restrict__ src, T* __restrict__ dst, PlanView<T> p, WarpGeom g, FusedRhs<T> fr) {
+template <class T, int I, bool Acc, bool Ring = false>
+__global__ void __launch_bounds__(32 * kWarpKernelMaxWarps, I <= 16 ? 3 : 1)
+    warp_kernel(const T* __restrict__ src, T* __restrict__ dst, PlanView<T> p, WarpGeom g) {
   extern __shared__ __align__(16) unsigned char warp_smem[];
   const TableLayout L = p.layout();
   T* tab = reinterpret_cast<T*>(warp_smem);
   const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  constexpr int kLines = Fused ? 5 : 1;  // lines per stage (see warp_tiles)
-  T* slots0 = tab + L.total(sizeof(T)) + 2 * kLines * warp * warp_slots<T, I>();
-  T* slots1 = slots0 + kLines * warp_slots<T, I>();
+  T* slots0 = tab + L.total(sizeof(T)) + 2 * warp * warp_slots<T, I>();
+  T* slots1 = slots0 + warp_slots<T, I>();
   stage_tables(p, tab);
   __syncthreads();
   const index_t stride = static_cast<index_t>(gridDim.x) * warps;
   const index_t t = static_cast<index_t>(blockIdx.x) * warps + warp;
   if (t >= g.tiles) return;  // uniform per warp; no block barrier below
-  if (Fused || p.S == 32)
-    warp_tiles<T, I, Acc, true, Fused, Ring>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
+  if (p.S == 32)
+    warp_tiles<T, I, Acc, true, Ring>(src, dst, p, g, tab, slots0, slots1, t, stride);
   else
-    warp_tiles<T, I, Acc, false, false, Ring>(src, dst, p, g, fr, tab, slots0, slots1, t, stride);
+    warp_tiles<T, I, Acc, false, Ring>(src, dst, p, g, tab, slots0, slots1, t, stride);
 }
 
-template <class T, int I, bool Acc, bool Fused>
-void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
-                      cudaStream_t st) {
+template <class T, int I, bool Acc>
+void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
   // As many warps (up to 8) as keep the block's shared memory under ~100 KB.
   const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
-  const std::size_t per_warp = sizeof(T) * 2 * (Fused ? 5 : 1) * static_cast<std::size_t>(warp_slots<T, I>());
+  const std::size_t per_warp = sizeof(T) * 2 * static_cast<std::size_t>(warp_slots<T, I>());
   int warps = kWarpKernelMaxWarps;
-  while (warps > 1 && tables + warps * per_warp > (Fused ? 200 : 100) * 1024) warps /= 2;
+  while (warps > 1 && tables + warps * per_warp > 100 * 1024) warps /= 2;
   const std::size_t smem = tables + warps * per_warp;
-  auto kernel = warp_kernel<T, I, Acc, Fused, false>;
-  if constexpr (!Fused)
-    if (p.ring) kernel = warp_kernel<T, I, Acc, false, true>;
-  ADI_REQUIRE(!(Fused && p.ring), "warp kernel: the fused RHS is not built for periodic lines");
+  auto kernel = p.ring ? warp_kernel<T, I, Acc, true> : warp_kernel<T, I, Acc, false>;
   const int per_sm = resident_blocks(kernel, 32 * warps, smem);
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "warp kernel does not fit on a multiprocessor");
   const index_t blocks = std::min<index_t>((g.tiles + warps - 1) / warps, static_cast<index_t>(per_sm) * sm_count());
-  kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(src, dst, p, g, fr);
+  kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, st>>>(src, dst, p, g);
   ADI_CUDA_CHECK_LAUNCH("warp_kernel");
 }
 
@@ -335,23 +228,13 @@ void launch_warp_impl(const T* src, T* dst, const PlanView<T>& p, const WarpGeom
 
 template <class T, int I>
 void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st) {
-  const FusedRhs<T> none{};
   if (acc)
-    launch_warp_impl<T, I, true, false>(d, acc, p, g, none, st);
+    launch_warp_impl<T, I, true>(d, acc, p, g, st);
   else
-    launch_warp_impl<T, I, false, false>(d, d, p, g, none, st);
+    launch_warp_impl<T, I, false>(d, d, p, g, st);
 }
 
-template <class T, int I>
-void launch_warp_fused(const T* u, T* w, const PlanView<T>& p, const WarpGeom& g, const FusedRhs<T>& fr,
-                       cudaStream_t st) {
-  launch_warp_impl<T, I, false, true>(u, w, p, g, fr, st);
-}
-
-#define ADI_WARP(T, I)                                                                                 \
-  template void launch_warp<T, I>(T*, T*, const PlanView<T>&, const WarpGeom&, cudaStream_t);          \
-  template void launch_warp_fused<T, I>(const T*, T*, const PlanView<T>&, const WarpGeom&, const FusedRhs<T>&, \
-                                        cudaStream_t)
+#define ADI_WARP(T, I) template void launch_warp<T, I>(T*, T*, const PlanView<T>&, const WarpGeom&, cudaStream_t)
 ADI_WARP(float, 2);
 ADI_WARP(float, 4);
 ADI_WARP(float, 8);

@@ -21,7 +21,10 @@ struct SolverOptions {
   bool long_lines = true;
   int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision and nx)
   int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernels load ahead (0: 4)
-  bool fuse_rhs = false;     ///< ADI_FUSE_RHS=1: the RHS computed inside the x solve
+  /// ADI_FUSE_RHS=0: the RHS in a pass of its own before the x solve, instead
+  /// of computed inside it (single-line x tiles: 7 words a point a step, not 9)
+  bool fuse_rhs = true;
+  int fused_planes = 0;      ///< ADI_FUSED_PLANES: planes a block of the fused RHS + x kernel marches (0: auto)
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
   bool cuda_graph = true;

@@ -1,0 +1,253 @@
+// The Douglas RHS fused into the x solve (#18 item 3): w = A_x^{-1} rhs(u),
+// so a step moves 7 words a point instead of 9 (the RHS pass's write and the
+// x pass's read of w never happen).
+//
+// Data movement. The RHS of line (j, k) needs five rows of u: (j, k) with its
+// x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps owns W
+// consecutive lines j0 .. j0 + W - 1 and marches along k through a chunk of
+// planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W rows
+// of the block at one plane plus one halo row on each side in y: step t reads
+// slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1) while the
+// cp.async copies of slab t + 3 are in flight. So every row of u is copied
+// from global memory (W + 2) / W x (K + 2) / K times, ~1.3 for W = 8 and a
+// chunk of ~30 planes, instead of five times (the first fused kernel read the
+// five rows of each line into five transposition buffers of its own: 0.96 ms
+// for rhs + x at 512^3 fp32 against 0.71 for the two kernels, perf_notes).
+// The halo rows are the neighbouring blocks' own rows at the same planes, in
+// flight at the same time (blockIdx.x is j), so they come from L2.
+//
+// A warp computes its line's RHS in row form: lane l takes elements
+// e = 32 q + l, all seven operands from the slabs at consecutive addresses
+// (no bank conflicts), and writes each result into its transposition buffer
+// at the padded map's slot, so that the column read hands lane s its segment
+// (Giles' map, adi::transpose; the warp kernel's row phase, with the RHS
+// computed on the way in). From there it is the warp kernel's solve.
+//
+// Only the classic single-GPU stepper launches it (no ghost faces, no x face
+// terms, open x lines of single-line tiles: LineSolver::can_fuse_rhs); y and z
+// neighbours go through adi::lower_neighbour / upper_neighbour, which mirror
+// at zero-flux faces (and would wrap on a periodic axis). The arithmetic is
+// adi::douglas_rhs, the CPU's, term by term.
+
+#include "line_kernels.cuh"
+
+#include "warp_slots.cuh"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace adi::cuda::kernels {
+
+namespace {
+
+constexpr int kRing = 4;  // slabs: k - 1, k, k + 1 being read, k + 2 in flight
+
+// 16 bytes global -> shared, bypassing L1 (each row is copied once per block;
+// its reuse is in shared memory).
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+
+// The block's work item: lines j0 .. j0 + W - 1 (those below nj), planes
+// k0 .. k1 - 1.
+struct FusedItem {
+  index_t j0, jlast, k0, k1;
+};
+
+__device__ __forceinline__ FusedItem fused_item(const FusedGeom& g, int W) {
+  const index_t jb = static_cast<index_t>(blockIdx.x) % g.jblocks, kb = static_cast<index_t>(blockIdx.x) / g.jblocks;
+  FusedItem it;
+  it.j0 = jb * W;
+  it.jlast = min(it.j0 + W, g.nj) - 1;
+  it.k0 = kb * g.K;
+  it.k1 = min(it.k0 + g.K, g.nk);
+  return it;
+}
+
+// Slab s of the block's stream: s = 0 is plane k0's lower neighbour, s = 1 ..
+// K are planes k0 .. k1 - 1, s = K + 1 is plane k1 - 1's upper neighbour.
+// Then step t (plane k0 + t) reads slabs t, t + 1, t + 2 uniformly, at the
+// faces too (a mirrored neighbour is just another plane in the stream).
+// Row 0 of a slab is line j0's lower neighbour, rows 1 .. W the block's lines,
+// row W + 1 line jlast's upper neighbour.
+template <class T>
+__device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom& g, const RhsCoefficients<T>& kc,
+                                           const FusedItem& it, int W, int s, int warp, int warps, int lane) {
+  const index_t nk = g.nk, nj = g.nj;
+  const index_t steps = it.k1 - it.k0;
+  const index_t k = s == 0 ? lower_neighbour(kc, 2, it.k0, nk) : s == steps + 1 ? upper_neighbour(kc, 2, it.k1 - 1, nk)
+                                                                                 : it.k0 + s - 1;
+  for (int r = warp; r < W + 2; r += warps) {
+    const index_t j = r == 0 ? lower_neighbour(kc, 1, it.j0, nj) : r == W + 1 ? upper_neighbour(kc, 1, it.jlast, nj)
+                                                                              : it.j0 + r - 1;
+    if (r > 0 && r <= W && j > it.jlast) continue;  // a line past the grid's end: never read
+    const T* src = u + j * g.sj + k * g.sk;
+    T* dst = slab + r * g.row;
+    constexpr int V = 16 / static_cast<int>(sizeof(T));
+    for (int c = lane; c * V < g.n; c += 32) cp_async16(dst + c * V, src + c * V);
+  }
+}
+
+template <class T, int I>
+__global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33 ? 2 : 1)
+    fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
+  using Ex = WarpTranspose<T, I, MapKind::Giles>;
+  extern __shared__ __align__(16) unsigned char fused_smem[];
+  const TableLayout L = p.layout();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
+  T* tab = reinterpret_cast<T*>(fused_smem);
+  T* ring = tab + L.total(sizeof(T));
+  const int slab = (W + 2) * g.row;
+  T* slots = ring + kRing * slab + warp * warp_slots<T, I>();
+  const FusedItem it = fused_item(g, W);
+  const int steps = static_cast<int>(it.k1 - it.k0);
+
+  stage_tables(p, tab);
+#pragma unroll
+  for (int s = 0; s < kRing - 1; ++s) {
+    issue_slab(u, ring + s * slab, g, kc, it, W, s, warp, W, lane);
+    cp_async_commit();
+  }
+
+  const index_t j = it.j0 + warp;
+  const bool line = j <= it.jlast;  // warps past the grid's end only load and wait
+  const int n = g.n;
+  // x neighbours at the line's ends: mirrored across a zero-flux face (at a
+  // Dirichlet face the node's RHS is 0 and they are not used).
+  const int xlo = static_cast<int>(lower_neighbour(kc, 0, 0, n)), xhi = static_cast<int>(upper_neighbour(kc, 0, n - 1, n));
+  const bool xfix_lo = on_fixed_face(kc, 0, 0, n), xfix_hi = on_fixed_face(kc, 0, n - 1, n);
+  const bool yfix = on_fixed_face(kc, 1, j, g.nj);
+  // Rows of this line's neighbours in a slab (row W + 1 follows the last line
+  // of a block that the grid's end cuts short).
+  const int rc = warp + 1, rym = warp, ryp = j == it.jlast ? W + 1 : warp + 2;
+  // The padded map splits: slot(32 q + lane) = slot(lane) + slot(32 q)
+  // (warp_slots.cuh, checked at compile time for every I built here), so a
+  // lane's row-phase writes are one base register plus immediates.
+  T* const sb = slots + warp_slot<T, I>(lane);
+  const T* const col = slots + Ex::index(0, lane);
+  const SegmentView<T> v = segment_view(tab, L, lane);
+
+  for (int t = 0; t < steps; ++t) {
+    cp_async_wait<0>();
+    __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
+    if (t + kRing - 1 <= steps + 1) issue_slab(u, ring + ((t + kRing - 1) % kRing) * slab, g, kc, it, W, t + kRing - 1, warp, W, lane);
+    cp_async_commit();
+    if (!line) continue;
+    const index_t k = it.k0 + t;
+    const T* zm = ring + (t % kRing) * slab + rc * g.row;
+    const T* cur = ring + ((t + 1) % kRing) * slab;
+    const T* zp = ring + ((t + 2) % kRing) * slab + rc * g.row;
+    const T* c = cur + rc * g.row;
+    const T* ym = cur + rym * g.row;
+    const T* yp = cur + ryp * g.row;
+    const bool fixed_line = yfix || on_fixed_face(kc, 2, k, g.nk);
+    const T lo_val = c[xlo], hi_val = c[xhi];
+    // Row phase: the RHS of element e = 32 q + lane into its slot; padding
+    // rows (e >= n) and fixed nodes solve to 0.
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int e = 32 * q + lane;
+      T r = T(0);
+      if (e < n && !fixed_line && !(e == 0 && xfix_lo) && !(e == n - 1 && xfix_hi)) {
+        const T xm = e == 0 ? lo_val : c[e - 1];
+        const T xp = e == n - 1 ? hi_val : c[e + 1];
+        r = douglas_rhs(c[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
+      }
+      sb[warp_row_slot<T, I>(q)] = r;
+    }
+    __syncwarp();
+    T x[I];
+#pragma unroll
+    for (int i = 0; i < I; ++i) x[i] = col[i];
+    local_sweeps(x, v);
+    reduced_solve(x[0], x[I - 1], v, lane, 32);
+    finish_segment(x, v, x[0], x[I - 1]);
+    __syncwarp();  // every lane has read its column before the buffer is overwritten
+    T* cw = slots + Ex::index(0, lane);
+#pragma unroll
+    for (int i = 0; i < I; ++i) cw[i] = x[i];
+    __syncwarp();
+    T* out = w + j * g.sj + k * g.sk;
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int e = 32 * q + lane;
+      if (e < n) out[e] = sb[warp_row_slot<T, I>(q)];
+    }
+    // The next step's row phase overwrites the buffer after the block barrier.
+  }
+  cp_async_wait<0>();
+}
+
+}  // namespace
+
+template <class T, int I>
+FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
+  FusedLaunch s;
+  const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
+  auto smem = [&](int W) {
+    return tables + sizeof(T) * (static_cast<std::size_t>(kRing) * (W + 2) * g0.row + static_cast<std::size_t>(W) * warp_slots<T, I>());
+  };
+  // The most warps (8, 4, 2, 1) whose block fits under 227 KB; a second
+  // resident block is a bonus (fp32 lines of up to ~512 rows), not a goal.
+  int W = kFusedMaxWarps;
+  while (W > 1 && smem(W) > 227 * 1024) W /= 2;
+  s.warps = W;
+  s.smem = smem(W);
+  s.per_sm = resident_blocks(fused_x_kernel<T, I>, 32 * W, s.smem);
+  if (s.per_sm < 1) return s;
+  const index_t jblocks = (g0.nj + W - 1) / W;
+  // Planes a block marches: enough blocks for ~4 waves (a tail of at most a
+  // quarter), but at least 8 planes (each chunk copies two extra slabs).
+  index_t K = planes;
+  if (K <= 0) {
+    const index_t want = 4 * static_cast<index_t>(s.per_sm) * sm_count();
+    const index_t chunks = std::max<index_t>(1, (want + jblocks - 1) / jblocks);
+    K = std::max<index_t>(8, (g0.nk + chunks - 1) / chunks);
+  }
+  K = std::min<index_t>(K, g0.nk);
+  s.K = K;
+  s.jblocks = jblocks;
+  s.blocks = jblocks * ((g0.nk + K - 1) / K);
+  return s;
+}
+
+template <class T, int I>
+void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0, const RhsCoefficients<T>& kc,
+                    int planes, cudaStream_t st) {
+  ADI_REQUIRE(p.S == 32 && !p.ring, "fused RHS + x: single-line tiles of an open line only");
+  ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
+  const FusedLaunch s = fused_x_shape<T, I>(g0, p, planes);
+  if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
+  FusedGeom g = g0;
+  g.K = s.K;
+  g.jblocks = s.jblocks;
+  fused_x_kernel<T, I><<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, p, g, kc);
+  ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");
+}
+
+#define ADI_FUSED_X(T, I)                                                                                      \
+  template void launch_fused_x<T, I>(const T*, T*, const PlanView<T>&, const FusedGeom&, const RhsCoefficients<T>&, \
+                                     int, cudaStream_t);                                                          \
+  template FusedLaunch fused_x_shape<T, I>(const FusedGeom&, const PlanView<T>&, int)
+ADI_FUSED_X(float, 2);
+ADI_FUSED_X(float, 4);
+ADI_FUSED_X(float, 8);
+ADI_FUSED_X(float, 9);
+ADI_FUSED_X(float, 16);
+ADI_FUSED_X(float, 17);
+ADI_FUSED_X(float, 32);
+ADI_FUSED_X(float, 33);
+ADI_FUSED_X(float, 64);
+ADI_FUSED_X(double, 2);
+ADI_FUSED_X(double, 4);
+ADI_FUSED_X(double, 8);
+ADI_FUSED_X(double, 9);
+ADI_FUSED_X(double, 16);
+ADI_FUSED_X(double, 17);
+ADI_FUSED_X(double, 32);
+ADI_FUSED_X(double, 33);
+ADI_FUSED_X(double, 64);
+#undef ADI_FUSED_X
+
+}  // namespace adi::cuda::kernels
