@@ -96,7 +96,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.rhs_ahead = e.one_of("ADI_RHS_AHEAD", s.rhs_ahead, {2, 4, 8}, "2, 4 or 8 (planes the RHS kernel loads ahead)");
   s.fuse_rhs = e.flag("ADI_FUSE_RHS", s.fuse_rhs);
   s.fused_planes = static_cast<int>(e.integer("ADI_FUSED_PLANES", s.fused_planes, 0, 65536,
-                                              "planes a block of the fused RHS + x kernel marches, 0..65536 (0: auto)"));
+                                              "steps a block of the fused RHS + x kernel takes, 0..65536 (0: an equal share)"));
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);
   s.general_x_in_place = e.flag("ADI_GENERAL_X_IN_PLACE", s.general_x_in_place);

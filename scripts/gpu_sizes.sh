@@ -30,8 +30,9 @@ for s in "${SIZES[@]}"; do
 done
 summ() {  # one line per case: grid, precision, step ms, step / floor, each phase's % of copy
   awk '/^case /{c=$2" "$3" "$4" "$5" "$6" "$7; sub(/,$/,"",c)}
-       /^  (rhs|x|y|z\+update) /{p[$1]=$NF} /^  step /{st=$2}
-       /step \/ floor/{print c, "step", st, "ms", "x" $NF, "rhs", p["rhs"], "x", p["x"], "y", p["y"], "z", p["z+update"]}' "$1"
+       /^  (rhs|x|y|z\+update|rhs\+x) /{p[$1]=$NF} /^  step /{st=$2}
+       /step \/ floor/{f = ("rhs+x" in p) ? "rhs+x " p["rhs+x"] : "rhs " p["rhs"] " x " p["x"];
+         print c, "step", st, "ms", "x" $NF, f, "y", p["y"], "z", p["z+update"]; delete p}' "$1"
 }
 echo "== summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 for s in "${SIZES[@]}"; do

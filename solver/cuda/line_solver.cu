@@ -176,7 +176,11 @@ bool LineSolver<T>::can_fuse_rhs() const {
   const Layout3& L = layout_;
   const bool rows = L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
                     (L.n[0] + V - 1) / V * V <= L.stride[1];
-  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic() && rows;
+  if (!(kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic() && rows)) return false;
+  // A block of 8 lines (warps) at least: fp64 lines of ~1000 rows leave room
+  // for 2 (the four slabs of 10 rows outgrow shared memory), and 1025^3
+  // fp64 measured 36.7 ms a step fused that way against 29.3 ms split.
+  return fused_shape().warps == kernels::kFusedMaxWarps;
 }
 
 template <class T>
@@ -223,7 +227,7 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
 }
 
 template <class T>
-std::string LineSolver<T>::describe_fused() const {
+kernels::FusedLaunch LineSolver<T>::fused_shape() const {
   kernels::FusedLaunch s{};
   const kernels::FusedGeom g = fused_geom(nullptr);
   switch (I_) {
@@ -241,9 +245,15 @@ std::string LineSolver<T>::describe_fused() const {
 #undef ADI_FUSED_CASE
     default: break;
   }
+  return s;
+}
+
+template <class T>
+std::string LineSolver<T>::describe_fused() const {
+  const kernels::FusedLaunch s = fused_shape();
   std::ostringstream o;
-  o << "rhs fused into x: " << s.warps << " lines x " << s.K << " planes a block, " << s.per_sm << " blocks an SM, "
-    << s.smem / 1024 << " KiB shared";
+  o << "rhs fused into x: " << s.warps << " lines a block, " << s.K << " planes each, " << s.blocks << " blocks, "
+    << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared";
   return o.str();
 }
 

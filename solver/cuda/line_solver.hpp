@@ -87,6 +87,7 @@ class LineSolver {
   PlanView<T> view_{};
   int fused_planes_ = 0;  // SolverOptions::fused_planes
   kernels::FusedGeom fused_geom(const T* u) const;
+  kernels::FusedLaunch fused_shape() const;
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;
   const T* gen_inv_ = nullptr;

@@ -2,7 +2,8 @@
 // work array w (the RHS, then the increment D), both with rows padded to a
 // multiple of 32 elements so that every row starts on a 128-byte boundary.
 // A step is three launches where the x lines take single-line tiles of the
-// warp kernel (x lines of 33 to 2048 rows): the RHS of u computed inside the
+// warp kernel and a block of 8 of them fits (x lines of 33 to 1056 rows in
+// fp32, 512 in fp64: LineSolver::can_fuse_rhs): the RHS of u computed inside the
 // x solve (u -> w, kernels/fused_x_kernel.cu), the y solve in place on w,
 // and the z solve that adds its solution into u (the fused update: w is
 // read, u read and written, the solution itself never stored): 7 words a

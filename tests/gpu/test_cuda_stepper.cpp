@@ -159,13 +159,16 @@ TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
 // The RHS fused into the x solve (fused_x_kernel.cu) against the CPU
 // stepper over several steps, and its one phase against the RHS and x solve
 // run separately on the GPU. Awkward shapes: x lines of 257 (9-row segments),
-// 512 (a full tile), 100 and 65 (ragged), 1000 (32-row segments), and 3
-// (several lines a tile: not fused, the stepper must say so); nj not a multiple of the 8 lines of a block
+// 512 (a full tile), 100 and 65 (ragged), 1000 (32-row segments; fp64 not
+// fused, see below), and 3 (several lines a tile: not fused, the stepper
+// must say so); nj not a multiple of the 8 lines of a block
 // (45, 19, 7) and smaller than it (5); nz of 3; every mix of Dirichlet and
 // zero-flux faces on every axis (the y and z mirrors are rows of the slabs,
 // the x mirror a shared-memory read). planes = 1 and 3 cut the z march into
-// chunks everywhere, so that each chunk's first and last slab (the mirrored
-// or the neighbour chunk's plane) is exercised; 0 is the launcher's choice.
+// runs everywhere, so that each run's first and last slab (the mirrored
+// or the neighbour chunk's plane) is exercised, and runs that cross from one
+// group of 8 lines to the next within a block; 0 is the launcher's choice
+// (an equal share of the steps for each resident block).
 template <class T>
 void fused_rhs_x_matches(double step_tol, double phase_tol) {
   const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3}, {65, 20, 33}, {3, 40, 20}};
@@ -190,9 +193,12 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         auto fused = make_stepper<T>(p, Backend::Cuda, fuse);
         auto split = make_stepper<T>(p, Backend::Cuda, apart);
         EXPECT_EQ(split->phases().front(), Phase::Rhs) << what;
-        // Fused exactly where the x plan has single-line tiles of the warp kernel.
+        // Fused where the x plan has single-line tiles of the warp kernel and
+        // a block of 8 lines' four slabs fits in shared memory: not for fp64
+        // lines of 1000 rows (4 x 10 rows of 8 KiB), which keep two passes.
         const LineKernelPlan plan = plan_line_kernel(n[0], Axis::X, true, sizeof(T), fuse);
-        const bool expect = plan.family == LineKernelFamily::Warp && plan.S == 32;
+        const bool expect =
+            plan.family == LineKernelFamily::Warp && plan.S == 32 && !(sizeof(T) == 8 && n[0] == 1000);
         const auto ph = fused->phases();
         ASSERT_FALSE(ph.empty());
         EXPECT_EQ(ph.front() == Phase::RhsSolveX, expect) << what;
@@ -223,7 +229,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, 45) << "x lines of 257, 512, 100, 1000 and 65 take single-line tiles, 3 does not";
+  EXPECT_EQ(fused_cases, sizeof(T) == 4 ? 45 : 36)
+      << "x lines of 257, 512, 100, 1000 (fp32) and 65 fused; 3 (several lines a tile) and 1000 (fp64) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {

@@ -3,18 +3,19 @@
 // x pass's read of w never happen).
 //
 // Data movement. The RHS of line (j, k) needs five rows of u: (j, k) with its
-// x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps owns W
-// consecutive lines j0 .. j0 + W - 1 and marches along k through a chunk of
-// planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W rows
-// of the block at one plane plus one halo row on each side in y: step t reads
-// slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1) while the
-// cp.async copies of slab t + 3 are in flight. So every row of u is copied
-// from global memory (W + 2) / W x (K + 2) / K times, ~1.3 for W = 8 and a
-// chunk of ~30 planes, instead of five times (the first fused kernel read the
-// five rows of each line into five transposition buffers of its own: 0.96 ms
-// for rhs + x at 512^3 fp32 against 0.71 for the two kernels, perf_notes).
-// The halo rows are the neighbouring blocks' own rows at the same planes, in
-// flight at the same time (blockIdx.x is j), so they come from L2.
+// x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps takes W
+// consecutive lines j0 .. j0 + W - 1 and marches them along k through a run
+// of planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W
+// rows of the block at one plane plus one halo row on each side in y: step t
+// reads slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1) while
+// the cp.async copies of slab t + 3 are in flight. So every row of u is
+// copied from global memory (W + 2) / W x (K + 2) / K times for a run of K
+// planes, ~1.3 for W = 8, instead of five times (the first fused kernel read
+// the five rows of each line into five transposition buffers of its own:
+// 0.96 ms for rhs + x at 512^3 fp32 against 0.71 for the two kernels,
+// perf_notes). The halo rows are the neighbouring line groups' own rows at
+// the same planes, which other blocks copy at about the same time, so they
+// mostly come from L2.
 //
 // A warp computes its line's RHS in row form: lane l takes elements
 // e = 32 q + l, all seven operands from the slabs at consecutive addresses
@@ -49,21 +50,11 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
 }
 
-// The block's work item: lines j0 .. j0 + W - 1 (those below nj), planes
+// A run of a block's work: lines j0 .. j0 + W - 1 (those below nj), planes
 // k0 .. k1 - 1.
 struct FusedItem {
   index_t j0, jlast, k0, k1;
 };
-
-__device__ __forceinline__ FusedItem fused_item(const FusedGeom& g, int W) {
-  const index_t jb = static_cast<index_t>(blockIdx.x) % g.jblocks, kb = static_cast<index_t>(blockIdx.x) / g.jblocks;
-  FusedItem it;
-  it.j0 = jb * W;
-  it.jlast = min(it.j0 + W, g.nj) - 1;
-  it.k0 = kb * g.K;
-  it.k1 = min(it.k0 + g.K, g.nk);
-  return it;
-}
 
 // Slab s of the block's stream: s = 0 is plane k0's lower neighbour, s = 1 ..
 // K are planes k0 .. k1 - 1, s = K + 1 is plane k1 - 1's upper neighbour.
@@ -89,27 +80,21 @@ __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom&
   }
 }
 
+// One run of planes k0 .. k1 - 1 of lines j0 .. jlast: the slab pipeline
+// above. Every thread of the block calls it (block barriers inside).
 template <class T, int I>
-__global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33 ? 2 : 1)
-    fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
+__device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict__ w, const FusedGeom& g,
+                                          const RhsCoefficients<T>& kc, const FusedItem& it, const T* tab,
+                                          T* ring, T* slots, int W, int warp, int lane) {
   using Ex = WarpTranspose<T, I, MapKind::Giles>;
-  extern __shared__ __align__(16) unsigned char fused_smem[];
-  const TableLayout L = p.layout();
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
-  T* tab = reinterpret_cast<T*>(fused_smem);
-  T* ring = tab + L.total(sizeof(T));
+  const TableLayout L{32, I};
   const int slab = (W + 2) * g.row;
-  T* slots = ring + kRing * slab + warp * warp_slots<T, I>();
-  const FusedItem it = fused_item(g, W);
   const int steps = static_cast<int>(it.k1 - it.k0);
-
-  stage_tables(p, tab);
 #pragma unroll
   for (int s = 0; s < kRing - 1; ++s) {
     issue_slab(u, ring + s * slab, g, kc, it, W, s, warp, W, lane);
     cp_async_commit();
   }
-
   const index_t j = it.j0 + warp;
   const bool line = j <= it.jlast;  // warps past the grid's end only load and wait
   const int n = g.n;
@@ -125,13 +110,14 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33
   // (warp_slots.cuh, checked at compile time for every I built here), so a
   // lane's row-phase writes are one base register plus immediates.
   T* const sb = slots + warp_slot<T, I>(lane);
-  const T* const col = slots + Ex::index(0, lane);
+  T* const col = slots + Ex::index(0, lane);
   const SegmentView<T> v = segment_view(tab, L, lane);
 
   for (int t = 0; t < steps; ++t) {
     cp_async_wait<0>();
     __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
-    if (t + kRing - 1 <= steps + 1) issue_slab(u, ring + ((t + kRing - 1) % kRing) * slab, g, kc, it, W, t + kRing - 1, warp, W, lane);
+    if (t + kRing - 1 <= steps + 1)
+      issue_slab(u, ring + ((t + kRing - 1) % kRing) * slab, g, kc, it, W, t + kRing - 1, warp, W, lane);
     cp_async_commit();
     if (!line) continue;
     const index_t k = it.k0 + t;
@@ -164,9 +150,8 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33
     reduced_solve(x[0], x[I - 1], v, lane, 32);
     finish_segment(x, v, x[0], x[I - 1]);
     __syncwarp();  // every lane has read its column before the buffer is overwritten
-    T* cw = slots + Ex::index(0, lane);
 #pragma unroll
-    for (int i = 0; i < I; ++i) cw[i] = x[i];
+    for (int i = 0; i < I; ++i) col[i] = x[i];
     __syncwarp();
     T* out = w + j * g.sj + k * g.sk;
 #pragma unroll
@@ -177,6 +162,39 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33
     // The next step's row phase overwrites the buffer after the block barrier.
   }
   cp_async_wait<0>();
+  __syncthreads();  // the ring and the buffers are free for the block's next run
+}
+
+// Work is balanced over resident blocks: the (line group, plane) steps are
+// numbered jb * nk + k, and block b takes steps [b P, (b + 1) P) (P =
+// g.per_block), i.e. one or a few runs of consecutive planes, each run
+// paying two extra slabs. With one wave of equal shares there is no tail of
+// half-empty SMs: at 193^3 fp32, chunks of 16 planes (325 blocks on 264
+// slots) measured 0.101 ms against 0.072 ms for 175 blocks of 32 planes.
+template <class T, int I>
+__global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33 ? 2 : 1)
+    fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
+  extern __shared__ __align__(16) unsigned char fused_smem[];
+  const TableLayout L = p.layout();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
+  T* tab = reinterpret_cast<T*>(fused_smem);
+  T* ring = tab + L.total(sizeof(T));
+  T* slots = ring + kRing * (W + 2) * g.row + warp * warp_slots<T, I>();
+  stage_tables(p, tab);
+  __syncthreads();  // segment_view reads bw0 at once, before a run's first barrier
+  const index_t total = g.jblocks * g.nk;
+  index_t at = static_cast<index_t>(blockIdx.x) * g.per_block;
+  const index_t end = min(at + g.per_block, total);
+  while (at < end) {
+    FusedItem it;
+    const index_t jb = at / g.nk;
+    it.k0 = at - jb * g.nk;
+    it.k1 = min(g.nk, it.k0 + (end - at));
+    it.j0 = jb * W;
+    it.jlast = min(it.j0 + W, g.nj) - 1;
+    fused_run<T, I>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
+    at += it.k1 - it.k0;
+  }
 }
 
 }  // namespace
@@ -196,19 +214,17 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
   s.smem = smem(W);
   s.per_sm = resident_blocks(fused_x_kernel<T, I>, 32 * W, s.smem);
   if (s.per_sm < 1) return s;
-  const index_t jblocks = (g0.nj + W - 1) / W;
-  // Planes a block marches: enough blocks for ~4 waves (a tail of at most a
-  // quarter), but at least 8 planes (each chunk copies two extra slabs).
-  index_t K = planes;
-  if (K <= 0) {
-    const index_t want = 4 * static_cast<index_t>(s.per_sm) * sm_count();
-    const index_t chunks = std::max<index_t>(1, (want + jblocks - 1) / jblocks);
-    K = std::max<index_t>(8, (g0.nk + chunks - 1) / chunks);
+  const index_t jblocks = (g0.nj + W - 1) / W, total = jblocks * g0.nk;
+  // Steps a block takes: an equal share for every resident block (one wave),
+  // or `planes` (ADI_FUSED_PLANES, for experiments).
+  index_t P = planes;
+  if (P <= 0) {
+    const index_t slots = static_cast<index_t>(s.per_sm) * sm_count();
+    P = (total + slots - 1) / slots;
   }
-  K = std::min<index_t>(K, g0.nk);
-  s.K = K;
+  s.K = P;
   s.jblocks = jblocks;
-  s.blocks = jblocks * ((g0.nk + K - 1) / K);
+  s.blocks = (total + P - 1) / P;
   return s;
 }
 
@@ -220,7 +236,7 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   const FusedLaunch s = fused_x_shape<T, I>(g0, p, planes);
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
-  g.K = s.K;
+  g.per_block = s.K;
   g.jblocks = s.jblocks;
   fused_x_kernel<T, I><<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, p, g, kc);
   ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");

@@ -49,9 +49,10 @@ struct WarpGeom {
 };
 
 // The RHS fused into the x solve (fused_x_kernel.cu): x lines of unit
-// stride, single-line tiles. A block owns W consecutive lines in y (one a
-// warp) and marches through K planes in z; jblocks = ceil(nj / W) and K are
-// the launcher's (fused_x_shape).
+// stride, single-line tiles. A block of W warps takes groups of W
+// consecutive lines in y (one a warp) and marches them through planes in z,
+// per_block (line group, plane) steps in all; per_block and jblocks are the
+// launcher's (fused_x_shape).
 constexpr int kFusedMaxWarps = 8;
 struct FusedGeom {
   index_t nj, sj;  // lines along y
@@ -59,10 +60,10 @@ struct FusedGeom {
   int n;           // rows of a line
   int row;         // elements of a row in shared memory: n rounded up to 32
   bool vec;        // rows of u 16-byte aligned, readable up to n rounded up to 16 bytes (required)
-  index_t K = 0, jblocks = 0;
+  index_t per_block = 0, jblocks = 0;  // steps (a line group at a plane) a block takes; ceil(nj / W)
 };
 /// How fused_x_shape launches: warps (= lines) a block, its shared memory,
-/// blocks an SM, planes a block marches, blocks along y and in all.
+/// blocks an SM, steps a block takes (K), line groups, blocks.
 struct FusedLaunch {
   int warps = 0;
   std::size_t smem = 0;

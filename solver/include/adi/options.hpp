@@ -24,7 +24,9 @@ struct SolverOptions {
   /// ADI_FUSE_RHS=0: the RHS in a pass of its own before the x solve, instead
   /// of computed inside it (single-line x tiles: 7 words a point a step, not 9)
   bool fuse_rhs = true;
-  int fused_planes = 0;      ///< ADI_FUSED_PLANES: planes a block of the fused RHS + x kernel marches (0: auto)
+  /// ADI_FUSED_PLANES: (line group, plane) steps a block of the fused RHS + x
+  /// kernel takes (0: an equal share for each resident block)
+  int fused_planes = 0;
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
   bool cuda_graph = true;
