@@ -68,29 +68,6 @@ __device__ __forceinline__ void issue_tile(const TileAddr<T, I>& a, T* slots, co
   }
 }
 
-template <class T, int I>
-__device__ __forceinline__ void load_segment(T (&v)[I], const T* p, int i0, int n, bool vec) {
-  constexpr int V = 16 / sizeof(T);
-  if (vec && i0 + I <= n && I % V == 0) {
-#pragma unroll
-    for (int q = 0; q < I / (I % V == 0 ? V : 1); ++q) {
-      if constexpr (I % V == 0) {
-        if constexpr (sizeof(T) == 4) {
-          const float4 f = *reinterpret_cast<const float4*>(p + q * V);
-          v[q * V] = f.x, v[q * V + 1] = f.y, v[q * V + 2] = f.z, v[q * V + 3] = f.w;
-        } else {
-          const double2 f = *reinterpret_cast<const double2*>(p + q * V);
-          v[q * V] = f.x, v[q * V + 1] = f.y;
-        }
-      }
-    }
-  } else {
-#pragma unroll
-    for (int e = 0; e < I; ++e) v[e] = i0 + e < n ? p[e] : T(0);
-  }
-}
-
-
 // Row r of a full-line tile: 32 consecutive elements at q + 32 r into the
 // lane's slot sb + slot(32 r); both offsets are immediates.
 template <class T, int I, int... R>
