@@ -376,8 +376,22 @@ int cmd_bench(const BenchOptions& o) {
         js << (q ? "," : "") << "\n      {\"phase\": \"" << r.name << "\", \"median_ms\": " << r.median_ms
            << ", \"min_ms\": " << r.min_ms << ", \"words_per_point\": " << r.words
            << ", \"moved_words_per_point\": " << r.moved_words << ", \"effective_Bps\": " << bw
-           << ", \"ratio_to_copy\": " << bw / copy_bw << "}";
+           << ", \"ratio_to_copy\": " << bw / copy_bw
+           << ", \"ratio_to_copy_own_words\": " << bw / copy_bw * r.moved_words / r.words << "}";
       }
+      // The same efficiency on the words each phase itself moves, where they
+      // differ from the convention (z + update 3, rhs+x 2, a long-line solve
+      // 3.25, the step 9 or 7): how close a phase is to its own floor.
+      std::string own;
+      for (const PhaseRow& r : rows)
+        if (r.moved_words != r.words) {
+          const double bw = r.moved_words * word * points / (r.median_ms * 1e-3);
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%s%s %.1f %% of %s", own.empty() ? "" : ", ", r.name.c_str(),
+                        100.0 * bw / copy_bw, words_text(r.moved_words).c_str());
+          own += buf;
+        }
+      if (!own.empty()) std::printf("  %% copy on a phase's own words: %s\n", own.c_str());
       const double floor_words = rows.back().words;  // 8 (the convention), or the field step's own words
       const double floor_ms = floor_words * word * points / copy_bw * 1e3;
       const double step_ms = rows.back().median_ms;
