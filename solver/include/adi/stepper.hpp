@@ -18,7 +18,8 @@ namespace adi {
 /// The phases of one step. SolveZ also applies u += D (fused). RhsSolveX is
 /// the RHS computed inside the x solve (one pass instead of two), which the
 /// CUDA backend's classic stepper uses wherever its x lines take single-line
-/// tiles (ADI_FUSE_RHS=0 turns it off; docs/PERFORMANCE.md); Step is the whole step.
+/// tiles and a block of 8 of them fits shared memory (ADI_FUSE_RHS=0 turns it
+/// off; docs/PERFORMANCE.md); Step is the whole step.
 enum class Phase { Rhs, SolveX, SolveY, SolveZ, Step, RhsSolveX };
 const char* phase_name(Phase p);
 
