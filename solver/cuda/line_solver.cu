@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 namespace adi::cuda {
@@ -168,19 +169,43 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   kernels::launch_generic(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g, st);
 }
 
+namespace {
+// Calls f(std::integral_constant<int, I>) for the fused kernel's segment
+// length I (the warp kernel's instantiations); false for any other.
+template <class F>
+bool with_fused_I(int I, F&& f) {
+  switch (I) {
+#define ADI_FUSED_CASE(N) \
+  case N: f(std::integral_constant<int, N>{}); return true;
+    ADI_FUSED_CASE(2)
+    ADI_FUSED_CASE(4)
+    ADI_FUSED_CASE(8)
+    ADI_FUSED_CASE(9)
+    ADI_FUSED_CASE(16)
+    ADI_FUSED_CASE(17)
+    ADI_FUSED_CASE(32)
+    ADI_FUSED_CASE(33)
+    ADI_FUSED_CASE(64)
+#undef ADI_FUSED_CASE
+    default: return false;
+  }
+}
+}  // namespace
+
+template <class T>
+bool LineSolver<T>::fused_layout() const {
+  // The fused kernel copies rows of u 16 bytes at a time (fused_geom's vec:
+  // the stepper pads rows to 32 elements).
+  return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic() && layout_.stride[0] == 1 &&
+         fused_geom(nullptr).vec;
+}
+
+// A block of 8 lines (warps) at least: fp64 lines of ~1000 rows leave room
+// for 2 (the four slabs of 10 rows outgrow shared memory), and 1025^3 fp64
+// measured 36.7 ms a step fused that way against 29.3 ms split.
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
-  // The fused kernel copies rows of u 16 bytes at a time: rows aligned (the
-  // stepper pads them to 32 elements) and readable up to n rounded up to 16 bytes.
-  constexpr index_t V = 16 / sizeof(T);
-  const Layout3& L = layout_;
-  const bool rows = L.stride[0] == 1 && L.stride[1] % V == 0 && L.stride[2] % V == 0 &&
-                    (L.n[0] + V - 1) / V * V <= L.stride[1];
-  if (!(kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic() && rows)) return false;
-  // A block of 8 lines (warps) at least: fp64 lines of ~1000 rows leave room
-  // for 2 (the four slabs of 10 rows outgrow shared memory), and 1025^3
-  // fp64 measured 36.7 ms a step fused that way against 29.3 ms split.
-  return fused_shape().warps == kernels::kFusedMaxWarps;
+  return fused_layout() && fused_shape().warps == kernels::kFusedMaxWarps;
 }
 
 template <class T>
@@ -203,49 +228,24 @@ kernels::FusedGeom LineSolver<T>::fused_geom(const T* u) const {
 }
 
 template <class T>
-void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t st) const {
-  ADI_REQUIRE(can_fuse_rhs(), "the RHS can be fused only into a single-line-tile x solve");
-  for (int a = 0; a < 3; ++a)
-    ADI_REQUIRE(!kc.lo_ghost[a] && !kc.hi_ghost[a], "the fused RHS + x kernel has no ghost planes");
-  ADI_REQUIRE(!kc.xfaces, "the fused RHS + x kernel has no x face terms");
-  const kernels::FusedGeom g = fused_geom(u);
-  switch (I_) {
-#define ADI_FUSED_CASE(I) \
-  case I: kernels::launch_fused_x<T, I>(u, w, view_, g, kc, fused_planes_, st); break;
-    ADI_FUSED_CASE(2)
-    ADI_FUSED_CASE(4)
-    ADI_FUSED_CASE(8)
-    ADI_FUSED_CASE(9)
-    ADI_FUSED_CASE(16)
-    ADI_FUSED_CASE(17)
-    ADI_FUSED_CASE(32)
-    ADI_FUSED_CASE(33)
-    ADI_FUSED_CASE(64)
-#undef ADI_FUSED_CASE
-    default: ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));
-  }
-}
-
-template <class T>
 kernels::FusedLaunch LineSolver<T>::fused_shape() const {
   kernels::FusedLaunch s{};
   const kernels::FusedGeom g = fused_geom(nullptr);
-  switch (I_) {
-#define ADI_FUSED_CASE(I) \
-  case I: s = kernels::fused_x_shape<T, I>(g, view_, fused_planes_); break;
-    ADI_FUSED_CASE(2)
-    ADI_FUSED_CASE(4)
-    ADI_FUSED_CASE(8)
-    ADI_FUSED_CASE(9)
-    ADI_FUSED_CASE(16)
-    ADI_FUSED_CASE(17)
-    ADI_FUSED_CASE(32)
-    ADI_FUSED_CASE(33)
-    ADI_FUSED_CASE(64)
-#undef ADI_FUSED_CASE
-    default: break;
-  }
+  with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_); });
   return s;
+}
+
+template <class T>
+void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t st) const {
+  ADI_REQUIRE(fused_layout(), "the RHS can be fused only into a single-line-tile x solve");
+  for (int a = 0; a < 3; ++a)
+    ADI_REQUIRE(!kc.lo_ghost[a] && !kc.hi_ghost[a], "the fused RHS + x kernel has no ghost planes");
+  ADI_REQUIRE(!kc.xfaces, "the fused RHS + x kernel has no x face terms");
+  const kernels::FusedLaunch shape = fused_shape();
+  ADI_REQUIRE(shape.warps == kernels::kFusedMaxWarps, "the fused RHS + x kernel needs a block of 8 lines");
+  const kernels::FusedGeom g = fused_geom(u);
+  if (!with_fused_I(I_, [&](auto I) { kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, st); }))
+    ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));
 }
 
 template <class T>

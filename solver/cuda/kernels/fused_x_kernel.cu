@@ -230,10 +230,9 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
 
 template <class T, int I>
 void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0, const RhsCoefficients<T>& kc,
-                    int planes, cudaStream_t st) {
+                    const FusedLaunch& s, cudaStream_t st) {
   ADI_REQUIRE(p.S == 32 && !p.ring, "fused RHS + x: single-line tiles of an open line only");
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
-  const FusedLaunch s = fused_x_shape<T, I>(g0, p, planes);
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
   g.per_block = s.K;
@@ -244,7 +243,7 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
 
 #define ADI_FUSED_X(T, I)                                                                                      \
   template void launch_fused_x<T, I>(const T*, T*, const PlanView<T>&, const FusedGeom&, const RhsCoefficients<T>&, \
-                                     int, cudaStream_t);                                                          \
+                                     const FusedLaunch&, cudaStream_t);                                           \
   template FusedLaunch fused_x_shape<T, I>(const FusedGeom&, const PlanView<T>&, int)
 ADI_FUSED_X(float, 2);
 ADI_FUSED_X(float, 4);

@@ -134,13 +134,15 @@ int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
 /// Warp kernel: d <- A^{-1} d, or acc += A^{-1} d when acc != nullptr.
 template <class T, int I>
 void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStream_t st);
-/// The Douglas RHS of u fused into the x solve: w = A_x^{-1} rhs(u)
-/// (fused_x_kernel.cu). `planes`: planes a block marches (0: the shape's choice).
-template <class T, int I>
-void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g, const RhsCoefficients<T>& kc,
-                    int planes, cudaStream_t st);
+/// How the fused kernel launches for this geometry and plan; `planes`: the
+/// steps a block takes (0: an equal share for each resident block).
 template <class T, int I>
 FusedLaunch fused_x_shape(const FusedGeom& g, const PlanView<T>& p, int planes);
+/// The Douglas RHS of u fused into the x solve: w = A_x^{-1} rhs(u)
+/// (fused_x_kernel.cu), launched as fused_x_shape said.
+template <class T, int I>
+void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g, const RhsCoefficients<T>& kc,
+                    const FusedLaunch& shape, cudaStream_t st);
 /// Lanes kernel with tiles of `lines` (32, or 16: LineKernelPlan::G) lines;
 /// segments in `mask` take their row tables from the constant bank
 /// (SegmentConsts made from host_tables).
