@@ -33,6 +33,7 @@ template <class T>
 LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options, bool cyclic)
     : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
   fused_planes_ = options.fused_planes;
+  fused_ring_ = options.fused_ring;
   L.validate("device line solve");
   const int a = axis_index(axis);
   const index_t n = L.n[a];
@@ -200,12 +201,13 @@ bool LineSolver<T>::fused_layout() const {
          fused_geom(nullptr).vec;
 }
 
-// A block of 8 lines (warps) at least: fp64 lines of ~1000 rows leave room
-// for 2 (the four slabs of 10 rows outgrow shared memory), and 1025^3 fp64
-// measured 36.7 ms a step fused that way against 29.3 ms split.
+// A block of kFusedMinWarps (4) lines at least: fp64 lines of ~1000 rows
+// leave room for 2 (the slabs outgrow shared memory), and 1025^3 fp64
+// measured 36.7 ms a step fused that way against 29.3 ms split; fp64 lines
+// of 513 rows take 7.
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
-  return fused_layout() && fused_shape().warps == kernels::kFusedMaxWarps;
+  return fused_layout() && fused_shape().warps >= kernels::kFusedMinWarps;
 }
 
 template <class T>
@@ -217,10 +219,13 @@ kernels::FusedGeom LineSolver<T>::fused_geom(const T* u) const {
   g.nk = L.n[2];
   g.sk = L.stride[2];
   g.n = static_cast<int>(L.n[0]);
-  g.row = (g.n + 31) / 32 * 32;
   // 16-byte copies read a row up to n rounded up to 16 bytes: inside the row
-  // pitch, and aligned when the rows and u are.
+  // pitch, and aligned when the rows and u are. A slab row in shared memory
+  // holds just that (a warp's reads of a row are consecutive words wherever
+  // it starts): 514 doubles for 513, where 544 kept fp64 lines of 513 rows
+  // at 7 lines a block (8 were 1.3 KB over the 227 KB an SM gives a block).
   constexpr index_t V = 16 / sizeof(T);
+  g.row = static_cast<int>((L.n[0] + V - 1) / V * V);
   const index_t reach = (L.n[0] + V - 1) / V * V;
   g.vec = L.stride[1] % V == 0 && L.stride[2] % V == 0 && reach <= L.stride[1] &&
           (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
@@ -231,7 +236,7 @@ template <class T>
 kernels::FusedLaunch LineSolver<T>::fused_shape() const {
   kernels::FusedLaunch s{};
   const kernels::FusedGeom g = fused_geom(nullptr);
-  with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_); });
+  with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_, fused_ring_); });
   return s;
 }
 
@@ -242,7 +247,7 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
     ADI_REQUIRE(!kc.lo_ghost[a] && !kc.hi_ghost[a], "the fused RHS + x kernel has no ghost planes");
   ADI_REQUIRE(!kc.xfaces, "the fused RHS + x kernel has no x face terms");
   const kernels::FusedLaunch shape = fused_shape();
-  ADI_REQUIRE(shape.warps == kernels::kFusedMaxWarps, "the fused RHS + x kernel needs a block of 8 lines");
+  ADI_REQUIRE(shape.warps >= kernels::kFusedMinWarps, "the fused RHS + x kernel needs a block of 4 lines at least");
   const kernels::FusedGeom g = fused_geom(u);
   if (!with_fused_I(I_, [&](auto I) { kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, st); }))
     ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));
@@ -253,7 +258,7 @@ std::string LineSolver<T>::describe_fused() const {
   const kernels::FusedLaunch s = fused_shape();
   std::ostringstream o;
   o << "rhs fused into x: " << s.warps << " lines a block, " << s.K << " planes each, " << s.blocks << " blocks, "
-    << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared";
+    << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared, a ring of " << s.ring << " slabs";
   return o.str();
 }
 

@@ -6,7 +6,9 @@
 #include <adi/line_kernel_plan.hpp>
 
 #include <array>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 using namespace adi;
@@ -156,26 +158,46 @@ TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
   }
 }
 
+// Tolerance of a GPU run against the CPU's: `base`, or where the line systems
+// are stiff the round-off they amplify. A solve of I - theta lambda A
+// multiplies the rounding of its right-hand side by up to 1 + 4 theta lambda;
+// fp32 x lines of 1000 nodes here have lambda = 236, and 4-step fused runs
+// then differed from the CPU by 2.0e-5 and 2.6e-5 of max |u| (two H100
+// sessions, random data; the fused phase matched the split one to 2e-5),
+// past the 2e-5 that holds for the others (lambda <= 62). This allows
+// 5.6e-5 there.
+template <class T>
+double stiff_tolerance(const HeatProblem& p, double base) {
+  double worst = 0;
+  for (int a = 0; a < 3; ++a) worst = std::max(worst, p.mesh_ratio(a));
+  const double unit = std::numeric_limits<T>::epsilon() / 2;
+  return std::max(base, 2 * unit * (1 + 4 * p.theta * worst));
+}
+
 // The RHS fused into the x solve (fused_x_kernel.cu) against the CPU
 // stepper over several steps, and its one phase against the RHS and x solve
 // run separately on the GPU. Awkward shapes: x lines of 257 (9-row segments),
-// 512 (a full tile), 100 and 65 (ragged), 1000 (32-row segments; fp64 not
-// fused, see below), and 3 (several lines a tile: not fused, the stepper
-// must say so); nj not a multiple of the 8 lines of a block
-// (45, 19, 7) and smaller than it (5); nz of 3; every mix of Dirichlet and
-// zero-flux faces on every axis (the y and z mirrors are rows of the slabs,
-// the x mirror a shared-memory read). planes = 1 and 3 cut the z march into
-// runs everywhere, so that each run's first and last slab (the mirrored
-// or the neighbour chunk's plane) is exercised, and runs that cross from one
-// group of 8 lines to the next within a block; 0 is the launcher's choice
-// (an equal share of the steps for each resident block).
+// 512 (a full tile), 100 and 65 (ragged), 513 (fp64 with a ring of 5: 6
+// lines a block, not a power of two), 1000 (32-row segments; fp64 not fused, see below), and 3
+// (several lines a tile: not fused, the stepper must say so); nj not a
+// multiple of the lines of a block (45, 19, 7, 23) and smaller than it (5);
+// nz of 3; every mix of Dirichlet and zero-flux faces on every axis (the y
+// and z mirrors are rows of the slabs, the x mirror a shared-memory read).
+// planes = 1 and 3 cut the z march into runs everywhere, so that each run's
+// first and last slab (the mirrored or the neighbour chunk's plane) is
+// exercised, and runs that cross from one group of lines to the next within
+// a block; 0 is the launcher's choice (an equal share of the steps for each
+// resident block). Rings of 4 and 5 slabs (one or two in flight); a run of
+// one plane streams 3 slabs, fewer than a ring of 5 primes.
 template <class T>
 void fused_rhs_x_matches(double step_tol, double phase_tol) {
-  const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3}, {65, 20, 33}, {3, 40, 20}};
+  const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3},
+                                          {65, 20, 33},  {513, 23, 9},  {3, 40, 20}};
+  const std::array<int, 2> runs[] = {{0, 0}, {1, 4}, {1, 5}, {3, 5}};  // {planes, ring}
   int fused_cases = 0;
   for (const auto& n : sizes)
     for (int faces = 0; faces < 3; ++faces)
-      for (int planes : {0, 1, 3}) {
+      for (const auto& [planes, ring] : runs) {
         HeatProblem p = mixed_problem(n[0], n[1], n[2]);
         if (faces == 1) p.lo = p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Neumann};
         if (faces == 2) {
@@ -185,17 +207,19 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         SolverOptions fuse;
         fuse.fuse_rhs = true;
         fuse.fused_planes = planes;
+        fuse.fused_ring = ring;
         const std::string what = std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
                                  ", faces " + std::to_string(faces) + ", planes " + std::to_string(planes) +
-                                 (sizeof(T) == 4 ? ", fp32" : ", fp64");
+                                 ", ring " + std::to_string(ring) + (sizeof(T) == 4 ? ", fp32" : ", fp64");
         SolverOptions apart;
         apart.fuse_rhs = false;
         auto fused = make_stepper<T>(p, Backend::Cuda, fuse);
         auto split = make_stepper<T>(p, Backend::Cuda, apart);
         EXPECT_EQ(split->phases().front(), Phase::Rhs) << what;
         // Fused where the x plan has single-line tiles of the warp kernel and
-        // a block of 8 lines' four slabs fits in shared memory: not for fp64
-        // lines of 1000 rows (4 x 10 rows of 8 KiB), which keep two passes.
+        // a block of at least 4 lines' slabs fits in shared memory: not for
+        // fp64 lines of 1000 rows (4 x 6 rows of 8 KiB and the tables), which
+        // keep two passes.
         const LineKernelPlan plan = plan_line_kernel(n[0], Axis::X, true, sizeof(T), fuse);
         const bool expect =
             plan.family == LineKernelFamily::Warp && plan.S == 32 && !(sizeof(T) == 8 && n[0] == 1000);
@@ -204,8 +228,14 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         EXPECT_EQ(ph.front() == Phase::RhsSolveX, expect) << what;
         EXPECT_EQ(fused->device_name().find("rhs fused into x") != std::string::npos, expect) << fused->device_name();
         if (!expect) continue;
+        const std::string ring_says = "a ring of " + std::to_string(ring == 0 ? 4 : ring) + " slabs";
+        EXPECT_NE(fused->device_name().find(ring_says), std::string::npos) << fused->device_name();
+        if (sizeof(T) == 8 && n[0] == 513 && ring != 0)  // 8 lines fit 4 slabs of 514-word rows, 6 fit 5 slabs
+          EXPECT_NE(fused->device_name().find("rhs fused into x: " + std::to_string(ring == 4 ? 8 : 6) + " lines a block"),
+                    std::string::npos)
+              << fused->device_name();
         ++fused_cases;
-        EXPECT_LE(run_both<T>(p, 4, fuse), step_tol) << what;
+        EXPECT_LE(run_both<T>(p, 4, fuse), stiff_tolerance<T>(p, step_tol)) << what;
 
         SeededRng rng;
         std::vector<T> u0(static_cast<std::size_t>(p.points()));
@@ -229,8 +259,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, sizeof(T) == 4 ? 45 : 36)
-      << "x lines of 257, 512, 100, 1000 (fp32) and 65 fused; 3 (several lines a tile) and 1000 (fp64) not";
+  EXPECT_EQ(fused_cases, sizeof(T) == 4 ? 72 : 60)
+      << "x lines of 257, 512, 100, 1000 (fp32), 65 and 513 fused; 3 (several lines a tile) and 1000 (fp64) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {
