@@ -41,10 +41,17 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // only when 16 cannot hold the line. (Only the ceil(n / I) segments with
     // rows are warps; at n = 257 that is 9 warps at I = 32 against 17 at
     // I = 16, and I = 16 measured no faster: docs/perf_notes.md, #18.)
+    // 17 serves 257-272 rows (2^8 + 1: a grid of h = 1/256 with both
+    // boundary nodes): 16 warps of 17 rows built for two blocks an SM (64
+    // registers) instead of 9 warps of 32 rows of which the last holds one
+    // row; 257^3 on an H100 (same binary, ADI_YZ_SEG=32 for the old plan):
+    // fp32 step 0.2654 -> 0.2480 ms, fp64 0.4293 -> 0.4222 ms. 9 serves
+    // 129-144 rows in fp64 only (129^3 fp64 0.0820 -> 0.0737 ms; fp32 was
+    // slower, 0.0546 -> 0.0566 ms).
     if (I == 0)
       for (int s_max : {16, 32}) {
-        for (int c : {4, 8, 16, 32, 64})
-          if (c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n) {
+        for (int c : {4, 8, 9, 16, 17, 32, 64})
+          if ((c != 9 || element_size == 8) && c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n) {
             I = c;
             break;
           }

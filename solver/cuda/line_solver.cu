@@ -148,7 +148,9 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     switch (I_) {
       case 4: kernels::launch_lanes<T, 4>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 8: kernels::launch_lanes<T, 8>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
+      case 9: kernels::launch_lanes<T, 9>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 16: kernels::launch_lanes<T, 16>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
+      case 17: kernels::launch_lanes<T, 17>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 32: kernels::launch_lanes<T, 32>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 33: kernels::launch_lanes<T, 33>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 64:

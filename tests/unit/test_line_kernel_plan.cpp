@@ -75,15 +75,17 @@ TEST(LineKernelPlan, LongXLinesTakeTheLongLineKernel) {
 }
 
 // y and z lines: at most 16 segments preferred, the smallest I in
-// {4..lanes_max_I} with 16 I >= n; fp32 allows I = 64, fp64 stops at 32.
+// {4, 8, 9 (fp64 only), 16, 17, 32, 64 (fp32 only)} with 16 I >= n.
 TEST(LineKernelPlan, LanesForYZFloat) {
   for (Axis a : {Axis::Y, Axis::Z}) {
     expect_plan(512, a, false, kF32, F::Lanes, 32, 16);
-    expect_plan(257, a, false, kF32, F::Lanes, 32, 16);  // 16 * 16 = 256 < 257; ceil(257/32) = 9 -> 16
+    expect_plan(257, a, false, kF32, F::Lanes, 17, 16);  // 16 * 16 = 256 < 257 <= 16 * 17
+    expect_plan(272, a, false, kF32, F::Lanes, 17, 16);
+    expect_plan(273, a, false, kF32, F::Lanes, 32, 16);  // ceil(273 / 32) = 9 -> 16
     expect_plan(384, a, false, kF32, F::Lanes, 32, 16);  // 500 x 384 x 260
-    expect_plan(260, a, false, kF32, F::Lanes, 32, 16);
+    expect_plan(260, a, false, kF32, F::Lanes, 17, 16);
     expect_plan(500, a, false, kF32, F::Lanes, 32, 16);
-    expect_plan(129, a, false, kF32, F::Lanes, 16, 16);
+    expect_plan(129, a, false, kF32, F::Lanes, 16, 16);  // 9 is for fp64 only
     expect_plan(513, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(1024, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(3, a, false, kF32, F::Lanes, 4, 1);
@@ -96,9 +98,12 @@ TEST(LineKernelPlan, LanesForYZFloat) {
 TEST(LineKernelPlan, LanesForYZDouble) {
   for (Axis a : {Axis::Y, Axis::Z}) {
     expect_plan(512, a, false, kF64, F::Lanes, 32, 16);
-    expect_plan(257, a, false, kF64, F::Lanes, 32, 16);
+    expect_plan(257, a, false, kF64, F::Lanes, 17, 16);
     expect_plan(384, a, false, kF64, F::Lanes, 32, 16);
-    expect_plan(260, a, false, kF64, F::Lanes, 32, 16);
+    expect_plan(260, a, false, kF64, F::Lanes, 17, 16);
+    expect_plan(129, a, false, kF64, F::Lanes, 9, 16);  // 16 * 8 = 128 < 129 <= 16 * 9
+    expect_plan(144, a, false, kF64, F::Lanes, 9, 16);
+    expect_plan(145, a, false, kF64, F::Lanes, 16, 16);
     expect_plan(3, a, false, kF64, F::Lanes, 4, 1);
     expect_plan(33, a, false, kF64, F::Lanes, 4, 16);
   }

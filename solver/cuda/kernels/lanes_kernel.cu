@@ -247,9 +247,19 @@ __device__ __forceinline__ void lanes_solve(T (&x)[I], const PlanView<T>& p, con
 // Blocks of at most kPairWarps warps may be built for two blocks an SM
 // (MinBlocks = 2: 65536 / (2 * 288) -> at most 112 registers a thread).
 constexpr int kPairWarps = 9;
+// Segments of 17 rows (lines of 257 rows in 16 segments) are built for two
+// blocks of 16 warps an SM, i.e. 64 registers a thread: their 17 values a
+// thread leave room for the occupancy the 32-row segments' blocks lack
+// (257^3 fp32: 9 warps, 2 blocks an SM, 28 % occupancy, ncu). (I = 9 is
+// built for 1024 threads, which leaves it 64 registers anyway; its
+// two-block build would have 32 and spill.)
+constexpr bool lanes_odd_pair(int I) { return I == 17; }
+constexpr int lanes_bound_threads(int I, int MinBlocks) {
+  return MinBlocks == 2 && !lanes_odd_pair(I) ? 32 * kPairWarps : 32 * lanes_max_segments(I);
+}
 
 template <class T, int I, bool Acc, int G, int MinBlocks = 1, bool Ring = false>
-__global__ void __launch_bounds__(MinBlocks == 2 ? 32 * kPairWarps : 32 * lanes_max_segments(I), MinBlocks)
+__global__ void __launch_bounds__(lanes_bound_threads(I, MinBlocks), MinBlocks)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
                  const __grid_constant__ SegmentConsts<T, I> sc) {
   extern __shared__ __align__(16) unsigned char lanes_smem[];
@@ -392,8 +402,8 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   // 53.5 -> 62.1 %, z 39.5 -> 43.8 %. fp32 only: two fp64 blocks fit only
   // with one stage each, and that measured slower (257^3 z 54.4 -> 52.1 %,
   // 500 x 384 x 260 z 61.4 -> 58.9 %).
-  constexpr bool kPairable = I == 32 && sizeof(T) == 4 && G == 32;
-  const bool pair = kPairable && warps <= kPairWarps;
+  constexpr bool kPairable = (I == 32 && sizeof(T) == 4 && G == 32) || (lanes_odd_pair(I) && G == 32);
+  const bool pair = kPairable && (lanes_odd_pair(I) || warps <= kPairWarps);
   const int stages = lanes_smem(p, warps, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, warps, stages);
   const int threads = 32 * warps;
@@ -447,13 +457,17 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom
                                    unsigned, cudaStream_t)
 ADI_LANES(float, 4);
 ADI_LANES(float, 8);
+ADI_LANES(float, 9);
 ADI_LANES(float, 16);
+ADI_LANES(float, 17);
 ADI_LANES(float, 32);
 ADI_LANES(float, 33);
 ADI_LANES(float, 64);
 ADI_LANES(double, 4);
 ADI_LANES(double, 8);
+ADI_LANES(double, 9);
 ADI_LANES(double, 16);
+ADI_LANES(double, 17);
 ADI_LANES(double, 32);
 ADI_LANES(double, 33);
 #undef ADI_LANES
