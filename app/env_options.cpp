@@ -97,8 +97,6 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.fuse_rhs = e.flag("ADI_FUSE_RHS", s.fuse_rhs);
   s.fused_planes = static_cast<int>(e.integer("ADI_FUSED_PLANES", s.fused_planes, 0, 65536,
                                               "steps a block of the fused RHS + x kernel takes, 0..65536 (0: an equal share)"));
-  s.fused_ring = e.one_of("ADI_FUSED_RING", s.fused_ring, {0, 4, 5},
-                          "0, 4 or 5 (plane slabs in the fused RHS + x kernel's ring; 0: the launcher's choice)");
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);
   s.general_x_in_place = e.flag("ADI_GENERAL_X_IN_PLACE", s.general_x_in_place);

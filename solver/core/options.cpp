@@ -20,7 +20,6 @@ std::string SolverOptions::describe() const {
   line("ADI_RHS_AHEAD", "rhs_ahead", rhs_ahead, d.rhs_ahead);
   line("ADI_FUSE_RHS", "fuse_rhs", fuse_rhs, d.fuse_rhs);
   line("ADI_FUSED_PLANES", "fused_planes", fused_planes, d.fused_planes);
-  line("ADI_FUSED_RING", "fused_ring", fused_ring, d.fused_ring);
   line("ADI_CUDA_GRAPH", "cuda_graph", cuda_graph, d.cuda_graph);
   line("ADI_GENERAL_SEGMENTED", "general_segmented", general_segmented, d.general_segmented);
   line("ADI_GENERAL_X_IN_PLACE", "general_x_in_place", general_x_in_place, d.general_x_in_place);

@@ -33,7 +33,6 @@ template <class T>
 LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options, bool cyclic)
     : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
   fused_planes_ = options.fused_planes;
-  fused_ring_ = options.fused_ring;
   L.validate("device line solve");
   const int a = axis_index(axis);
   const index_t n = L.n[a];
@@ -206,7 +205,7 @@ bool LineSolver<T>::fused_layout() const {
 // A block of kFusedMinWarps (4) lines at least: fp64 lines of ~1000 rows
 // leave room for 2 (the slabs outgrow shared memory), and 1025^3 fp64
 // measured 36.7 ms a step fused that way against 29.3 ms split; fp64 lines
-// of 513 rows take 7.
+// of 600 rows take 5.
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
   return fused_layout() && fused_shape().warps >= kernels::kFusedMinWarps;
@@ -238,7 +237,7 @@ template <class T>
 kernels::FusedLaunch LineSolver<T>::fused_shape() const {
   kernels::FusedLaunch s{};
   const kernels::FusedGeom g = fused_geom(nullptr);
-  with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_, fused_ring_); });
+  with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_); });
   return s;
 }
 
@@ -260,7 +259,7 @@ std::string LineSolver<T>::describe_fused() const {
   const kernels::FusedLaunch s = fused_shape();
   std::ostringstream o;
   o << "rhs fused into x: " << s.warps << " lines a block, " << s.K << " planes each, " << s.blocks << " blocks, "
-    << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared, a ring of " << s.ring << " slabs";
+    << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared";
   return o.str();
 }
 

@@ -86,7 +86,6 @@ class LineSolver {
   bool lanes_const_ = true;     // SolverOptions::lanes_const: y/z tables from the constant bank
   PlanView<T> view_{};
   int fused_planes_ = 0;  // SolverOptions::fused_planes
-  int fused_ring_ = 0;    // SolverOptions::fused_ring
   bool fused_layout() const;  // the fused kernel's conditions on the plan and the rows
   kernels::FusedGeom fused_geom(const T* u) const;
   kernels::FusedLaunch fused_shape() const;

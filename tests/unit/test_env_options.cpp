@@ -52,7 +52,7 @@ TEST(EnvOptions, DefaultsWhenUnsetOrEmpty) {
 TEST(EnvOptions, ReadsEveryKnob) {
   const EnvOptions o = read({{"ADI_CUDA_DEVICE", "1"},   {"ADI_CUDA_SYNC", "1"},     {"ADI_X_SEG", "16"},
                              {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_RHS_VEC", "2"},
-                             {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_FUSED_RING", "5"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
+                             {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
                              {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"},
@@ -68,7 +68,6 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_EQ(o.solver.rhs_ahead, 8);
   EXPECT_FALSE(o.solver.fuse_rhs);
   EXPECT_EQ(o.solver.fused_planes, 12);
-  EXPECT_EQ(o.solver.fused_ring, 5);
   EXPECT_FALSE(o.solver.cuda_graph);
   EXPECT_FALSE(o.solver.general_segmented);
   EXPECT_FALSE(o.solver.general_x_transpose);
@@ -96,7 +95,6 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
     expect_rejected("ADI_YZ_SEG", v);
   }
   for (const char* v : {"-1", "65537", "8p"}) expect_rejected("ADI_FUSED_PLANES", v);
-  for (const char* v : {"1", "3", "6", "5 "}) expect_rejected("ADI_FUSED_RING", v);
   for (const char* v : {"1", "3", "8", "four"}) expect_rejected("ADI_RHS_VEC", v);
   for (const char* v : {"0", "1", "16"}) expect_rejected("ADI_RHS_AHEAD", v);
   for (const char* v : {"0", "-3", "x"}) expect_rejected("ADI_MPI_BATCHES", v);

@@ -5,10 +5,12 @@
 // Data movement. The RHS of line (j, k) needs five rows of u: (j, k) with its
 // x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps takes W
 // consecutive lines j0 .. j0 + W - 1 and marches them along k through a run
-// of planes. Shared memory keeps a ring of R = 4 or 5 "plane slabs", each the
-// W rows of the block at one plane plus one halo row on each side in y: step
-// t reads slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1)
-// while the cp.async copies of slabs t + 3 .. t + R - 1 are in flight. So every row of u is
+// of planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W
+// rows of the block at one plane plus one halo row on each side in y: step t
+// reads slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1) while
+// the cp.async copies of slab t + 3 are in flight. (A ring of 5, two slabs in
+// flight, measured no faster: 257^3 fp64 slower, as its blocks no longer fit
+// two an SM; PERFORMANCE.md, twelfth session.) So every row of u is
 // copied from global memory (W + 2) / W x (K + 2) / K times for a run of K
 // planes, ~1.3 for W = 8, instead of five times (the first fused kernel read
 // the five rows of each line into five transposition buffers of its own:
@@ -41,17 +43,7 @@ namespace adi::cuda::kernels {
 
 namespace {
 
-// Slabs of the ring: k - 1, k, k + 1 being read, and R - 3 in flight.
-constexpr int kRingMin = 4, kRingMax = 5;
-
-// Wait until at most R - 4 copy groups are pending: with slabs 0 .. t + R - 2
-// issued (one group each), slab t + 2 has landed.
-__device__ __forceinline__ void wait_for_plane(int R) {
-  if (R == kRingMax)
-    cp_async_wait<kRingMax - kRingMin>();
-  else
-    cp_async_wait<0>();
-}
+constexpr int kRing = 4;  // slabs: k - 1, k, k + 1 being read, k + 2 in flight
 
 // 16 bytes global -> shared, bypassing L1 (each row is copied once per block;
 // its reuse is in shared memory).
@@ -100,11 +92,9 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   const TableLayout L{32, I};
   const int slab = (W + 2) * g.row;
   const int steps = static_cast<int>(it.k1 - it.k0);
-  const int R = g.ring;
-  // The stream has steps + 2 slabs; a run of one plane has 3, fewer than
-  // a ring of 5 primes (the groups stay, empty, for wait_for_plane's count).
-  for (int s = 0; s < R - 1; ++s) {
-    if (s <= steps + 1) issue_slab(u, ring + s * slab, g, kc, it, W, s, warp, W, lane);
+#pragma unroll
+  for (int s = 0; s < kRing - 1; ++s) {  // a stream has steps + 2 >= 3 slabs
+    issue_slab(u, ring + s * slab, g, kc, it, W, s, warp, W, lane);
     cp_async_commit();
   }
   const index_t j = it.j0 + warp;
@@ -126,15 +116,16 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   const SegmentView<T> v = segment_view(tab, L, lane);
 
   for (int t = 0; t < steps; ++t) {
-    wait_for_plane(R);
+    cp_async_wait<0>();
     __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
-    if (t + R - 1 <= steps + 1) issue_slab(u, ring + ((t + R - 1) % R) * slab, g, kc, it, W, t + R - 1, warp, W, lane);
-    cp_async_commit();  // an empty group past the stream's end keeps the count of wait_for_plane
+    if (t + kRing - 1 <= steps + 1)
+      issue_slab(u, ring + ((t + kRing - 1) % kRing) * slab, g, kc, it, W, t + kRing - 1, warp, W, lane);
+    cp_async_commit();
     if (!line) continue;
     const index_t k = it.k0 + t;
-    const T* zm = ring + (t % R) * slab + rc * g.row;
-    const T* cur = ring + ((t + 1) % R) * slab;
-    const T* zp = ring + ((t + 2) % R) * slab + rc * g.row;
+    const T* zm = ring + (t % kRing) * slab + rc * g.row;
+    const T* cur = ring + ((t + 1) % kRing) * slab;
+    const T* zp = ring + ((t + 2) % kRing) * slab + rc * g.row;
     const T* c = cur + rc * g.row;
     const T* ym = cur + rym * g.row;
     const T* yp = cur + ryp * g.row;
@@ -190,7 +181,7 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
   T* tab = reinterpret_cast<T*>(fused_smem);
   T* ring = tab + L.total(sizeof(T));
-  T* slots = ring + g.ring * (W + 2) * g.row + warp * warp_slots<T, I>();
+  T* slots = ring + kRing * (W + 2) * g.row + warp * warp_slots<T, I>();
   stage_tables(p, tab);
   __syncthreads();  // segment_view reads bw0 at once, before a run's first barrier
   const index_t total = g.jblocks * g.nk;
@@ -211,22 +202,19 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33
 }  // namespace
 
 template <class T, int I>
-FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes, int ring) {
+FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
   FusedLaunch s;
   const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
-  const int R = ring == 0 ? kRingMin : ring;
-  if (R < kRingMin || R > kRingMax) ADI_THROW(InvalidArgument, "fused RHS + x: a ring of 4 or 5 slabs");
   auto smem = [&](int W) {
-    return tables + sizeof(T) * (static_cast<std::size_t>(R) * (W + 2) * g0.row + static_cast<std::size_t>(W) * warp_slots<T, I>());
+    return tables + sizeof(T) * (static_cast<std::size_t>(kRing) * (W + 2) * g0.row + static_cast<std::size_t>(W) * warp_slots<T, I>());
   };
   // The most warps (8 down to 1) whose block fits under 227 KB; a second
   // resident block is a bonus (fp32 lines of up to ~512 rows), not a goal.
-  // Not only powers of two: fp64 lines of 513 rows fit 7 (their tables take
-  // 26 KB), where halving gave 4.
+  // Not only powers of two: fp64 lines of 600 rows fit 5, where halving
+  // gave 4.
   int W = kFusedMaxWarps;
   while (W > 1 && smem(W) > 227 * 1024) --W;
   s.warps = W;
-  s.ring = R;
   s.smem = smem(W);
   s.per_sm = resident_blocks(fused_x_kernel<T, I>, 32 * W, s.smem);
   if (s.per_sm < 1) return s;
@@ -251,7 +239,6 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
-  g.ring = s.ring;
   g.per_block = s.K;
   g.jblocks = s.jblocks;
   fused_x_kernel<T, I><<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, p, g, kc);
@@ -261,7 +248,7 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
 #define ADI_FUSED_X(T, I)                                                                                      \
   template void launch_fused_x<T, I>(const T*, T*, const PlanView<T>&, const FusedGeom&, const RhsCoefficients<T>&, \
                                      const FusedLaunch&, cudaStream_t);                                           \
-  template FusedLaunch fused_x_shape<T, I>(const FusedGeom&, const PlanView<T>&, int, int)
+  template FusedLaunch fused_x_shape<T, I>(const FusedGeom&, const PlanView<T>&, int)
 ADI_FUSED_X(float, 2);
 ADI_FUSED_X(float, 4);
 ADI_FUSED_X(float, 8);

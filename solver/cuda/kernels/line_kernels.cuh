@@ -64,14 +64,12 @@ struct FusedGeom {
   int n;           // rows of a line
   int row;         // elements of a row in shared memory: n rounded up to 16 bytes
   bool vec;        // rows of u 16-byte aligned, readable up to n rounded up to 16 bytes (required)
-  int ring = 4;    // plane slabs in the shared-memory ring: ring - 3 in flight while a plane is solved
   index_t per_block = 0, jblocks = 0;  // steps (a line group at a plane) a block takes; ceil(nj / W)
 };
 /// How fused_x_shape launches: warps (= lines) a block, its shared memory,
 /// blocks an SM, steps a block takes (K), line groups, blocks.
 struct FusedLaunch {
   int warps = 0;
-  int ring = 0;
   std::size_t smem = 0;
   int per_sm = 0;
   index_t K = 0, jblocks = 0, blocks = 0;
@@ -143,7 +141,7 @@ void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStre
 /// How the fused kernel launches for this geometry and plan; `planes`: the
 /// steps a block takes (0: an equal share for each resident block).
 template <class T, int I>
-FusedLaunch fused_x_shape(const FusedGeom& g, const PlanView<T>& p, int planes, int ring);
+FusedLaunch fused_x_shape(const FusedGeom& g, const PlanView<T>& p, int planes);
 /// The Douglas RHS of u fused into the x solve: w = A_x^{-1} rhs(u)
 /// (fused_x_kernel.cu), launched as fused_x_shape said.
 template <class T, int I>

@@ -27,10 +27,6 @@ struct SolverOptions {
   /// ADI_FUSED_PLANES: (line group, plane) steps a block of the fused RHS + x
   /// kernel takes (0: an equal share for each resident block)
   int fused_planes = 0;
-  /// ADI_FUSED_RING=4|5: plane slabs in the fused kernel's shared-memory ring,
-  /// i.e. 1 or 2 slabs in flight while a plane is solved (0: the launcher's
-  /// choice)
-  int fused_ring = 0;
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
   bool cuda_graph = true;
