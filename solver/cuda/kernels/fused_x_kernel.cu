@@ -167,6 +167,16 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   __syncthreads();  // the ring and the buffers are free for the block's next run
 }
 
+// Blocks an SM the kernel is built for (its register budget: 65536 / (256 B)).
+// fp32 lines of up to 288 rows (I <= 9) take 3 (85 registers): their
+// blocks' shared memory (~58 KB at 257) leaves room for a third, and at two
+// the kernel was issue-latency bound (257^3 fp32, ncu: 3.8 warps a
+// scheduler, 1.0 eligible, an instruction every 1.7 cycles, DRAM 53 %).
+template <class T, int I>
+constexpr int fused_min_blocks() {
+  return sizeof(T) == 4 ? (I <= 9 ? 3 : I <= 33 ? 2 : 1) : 1;
+}
+
 // Work is balanced over resident blocks: the (line group, plane) steps are
 // numbered jb * nk + k, and block b takes steps [b P, (b + 1) P) (P =
 // g.per_block), i.e. one or a few runs of consecutive planes, each run
@@ -174,7 +184,7 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
 // half-empty SMs: at 193^3 fp32, chunks of 16 planes (325 blocks on 264
 // slots) measured 0.101 ms against 0.072 ms for 175 blocks of 32 planes.
 template <class T, int I>
-__global__ void __launch_bounds__(32 * kFusedMaxWarps, sizeof(T) == 4 && I <= 33 ? 2 : 1)
+__global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
   extern __shared__ __align__(16) unsigned char fused_smem[];
   const TableLayout L = p.layout();

@@ -402,7 +402,11 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   // 53.5 -> 62.1 %, z 39.5 -> 43.8 %. fp32 only: two fp64 blocks fit only
   // with one stage each, and that measured slower (257^3 z 54.4 -> 52.1 %,
   // 500 x 384 x 260 z 61.4 -> 58.9 %).
-  constexpr bool kPairable = (I == 32 && sizeof(T) == 4 && G == 32) || (lanes_odd_pair(I) && G == 32);
+  // fp64 segments of 17 rows pair only without the accumulator: with it,
+  // 64 registers spill (~60 bytes, ptxas) and 257^3 z + update measured
+  // 0.1786 ms paired against 0.1696 ms with 32-row segments.
+  constexpr bool kPairable = (I == 32 && sizeof(T) == 4 && G == 32) ||
+                             (lanes_odd_pair(I) && G == 32 && (sizeof(T) == 4 || !Acc));
   const bool pair = kPairable && (lanes_odd_pair(I) || warps <= kPairWarps);
   const int stages = lanes_smem(p, warps, 2) <= 200 * 1024 ? 2 : 1;
   const std::size_t smem = lanes_smem(p, warps, stages);
