@@ -5,8 +5,8 @@
 
 #include <adi/line_kernel_plan.hpp>
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>

@@ -167,8 +167,9 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   __syncthreads();  // the ring and the buffers are free for the block's next run
 }
 
-// Blocks an SM the kernel is built for (its register budget: 65536 / (256 B)).
-// fp32 lines of up to 288 rows (I <= 9) take 3 (85 registers): their
+// Blocks an SM the kernel is built for: a thread's registers are at most
+// 65536 / (256 x blocks). fp32 lines of up to 288 rows (I <= 9) take 3 (at
+// most 85 registers; ptxas uses 79-80 without spilling): their
 // blocks' shared memory (~58 KB at 257) leaves room for a third, and at two
 // the kernel was issue-latency bound (257^3 fp32, ncu: 3.8 warps a
 // scheduler, 1.0 eligible, an instruction every 1.7 cycles, DRAM 53 %).

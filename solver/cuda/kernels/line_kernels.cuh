@@ -132,7 +132,7 @@ int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
 
 // Launchers, explicitly instantiated in the family's file for the segment
 // lengths it is built for: warp I in {2, 4, 8, 9, 16, 17, 32, 33, 64}; lanes
-// I in {4, 8, 16, 32} and 64 for float only (adi::lanes_max_I), and 33
+// I in {4, 8, 9, 16, 17, 32} and 64 for float only (adi::lanes_max_I), and 33
 // (16-line tiles only, adi::kOddLongI).
 
 /// Warp kernel: d <- A^{-1} d, or acc += A^{-1} d when acc != nullptr.
