@@ -226,8 +226,8 @@ kernels::FusedGeom LineSolver<T>::fused_geom(const T* u) const {
   // it starts): 514 doubles for 513, where 544 kept fp64 lines of 513 rows
   // at 7 lines a block (8 were 1.3 KB over the 227 KB an SM gives a block).
   constexpr index_t V = 16 / sizeof(T);
-  g.row = static_cast<int>((L.n[0] + V - 1) / V * V);
   const index_t reach = (L.n[0] + V - 1) / V * V;
+  g.row = static_cast<int>(reach);
   g.vec = L.stride[1] % V == 0 && L.stride[2] % V == 0 && reach <= L.stride[1] &&
           (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
   return g;
@@ -248,7 +248,8 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
     ADI_REQUIRE(!kc.lo_ghost[a] && !kc.hi_ghost[a], "the fused RHS + x kernel has no ghost planes");
   ADI_REQUIRE(!kc.xfaces, "the fused RHS + x kernel has no x face terms");
   const kernels::FusedLaunch shape = fused_shape();
-  ADI_REQUIRE(shape.warps >= kernels::kFusedMinWarps, "the fused RHS + x kernel needs a block of 4 lines at least");
+  ADI_REQUIRE(shape.warps >= kernels::kFusedMinWarps, "the fused RHS + x kernel needs a block of " +
+                                                          std::to_string(kernels::kFusedMinWarps) + " lines at least");
   const kernels::FusedGeom g = fused_geom(u);
   if (!with_fused_I(I_, [&](auto I) { kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, st); }))
     ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));
