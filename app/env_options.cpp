@@ -92,6 +92,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.yz_seg = static_cast<int>(e.integer("ADI_YZ_SEG", s.yz_seg, 0, 64,
                                         "rows per thread of the y/z line kernel, 0..64 (0: the planner's choice)"));
   s.lanes_const = e.flag("ADI_LANES_CONST", s.lanes_const);
+  s.lanes_pairs = e.flag("ADI_LANES_PAIRS", s.lanes_pairs);
   s.rhs_vec = e.one_of("ADI_RHS_VEC", s.rhs_vec, {0, 2, 4}, "0, 2 or 4 (points per thread of the RHS kernel)");
   s.rhs_ahead = e.one_of("ADI_RHS_AHEAD", s.rhs_ahead, {2, 4, 8}, "2, 4 or 8 (planes the RHS kernel loads ahead)");
   s.fuse_rhs = e.flag("ADI_FUSE_RHS", s.fuse_rhs);

@@ -15,6 +15,7 @@ std::string SolverOptions::describe() const {
   line("ADI_X_SEG", "x_seg", x_seg, d.x_seg);
   line("ADI_YZ_SEG", "yz_seg", yz_seg, d.yz_seg);
   line("ADI_LANES_CONST", "lanes_const", lanes_const, d.lanes_const);
+  line("ADI_LANES_PAIRS", "lanes_pairs", lanes_pairs, d.lanes_pairs);
   line("ADI_LONG_LINES", "long_lines", long_lines, d.long_lines);
   line("ADI_RHS_VEC", "rhs_vec", rhs_vec, d.rhs_vec);
   line("ADI_RHS_AHEAD", "rhs_ahead", rhs_ahead, d.rhs_ahead);

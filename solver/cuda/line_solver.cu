@@ -82,6 +82,15 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     tables_.upload(host_tables_);
     interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I_, S_) : 0u;
     view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
+    if constexpr (std::is_same_v<T, float>)
+      if (kind_ == Kind::Lanes && G_ == kLanesHalfTile && I_ == kOddLongI && !cyclic && options.lanes_pairs &&
+          kernels::lanes_pairs_fit(lines_geom())) {
+        pairs_ = true;
+        pair_host_tables_.reserve(host_tables_.size());
+        for (const float c : host_tables_) pair_host_tables_.emplace_back(c);
+        pair_tables_.upload(pair_host_tables_);
+        pair_view_ = PlanView<FloatPair>{pair_tables_.get(), static_cast<int>(n), I_, S_};
+      }
     if (cyclic) {
       view_.ring = 1;
       view_.phi = static_cast<T>(split.phi);
@@ -138,12 +147,15 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     }
     return;
   }
-  // Lines enumerated by the other two axes; the one with the smaller stride is
-  // the lanes axis so that neighbouring threads touch neighbouring elements.
-  const int o1 = (a + 1) % 3, o2 = (a + 2) % 3;
-  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
-  const LinesGeom g{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
+  const LinesGeom g = lines_geom();
   if (kind_ == Kind::Lanes) {
+    if constexpr (std::is_same_v<T, float>)
+      if (pairs_ && kernels::lanes_pairs_aligned(d) && kernels::lanes_pairs_aligned(acc)) {
+        // (a pointer off an 8-byte boundary, from the library API, takes the
+        // scalar build below)
+        kernels::launch_lanes_pairs<kOddLongI>(d, acc, pair_view_, g, pair_host_tables_, interior_mask_, st);
+        return;
+      }
     switch (I_) {
       case 4: kernels::launch_lanes<T, 4>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
       case 8: kernels::launch_lanes<T, 8>(d, acc, view_, G_, g, host_tables_, interior_mask_, st); break;
@@ -169,6 +181,17 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     return;
   }
   kernels::launch_generic(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g, st);
+}
+
+template <class T>
+LinesGeom LineSolver<T>::lines_geom() const {
+  // Lines enumerated by the other two axes; the one with the smaller stride is
+  // the lanes axis so that neighbouring threads touch neighbouring elements.
+  const Layout3& L = layout_;
+  const int a = axis_index(axis_);
+  const int o1 = (a + 1) % 3, o2 = (a + 2) % 3;
+  const int u = L.stride[o1] <= L.stride[o2] ? o1 : o2, v = u == o1 ? o2 : o1;
+  return LinesGeom{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
 }
 
 namespace {
@@ -274,6 +297,7 @@ std::string LineSolver<T>::describe() const {
       s << "lanes kernel, I = " << I_ << ", S = " << S_;
       if (const int w = (view_.n + I_ - 1) / I_; w < S_) s << " (" << w << " with rows)";
       if (G_ != 32) s << ", " << G_ << " lines a tile";
+      if (pairs_) s << " of line pairs (8-byte values: 32 lines, 128-byte rows)";
       break;
     case Kind::Long:
       s << "long-line kernel, I = " << I_ << ", S = " << S_ << " (three passes; reduced system: "

@@ -85,6 +85,14 @@ class LineSolver {
   unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_
   bool lanes_const_ = true;     // SolverOptions::lanes_const: y/z tables from the constant bank
   PlanView<T> view_{};
+  // Lanes, fp32 16-line tiles of I = kOddLongI: the pair build (two lines a
+  // lane, kernels::launch_lanes_pairs) where the layout allows it
+  // (SolverOptions::lanes_pairs); its tables are host_tables_ doubled.
+  bool pairs_ = false;
+  DeviceBuffer<FloatPair> pair_tables_;
+  std::vector<FloatPair> pair_host_tables_;
+  PlanView<FloatPair> pair_view_{};
+  kernels::LinesGeom lines_geom() const;  // the lanes / generic / long kernels' geometry of layout_
   int fused_planes_ = 0;  // SolverOptions::fused_planes
   bool fused_layout() const;  // the fused kernel's conditions on the plan and the rows
   kernels::FusedGeom fused_geom(const T* u) const;

@@ -13,6 +13,8 @@
 // pairs per half-warp for 8-byte words); lanes that own the same segment
 // read one broadcast word.
 
+#include "float_pair.cuh"
+
 #include <adi/segmented.hpp>
 
 #include <cuda_runtime.h>
@@ -214,27 +216,27 @@ __device__ __forceinline__ void reduced_solve(T& first, T& last, const SegmentVi
   const T B0 = v.red_inv[r0] * first, B1 = v.red_inv[r1] * last;
   T alpha = A1 * A0, beta = A1 * B0 + B1;  // y_{r1} = alpha * y_{r0-1} + beta
   for (int o = 1; o < S; o <<= 1) {
-    const T a_up = __shfl_up_sync(full, alpha, o, S);
-    const T b_up = __shfl_up_sync(full, beta, o, S);
+    const T a_up = shfl_up(full, alpha, o, S);
+    const T b_up = shfl_up(full, beta, o, S);
     if (s >= o) {
       beta = beta + alpha * b_up;
       alpha = alpha * a_up;
     }
   }
-  T y_prev = __shfl_up_sync(full, beta, 1, S);
+  T y_prev = shfl_up(full, beta, 1, S);
   if (s == 0) y_prev = T(0);
   const T y0 = A0 * y_prev + B0, y1 = beta;
   const T C0 = v.red_c[r0], C1 = v.red_c[r1];
   T gamma = C0 * C1, delta = y0 + C0 * y1;  // z_{r0} = gamma * z_{r0 of s+1} + delta
   for (int o = 1; o < S; o <<= 1) {
-    const T g_dn = __shfl_down_sync(full, gamma, o, S);
-    const T d_dn = __shfl_down_sync(full, delta, o, S);
+    const T g_dn = shfl_down(full, gamma, o, S);
+    const T d_dn = shfl_down(full, delta, o, S);
     if (s + o < S) {
       delta = delta + gamma * d_dn;
       gamma = gamma * g_dn;
     }
   }
-  T z_next = __shfl_down_sync(full, delta, 1, S);
+  T z_next = shfl_down(full, delta, 1, S);
   if (s == S - 1) z_next = T(0);
   first = delta;
   last = y1 + C1 * z_next;

@@ -11,6 +11,7 @@
 
 #include <cusparse.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -372,6 +373,66 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
             run(float{});
         }
       }
+}
+
+// The lanes kernel's pair build: fp32 y / z lines of 1025-1056 rows (16-line
+// tiles, I = 33), two neighbouring lines a lane. Odd and even line counts
+// (an odd count leaves the last pair half outside the grid: its second
+// line's padding must stay NaN), ragged and full tiles (41 lines: pairs 0-15
+// and 16-20), a ragged last segment (1025, 1040) and all segments full
+// (1056); the solve and the accumulating build against the CPU; the same
+// layouts with pairs switched off (ADI_LANES_PAIRS=0), a layout that cannot
+// pair (odd row pitch) and a pointer off an 8-byte boundary, both of which
+// take the one-line-a-lane build; and the ring, which has no pair build.
+TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
+  ADI_GPU_TEST_PRELUDE();
+  SeededRng rng;
+  for (index_t n : {index_t(1025), index_t(1040), index_t(1056)})
+    for (Axis axis : {Axis::Y, Axis::Z})
+      for (index_t nu : {index_t(41), index_t(64), index_t(7)})
+        for (bool pairs_on : {true, false}) {
+          const index_t pitch = nu % 2 ? nu + 1 : nu;  // even: the pairs' 8-byte alignment
+          const Layout3 L =
+              axis == Axis::Y ? Layout3::padded(nu, n, 2, pitch, n + 1) : Layout3::padded(nu, 3, n, pitch, 3);
+          SolverOptions opt;
+          opt.lanes_pairs = pairs_on;
+          const LineMatrix m = random_dominant(rng, n);
+          const auto d0 = random_field<float>(rng, L);
+          auto want = d0;
+          cpu::solve_constant(axis, ThomasFactor<float>::factor(m), want.data(), L);
+          const cuda::ConstantSolver<float> solver(m, axis, L, opt);
+          const std::string what = solver.describe() + " n " + std::to_string(n) + " lines " + std::to_string(nu);
+          EXPECT_NE(solver.describe().find("I = 33, S = 32"), std::string::npos) << what;
+          EXPECT_EQ(solver.describe().find("line pairs") != std::string::npos, pairs_on) << what;
+          DeviceArray<float> dev(d0);
+          solver.solve(dev.get());
+          ADI_TEST_CUDA(cudaDeviceSynchronize());
+          EXPECT_LE(compare_fields(dev.download(), want, L), tol<float>()) << what;
+          EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<float>()) << what;
+          if (!pairs_on || nu != 41) continue;
+          // The same field one float further on: d is 4 bytes off an 8-byte
+          // boundary, so the solve takes the one-line-a-lane build.
+          std::vector<float> shifted(d0.size() + 1, poison<float>());
+          std::copy(d0.begin(), d0.end(), shifted.begin() + 1);
+          DeviceArray<float> off(shifted);
+          solver.solve(off.get() + 1);
+          ADI_TEST_CUDA(cudaDeviceSynchronize());
+          const auto got = off.download();
+          EXPECT_LE(compare_fields(std::vector<float>(got.begin() + 1, got.end()), want, L), tol<float>()) << what;
+          // An odd row pitch: no pairs.
+          const Layout3 odd =
+              axis == Axis::Y ? Layout3::padded(nu, n, 2, nu + 2, n) : Layout3::padded(nu, 3, n, nu + 2, 3);
+          const auto e0 = random_field<float>(rng, odd);
+          auto e_want = e0;
+          cpu::solve_constant(axis, ThomasFactor<float>::factor(m), e_want.data(), odd);
+          const cuda::ConstantSolver<float> unpaired(m, axis, odd, opt);
+          EXPECT_EQ(unpaired.describe().find("line pairs"), std::string::npos) << unpaired.describe();
+          DeviceArray<float> e_dev(e0);
+          unpaired.solve(e_dev.get());
+          ADI_TEST_CUDA(cudaDeviceSynchronize());
+          EXPECT_LE(compare_fields(e_dev.download(), e_want, odd), tol<float>()) << unpaired.describe();
+          ring_constant_matches<float>(random_ring(rng, n), axis, L, opt, rng, "16 lines a tile");
+        }
 }
 
 // Lines of each length in `lengths`, in batches of 1, 7 and 1000 lines, on

@@ -51,7 +51,7 @@ TEST(EnvOptions, DefaultsWhenUnsetOrEmpty) {
 
 TEST(EnvOptions, ReadsEveryKnob) {
   const EnvOptions o = read({{"ADI_CUDA_DEVICE", "1"},   {"ADI_CUDA_SYNC", "1"},     {"ADI_X_SEG", "16"},
-                             {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_RHS_VEC", "2"},
+                             {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_LANES_PAIRS", "0"},   {"ADI_RHS_VEC", "2"},
                              {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
@@ -64,6 +64,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_EQ(o.solver.x_seg, 16);
   EXPECT_EQ(o.solver.yz_seg, 32);
   EXPECT_FALSE(o.solver.lanes_const);
+  EXPECT_FALSE(o.solver.lanes_pairs);
   EXPECT_EQ(o.solver.rhs_vec, 2);
   EXPECT_EQ(o.solver.rhs_ahead, 8);
   EXPECT_FALSE(o.solver.fuse_rhs);
@@ -86,7 +87,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
 }
 
 TEST(EnvOptions, MalformedValuesNameTheVariable) {
-  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES",
+  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES",
                            "ADI_MPI_OVERLAP", "ADI_PARALLEL_IO", "ADI_ISOLATE_READS"})
     for (const char* v : {"yes", "2", "01", " 1", "1 "}) expect_rejected(flag, v);
   for (const char* v : {"abc", "-1", "1.5", "0x1", " 0", "99999999999999999999"}) expect_rejected("ADI_CUDA_DEVICE", v);

@@ -70,6 +70,9 @@ struct LanesGeom {
   int segs;         // segments that hold rows of the line: ceil(n / I) <= S
   index_t s_line;   // stride along the line
   index_t nu, su;   // lanes axis (G consecutive lines per tile)
+  index_t nu_whole; // lanes below it hold whole values (the pair build: both
+                    // lines; nu - 1 when the last pair's second line is past
+                    // the grid); nu for scalar T
   index_t nv, sv;   // outer axis
   index_t tiles_u;  // tiles along u
   index_t tiles;    // total tiles
@@ -96,6 +99,7 @@ struct LanesTile {
   int n, s, lane;  // lane: the line in the tile (0 .. G-1)
   index_t base = 0;
   bool active = false;
+  bool whole = true;  // the pair build: both of the lane's lines are in the grid
   bool fast = false;
   __device__ LanesTile(const LanesGeom& geom, int rows, int seg, int ln) : g(geom), n(rows), s(seg), lane(ln) {}
   __device__ __forceinline__ void select(index_t tile) {
@@ -104,7 +108,8 @@ struct LanesTile {
     const index_t v = tile_quotient(tile, g.tiles, g.tiles_u), ut = tile - v * g.tiles_u;
     const index_t u = ut * G + lane;
     active = u < g.nu;
-    fast = g.row_fits && ut * G + G <= g.nu && s * I + I <= n;
+    whole = u < g.nu_whole;
+    fast = g.row_fits && ut * G + G <= g.nu_whole && s * I + I <= n;
     base = (active ? u : 0) * g.su + v * g.sv + static_cast<index_t>(s) * I * g.s_line;
   }
   __device__ __forceinline__ const T* row(const T* p, int j) const {
@@ -126,9 +131,27 @@ struct LanesTile {
 #pragma unroll
     for (int j = 0; j < I; ++j) {
       const bool valid = active && s * I + j < n;
+      if constexpr (is_float_pair<T>::value)
+        if (!whole) {  // the last pair of an odd line count: its first line only
+          float* half = reinterpret_cast<float*>(b + j * G);
+          cp_async(half, reinterpret_cast<const float*>(valid ? q : src), valid);
+          half[1] = 0.f;
+          q += g.s_line;
+          continue;
+        }
       cp_async(b + j * G, valid ? q : src, valid);
       q += g.s_line;
     }
+  }
+  // The predicated paths' write of row value v to q: the pair build writes
+  // only the first line of a pair whose second is past the grid.
+  __device__ __forceinline__ void put(T* q, const T& v) const {
+    if constexpr (is_float_pair<T>::value)
+      if (!whole) {
+        reinterpret_cast<float*>(q)[0] = v.x;
+        return;
+      }
+    *q = v;
   }
   __device__ __forceinline__ void read(const T* buf, T (&x)[I]) const {
     const T* b = buf + s * I * G + lane;
@@ -144,7 +167,7 @@ struct LanesTile {
     }
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      if (active && s * I + j < n) *q = x[j];
+      if (active && s * I + j < n) put(q, x[j]);
       q += g.s_line;
     }
   }
@@ -159,7 +182,7 @@ struct LanesTile {
     }
 #pragma unroll
     for (int j = 0; j < I; ++j) {
-      if (active && s * I + j < n) *q = b[j * G] + x[j];
+      if (active && s * I + j < n) put(q, b[j * G] + x[j]);
       q += g.s_line;
     }
   }
@@ -385,7 +408,7 @@ std::size_t lanes_smem(const PlanView<T>& p, int warps, int stages) {
 
 template <class T, int I, bool Acc, int G>
 void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
-                       unsigned mask, cudaStream_t st) {
+                       unsigned mask, cudaStream_t st, index_t nu_whole) {
   // mask == 0 keeps every segment on the shared-memory tables
   // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
   // the constant-bank tables gain).
@@ -414,10 +437,14 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
   auto kernel = lanes_kernel<T, I, Acc, G, 1, false>;
   if constexpr (kPairable)
     if (pair) kernel = lanes_kernel<T, I, Acc, G, 2, false>;
-  if (p.ring) kernel = pair ? lanes_kernel<T, I, Acc, G, kPairable ? 2 : 1, true> : lanes_kernel<T, I, Acc, G, 1, true>;
+  if constexpr (!is_float_pair<T>::value) {  // the pair build serves open lines only
+    if (p.ring) kernel = pair ? lanes_kernel<T, I, Acc, G, kPairable ? 2 : 1, true> : lanes_kernel<T, I, Acc, G, 1, true>;
+  } else if (p.ring) {
+    ADI_THROW(InvalidArgument, "lanes kernel: the pair build has no periodic lines");
+  }
   const int per_sm = resident_blocks(kernel, threads, smem);  // opts in above 48 KB
   if (per_sm < 1) ADI_THROW(BackendUnavailable, "lanes kernel does not fit on a multiprocessor");
-  LanesGeom g{warps, segs, lg.s_line, lg.nu, lg.su, lg.nv, lg.sv, (lg.nu + G - 1) / G, 0, 0u, false};
+  LanesGeom g{warps, segs, lg.s_line, lg.nu, lg.su, nu_whole, lg.nv, lg.sv, (lg.nu + G - 1) / G, 0, 0u, false};
   g.tiles = g.tiles_u * g.nv;
   const unsigned long long row_bytes = static_cast<unsigned long long>(lg.s_line) * sizeof(T);
   g.row_fits = lg.s_line > 0 && row_bytes <= 0xffffffffull;
@@ -439,22 +466,43 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom
   if constexpr (I != kOddLongI)
     if (lines == 32) {
       if (acc)
-        launch_lanes_impl<T, I, true, 32>(d, acc, p, g, host_tables, mask, st);
+        launch_lanes_impl<T, I, true, 32>(d, acc, p, g, host_tables, mask, st, g.nu);
       else
-        launch_lanes_impl<T, I, false, 32>(d, acc, p, g, host_tables, mask, st);
+        launch_lanes_impl<T, I, false, 32>(d, acc, p, g, host_tables, mask, st, g.nu);
       return;
     }
   if constexpr (I >= 32)
     if (lines == kLanesHalfTile) {
       if (acc)
-        launch_lanes_impl<T, I, true, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st);
+        launch_lanes_impl<T, I, true, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st, g.nu);
       else
-        launch_lanes_impl<T, I, false, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st);
+        launch_lanes_impl<T, I, false, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st, g.nu);
       return;
     }
   ADI_THROW(InvalidArgument, "lanes kernel: no build for I = " + std::to_string(I) + " with " +
                                  std::to_string(lines) + "-line tiles");
 }
+
+bool lanes_pairs_fit(const LinesGeom& g) {
+  return g.su == 1 && g.s_line % 2 == 0 && (g.nv == 1 || g.sv % 2 == 0);
+}
+
+template <int I>
+void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, const LinesGeom& g,
+                        const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st) {
+  ADI_REQUIRE(lanes_pairs_fit(g), "lanes kernel: pairs of lines need unit-stride lanes and even strides");
+  ADI_REQUIRE(lanes_pairs_aligned(d) && lanes_pairs_aligned(acc), "lanes kernel: pairs of lines need 8-byte alignment");
+  // Lane u of the pair grid holds lines 2u and 2u + 1; strides in pairs.
+  const LinesGeom pg{g.s_line / 2, (g.nu + 1) / 2, 1, g.nv, g.nv == 1 ? 0 : g.sv / 2};
+  FloatPair* pd = reinterpret_cast<FloatPair*>(d);
+  FloatPair* pa = reinterpret_cast<FloatPair*>(acc);
+  if (acc)
+    launch_lanes_impl<FloatPair, I, true, kLanesHalfTile>(pd, pa, p, pg, host_tables, mask, st, g.nu / 2);
+  else
+    launch_lanes_impl<FloatPair, I, false, kLanesHalfTile>(pd, pa, p, pg, host_tables, mask, st, g.nu / 2);
+}
+template void launch_lanes_pairs<kOddLongI>(float*, float*, const PlanView<FloatPair>&, const LinesGeom&,
+                                            const std::vector<FloatPair>&, unsigned, cudaStream_t);
 
 #define ADI_LANES(T, I)                                                                                           \
   template void launch_lanes<T, I>(T*, T*, const PlanView<T>&, int, const LinesGeom&, const std::vector<T>&, \

@@ -19,6 +19,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -153,6 +154,18 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g, 
 template <class T, int I>
 void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom& g,
                   const std::vector<T>& host_tables, unsigned mask, cudaStream_t st);
+/// The lanes kernel's pair build (16-line tiles of fp32 lines, I = kOddLongI
+/// only): lane u solves lines 2u and 2u + 1 as one 8-byte value (FloatPair,
+/// float_pair.cuh), so a tile's row is 32 lines, 128 bytes. `g` and the
+/// pointers as for launch_lanes (in floats); needs lanes_pairs_fit(g) and
+/// 8-byte aligned d and acc. `p` and `host_tables`: the plan with every
+/// coefficient doubled into a pair.
+template <int I>
+void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, const LinesGeom& g,
+                        const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st);
+/// Unit-stride lanes, an even stride along the line and between planes.
+bool lanes_pairs_fit(const LinesGeom& g);
+inline bool lanes_pairs_aligned(const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 7u) == 0; }
 /// Long-line kernel (I = kLongI, any S): pass 1 (finish = false) writes each
 /// segment's two reduced right-hand sides to red ([2S rows][nu * nv lines]);
 /// after the caller has solved those 2S-row systems in place, pass 3
