@@ -91,6 +91,15 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
         pair_tables_.upload(pair_host_tables_);
         pair_view_ = PlanView<FloatPair>{pair_tables_.get(), static_cast<int>(n), I_, S_};
       }
+    // The fused RHS + x kernel's compact tables (one copy of the interior
+    // segments'), for x lines whose slabs leave no room for the full ones.
+    if (axis == Axis::X && S_ == 32 && !cyclic && plan.family == Kind::Warp) {
+      std::vector<T> compact = compact_tables(host_tables_, I_, S_, fused_compact_);
+      if (compact.empty())
+        fused_compact_ = CompactTables{};
+      else
+        fused_tables_.upload(compact);
+    }
     if (cyclic) {
       view_.ring = 1;
       view_.phi = static_cast<T>(split.phi);
@@ -225,10 +234,12 @@ bool LineSolver<T>::fused_layout() const {
          fused_geom(nullptr).vec;
 }
 
-// A block of kFusedMinWarps (4) lines at least: fp64 lines of ~1000 rows
-// leave room for 2 (the slabs outgrow shared memory), and 1025^3 fp64
-// measured 36.7 ms a step fused that way against 29.3 ms split; fp64 lines
-// of 600 rows take 5.
+// A block of kFusedMinWarps (4) lines at least: with the full tables and a
+// ring of 4, fp64 lines of ~1000 rows leave room for 2 (the slabs outgrow
+// shared memory), and 1025^3 fp64 measured 36.7 ms a step fused that way
+// against 29.3 ms split; the small build (compact tables, a ring of 3)
+// takes 5 of them: 25.6 ms (fused_x_kernel.cu). fp64 lines of 600 rows
+// take 5 with the full build.
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
   return fused_layout() && fused_shape().warps >= kernels::kFusedMinWarps;
@@ -253,6 +264,8 @@ kernels::FusedGeom LineSolver<T>::fused_geom(const T* u) const {
   g.row = static_cast<int>(reach);
   g.vec = L.stride[1] % V == 0 && L.stride[2] % V == 0 && reach <= L.stride[1] &&
           (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
+  g.compact_elems = fused_compact_.S ? fused_compact_.total(sizeof(T)) : 0;
+  g.s_tail = fused_compact_.s_tail;
   return g;
 }
 
@@ -274,7 +287,9 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
   ADI_REQUIRE(shape.warps >= kernels::kFusedMinWarps, "the fused RHS + x kernel needs a block of " +
                                                           std::to_string(kernels::kFusedMinWarps) + " lines at least");
   const kernels::FusedGeom g = fused_geom(u);
-  if (!with_fused_I(I_, [&](auto I) { kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, st); }))
+  if (!with_fused_I(I_, [&](auto I) {
+        kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, fused_tables_.get(), st);
+      }))
     ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));
 }
 
@@ -284,6 +299,8 @@ std::string LineSolver<T>::describe_fused() const {
   std::ostringstream o;
   o << "rhs fused into x: " << s.warps << " lines a block, " << s.K << " planes each, " << s.blocks << " blocks, "
     << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared";
+  if (s.compact) o << ", one interior segment's tables";
+  if (s.ring != 4) o << ", a ring of " << s.ring << " slabs";
   return o.str();
 }
 

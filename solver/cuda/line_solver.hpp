@@ -94,6 +94,9 @@ class LineSolver {
   PlanView<FloatPair> pair_view_{};
   kernels::LinesGeom lines_geom() const;  // the lanes / generic / long kernels' geometry of layout_
   int fused_planes_ = 0;  // SolverOptions::fused_planes
+  // The fused kernel's compact tables (CompactTables; S = 0: none).
+  CompactTables fused_compact_{};
+  DeviceBuffer<T> fused_tables_;
   bool fused_layout() const;  // the fused kernel's conditions on the plan and the rows
   kernels::FusedGeom fused_geom(const T* u) const;
   kernels::FusedLaunch fused_shape() const;

@@ -32,19 +32,19 @@ namespace adi::cuda {
 struct TableLayout {
   int S = 0, I = 0;
   bool ring = false;
-  __host__ __device__ int pitch() const { return I + 1; }
-  __host__ __device__ int fw_mul() const { return 0; }
-  __host__ __device__ int fw_ms() const { return S * pitch(); }
-  __host__ __device__ int bw_c() const { return 2 * S * pitch(); }
-  __host__ __device__ int fin_a() const { return 3 * S * pitch(); }
-  __host__ __device__ int fin_c() const { return 4 * S * pitch(); }
-  __host__ __device__ int bw0() const { return 5 * S * pitch(); }
-  __host__ __device__ int red_inv() const { return bw0() + S; }
-  __host__ __device__ int red_a() const { return red_inv() + 2 * S; }
-  __host__ __device__ int red_c() const { return red_a() + 2 * S; }
-  __host__ __device__ int ring_z() const { return red_c() + 2 * S; }
+  __host__ __device__ constexpr int pitch() const { return I + 1; }
+  __host__ __device__ constexpr int fw_mul() const { return 0; }
+  __host__ __device__ constexpr int fw_ms() const { return S * pitch(); }
+  __host__ __device__ constexpr int bw_c() const { return 2 * S * pitch(); }
+  __host__ __device__ constexpr int fin_a() const { return 3 * S * pitch(); }
+  __host__ __device__ constexpr int fin_c() const { return 4 * S * pitch(); }
+  __host__ __device__ constexpr int bw0() const { return 5 * S * pitch(); }
+  __host__ __device__ constexpr int red_inv() const { return bw0() + S; }
+  __host__ __device__ constexpr int red_a() const { return red_inv() + 2 * S; }
+  __host__ __device__ constexpr int red_c() const { return red_a() + 2 * S; }
+  __host__ __device__ constexpr int ring_z() const { return red_c() + 2 * S; }
   /// Total, rounded up to 16 bytes for the block copy.
-  __host__ __device__ int total(int elem_bytes) const {
+  __host__ __device__ constexpr int total(int elem_bytes) const {
     const int n = ring_z() + (ring ? S * pitch() : 0), per = 16 / elem_bytes;
     return (n + per - 1) / per * per;
   }
@@ -175,6 +175,66 @@ SegmentConsts<T, I> segment_consts(const std::vector<T>& tables, int S, unsigned
   c.bw0 = tables[L.bw0() + 1];
   c.mask = mask;
   return c;
+}
+
+/// The tables of a constant-coefficient plan with one copy of the interior
+/// segments' row tables: segment 0, one interior segment (all of 1 ..
+/// s_tail - 1 are bit for bit segment 1: interior_segment_mask), and the
+/// tail s_tail .. S - 1 (the segments holding row n - 1 or padding, at most
+/// two); the five row tables and bw0 laid out as a TableLayout of Sc = 4
+/// segments (a fixed count, so that every offset but the segment's is a
+/// compile-time constant), then the reduced system's three tables of 2 S rows
+/// each. For S = 32 segments of 32-33 rows, 45 KB (fp64) become ~6 KB, which
+/// is what lets the fused RHS + x kernel keep fp64 lines of ~1000 rows 5 to
+/// a block (kernels/fused_x_kernel.cu).
+struct CompactTables {
+  static constexpr int kSlots = 4;
+  int S = 0, I = 0, s_tail = 0;
+  __host__ __device__ constexpr int Sc() const { return kSlots; }
+  __host__ __device__ int slot(int s) const { return s == 0 ? 0 : s < s_tail ? 1 : 2 + s - s_tail; }
+  __host__ __device__ constexpr TableLayout rows() const { return TableLayout{Sc(), I}; }
+  __host__ __device__ constexpr int red_inv() const { return rows().bw0() + Sc(); }
+  __host__ __device__ constexpr int total(int elem_bytes) const {
+    const int n = red_inv() + 6 * S, per = 16 / elem_bytes;
+    return (n + per - 1) / per * per;
+  }
+};
+
+/// The compact tables of a flattened plan (plan_tables' layout, no ring), or
+/// an empty vector when the interior segments are not 1 .. s_tail - 1 of one
+/// table; `c` receives the layout.
+template <class T>
+std::vector<T> compact_tables(const std::vector<T>& tables, int I, int S, CompactTables& c) {
+  const TableLayout L{S, I};
+  c = CompactTables{S, I, 0};
+  if (S < 3 || tables.size() < static_cast<std::size_t>(L.total(sizeof(T)))) return {};
+  int tail = 1;
+  while (tail < S && same_tables_as_segment1(tables, L, tail)) ++tail;
+  if (tail < 2 || S - tail > CompactTables::kSlots - 2) return {};
+  c.s_tail = tail;
+  const TableLayout R = c.rows();
+  std::vector<T> t(static_cast<std::size_t>(c.total(sizeof(T))), T(0));
+  const int offs[5] = {L.fw_mul(), L.fw_ms(), L.bw_c(), L.fin_a(), L.fin_c()};
+  const int roffs[5] = {R.fw_mul(), R.fw_ms(), R.bw_c(), R.fin_a(), R.fin_c()};
+  for (int s = 0; s < S; ++s) {
+    const int q = c.slot(s);
+    if (s > 1 && q == 1) continue;
+    for (int k = 0; k < 5; ++k)
+      std::memcpy(&t[roffs[k] + q * R.pitch()], &tables[offs[k] + s * L.pitch()], sizeof(T) * I);
+    t[R.bw0() + q] = tables[L.bw0() + s];
+  }
+  std::memcpy(&t[c.red_inv()], &tables[L.red_inv()], sizeof(T) * 6 * S);
+  return t;
+}
+
+template <class T>
+__device__ __forceinline__ SegmentView<T> segment_view(const T* tab, const CompactTables& c, int s) {
+  const TableLayout R = c.rows();
+  const int q = c.slot(s);
+  const T* b = tab + q * R.pitch();
+  const T* red = tab + c.red_inv();
+  return SegmentView<T>{b + R.fw_mul(), b + R.fw_ms(), b + R.bw_c(), b + R.fin_a(), b + R.fin_c(),
+                        tab[R.bw0() + q],  red, red + 2 * c.S, red + 4 * c.S};
 }
 
 template <class T>

@@ -179,9 +179,11 @@ double stiff_tolerance(const HeatProblem& p, double base) {
 // run separately on the GPU. Awkward shapes: x lines of 257 (9-row segments),
 // 512 (a full tile), 100 and 65 (ragged), 513 (fp64: 8 lines a block only
 // with slab rows of n rounded to 16 bytes), 600 (fp64: 5 lines a block, not
-// a power of two), 1000 (32-row segments; fp64 not fused, see below), and 3
-// (several lines a tile: not fused, the stepper must say so); nj not a
-// multiple of the lines of a block (45, 19, 7, 23, 13) and smaller than it (5);
+// a power of two), 1000 and 1025 (32- and 33-row segments; fp64: the small
+// build, 5 lines a block with one copy of the interior segments' tables and a
+// ring of 3 slabs), and 3 (several lines
+// a tile: not fused, the stepper must say so); nj not a multiple of the
+// lines of a block (45, 19, 7, 23, 13, 9) and smaller than it (5);
 // nz of 3; every mix of Dirichlet and zero-flux faces on every axis (the y
 // and z mirrors are rows of the slabs, the x mirror a shared-memory read).
 // planes = 1 and 3 cut the z march into runs everywhere, so that each run's
@@ -192,7 +194,8 @@ double stiff_tolerance(const HeatProblem& p, double base) {
 template <class T>
 void fused_rhs_x_matches(double step_tol, double phase_tol) {
   const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3},
-                                          {65, 20, 33},  {513, 23, 9},  {600, 13, 7}, {3, 40, 20}};
+                                          {65, 20, 33},  {513, 23, 9},  {600, 13, 7}, {3, 40, 20},
+                                          {1025, 9, 5}};
   int fused_cases = 0;
   for (const auto& n : sizes)
     for (int faces = 0; faces < 3; ++faces)
@@ -214,22 +217,28 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         auto fused = make_stepper<T>(p, Backend::Cuda, fuse);
         auto split = make_stepper<T>(p, Backend::Cuda, apart);
         EXPECT_EQ(split->phases().front(), Phase::Rhs) << what;
-        // Fused where the x plan has single-line tiles of the warp kernel and
-        // a block of at least 4 lines' slabs fits in shared memory: not for
-        // fp64 lines of 1000 rows (4 x 6 rows of 8 KiB and the tables), which
-        // keep two passes.
+        // Fused where the x plan has single-line tiles of the warp kernel (a
+        // block of at least 4 lines' slabs fits in shared memory for each of
+        // these lengths).
         const LineKernelPlan plan = plan_line_kernel(n[0], Axis::X, true, sizeof(T), fuse);
-        const bool expect =
-            plan.family == LineKernelFamily::Warp && plan.S == 32 && !(sizeof(T) == 8 && n[0] == 1000);
+        const bool expect = plan.family == LineKernelFamily::Warp && plan.S == 32;
         const auto ph = fused->phases();
         ASSERT_FALSE(ph.empty());
         EXPECT_EQ(ph.front() == Phase::RhsSolveX, expect) << what;
         EXPECT_EQ(fused->device_name().find("rhs fused into x") != std::string::npos, expect) << fused->device_name();
         if (!expect) continue;
-        if (sizeof(T) == 8 && (n[0] == 513 || n[0] == 600))  // the most lines whose slabs, buffers and tables fit
-          EXPECT_NE(fused->device_name().find("rhs fused into x: " + std::string(n[0] == 513 ? "8" : "5") + " lines a block"),
+        if (sizeof(T) == 8 && (n[0] == 513 || n[0] == 600 || n[0] == 1000 || n[0] == 1025)) {
+          // the most lines whose slabs, buffers and tables fit
+          const char* lines = n[0] == 513 ? "8" : "5";
+          EXPECT_NE(fused->device_name().find("rhs fused into x: " + std::string(lines) + " lines a block"),
                     std::string::npos)
               << fused->device_name();
+          const bool small = n[0] >= 1000;
+          EXPECT_EQ(fused->device_name().find("one interior segment's tables") != std::string::npos, small)
+              << fused->device_name();
+          EXPECT_EQ(fused->device_name().find("a ring of 3 slabs") != std::string::npos, small)
+              << fused->device_name();
+        }
         ++fused_cases;
         EXPECT_LE(run_both<T>(p, 4, fuse), stiff_tolerance<T>(p, step_tol)) << what;
 
@@ -255,8 +264,7 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, sizeof(T) == 4 ? 63 : 54)
-      << "x lines of 257, 512, 100, 1000 (fp32), 65, 513 and 600 fused; 3 (several lines a tile) and 1000 (fp64) not";
+  EXPECT_EQ(fused_cases, 72) << "x lines of 257, 512, 100, 1000, 65, 513, 600 and 1025 fused; 3 (several lines a tile) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {

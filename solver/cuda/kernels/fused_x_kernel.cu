@@ -43,7 +43,26 @@ namespace adi::cuda::kernels {
 
 namespace {
 
-constexpr int kRing = 4;  // slabs: k - 1, k, k + 1 being read, k + 2 in flight
+// Slabs in the ring: k - 1, k, k + 1 being read, k + 2 in flight.
+//
+// The small build (Small = true; fp64 I = 32 and 33 only, fused_small_built)
+// serves x lines whose slabs and tables leave room for fewer than
+// kFusedMinWarps lines a block (fp64 lines of ~900-1056 rows: 1000, 1024^3,
+// 1025^3). It holds the compact tables (CompactTables: one copy of the
+// interior segments', 45 -> 6 KB) and a ring of 3: slab k + 2 goes into
+// k - 1's slot once every warp's row phase has read it (one more block
+// barrier a step), so it is in flight during the solve and the write-out
+// only. Both are compile-time choices: with the table layout or the ring
+// chosen at run time, the table offsets and slab indices became run-time
+// arithmetic, and the fused phase of the kernels that do not need either
+// measured 15-18 % slower (257^3 and 513^3 on an H100).
+constexpr int kRing = 4;
+constexpr int kShortRing = 3;
+constexpr int kAhead = 3;  // slab t + kAhead is issued at step t, into slot (t + kAhead) % ring
+template <class T, int I>
+constexpr bool fused_small_built() {
+  return sizeof(T) == 8 && (I == 32 || I == kOddLongI);
+}
 
 // 16 bytes global -> shared, bypassing L1 (each row is copied once per block;
 // its reuse is in shared memory).
@@ -84,16 +103,24 @@ __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom&
 
 // One run of planes k0 .. k1 - 1 of lines j0 .. jlast: the slab pipeline
 // above. Every thread of the block calls it (block barriers inside).
-template <class T, int I>
+template <class T, int I, bool Small>
+__device__ __forceinline__ SegmentView<T> fused_view(const T* tab, int s_tail, int lane) {
+  if constexpr (Small)
+    return segment_view(tab, CompactTables{32, I, s_tail}, lane);
+  else
+    return segment_view(tab, TableLayout{32, I}, lane);
+}
+
+template <class T, int I, bool Small>
 __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict__ w, const FusedGeom& g,
                                           const RhsCoefficients<T>& kc, const FusedItem& it, const T* tab,
                                           T* ring, T* slots, int W, int warp, int lane) {
   using Ex = WarpTranspose<T, I, MapKind::Giles>;
-  const TableLayout L{32, I};
+  constexpr int R = Small ? kShortRing : kRing;
   const int slab = (W + 2) * g.row;
   const int steps = static_cast<int>(it.k1 - it.k0);
 #pragma unroll
-  for (int s = 0; s < kRing - 1; ++s) {  // a stream has steps + 2 >= 3 slabs
+  for (int s = 0; s < kAhead; ++s) {  // a stream has steps + 2 >= 3 slabs
     issue_slab(u, ring + s * slab, g, kc, it, W, s, warp, W, lane);
     cp_async_commit();
   }
@@ -113,19 +140,21 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   // lane's row-phase writes are one base register plus immediates.
   T* const sb = slots + warp_slot<T, I>(lane);
   T* const col = slots + Ex::index(0, lane);
-  const SegmentView<T> v = segment_view(tab, L, lane);
+  const SegmentView<T> v = fused_view<T, I, Small>(tab, g.s_tail, lane);
 
   for (int t = 0; t < steps; ++t) {
     cp_async_wait<0>();
     __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
-    if (t + kRing - 1 <= steps + 1)
-      issue_slab(u, ring + ((t + kRing - 1) % kRing) * slab, g, kc, it, W, t + kRing - 1, warp, W, lane);
-    cp_async_commit();
-    if (!line) continue;
+    if constexpr (!Small) {
+      if (t + kAhead <= steps + 1)
+        issue_slab(u, ring + ((t + kAhead) % R) * slab, g, kc, it, W, t + kAhead, warp, W, lane);
+      cp_async_commit();
+      if (!line) continue;
+    }
     const index_t k = it.k0 + t;
-    const T* zm = ring + (t % kRing) * slab + rc * g.row;
-    const T* cur = ring + ((t + 1) % kRing) * slab;
-    const T* zp = ring + ((t + 2) % kRing) * slab + rc * g.row;
+    const T* zm = ring + (t % R) * slab + rc * g.row;
+    const T* cur = ring + ((t + 1) % R) * slab;
+    const T* zp = ring + ((t + 2) % R) * slab + rc * g.row;
     const T* c = cur + rc * g.row;
     const T* ym = cur + rym * g.row;
     const T* yp = cur + ryp * g.row;
@@ -143,6 +172,16 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
         r = douglas_rhs(c[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
       }
       sb[warp_row_slot<T, I>(q)] = r;
+    }
+    if constexpr (Small) {
+      // Slab t's slot is free once every warp's row phase has read it. (The
+      // warps past the grid's end ran the row phase on rows never copied:
+      // harmless, their results are not written, and it keeps this barrier
+      // in the code every warp runs.)
+      __syncthreads();
+      if (t + kAhead <= steps + 1) issue_slab(u, ring + (t % R) * slab, g, kc, it, W, t + kAhead, warp, W, lane);
+      cp_async_commit();
+      if (!line) continue;
     }
     __syncwarp();
     T x[I];
@@ -184,16 +223,23 @@ constexpr int fused_min_blocks() {
 // paying two extra slabs. With one wave of equal shares there is no tail of
 // half-empty SMs: at 193^3 fp32, chunks of 16 planes (325 blocks on 264
 // slots) measured 0.101 ms against 0.072 ms for 175 blocks of 32 planes.
-template <class T, int I>
+template <class T, int I, bool Small>
 __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
   extern __shared__ __align__(16) unsigned char fused_smem[];
-  const TableLayout L = p.layout();
+  constexpr int R = Small ? kShortRing : kRing;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
+  const int tab_elems = Small ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
   T* tab = reinterpret_cast<T*>(fused_smem);
-  T* ring = tab + L.total(sizeof(T));
-  T* slots = ring + kRing * (W + 2) * g.row + warp * warp_slots<T, I>();
-  stage_tables(p, tab);
+  T* ring = tab + tab_elems;
+  T* slots = ring + R * (W + 2) * g.row + warp * warp_slots<T, I>();
+  if constexpr (Small) {  // p.tables: the compact tables, 16 bytes a copy
+    const float4* src = reinterpret_cast<const float4*>(p.tables);
+    float4* dst = reinterpret_cast<float4*>(tab);
+    for (int q = threadIdx.x; q < tab_elems * static_cast<int>(sizeof(T)) / 16; q += blockDim.x) dst[q] = src[q];
+  } else {
+    stage_tables(p, tab);
+  }
   __syncthreads();  // segment_view reads bw0 at once, before a run's first barrier
   const index_t total = g.jblocks * g.nk;
   index_t at = static_cast<index_t>(blockIdx.x) * g.per_block;
@@ -205,7 +251,7 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     it.k1 = min(g.nk, it.k0 + (end - at));
     it.j0 = jb * W;
     it.jlast = min(it.j0 + W, g.nj) - 1;
-    fused_run<T, I>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
+    fused_run<T, I, Small>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
     at += it.k1 - it.k0;
   }
 }
@@ -215,19 +261,34 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
 template <class T, int I>
 FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
   FusedLaunch s;
-  const std::size_t tables = sizeof(T) * static_cast<std::size_t>(p.layout().total(sizeof(T)));
-  auto smem = [&](int W) {
-    return tables + sizeof(T) * (static_cast<std::size_t>(kRing) * (W + 2) * g0.row + static_cast<std::size_t>(W) * warp_slots<T, I>());
+  auto smem = [&](int W, bool small) {
+    const int tab = small ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
+    return sizeof(T) * (static_cast<std::size_t>(tab) + static_cast<std::size_t>(small ? kShortRing : kRing) * (W + 2) * g0.row +
+                        static_cast<std::size_t>(W) * warp_slots<T, I>());
+  };
+  auto most_warps = [&](bool small) {
+    int W = kFusedMaxWarps;
+    while (W > 1 && smem(W, small) > 227 * 1024) --W;
+    return W;
   };
   // The most warps (8 down to 1) whose block fits under 227 KB; a second
   // resident block is a bonus (fp32 lines of up to ~512 rows), not a goal.
   // Not only powers of two: fp64 lines of 600 rows fit 5, where halving
-  // gave 4.
-  int W = kFusedMaxWarps;
-  while (W > 1 && smem(W) > 227 * 1024) --W;
+  // gave 4. Where that is fewer than kFusedMinWarps, the small build (fp64
+  // lines of ~900-1056 rows: 5 or 6 lines a block).
+  int W = most_warps(false);
+  if constexpr (fused_small_built<T, I>())
+    if (W < kFusedMinWarps && g0.compact_elems > 0) {
+      W = most_warps(true);
+      s.ring = kShortRing;
+      s.compact = true;
+    }
   s.warps = W;
-  s.smem = smem(W);
-  s.per_sm = resident_blocks(fused_x_kernel<T, I>, 32 * W, s.smem);
+  s.smem = smem(W, s.compact);
+  auto kernel = fused_x_kernel<T, I, false>;
+  if constexpr (fused_small_built<T, I>())
+    if (s.compact) kernel = fused_x_kernel<T, I, true>;
+  s.per_sm = resident_blocks(kernel, 32 * W, s.smem);
   if (s.per_sm < 1) return s;
   const index_t jblocks = (g0.nj + W - 1) / W, total = jblocks * g0.nk;
   // Steps a block takes: an equal share for every resident block (one wave),
@@ -245,20 +306,29 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
 
 template <class T, int I>
 void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0, const RhsCoefficients<T>& kc,
-                    const FusedLaunch& s, cudaStream_t st) {
+                    const FusedLaunch& s, const T* compact_tables, cudaStream_t st) {
   ADI_REQUIRE(p.S == 32 && !p.ring, "fused RHS + x: single-line tiles of an open line only");
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
+  ADI_REQUIRE(!s.compact || (compact_tables && g0.compact_elems > 0 && fused_small_built<T, I>()),
+              "fused RHS + x: no compact tables");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
   g.per_block = s.K;
   g.jblocks = s.jblocks;
-  fused_x_kernel<T, I><<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, p, g, kc);
+  PlanView<T> q = p;
+  auto kernel = fused_x_kernel<T, I, false>;
+  if constexpr (fused_small_built<T, I>())
+    if (s.compact) {
+      q.tables = compact_tables;
+      kernel = fused_x_kernel<T, I, true>;
+    }
+  kernel<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
   ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");
 }
 
 #define ADI_FUSED_X(T, I)                                                                                      \
   template void launch_fused_x<T, I>(const T*, T*, const PlanView<T>&, const FusedGeom&, const RhsCoefficients<T>&, \
-                                     const FusedLaunch&, cudaStream_t);                                           \
+                                     const FusedLaunch&, const T*, cudaStream_t);                                 \
   template FusedLaunch fused_x_shape<T, I>(const FusedGeom&, const PlanView<T>&, int)
 ADI_FUSED_X(float, 2);
 ADI_FUSED_X(float, 4);
