@@ -184,7 +184,7 @@ SegmentConsts<T, I> segment_consts(const std::vector<T>& tables, int S, unsigned
 /// two); the five row tables and bw0 laid out as a TableLayout of Sc = 4
 /// segments (a fixed count, so that every offset but the segment's is a
 /// compile-time constant), then the reduced system's three tables of 2 S rows
-/// each. For S = 32 segments of 32-33 rows, 45 KB (fp64) become ~6 KB, which
+/// each. For S = 32 segments of 32-33 rows, 45 KB (fp64) become ~7 KB, which
 /// is what lets the fused RHS + x kernel keep fp64 lines of ~1000 rows 5 to
 /// a block (kernels/fused_x_kernel.cu).
 struct CompactTables {
