@@ -47,7 +47,7 @@ namespace {
 //
 // The small build (Small = true; fp64 I = 32 and 33 only, fused_small_built)
 // serves x lines whose slabs and tables leave room for fewer than
-// kFusedMinWarps lines a block (fp64 lines of ~900-1056 rows: 1000, 1024^3,
+// kFusedMinWarps lines a block (fp64 lines of 801-1056 rows: 1000, 1024^3,
 // 1025^3). It holds the compact tables (CompactTables: one copy of the
 // interior segments', 45 -> 7 KB) and a ring of 3: slab k + 2 goes into
 // k - 1's slot once every warp's row phase has read it (one more block
