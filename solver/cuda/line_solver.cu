@@ -264,7 +264,6 @@ kernels::FusedGeom LineSolver<T>::fused_geom(const T* u) const {
   g.row = static_cast<int>(reach);
   g.vec = L.stride[1] % V == 0 && L.stride[2] % V == 0 && reach <= L.stride[1] &&
           (reinterpret_cast<std::uintptr_t>(u) & 15u) == 0;
-  g.compact_elems = fused_compact_.S ? fused_compact_.total(sizeof(T)) : 0;
   g.s_tail = fused_compact_.s_tail;
   return g;
 }
@@ -299,8 +298,7 @@ std::string LineSolver<T>::describe_fused() const {
   std::ostringstream o;
   o << "rhs fused into x: " << s.warps << " lines a block, " << s.K << " planes each, " << s.blocks << " blocks, "
     << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared";
-  if (s.compact) o << ", one interior segment's tables";
-  if (s.ring != 4) o << ", a ring of " << s.ring << " slabs";
+  if (s.small) o << ", one interior segment's tables, a ring of 3 slabs";
   return o.str();
 }
 

@@ -96,13 +96,18 @@ struct PlanView {
 /// Block-cooperative copy of the tables into shared memory (16-byte steps);
 /// the caller synchronises before use.
 template <class T>
-__device__ __forceinline__ void stage_tables(const PlanView<T>& p, T* smem) {
-  const int n16 = p.layout().total(sizeof(T)) * static_cast<int>(sizeof(T)) / 16;
+__device__ __forceinline__ void stage_tables(const T* tables, int elems, T* smem) {
+  const int n16 = elems * static_cast<int>(sizeof(T)) / 16;
   const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const int nthreads = blockDim.x * blockDim.y * blockDim.z;
-  const float4* src = reinterpret_cast<const float4*>(p.tables);
+  const float4* src = reinterpret_cast<const float4*>(tables);
   float4* dst = reinterpret_cast<float4*>(smem);
   for (int q = tid; q < n16; q += nthreads) dst[q] = src[q];
+}
+/// The plan's tables (TableLayout::total elements).
+template <class T>
+__device__ __forceinline__ void stage_tables(const PlanView<T>& p, T* smem) {
+  stage_tables(p.tables, p.layout().total(sizeof(T)), smem);
 }
 
 /// This thread's segment's row tables (shared-memory pointers).

@@ -63,6 +63,11 @@ template <class T, int I>
 constexpr bool fused_small_built() {
   return sizeof(T) == 8 && (I == 32 || I == kOddLongI);
 }
+// Elements of the tables a block holds: the plan's, or the compact ones.
+template <class T, int I>
+__host__ __device__ int fused_table_elems(const PlanView<T>& p, bool small) {
+  return small ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
+}
 
 // 16 bytes global -> shared, bypassing L1 (each row is copied once per block;
 // its reuse is in shared memory).
@@ -229,17 +234,11 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
   extern __shared__ __align__(16) unsigned char fused_smem[];
   constexpr int R = Small ? kShortRing : kRing;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
-  const int tab_elems = Small ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
+  const int tab_elems = fused_table_elems<T, I>(p, Small);  // (p.tables: the compact ones in the small build)
   T* tab = reinterpret_cast<T*>(fused_smem);
   T* ring = tab + tab_elems;
   T* slots = ring + R * (W + 2) * g.row + warp * warp_slots<T, I>();
-  if constexpr (Small) {  // p.tables: the compact tables, 16 bytes a copy
-    const float4* src = reinterpret_cast<const float4*>(p.tables);
-    float4* dst = reinterpret_cast<float4*>(tab);
-    for (int q = threadIdx.x; q < tab_elems * static_cast<int>(sizeof(T)) / 16; q += blockDim.x) dst[q] = src[q];
-  } else {
-    stage_tables(p, tab);
-  }
+  stage_tables(p.tables, tab_elems, tab);
   __syncthreads();  // segment_view reads bw0 at once, before a run's first barrier
   const index_t total = g.jblocks * g.nk;
   index_t at = static_cast<index_t>(blockIdx.x) * g.per_block;
@@ -256,14 +255,22 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
   }
 }
 
+// The build a launch shape names.
+template <class T, int I>
+auto fused_kernel(bool small) {
+  if constexpr (fused_small_built<T, I>())
+    if (small) return fused_x_kernel<T, I, true>;
+  return fused_x_kernel<T, I, false>;
+}
+
 }  // namespace
 
 template <class T, int I>
 FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
   FusedLaunch s;
   auto smem = [&](int W, bool small) {
-    const int tab = small ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
-    return sizeof(T) * (static_cast<std::size_t>(tab) + static_cast<std::size_t>(small ? kShortRing : kRing) * (W + 2) * g0.row +
+    return sizeof(T) * (static_cast<std::size_t>(fused_table_elems<T, I>(p, small)) +
+                        static_cast<std::size_t>(small ? kShortRing : kRing) * (W + 2) * g0.row +
                         static_cast<std::size_t>(W) * warp_slots<T, I>());
   };
   auto most_warps = [&](bool small) {
@@ -275,20 +282,16 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
   // resident block is a bonus (fp32 lines of up to ~512 rows), not a goal.
   // Not only powers of two: fp64 lines of 600 rows fit 5, where halving
   // gave 4. Where that is fewer than kFusedMinWarps, the small build (fp64
-  // lines of ~900-1056 rows: 5 or 6 lines a block).
+  // lines of 801-1056 rows: 5 or 6 lines a block).
   int W = most_warps(false);
   if constexpr (fused_small_built<T, I>())
-    if (W < kFusedMinWarps && g0.compact_elems > 0) {
+    if (W < kFusedMinWarps && g0.s_tail > 0) {
       W = most_warps(true);
-      s.ring = kShortRing;
-      s.compact = true;
+      s.small = true;
     }
   s.warps = W;
-  s.smem = smem(W, s.compact);
-  auto kernel = fused_x_kernel<T, I, false>;
-  if constexpr (fused_small_built<T, I>())
-    if (s.compact) kernel = fused_x_kernel<T, I, true>;
-  s.per_sm = resident_blocks(kernel, 32 * W, s.smem);
+  s.smem = smem(W, s.small);
+  s.per_sm = resident_blocks(fused_kernel<T, I>(s.small), 32 * W, s.smem);
   if (s.per_sm < 1) return s;
   const index_t jblocks = (g0.nj + W - 1) / W, total = jblocks * g0.nk;
   // Steps a block takes: an equal share for every resident block (one wave),
@@ -309,20 +312,15 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
                     const FusedLaunch& s, const T* compact_tables, cudaStream_t st) {
   ADI_REQUIRE(p.S == 32 && !p.ring, "fused RHS + x: single-line tiles of an open line only");
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
-  ADI_REQUIRE(!s.compact || (compact_tables && g0.compact_elems > 0 && fused_small_built<T, I>()),
+  ADI_REQUIRE(!s.small || (compact_tables && g0.s_tail > 0 && fused_small_built<T, I>()),
               "fused RHS + x: no compact tables");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
   g.per_block = s.K;
   g.jblocks = s.jblocks;
   PlanView<T> q = p;
-  auto kernel = fused_x_kernel<T, I, false>;
-  if constexpr (fused_small_built<T, I>())
-    if (s.compact) {
-      q.tables = compact_tables;
-      kernel = fused_x_kernel<T, I, true>;
-    }
-  kernel<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
+  if (s.small) q.tables = compact_tables;
+  fused_kernel<T, I>(s.small)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
   ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");
 }
 

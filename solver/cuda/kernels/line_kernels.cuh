@@ -66,16 +66,15 @@ struct FusedGeom {
   int row;         // elements of a row in shared memory: n rounded up to 16 bytes
   bool vec;        // rows of u 16-byte aligned, readable up to n rounded up to 16 bytes (required)
   index_t per_block = 0, jblocks = 0;  // steps (a line group at a plane) a block takes; ceil(nj / W)
-  // Compact tables (CompactTables, segmented.cuh), when the solver has them:
-  // their elements (0: none) and first tail segment.
-  int compact_elems = 0, s_tail = 0;
+  // The first tail segment of the solver's compact tables (CompactTables,
+  // segmented.cuh; at least 2), 0 when it has none.
+  int s_tail = 0;
 };
 /// How fused_x_shape launches: warps (= lines) a block, its shared memory,
 /// blocks an SM, steps a block takes (K), line groups, blocks.
 struct FusedLaunch {
   int warps = 0;
-  int ring = 4;          // slabs in the ring
-  bool compact = false;  // the small build: the compact tables (one interior segment) and a ring of 3
+  bool small = false;  // the small build: the compact tables (one interior segment) and a ring of 3 slabs
   std::size_t smem = 0;
   int per_sm = 0;
   index_t K = 0, jblocks = 0, blocks = 0;
@@ -151,7 +150,7 @@ FusedLaunch fused_x_shape(const FusedGeom& g, const PlanView<T>& p, int planes);
 /// The Douglas RHS of u fused into the x solve: w = A_x^{-1} rhs(u)
 /// (fused_x_kernel.cu), launched as fused_x_shape said.
 /// `compact_tables`: the plan's CompactTables on the device (used when
-/// shape.compact).
+/// shape.small).
 template <class T, int I>
 void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g, const RhsCoefficients<T>& kc,
                     const FusedLaunch& shape, const T* compact_tables, cudaStream_t st);
