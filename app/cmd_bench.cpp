@@ -288,6 +288,7 @@ int cmd_bench(const BenchOptions& o) {
       const double word = prec == Precision::F32 ? 4.0 : 8.0;
       std::vector<PhaseRow> rows;
       std::string kernels;
+      double mem_bytes = 0;  // the stepper's field arrays (per rank)
       double comm[5] = {0, 0, 0, 0, 0};  // halo, reduced, both, step (ms per step), share: max over ranks
       dispatch_precision(prec, [&](auto tag) {
         using T = decltype(tag);
@@ -304,6 +305,7 @@ int cmd_bench(const BenchOptions& o) {
         box.size = p.n;
         if (dst) box = dst->part().box;
         kernels = st->device_name();
+        mem_bytes = static_cast<double>(st->bytes_allocated());
         const std::vector<T> u = analytic_box<T>(p, box);
         st->set_field(u.data());
         // Words per point: the convention counts 2 per phase of the
@@ -402,7 +404,10 @@ int cmd_bench(const BenchOptions& o) {
       else
         std::printf("  8-word floor at the measured copy bandwidth: %.4f ms; step / floor = %.2f\n", floor_ms,
                     step_ms / floor_ms);
-      js << "\n    ], \"floor_words\": " << floor_words << ", \"floor_ms\": " << floor_ms
+      // The padding's cost in memory: two packed grids are 2 words a point.
+      std::printf("  memory: %s%s, %.3f words a point (two packed grids: 2)\n", human_bytes(mem_bytes).c_str(),
+                  distributed ? " a rank" : "", mem_bytes / (word * points));
+      js << "\n    ], \"bytes_allocated\": " << mem_bytes << ", \"floor_words\": " << floor_words << ", \"floor_ms\": " << floor_ms
          << ", \"step_over_floor\": " << step_ms / floor_ms;
       if (distributed) {
         std::printf("  communication per step (slowest rank): halo %.4f ms, reduced systems %.4f ms, together "

@@ -58,10 +58,16 @@ void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
 }
 
 template <class T>
-CpuStepper<T>::CpuStepper(const HeatProblem& p) : p_(p), layout_(p.layout()) {
+CpuStepper<T>::CpuStepper(const HeatProblem& p, index_t row_pitch_align) : p_(p), layout_(p.layout()) {
   p_.validate();
+  ADI_REQUIRE(row_pitch_align >= 1, "CPU stepper: row alignment must be >= 1 element");
+  if (row_pitch_align > 1) {
+    const index_t a = row_pitch_align;
+    layout_ = Layout3::padded(p_.n[0], p_.n[1], p_.n[2], (p_.n[0] + a - 1) / a * a, p_.n[1]);
+  }
   for (int a = 0; a < 3; ++a) factor_[a] = ThomasFactor<T>::factor(douglas_line_matrix(p_, static_cast<Axis>(a)));
-  const auto n = static_cast<std::size_t>(layout_.span());
+  // Whole planes, the last row's padding included.
+  const auto n = static_cast<std::size_t>(layout_.n[2] * layout_.stride[2]);
   u_.assign(n, T(0));
   w_.assign(n, T(0));
 }
@@ -73,19 +79,44 @@ std::string CpuStepper<T>::device_name() const {
   return s.str();
 }
 
+// Host arrays are packed (x fastest); the stepper's rows may be padded.
+template <class T>
+void CpuStepper<T>::copy_in(T* dst, const T* packed) const {
+  const index_t nx = layout_.n[0], rows = layout_.n[1] * layout_.n[2];
+  if (layout_.stride[1] == nx) {
+    std::memcpy(dst, packed, sizeof(T) * static_cast<std::size_t>(nx * rows));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (index_t r = 0; r < rows; ++r)
+    std::memcpy(dst + r * layout_.stride[1], packed + r * nx, sizeof(T) * static_cast<std::size_t>(nx));
+}
+
+template <class T>
+void CpuStepper<T>::copy_out(T* packed, const T* src) const {
+  const index_t nx = layout_.n[0], rows = layout_.n[1] * layout_.n[2];
+  if (layout_.stride[1] == nx) {
+    std::memcpy(packed, src, sizeof(T) * static_cast<std::size_t>(nx * rows));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (index_t r = 0; r < rows; ++r)
+    std::memcpy(packed + r * nx, src + r * layout_.stride[1], sizeof(T) * static_cast<std::size_t>(nx));
+}
+
 template <class T>
 void CpuStepper<T>::set_field(const T* host) {
-  std::memcpy(u_.data(), host, sizeof(T) * u_.size());
+  copy_in(u_.data(), host);
 }
 
 template <class T>
 void CpuStepper<T>::get_field(T* host) {
-  std::memcpy(host, u_.data(), sizeof(T) * u_.size());
+  copy_out(host, u_.data());
 }
 
 template <class T>
 void CpuStepper<T>::get_work(T* host) {
-  std::memcpy(host, w_.data(), sizeof(T) * w_.size());
+  copy_out(host, w_.data());
 }
 
 template <class T>
@@ -142,16 +173,19 @@ std::vector<double> CpuStepper<T>::time_phase(Phase p, int warmup, int reps) {
 }
 
 template <class T>
-std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p) {
-  // Problems of the original kind keep their bit-for-bit path.
-  if (p.classic()) return std::make_unique<CpuStepper<T>>(p);
+std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p, const SolverOptions& o) {
+  // Problems of the original kind keep their bit-for-bit path. Their rows
+  // are packed unless SolverOptions::row_align asks for aligned rows.
+  if (p.classic())
+    return std::make_unique<CpuStepper<T>>(
+        p, o.row_align > 0 ? std::max<index_t>(1, o.row_align / static_cast<index_t>(sizeof(T))) : 1);
   return std::make_unique<GeneralCpuStepper<T>>(p);
 }
 
 template class CpuStepper<float>;
 template class CpuStepper<double>;
-template std::unique_ptr<Stepper<float>> make_cpu_stepper<float>(const HeatProblem&);
-template std::unique_ptr<Stepper<double>> make_cpu_stepper<double>(const HeatProblem&);
+template std::unique_ptr<Stepper<float>> make_cpu_stepper<float>(const HeatProblem&, const SolverOptions&);
+template std::unique_ptr<Stepper<double>> make_cpu_stepper<double>(const HeatProblem&, const SolverOptions&);
 template void douglas_rhs<float>(const float*, float*, const Layout3&, const HeatProblem&);
 template void douglas_rhs<double>(const double*, double*, const Layout3&, const HeatProblem&);
 template void douglas_rhs<float>(const float*, float*, const Layout3&, const RhsCoefficients<float>&);

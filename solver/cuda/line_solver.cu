@@ -229,7 +229,7 @@ bool with_fused_I(int I, F&& f) {
 template <class T>
 bool LineSolver<T>::fused_layout() const {
   // The fused kernel copies rows of u 16 bytes at a time (fused_geom's vec:
-  // the stepper pads rows to 32 elements).
+  // the stepper pads rows to 128 bytes, ADI_ROW_ALIGN to 16 at least).
   return kind_ == Kind::Warp && S_ == 32 && axis_ == Axis::X && !cyclic() && layout_.stride[0] == 1 &&
          fused_geom(nullptr).vec;
 }

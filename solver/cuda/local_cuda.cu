@@ -20,6 +20,7 @@
 #include "field_stats.cuh"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
+#include "stepper_support.cuh"
 
 #include <algorithm>
 #include <map>
@@ -80,7 +81,7 @@ class CudaLocal final : public LocalBackend<T> {
  public:
   CudaLocal(const LocalProblem& lp, int device, const SolverOptions& o)
       : lp_(lp), options_(o), device_((cuda::set_sync_checks(o.cuda_sync), set_device(device))),
-        st_(LocalStorage::make(lp.size(), lp.ghosts, 32)),
+        st_(LocalStorage::make(lp.size(), lp.ghosts, cuda::detail::row_align_elems<T>(o))),
         solver_{LineSolver<T>(lp.plans[0].local, Axis::X, st_.layout, o),
                 LineSolver<T>(lp.plans[1].local, Axis::Y, st_.layout, o),
                 LineSolver<T>(lp.plans[2].local, Axis::Z, st_.layout, o)} {
@@ -95,7 +96,9 @@ class CudaLocal final : public LocalBackend<T> {
       std::ostringstream s;
       s << "this rank's box needs " << 2 * n * sizeof(T) / (1 << 20) << " MiB of device memory (u and one work "
         << "array, ghost planes included) but " << name_ << " (device " << device_ << ") has "
-        << free_b / (1 << 20) << " MiB free";
+        << free_b / (1 << 20) << " MiB free" << cuda::detail::row_align_hint<T>(o, 2, free_b, [&](index_t a) {
+             return LocalStorage::make(lp.size(), lp.ghosts, a).elements;
+           });
       ADI_THROW(BackendUnavailable, s.str());
     }
     u_.resize(n);

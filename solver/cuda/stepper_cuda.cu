@@ -1,6 +1,6 @@
 // The CUDA backend of the Douglas step. Device memory: the field u and one
-// work array w (the RHS, then the increment D), both with rows padded to a
-// multiple of 32 elements so that every row starts on a 128-byte boundary.
+// work array w (the RHS, then the increment D), both with rows padded so
+// that every row starts on a 128-byte boundary (SolverOptions::row_align).
 // A step is three launches where the x lines take single-line tiles of the
 // warp kernel and a block of 8 of them fits (x lines of 33 to 1056 rows in
 // fp32, 512 in fp64: LineSolver::can_fuse_rhs): the RHS of u computed inside the
@@ -44,7 +44,7 @@ class CudaStepper final : public Stepper<T> {
  public:
   CudaStepper(const HeatProblem& p, const SolverOptions& o)
       : p_(p), options_(o), device_((set_sync_checks(o.cuda_sync), select_device(o.cuda_device))),
-        layout_(pitched_layout(p)), kc_(rhs_coefficients<T>(p)),
+        layout_(pitched_layout(p, o)), kc_(rhs_coefficients<T>(p)),
         solver_{LineSolver<T>(douglas_line_matrix(p, Axis::X), Axis::X, layout_, o),
                 LineSolver<T>(douglas_line_matrix(p, Axis::Y), Axis::Y, layout_, o),
                 LineSolver<T>(douglas_line_matrix(p, Axis::Z), Axis::Z, layout_, o)} {
@@ -61,7 +61,10 @@ class CudaStepper final : public Stepper<T> {
     if (2 * n * sizeof(T) > free_b) {
       std::ostringstream s;
       s << "the grid needs " << 2 * n * sizeof(T) / (1 << 20) << " MiB of device memory (u and one work array) but "
-        << name_ << " has " << free_b / (1 << 20) << " MiB free";
+        << name_ << " has " << free_b / (1 << 20) << " MiB free"
+        << detail::row_align_hint<T>(o, 2, free_b, [&](index_t a) {
+             return (p.n[0] + a - 1) / a * a * p.n[1] * p.n[2];
+           });
       ADI_THROW(BackendUnavailable, s.str());
     }
     u_.resize(n);
@@ -202,10 +205,9 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(e);
   }
 
-  static Layout3 pitched_layout(const HeatProblem& p) {
-    // Rows padded to 32 elements: 128-byte (fp32) or 256-byte (fp64) aligned rows.
-    const index_t pitch = (p.n[0] + 31) / 32 * 32;
-    return Layout3::padded(p.n[0], p.n[1], p.n[2], pitch, p.n[1]);
+  static Layout3 pitched_layout(const HeatProblem& p, const SolverOptions& o) {
+    const index_t a = detail::row_align_elems<T>(o);
+    return Layout3::padded(p.n[0], p.n[1], p.n[2], (p.n[0] + a - 1) / a * a, p.n[1]);
   }
 
   HeatProblem p_;

@@ -5,6 +5,9 @@
 
 #include "cuda_check.hpp"
 
+#include <adi/options.hpp>
+
+#include <algorithm>
 #include <string>
 
 namespace adi::cuda::detail {
@@ -19,6 +22,32 @@ inline int select_device(int requested) {
                                       " CUDA device(s) are visible");
   ADI_CUDA_CHECK(cudaSetDevice(dev));
   return dev;
+}
+
+// Elements a device row is padded to, so that every row starts on
+// SolverOptions::row_align bytes (ADI_ROW_ALIGN; 0: 128). Shared by the
+// classic and general steppers and their MPI ranks. 128 bytes, one cache
+// line: a y or z tile row of 16 fp64 / 32 fp32 lines is one line. Measured
+// on an H100 (#18, docs/PERFORMANCE.md): 32- and 64-byte rows cost 257^3
+// fp64 9-10 % of its step (y and z tiles straddle two lines), 256-byte rows
+// (the fp64 pitch before) gained 0-1.5 % for twice the padding.
+template <class T>
+index_t row_align_elems(const SolverOptions& o) {
+  const index_t bytes = o.row_align > 0 ? o.row_align : 128;
+  return std::max<index_t>(1, bytes / static_cast<index_t>(sizeof(T)));
+}
+
+// The end of a "does not fit" message: where rows padded to 16 bytes only
+// (ADI_ROW_ALIGN=16) would fit, say so. elems_at(a): the elements the
+// arrays take with rows padded to a elements.
+template <class T, class F>
+std::string row_align_hint(const SolverOptions& o, std::size_t arrays, std::size_t free_b, F elems_at) {
+  const index_t a = std::max<index_t>(1, 16 / static_cast<index_t>(sizeof(T)));
+  if (row_align_elems<T>(o) <= a) return "";
+  const std::size_t need = arrays * sizeof(T) * static_cast<std::size_t>(elems_at(a));
+  if (need > free_b) return "";
+  return "; rows padded to 16 bytes (ADI_ROW_ALIGN=16) would need " + std::to_string(need >> 20) +
+         " MiB, with slower y and z solves";
 }
 
 }  // namespace adi::cuda::detail

@@ -63,7 +63,7 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const 
       if (!p.classic()) return cuda::make_cuda_general_stepper<T>(p, options);
       return cuda::make_cuda_stepper<T>(p, options);
     case Backend::Cpu:
-    case Backend::Auto: return cpu::make_cpu_stepper<T>(p);
+    case Backend::Auto: return cpu::make_cpu_stepper<T>(p, options);
   }
   ADI_THROW(BackendUnavailable, "unknown backend");
 }

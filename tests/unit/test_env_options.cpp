@@ -53,6 +53,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
   const EnvOptions o = read({{"ADI_CUDA_DEVICE", "1"},   {"ADI_CUDA_SYNC", "1"},     {"ADI_X_SEG", "16"},
                              {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_LANES_PAIRS", "0"},   {"ADI_RHS_VEC", "2"},
                              {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
+                             {"ADI_ROW_ALIGN", "64"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
                              {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"},
@@ -70,6 +71,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_FALSE(o.solver.fuse_rhs);
   EXPECT_EQ(o.solver.fused_planes, 12);
   EXPECT_FALSE(o.solver.cuda_graph);
+  EXPECT_EQ(o.solver.row_align, 64);
   EXPECT_FALSE(o.solver.general_segmented);
   EXPECT_FALSE(o.solver.general_x_transpose);
   EXPECT_FALSE(o.solver.general_x_in_place);
@@ -98,6 +100,7 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   for (const char* v : {"-1", "65537", "8p"}) expect_rejected("ADI_FUSED_PLANES", v);
   for (const char* v : {"1", "3", "8", "four"}) expect_rejected("ADI_RHS_VEC", v);
   for (const char* v : {"0", "1", "16"}) expect_rejected("ADI_RHS_AHEAD", v);
+  for (const char* v : {"8", "48", "512", "-16", "32b"}) expect_rejected("ADI_ROW_ALIGN", v);
   for (const char* v : {"0", "-3", "x"}) expect_rejected("ADI_MPI_BATCHES", v);
   for (const char* v : {"0", "-5", "inf", "nan", "5s", " 5"}) expect_rejected("ADI_READ_TIMEOUT", v);
   for (const char* v : {"0", "-1", "seven"}) expect_rejected("ADI_FAULT_NAN_AT_STEP", v);

@@ -8,7 +8,7 @@
 // is the oracle's operation for operation.
 //
 // Storage: LocalStorage with one ghost layer along every split axis and rows
-// padded to 32 elements (every x row starts on 128 bytes); u, w, K per axis
+// padded so that every x row starts on 128 bytes (row_align); u, w, K per axis
 // (one array for an isotropic field), 1/c and q on the box and its ghosts;
 // along a split axis three scratch grids (the interior's coefficients alpha,
 // beta of the reduced unknowns, and the forward sweep's c'), which the
@@ -40,6 +40,7 @@
 #include "../cuda_check.hpp"
 #include "../device_buffer.hpp"
 #include "../field_stats.cuh"
+#include "../stepper_support.cuh"
 #include "dirichlet_nodes.hpp"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
@@ -375,9 +376,9 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
       split_[a] = d.split(a);
     }
     ADI_REQUIRE(!ghosts[0], "CUDA ranks: the x axis is never split");
-    // Rows padded to 32 elements: every x row (and every ghost plane) starts
-    // on 128 bytes, as in the classic rank.
-    st_ = LocalStorage::make(part_.box.size, ghosts, 32);
+    // Rows padded as in the classic rank (row_align_elems): every x row, and
+    // every ghost plane, starts aligned.
+    st_ = LocalStorage::make(part_.box.size, ghosts, cuda::detail::row_align_elems<T>(o));
 
     // Host side first (fields read and checked, Dirichlet data): a bad
     // input throws before any device memory is taken.

@@ -33,6 +33,13 @@ struct SolverOptions {
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
   bool cuda_graph = true;
+  /// ADI_ROW_ALIGN: bytes every row of the field starts on (16, 32, 64, 128
+  /// or 256; 0: the planner's choice, 128 on the GPU, packed rows on the
+  /// CPU). The row pitch is the row length rounded up to it, so the padding
+  /// costs memory: at 257^3 a grid grows 12.1 % (fp32) / 5.8 % (fp64) at 128
+  /// bytes, 2.7 % / 1.2 % at 32, and the y and z solves slow down below 128
+  /// (docs/PERFORMANCE.md, the row alignment).
+  int row_align = 0;
   /// ADI_GENERAL_SEGMENTED=0: the general path (materials, flux / Robin /
   /// periodic faces) solves one line per thread, bit for bit the CPU oracle,
   /// instead of the segmented kernel (agrees to round-off, several times faster)

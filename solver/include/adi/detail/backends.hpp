@@ -12,7 +12,7 @@
 
 namespace adi::cpu {
 template <class T>
-std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p);
+std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p, const SolverOptions& options = {});
 }  // namespace adi::cpu
 
 namespace adi::cuda {
