@@ -70,7 +70,7 @@ double cgroup_room(std::string& source) {
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
+MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOptions& solver) {
   MemoryEstimate m;
   m.backend = resolve_backend(c.backend);
   m.ranks = ranks;
@@ -136,7 +136,16 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks) {
         if (p.family == LineKernelFamily::Long) stepper_arrays += 1.1 * 2.0 * p.S / static_cast<double>(n);
       }
     }
-    m.device_bytes = stepper_arrays * stepper_field;
+    // Device rows are padded (SolverOptions::device_row_pitch: 128 bytes by
+    // default): x lines of 3 fp32 nodes take 32 elements a row.
+    const index_t nx = c.problem.n[0];
+    const double pitch = static_cast<double>(solver.device_row_pitch(nx, c.precision == Precision::F32 ? 4 : 8));
+    m.device_bytes = stepper_arrays * stepper_field * pitch / static_cast<double>(nx);
+    SolverOptions rows16 = solver;
+    rows16.row_align = 16;
+    m.device_bytes_rows16 = stepper_arrays * stepper_field *
+                            static_cast<double>(rows16.device_row_pitch(nx, c.precision == Precision::F32 ? 4 : 8)) /
+                            static_cast<double>(nx);
     const auto devs = cuda_devices();
     if (!devs.empty()) {
       m.device_total = static_cast<double>(devs[0].global_memory);
@@ -174,7 +183,11 @@ void check_memory(const MemoryEstimate& m) {
   if (m.device_total >= 0 && m.device_bytes > m.device_total)
     ADI_THROW(InsufficientMemory, "the run needs " + human_bytes(m.device_bytes) + " of device memory (" +
                                       human_bytes(m.field_bytes) + " per field), " + m.device_name + " has " +
-                                      human_bytes(m.device_total) + " in total; nothing was allocated");
+                                      human_bytes(m.device_total) + " in total; nothing was allocated" +
+                                      (m.device_bytes_rows16 < m.device_bytes && m.device_bytes_rows16 <= m.device_total
+                                           ? " (rows padded to 16 bytes, ADI_ROW_ALIGN=16, would need " +
+                                                 human_bytes(m.device_bytes_rows16) + ", with slower y and z solves)"
+                                           : ""));
 }
 
 std::string describe_memory(const MemoryEstimate& m) {

@@ -4,6 +4,7 @@
 
 #include <adi/error.hpp>
 #include <adi/io/config.hpp>
+#include <adi/options.hpp>
 #include <adi/stepper.hpp>
 
 #include <string>
@@ -21,6 +22,7 @@ struct MemoryEstimate {
   int material_fields = 0;          ///< K, c, q arrays the stepper holds (distinct fields of the material)
   double host_bytes = 0;            ///< host memory the run needs
   double device_bytes = 0;          ///< device memory (CUDA), 0 on the CPU
+  double device_bytes_rows16 = 0;   ///< the same with rows padded to 16 bytes only (ADI_ROW_ALIGN=16)
   double host_available = -1;       ///< MemAvailable, capped by the cgroup limit (-1: unknown)
   std::string host_limit_source;    ///< "/proc/meminfo" or the cgroup file that capped it
   double device_total = -1;         ///< total memory of CUDA device 0 (-1: unknown / none)
@@ -35,7 +37,7 @@ struct MemoryEstimate {
 /// With `ranks` > 1 this is rank 0's share, the largest: the whole field
 /// (gathered for outputs and checkpoints) plus its sub-box's two fields
 /// (1/ranks of the grid, with ghost planes), per host and per device.
-MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks = 1);
+MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks = 1, const SolverOptions& solver = {});
 
 /// Throws InsufficientMemory naming what is needed and what is there.
 void check_memory(const MemoryEstimate& m);

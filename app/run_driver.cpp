@@ -202,7 +202,7 @@ RunPlan plan_run(const RunOptions& o) {
                             __FILE__, __LINE__);
     }
   }
-  plan.memory = estimate_memory(c, plan.ranks);
+  plan.memory = estimate_memory(c, plan.ranks, o.env.solver);
   return plan;
 }
 

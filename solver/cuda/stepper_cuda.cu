@@ -206,8 +206,7 @@ class CudaStepper final : public Stepper<T> {
   }
 
   static Layout3 pitched_layout(const HeatProblem& p, const SolverOptions& o) {
-    const index_t a = detail::row_align_elems<T>(o);
-    return Layout3::padded(p.n[0], p.n[1], p.n[2], (p.n[0] + a - 1) / a * a, p.n[1]);
+    return Layout3::padded(p.n[0], p.n[1], p.n[2], o.device_row_pitch(p.n[0], sizeof(T)), p.n[1]);
   }
 
   HeatProblem p_;

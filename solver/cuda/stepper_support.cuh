@@ -24,17 +24,11 @@ inline int select_device(int requested) {
   return dev;
 }
 
-// Elements a device row is padded to, so that every row starts on
-// SolverOptions::row_align bytes (ADI_ROW_ALIGN; 0: 128). Shared by the
-// classic and general steppers and their MPI ranks. 128 bytes, one cache
-// line: a y or z tile row of 16 fp64 / 32 fp32 lines is one line. Measured
-// on an H100 (#18, docs/PERFORMANCE.md): 32- and 64-byte rows cost 257^3
-// fp64 9-10 % of its step (y and z tiles straddle two lines), 256-byte rows
-// (the fp64 pitch before) gained 0-1.5 % for twice the padding.
+// Elements a device row is padded to (SolverOptions::device_row_pitch: why
+// 128 bytes). Shared by the classic and general steppers and their MPI ranks.
 template <class T>
 index_t row_align_elems(const SolverOptions& o) {
-  const index_t bytes = o.row_align > 0 ? o.row_align : 128;
-  return std::max<index_t>(1, bytes / static_cast<index_t>(sizeof(T)));
+  return o.device_row_pitch(1, sizeof(T));  // one element rounded up: the alignment
 }
 
 // The end of a "does not fit" message: where rows padded to 16 bytes only

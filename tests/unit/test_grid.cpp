@@ -2,6 +2,10 @@
 
 #include "cpu/line_sweep.hpp"
 
+#include <adi/options.hpp>
+
+#include <array>
+
 #include <sys/mman.h>
 
 using namespace adi;
@@ -38,7 +42,7 @@ TEST(Layout3, SixtyFourBitOffsets) {
 TEST(Layout3, LineGeometryOf2048Cubed) {
   // What the CPU sweeps and the CUDA stepper compute from a 2048^3 layout
   // (2^33 points; a 32-bit product of extents would wrap to 0).
-  const Layout3 L = Layout3::padded(2047, 2048, 2048, 2048, 2048);  // rows padded to 32 as on the GPU
+  const Layout3 L = Layout3::padded(2047, 2048, 2048, 2048, 2048);  // fp32 rows padded to 128 bytes as on the GPU
   EXPECT_EQ(L.points(), index_t(2047) * 2048 * 2048);
   EXPECT_EQ(L.span(), (index_t(1) << 33) - 1);  // last element: 2046 + 2047*2048 + 2047*2048^2
   EXPECT_EQ(L.offset(2046, 2047, 2047), (index_t(1) << 33) - 2);
@@ -118,4 +122,23 @@ TEST(Layout3, CpuKernelsWithOffsetsBeyond2To32) {
   cpu::douglas_rhs(ref.data(), wref.data(), packed, p);
   cpu::douglas_rhs(d.p, w.p, sparse, p);
   expect_same(wref, w.p, "douglas_rhs");
+}
+
+// The device row pitch (SolverOptions::row_align, ADI_ROW_ALIGN): rows start
+// on 128 bytes by default in both precisions, or on the bytes asked for.
+TEST(DeviceRowPitch, RoundsRowsUpToTheAlignment) {
+  const SolverOptions d{};
+  EXPECT_EQ(d.device_row_pitch(257, 4), 288);  // 32 floats
+  EXPECT_EQ(d.device_row_pitch(257, 8), 272);  // 16 doubles
+  EXPECT_EQ(d.device_row_pitch(512, 4), 512);
+  EXPECT_EQ(d.device_row_pitch(3, 4), 32);
+  EXPECT_EQ(d.device_row_pitch(1, 8), 16);
+  SolverOptions o;
+  for (const auto& c : {std::array<index_t, 4>{16, 257, 260, 258}, std::array<index_t, 4>{32, 257, 264, 260},
+                        std::array<index_t, 4>{64, 257, 272, 264}, std::array<index_t, 4>{256, 257, 320, 288},
+                        std::array<index_t, 4>{16, 3, 4, 4}, std::array<index_t, 4>{16, 2048, 2048, 2048}}) {
+    o.row_align = static_cast<int>(c[0]);
+    EXPECT_EQ(o.device_row_pitch(c[1], 4), c[2]) << c[0] << " bytes, " << c[1] << " floats";
+    EXPECT_EQ(o.device_row_pitch(c[1], 8), c[3]) << c[0] << " bytes, " << c[1] << " doubles";
+  }
 }

@@ -376,7 +376,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
       split_[a] = d.split(a);
     }
     ADI_REQUIRE(!ghosts[0], "CUDA ranks: the x axis is never split");
-    // Rows padded as in the classic rank (row_align_elems): every x row, and
+    // Rows padded as in the classic rank (SolverOptions::device_row_pitch): every x row, and
     // every ghost plane, starts aligned.
     st_ = LocalStorage::make(part_.box.size, ghosts, cuda::detail::row_align_elems<T>(o));
 

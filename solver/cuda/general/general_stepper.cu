@@ -171,12 +171,11 @@ class CudaGeneralStepper final : public Stepper<T> {
                   (kind_[a] == SolveKind::Cyclic && o.classic_rings &&
                    LineSolver<T>::cyclic_fits(static_cast<Axis>(a), layout_, o)));
     if (classic_) {
-      // The classic stepper's layout: rows padded (row_align_elems) so
+      // The classic stepper's layout: rows padded (SolverOptions::device_row_pitch) so
       // that every row starts aligned (at 257^3 the packed rows cost the y
       // and z solves 10-15 % in fp64, H100). Host copies go through
       // cudaMemcpy2D (set_field, get_field, get_work).
-      const index_t a = detail::row_align_elems<T>(options_);
-      layout_ = Layout3::padded(p_.n[0], p_.n[1], p_.n[2], (p_.n[0] + a - 1) / a * a, p_.n[1]);
+      layout_ = Layout3::padded(p_.n[0], p_.n[1], p_.n[2], options_.device_row_pitch(p_.n[0], sizeof(T)), p_.n[1]);
       for (int a = 0; a < 3; ++a) P_.stride[a] = layout_.stride[a];
       for (int a = 0; a < 3; ++a) {
         const double h = p_.spacing(a);

@@ -4,6 +4,9 @@
 // (app/env_options.cpp) into this struct and passes it down; `adi3d info -v`
 // prints it. The defaults are what the planners choose by themselves.
 
+#include <adi/common.hpp>
+
+#include <cstddef>
 #include <string>
 
 namespace adi {
@@ -61,6 +64,11 @@ struct SolverOptions {
   // --- MPI ---
   bool mpi_overlap = true;   ///< ADI_MPI_OVERLAP=0: no halo/compute overlap, one exchange per axis
   int mpi_batches = 0;       ///< ADI_MPI_BATCHES: batches of lines per reduced-system exchange (0: auto)
+
+  /// Elements a device row of nx values of elem_bytes each takes: nx rounded
+  /// up so that every row starts on row_align bytes (0: 128). The CUDA
+  /// steppers and ranks pad their rows to it; the memory estimate counts it.
+  index_t device_row_pitch(index_t nx, std::size_t elem_bytes) const;
 
   /// One line per knob, "name = value (default|set)", for `adi3d info -v`.
   std::string describe() const;
