@@ -100,7 +100,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
                                               "steps a block of the fused RHS + x kernel takes, 0..65536 (0: an equal share)"));
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.row_align = e.one_of("ADI_ROW_ALIGN", s.row_align, {0, 16, 32, 64, 128, 256},
-                         "0, 16, 32, 64, 128 or 256 (bytes each device row starts on; 0: the planner's choice)");
+                         "0, 16, 32, 64, 128 or 256 (bytes each row of the field starts on; 0: the planner's choice)");
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);
   s.general_x_in_place = e.flag("ADI_GENERAL_X_IN_PLACE", s.general_x_in_place);
   s.general_x_transpose = e.flag("ADI_GENERAL_X_TRANSPOSE", s.general_x_transpose);

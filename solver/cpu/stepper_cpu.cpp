@@ -177,8 +177,7 @@ std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p, const SolverO
   // Problems of the original kind keep their bit-for-bit path. Their rows
   // are packed unless SolverOptions::row_align asks for aligned rows.
   if (p.classic())
-    return std::make_unique<CpuStepper<T>>(
-        p, o.row_align > 0 ? std::max<index_t>(1, o.row_align / static_cast<index_t>(sizeof(T))) : 1);
+    return std::make_unique<CpuStepper<T>>(p, o.row_align > 0 ? o.device_row_pitch(1, sizeof(T)) : 1);
   return std::make_unique<GeneralCpuStepper<T>>(p);
 }
 

@@ -67,7 +67,9 @@ struct SolverOptions {
 
   /// Elements a device row of nx values of elem_bytes each takes: nx rounded
   /// up so that every row starts on row_align bytes (0: 128). The CUDA
-  /// steppers and ranks pad their rows to it; the memory estimate counts it.
+  /// steppers and ranks pad their rows to it; the memory estimate counts it;
+  /// the CPU stepper too where row_align is set (device_row_pitch(1, ..) is
+  /// then its alignment in elements).
   index_t device_row_pitch(index_t nx, std::size_t elem_bytes) const;
 
   /// One line per knob, "name = value (default|set)", for `adi3d info -v`.
