@@ -157,7 +157,13 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
     // arrays) when its lines differ (a K or 1/c field); with constant
     // coefficients they are one line's worth (solver/cpu/general_local.cpp).
     if (ranks > 1 && !c.problem.classic() && mat.lines_vary()) stepper_arrays += 2.0;
-    m.host_bytes = m.field_bytes + stepper_arrays * stepper_field + slack;
+    // The classic CPU stepper pads its rows only where ADI_ROW_ALIGN asks.
+    const index_t nx = c.problem.n[0];
+    const double pad = solver.row_align > 0 && c.problem.classic() && ranks == 1
+                           ? static_cast<double>(solver.device_row_pitch(nx, c.precision == Precision::F32 ? 4 : 8)) /
+                                 static_cast<double>(nx)
+                           : 1.0;
+    m.host_bytes = m.field_bytes + stepper_arrays * stepper_field * pad + slack;
     // A collective output file: each rank writes its part of every material
     // field once, from one part-sized float64 buffer (io/src/hdf5_output.cpp).
     if (ranks > 1 && m.material_fields > 0)
