@@ -38,7 +38,7 @@ struct SolverOptions {
   bool cuda_graph = true;
   /// ADI_ROW_ALIGN: bytes every row of the field starts on (16, 32, 64, 128
   /// or 256; 0: the planner's choice, 128 on the GPU, packed rows on the
-  /// CPU). The row pitch is the row length rounded up to it, so the padding
+  /// CPU, whose MPI ranks and general path stay packed whatever is set). The row pitch is the row length rounded up to it, so the padding
   /// costs memory: at 257^3 a grid grows 12.1 % (fp32) / 5.8 % (fp64) at 128
   /// bytes, 2.7 % / 1.2 % at 32, and the y and z solves slow down below 128
   /// (docs/PERFORMANCE.md, the row alignment).
