@@ -91,6 +91,12 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
     if (f && std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
   m.material_fields = static_cast<int>(distinct.size());
   double stepper_arrays = 2.0 + m.material_fields;
+  // Padded rows (SolverOptions::device_row_pitch): a grid's size over the packed one.
+  const std::size_t elem_bytes = c.precision == Precision::F32 ? 4 : 8;
+  const auto row_padding = [&](const SolverOptions& so) {
+    return static_cast<double>(so.device_row_pitch(c.problem.n[0], elem_bytes)) /
+           static_cast<double>(c.problem.n[0]);
+  };
   if (m.backend == Backend::Cuda) {
     m.host_bytes = m.field_bytes + slack;
     if (!c.problem.classic() && ranks == 1) {
@@ -136,16 +142,12 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
         if (p.family == LineKernelFamily::Long) stepper_arrays += 1.1 * 2.0 * p.S / static_cast<double>(n);
       }
     }
-    // Device rows are padded (SolverOptions::device_row_pitch: 128 bytes by
-    // default): x lines of 3 fp32 nodes take 32 elements a row.
-    const index_t nx = c.problem.n[0];
-    const double pitch = static_cast<double>(solver.device_row_pitch(nx, c.precision == Precision::F32 ? 4 : 8));
-    m.device_bytes = stepper_arrays * stepper_field * pitch / static_cast<double>(nx);
+    // Device rows are padded (128 bytes by default): x lines of 3 fp32
+    // nodes take 32 elements a row.
+    m.device_bytes = stepper_arrays * stepper_field * row_padding(solver);
     SolverOptions rows16 = solver;
     rows16.row_align = 16;
-    m.device_bytes_rows16 = stepper_arrays * stepper_field *
-                            static_cast<double>(rows16.device_row_pitch(nx, c.precision == Precision::F32 ? 4 : 8)) /
-                            static_cast<double>(nx);
+    m.device_bytes_rows16 = stepper_arrays * stepper_field * row_padding(rows16);
     const auto devs = cuda_devices();
     if (!devs.empty()) {
       m.device_total = static_cast<double>(devs[0].global_memory);
@@ -158,11 +160,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
     // coefficients they are one line's worth (solver/cpu/general_local.cpp).
     if (ranks > 1 && !c.problem.classic() && mat.lines_vary()) stepper_arrays += 2.0;
     // The classic CPU stepper pads its rows only where ADI_ROW_ALIGN asks.
-    const index_t nx = c.problem.n[0];
-    const double pad = solver.row_align > 0 && c.problem.classic() && ranks == 1
-                           ? static_cast<double>(solver.device_row_pitch(nx, c.precision == Precision::F32 ? 4 : 8)) /
-                                 static_cast<double>(nx)
-                           : 1.0;
+    const double pad = solver.row_align > 0 && c.problem.classic() && ranks == 1 ? row_padding(solver) : 1.0;
     m.host_bytes = m.field_bytes + stepper_arrays * stepper_field * pad + slack;
     // A collective output file: each rank writes its part of every material
     // field once, from one part-sized float64 buffer (io/src/hdf5_output.cpp).

@@ -80,43 +80,36 @@ std::string CpuStepper<T>::device_name() const {
 }
 
 // Host arrays are packed (x fastest); the stepper's rows may be padded.
+// in: packed -> field, else field -> packed (as the CPU ranks' copy_box).
 template <class T>
-void CpuStepper<T>::copy_in(T* dst, const T* packed) const {
-  const index_t nx = layout_.n[0], rows = layout_.n[1] * layout_.n[2];
-  if (layout_.stride[1] == nx) {
-    std::memcpy(dst, packed, sizeof(T) * static_cast<std::size_t>(nx * rows));
+void CpuStepper<T>::copy_rows(T* packed, T* field, bool in) const {
+  const index_t nx = layout_.n[0], rows = layout_.n[1] * layout_.n[2], pitch = layout_.stride[1];
+  const std::size_t row_bytes = sizeof(T) * static_cast<std::size_t>(nx);
+  if (pitch == nx) {
+    if (in) std::memcpy(field, packed, row_bytes * static_cast<std::size_t>(rows));
+    else std::memcpy(packed, field, row_bytes * static_cast<std::size_t>(rows));
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (index_t r = 0; r < rows; ++r)
-    std::memcpy(dst + r * layout_.stride[1], packed + r * nx, sizeof(T) * static_cast<std::size_t>(nx));
-}
-
-template <class T>
-void CpuStepper<T>::copy_out(T* packed, const T* src) const {
-  const index_t nx = layout_.n[0], rows = layout_.n[1] * layout_.n[2];
-  if (layout_.stride[1] == nx) {
-    std::memcpy(packed, src, sizeof(T) * static_cast<std::size_t>(nx * rows));
-    return;
+  for (index_t r = 0; r < rows; ++r) {
+    if (in) std::memcpy(field + r * pitch, packed + r * nx, row_bytes);
+    else std::memcpy(packed + r * nx, field + r * pitch, row_bytes);
   }
-#pragma omp parallel for schedule(static)
-  for (index_t r = 0; r < rows; ++r)
-    std::memcpy(packed + r * nx, src + r * layout_.stride[1], sizeof(T) * static_cast<std::size_t>(nx));
 }
 
 template <class T>
 void CpuStepper<T>::set_field(const T* host) {
-  copy_in(u_.data(), host);
+  copy_rows(const_cast<T*>(host), u_.data(), true);  // in: host is only read
 }
 
 template <class T>
 void CpuStepper<T>::get_field(T* host) {
-  copy_out(host, u_.data());
+  copy_rows(host, u_.data(), false);
 }
 
 template <class T>
 void CpuStepper<T>::get_work(T* host) {
-  copy_out(host, w_.data());
+  copy_rows(host, w_.data(), false);
 }
 
 template <class T>

@@ -49,8 +49,7 @@ class CpuStepper final : public Stepper<T> {
   Layout3 layout_;
   ThomasFactor<T> factor_[3];
   std::vector<T, CacheLineAllocator<T>> u_, w_;  // the field and the increment D (also the RHS); padding stays 0
-  void copy_in(T* dst, const T* packed) const;
-  void copy_out(T* packed, const T* src) const;
+  void copy_rows(T* packed, T* field, bool in) const;
 };
 
 }  // namespace adi::cpu

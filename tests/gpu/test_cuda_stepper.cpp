@@ -85,7 +85,9 @@ void row_alignments_are_equivalent_to_ref(double tol) {
       EXPECT_EQ(gpu->field_view().layout.stride[1], (n[0] + a - 1) / a * a) << what;
       EXPECT_EQ(gpu->bytes_allocated(), 2 * sizeof(T) * static_cast<std::size_t>((n[0] + a - 1) / a * a * n[1] * n[2]))
           << what;
-      if (n[0] >= 97) EXPECT_NE(gpu->device_name().find("rhs fused into x"), std::string::npos) << what;
+      if (n[0] >= 97) {
+        EXPECT_NE(gpu->device_name().find("rhs fused into x"), std::string::npos) << what;
+      }
       EXPECT_LE(run_both<T>(p, 6, o), tol) << what;
     }
 }
