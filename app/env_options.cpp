@@ -99,6 +99,8 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.fused_planes = static_cast<int>(e.integer("ADI_FUSED_PLANES", s.fused_planes, 0, 65536,
                                               "steps a block of the fused RHS + x kernel takes, 0..65536 (0: an equal share)"));
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
+  s.skip_fixed = e.flag("ADI_SKIP_FIXED", s.skip_fixed);
+  s.short_lines = e.flag("ADI_SHORT_LINES", s.short_lines);
   s.row_align = e.one_of("ADI_ROW_ALIGN", s.row_align, {0, 16, 32, 64, 128, 256},
                          "0, 16, 32, 64, 128 or 256 (bytes each row of the field starts on; 0: the planner's choice)");
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);

@@ -15,6 +15,15 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
   LineKernelPlan plan;
   const int max_I = lanes_max_I(element_size);
   int I = 0, maxS = 0;
+  // Short lines across the unit stride (y / z lines, strided x lines): a
+  // thread a line (kShortMaxRows). x lines of unit stride keep the warp
+  // kernel, whose row loads are the coalesced ones there.
+  if (options.short_lines && options.yz_seg == 0 && !(axis == Axis::X && unit_stride) && n <= kShortMaxRows) {
+    plan.family = LineKernelFamily::Short;
+    plan.I = static_cast<int>(n);
+    plan.S = 1;
+    return plan;
+  }
   if (axis == Axis::X && unit_stride && n <= 32 * kWarpMaxI) {
     plan.family = LineKernelFamily::Warp;
     maxS = 32;
@@ -116,6 +125,7 @@ const char* family_name(LineKernelFamily f) {
     case LineKernelFamily::Lanes: return "lanes";
     case LineKernelFamily::Long: return "long-line";
     case LineKernelFamily::Generic: return "generic";
+    case LineKernelFamily::Short: return "short";
   }
   return "?";
 }
@@ -123,7 +133,8 @@ const char* family_name(LineKernelFamily f) {
 double solve_words(const LineKernelPlan& p) {
   switch (p.family) {
     case LineKernelFamily::Warp:
-    case LineKernelFamily::Lanes: return 2.0;
+    case LineKernelFamily::Lanes:
+    case LineKernelFamily::Short: return 2.0;
     case LineKernelFamily::Long: return 3.0 + 8.0 / kLongI;
     case LineKernelFamily::Generic: return 4.0;
   }
@@ -135,6 +146,8 @@ std::string describe(const LineKernelPlan& p) {
   s << family_name(p.family) << " kernel";
   if (p.family == LineKernelFamily::Generic)
     s << " (thread-per-line Thomas)";
+  else if (p.family == LineKernelFamily::Short)
+    s << " (a line a thread in registers), n = " << p.I;
   else
     s << ", I = " << p.I << ", S = " << p.S;
   if (p.family == LineKernelFamily::Lanes && p.G != 32) s << ", " << p.G << " lines a tile";

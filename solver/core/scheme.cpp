@@ -34,6 +34,32 @@ LineMatrix douglas_line_matrix(const HeatProblem& p, Axis axis) {
   return m;
 }
 
+UnknownBox unknown_box(const HeatProblem& p) {
+  UnknownBox b;
+  b.n = p.n;
+  for (int a = 1; a < 3; ++a) {
+    if (p.flat(a) || p.periodic(a)) continue;
+    const bool lo = p.lo[a] == Boundary::Dirichlet, hi = p.hi[a] == Boundary::Dirichlet;
+    // n >= 3 on a non-flat axis (HeatProblem::validate): one unknown at least
+    if (lo) b.lo[a] = 1, b.n[a] -= 1, b.lo_ghost[a] = true;
+    if (hi) b.n[a] -= 1, b.hi_ghost[a] = true;
+  }
+  return b;
+}
+
+LineMatrix sub_line_matrix(const LineMatrix& m, index_t lo, index_t n) {
+  ADI_REQUIRE(lo >= 0 && n >= 1 && lo + n <= m.size(), "sub_line_matrix: rows outside the line");
+  LineMatrix s(n);
+  for (index_t i = 0; i < n; ++i) {
+    s.a[i] = m.a[lo + i];
+    s.b[i] = m.b[lo + i];
+    s.c[i] = m.c[lo + i];
+  }
+  s.a[0] = 0.0;
+  s.c[n - 1] = 0.0;
+  return s;
+}
+
 template <class T>
 RhsCoefficients<T> rhs_coefficients(const HeatProblem& p) {
   RhsCoefficients<T> k{};

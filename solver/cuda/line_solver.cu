@@ -25,7 +25,9 @@ template <class T>
 bool LineSolver<T>::cyclic_fits(Axis axis, const Layout3& L, const SolverOptions& options) {
   const int a = axis_index(axis);
   if (L.n[a] < 3 || L.n[a] >= (index_t(1) << 31)) return false;
-  const Kind k = plan_line_kernel(L.n[a], axis, L.stride[a] == 1, sizeof(T), options).family;
+  SolverOptions o = options;
+  o.short_lines = false;  // a ring takes the segmented kernels' correction (the constructor re-plans)
+  const Kind k = plan_line_kernel(L.n[a], axis, L.stride[a] == 1, sizeof(T), o).family;
   return k != Kind::Generic && k != Kind::Long;
 }
 
@@ -39,7 +41,9 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
   ADI_REQUIRE(m.size() == n, "line matrix length differs from the line length");
   ADI_REQUIRE(n < (index_t(1) << 31), "lines longer than 2^31 rows are not supported");
 
-  const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T), options);
+  SolverOptions plan_options = options;
+  if (cyclic) plan_options.short_lines = false;  // the short kernel solves open lines only
+  const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T), plan_options);
   kind_ = plan.family;
   I_ = plan.I;
   S_ = plan.S;
@@ -72,7 +76,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
                                                  Layout3::packed(lines, 2 * static_cast<index_t>(S_), 1), options);
     return;
   }
-  if (kind_ != Kind::Generic) {
+  if (kind_ != Kind::Generic && kind_ != Kind::Short) {
     // A ring: the plan of A' (corners folded into the diagonal), whose
     // interior segments equal an open line's (the constant-bank tables
     // still apply), plus z and the two scalars of the correction.
@@ -109,8 +113,17 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     }
     return;
   }
-  // Generic: the plain Thomas factorisation.
+  // Generic and Short: the plain Thomas factorisation.
   const ThomasFactor<T> f = ThomasFactor<T>::factor(m);
+  if (kind_ == Kind::Short) {
+    for (index_t i = 0; i < n; ++i) {
+      short_.a[i] = f.lower()[i];
+      short_.cp[i] = f.upper_over_pivot()[i];
+      short_.inv[i] = f.inv_pivot()[i];
+    }
+    view_.n = static_cast<int>(n);
+    return;
+  }
   const std::vector<T> fa(f.lower(), f.lower() + n), fcp(f.upper_over_pivot(), f.upper_over_pivot() + n),
       finv(f.inv_pivot(), f.inv_pivot() + n);
   std::vector<T> host;
@@ -187,6 +200,10 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     kernels::launch_long(d, acc, red_.get(), view_, g, false, host_tables_, long_uniform_, st);
     reduced_->solve(red_.get(), nullptr, st);
     kernels::launch_long(d, acc, red_.get(), view_, g, true, host_tables_, long_uniform_, st);
+    return;
+  }
+  if (kind_ == Kind::Short) {
+    kernels::launch_short(d, acc, short_, static_cast<int>(n), g, st);
     return;
   }
   kernels::launch_generic(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g, st);
@@ -279,8 +296,10 @@ kernels::FusedLaunch LineSolver<T>::fused_shape() const {
 template <class T>
 void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t st) const {
   ADI_REQUIRE(fused_layout(), "the RHS can be fused only into a single-line-tile x solve");
-  for (int a = 0; a < 3; ++a)
-    ADI_REQUIRE(!kc.lo_ghost[a] && !kc.hi_ghost[a], "the fused RHS + x kernel has no ghost planes");
+  // y and z ghost rows / planes (the stepper's box between Dirichlet faces)
+  // are read like any neighbour (lower_neighbour gives index -1 / n); an x
+  // ghost would need the row's ends from elsewhere.
+  ADI_REQUIRE(!kc.lo_ghost[0] && !kc.hi_ghost[0], "the fused RHS + x kernel has no x ghost faces");
   ADI_REQUIRE(!kc.xfaces, "the fused RHS + x kernel has no x face terms");
   const kernels::FusedLaunch shape = fused_shape();
   ADI_REQUIRE(shape.warps >= kernels::kFusedMinWarps, "the fused RHS + x kernel needs a block of " +
@@ -319,6 +338,7 @@ std::string LineSolver<T>::describe() const {
         << (reduced_ ? reduced_->describe() : std::string("none")) << ")";
       break;
     case Kind::Generic: s << "generic thread-per-line Thomas"; break;
+    case Kind::Short: s << "short kernel (a line a thread in registers), n = " << view_.n; break;
   }
   if (cyclic()) s << ", periodic (Sherman-Morrison correction)";
   return s.str();

@@ -18,6 +18,8 @@
 //             warps (lane = line; x rows through the same transposition),
 //             the reduced systems written to a scratch and solved as lines
 //             of their own by a nested LineSolver, then a finishing pass.
+//   Short   — y/z lines of at most 8 rows: a thread a line, its rows loaded
+//             at once and solved in registers (one pass).
 //   Generic — thread-per-line Thomas through global memory (two passes):
 //             overrides that fit no other family, and ADI_LONG_LINES=0.
 
@@ -103,6 +105,7 @@ class LineSolver {
   const T* gen_a_ = nullptr;  // generic Thomas tables (inside tables_)
   const T* gen_cp_ = nullptr;
   const T* gen_inv_ = nullptr;
+  kernels::ShortTables<T> short_{};  // Short: the Thomas factor by value
   // Long: the reduced rows ([2S][lines]), the solver of their 2S-row lines,
   // and whether segments 1 .. S-2 share segment 1's tables.
   DeviceBuffer<T> red_;

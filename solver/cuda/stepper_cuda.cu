@@ -19,6 +19,16 @@
 // H100, 129^3 -6.6 % (fp32) / -4.2 % (fp64) a step, 257^3 about -1 %, larger
 // grids within noise (docs/perf_notes.md). The graph holds the same kernels
 // with the same arguments: the result is bit for bit the same.
+//
+// Only the unknowns move (SolverOptions::skip_fixed, ADI_SKIP_FIXED=0 to
+// move every node): a Dirichlet y or z face's nodes keep their values, so
+// every phase runs on the box between such faces (adi::unknown_box: a
+// pointer one row / plane in, the same pitches, so rows stay aligned) and
+// the RHS reads the face rows as ghost rows. The y and z lines are the
+// interior rows of the line matrix (adi::sub_line_matrix), the x lines stay
+// whole. w is 0 on the faces from the start and never written there. For
+// 8192 x 8192 x 3 that is one plane of three; for the 2^k + 1 sizes users
+// pick, y and z lines of 2^k - 1 rows.
 
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
@@ -44,14 +54,16 @@ class CudaStepper final : public Stepper<T> {
  public:
   CudaStepper(const HeatProblem& p, const SolverOptions& o)
       : p_(p), options_(o), device_((set_sync_checks(o.cuda_sync), select_device(o.cuda_device))),
-        layout_(pitched_layout(p, o)), kc_(rhs_coefficients<T>(p)),
-        solver_{LineSolver<T>(douglas_line_matrix(p, Axis::X), Axis::X, layout_, o),
-                LineSolver<T>(douglas_line_matrix(p, Axis::Y), Axis::Y, layout_, o),
-                LineSolver<T>(douglas_line_matrix(p, Axis::Z), Axis::Z, layout_, o)} {
+        layout_(pitched_layout(p, o)), box_(moved_box(p, o)), sub_(sub_layout(layout_, box_)),
+        off_(box_.lo[1] * layout_.stride[1] + box_.lo[2] * layout_.stride[2]),
+        kc_(rhs_coefficients<T>(p, box_.lo_ghost, box_.hi_ghost)),
+        solver_{LineSolver<T>(box_matrix(p, box_, Axis::X), Axis::X, sub_, o),
+                LineSolver<T>(box_matrix(p, box_, Axis::Y), Axis::Y, sub_, o),
+                LineSolver<T>(box_matrix(p, box_, Axis::Z), Axis::Z, sub_, o)} {
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
-    if (const std::string why = rhs_unlaunchable(layout_); !why.empty())
+    if (const std::string why = rhs_unlaunchable(sub_); !why.empty())
       ADI_THROW(BackendUnavailable, "the CUDA backend cannot run this grid: " + why + "; use --backend cpu");
     // Whole planes, the last row's padding included: the fused RHS + x
     // kernel copies rows 16 bytes at a time, up to n rounded up to 16 bytes.
@@ -97,7 +109,7 @@ class CudaStepper final : public Stepper<T> {
     std::ostringstream s;
     s << name_ << " (device " << device_ << "; " << solver_[0].describe() << "; " << solver_[1].describe() << "; "
       << solver_[2].describe() << (fuse_rhs_ ? "; " + solver_[0].describe_fused() : std::string())
-      << (use_graph_ ? "; a step is one CUDA graph" : "") << ")";
+      << (use_graph_ ? "; a step is one CUDA graph" : "") << describe_box() << ")";
     return s.str();
   }
 
@@ -122,13 +134,13 @@ class CudaStepper final : public Stepper<T> {
 
   void run_phase(Phase ph) override {
     switch (ph) {
-      case Phase::Rhs: launch_rhs(u_.get(), w_.get(), layout_, kc_, stream_, options_); break;
-      case Phase::SolveX: solver_[0].solve(w_.get(), nullptr, stream_); break;
-      case Phase::SolveY: solver_[1].solve(w_.get(), nullptr, stream_); break;
-      case Phase::SolveZ: solver_[2].solve(w_.get(), u_.get(), stream_); break;
+      case Phase::Rhs: launch_rhs(u_.get() + off_, w_.get() + off_, sub_, kc_, stream_, options_); break;
+      case Phase::SolveX: solver_[0].solve(w_.get() + off_, nullptr, stream_); break;
+      case Phase::SolveY: solver_[1].solve(w_.get() + off_, nullptr, stream_); break;
+      case Phase::SolveZ: solver_[2].solve(w_.get() + off_, u_.get() + off_, stream_); break;
       case Phase::RhsSolveX:
         if (fuse_rhs_) {
-          solver_[0].solve_rhs_fused(u_.get(), w_.get(), kc_, stream_);
+          solver_[0].solve_rhs_fused(u_.get() + off_, w_.get() + off_, kc_, stream_);
         } else {
           run_phase(Phase::Rhs);
           run_phase(Phase::SolveX);
@@ -173,6 +185,7 @@ class CudaStepper final : public Stepper<T> {
   }
 
   std::size_t bytes_allocated() const override { return u_.bytes() + w_.bytes(); }
+  std::array<index_t, 3> moved_extents() const override { return box_.n; }
 
   const Layout3& layout() const { return layout_; }
 
@@ -208,6 +221,28 @@ class CudaStepper final : public Stepper<T> {
   static Layout3 pitched_layout(const HeatProblem& p, const SolverOptions& o) {
     return Layout3::padded(p.n[0], p.n[1], p.n[2], o.device_row_pitch(p.n[0], sizeof(T)), p.n[1]);
   }
+  static UnknownBox moved_box(const HeatProblem& p, const SolverOptions& o) {
+    if (o.skip_fixed) return unknown_box(p);
+    UnknownBox whole;
+    whole.n = p.n;
+    return whole;
+  }
+  // The box's extents in the grid's pitches (its origin is off_).
+  static Layout3 sub_layout(const Layout3& L, const UnknownBox& b) {
+    return Layout3{{b.n[0], b.n[1], b.n[2]}, {L.stride[0], L.stride[1], L.stride[2]}};
+  }
+  static LineMatrix box_matrix(const HeatProblem& p, const UnknownBox& b, Axis axis) {
+    const int a = axis_index(axis);
+    const LineMatrix m = douglas_line_matrix(p, axis);
+    return b.n[a] == p.n[a] ? m : sub_line_matrix(m, b.lo[a], b.n[a]);
+  }
+  std::string describe_box() const {
+    if (box_.n == p_.n) return "";
+    std::ostringstream s;
+    s << "; moves the " << box_.n[0] << " x " << box_.n[1] << " x " << box_.n[2]
+      << " unknowns between the Dirichlet y / z faces (ADI_SKIP_FIXED=0: every node)";
+    return s.str();
+  }
 
   HeatProblem p_;
   SolverOptions options_;
@@ -218,7 +253,10 @@ class CudaStepper final : public Stepper<T> {
   bool use_graph_ = false;
   cudaGraphExec_t graph_ = nullptr;  ///< one step, captured at the first (launch_step)
   Layout3 layout_;
-  RhsCoefficients<T> kc_;
+  UnknownBox box_;  ///< the nodes a step moves (moved_box)
+  Layout3 sub_;     ///< their layout, from w_ / u_ + off_
+  index_t off_;
+  RhsCoefficients<T> kc_;  ///< the box's: its Dirichlet-bounded faces are ghost faces
   LineSolver<T> solver_[3];
   std::string name_;
   DeviceBuffer<T> u_, w_;

@@ -526,11 +526,12 @@ TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
 }
 
 // The same batches (1, 7 and 1000 lines) of short and medium lines: the
-// warp kernel with one line of 3 or 33 rows in a tile of 32 / S lines, the
-// lanes kernel with 1 or 7 of a tile's 32 lanes holding a line.
+// warp kernel with one line of 1 to 33 rows in a tile of 32 / S lines, the
+// lanes kernel with 1 or 7 of a tile's 32 lanes holding a line, and the
+// short kernel (y / z lines of 1 to 8 rows: kShortMaxRows).
 TEST(CudaLineKernels, LineBatchesAreEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
-  line_batches_match({3, 33, 1000});
+  line_batches_match({1, 2, 3, 5, 8, 9, 33, 1000});
 }
 
 // The general path against cuSPARSE's batched solver on contiguous x lines.

@@ -88,7 +88,7 @@ TEST(LineKernelPlan, LanesForYZFloat) {
     expect_plan(129, a, false, kF32, F::Lanes, 16, 16);  // 9 is for fp64 only
     expect_plan(513, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(1024, a, false, kF32, F::Lanes, 64, 16);
-    expect_plan(3, a, false, kF32, F::Lanes, 4, 1);
+    expect_plan(3, a, false, kF32, F::Short, 3, 1);  // kShortMaxRows
     expect_plan(33, a, false, kF32, F::Lanes, 4, 16);  // ceil(33 / 4) = 9 -> 16
     expect_plan(64, a, false, kF32, F::Lanes, 4, 16);
     expect_plan(65, a, false, kF32, F::Lanes, 8, 16);
@@ -104,7 +104,7 @@ TEST(LineKernelPlan, LanesForYZDouble) {
     expect_plan(129, a, false, kF64, F::Lanes, 9, 16);  // 16 * 8 = 128 < 129 <= 16 * 9
     expect_plan(144, a, false, kF64, F::Lanes, 9, 16);
     expect_plan(145, a, false, kF64, F::Lanes, 16, 16);
-    expect_plan(3, a, false, kF64, F::Lanes, 4, 1);
+    expect_plan(3, a, false, kF64, F::Short, 3, 1);
     expect_plan(33, a, false, kF64, F::Lanes, 4, 16);
   }
 }
@@ -248,6 +248,30 @@ TEST(LineKernelPlan, HelpersAndDescription) {
             "generic kernel (thread-per-line Thomas)");
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(1024, Axis::Y, false, 8)), "lanes kernel, I = 32, S = 32, 16 lines a tile");
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::Y, false, 8)), "lanes kernel, I = 32, S = 16");
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(3, Axis::Z, false, 4)), "short kernel (a line a thread in registers), n = 3");
+}
+
+// Lines of at most kShortMaxRows rows across the unit stride take the short
+// kernel (a line a thread): y and z lines, x lines of a strided layout; not
+// x lines of unit stride (the warp kernel), not with a segment length asked
+// for (ADI_YZ_SEG) nor with ADI_SHORT_LINES=0 (the lanes kernel, as before).
+TEST(LineKernelPlan, ShortLinesTakeAThreadALine) {
+  for (std::size_t e : {kF32, kF64}) {
+    for (index_t n : {1, 2, 3, 5, 8}) {
+      expect_plan(n, Axis::Y, false, e, F::Short, static_cast<int>(n), 1);
+      expect_plan(n, Axis::Z, false, e, F::Short, static_cast<int>(n), 1);
+      expect_plan(n, Axis::X, false, e, F::Short, static_cast<int>(n), 1);
+      EXPECT_EQ(adi::plan_line_kernel(n, Axis::X, true, e).family, F::Warp);
+    }
+    expect_plan(9, Axis::Z, false, e, F::Lanes, 4, 4);
+    SolverOptions off;
+    off.short_lines = false;
+    expect_plan(3, Axis::Z, false, e, off, F::Lanes, 4, 1);
+    SolverOptions seg;
+    seg.yz_seg = 4;
+    expect_plan(3, Axis::Y, false, e, seg, F::Lanes, 4, 1);
+  }
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(3, Axis::Z, false, kF32)), 2.0);
 }
 
 }  // namespace

@@ -393,3 +393,68 @@ TEST(Grid, AtMost2To56Nodes) {
     EXPECT_NE(std::string(e.what()).find("at most 2^56"), std::string::npos) << e.what();
   }
 }
+
+// The unknowns the CUDA stepper moves (adi::unknown_box): the nodes between
+// the Dirichlet y and z faces; x stays whole whatever its faces.
+TEST(UnknownBox, SkipsTheDirichletYAndZFaces) {
+  HeatProblem p;
+  p.n = {9, 7, 3};
+  p.lo = {Boundary::Dirichlet, Boundary::Dirichlet, Boundary::Dirichlet};
+  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Dirichlet};
+  UnknownBox b = unknown_box(p);
+  EXPECT_EQ(b.lo, (std::array<index_t, 3>{0, 1, 1}));
+  EXPECT_EQ(b.n, (std::array<index_t, 3>{9, 6, 1}));
+  EXPECT_EQ(b.lo_ghost, (std::array<bool, 3>{false, true, true}));
+  EXPECT_EQ(b.hi_ghost, (std::array<bool, 3>{false, false, true}));
+  EXPECT_FALSE(b.whole());
+
+  p.lo = {Boundary::Neumann, Boundary::Neumann, Boundary::Neumann};
+  p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Dirichlet};
+  b = unknown_box(p);
+  EXPECT_EQ(b.lo, (std::array<index_t, 3>{0, 0, 0}));
+  EXPECT_EQ(b.n, (std::array<index_t, 3>{9, 7, 2}));
+  EXPECT_TRUE(b.whole());  // the origin stays: only the top plane is left out
+  EXPECT_EQ(b.hi_ghost, (std::array<bool, 3>{false, false, true}));
+
+  p.hi[2] = Boundary::Neumann;
+  b = unknown_box(p);
+  EXPECT_EQ(b.n, p.n);
+  EXPECT_EQ(b.lo_ghost, (std::array<bool, 3>{false, false, false}));
+  EXPECT_EQ(b.hi_ghost, (std::array<bool, 3>{false, false, false}));
+}
+
+// A line's rows between its Dirichlet rows, solved as a line of their own
+// (adi::sub_line_matrix), give the whole line's solution there bit for bit:
+// the Dirichlet rows are the identity with D = 0, and Thomas after an
+// identity row does the same arithmetic as Thomas on the rows after it.
+template <class T>
+void sub_line_equals_whole_line() {
+  SeededRng rng;
+  for (index_t n : {3, 4, 5, 31, 257})
+    for (Boundary hi : {Boundary::Dirichlet, Boundary::Neumann}) {
+      HeatProblem p;
+      p.n = {n, 3, 3};
+      p.lo[0] = Boundary::Dirichlet;
+      p.hi[0] = hi;
+      p.dt = 0.7 * p.spacing(0) * p.spacing(0);
+      const LineMatrix m = douglas_line_matrix(p, Axis::X);
+      const index_t lo = 1, len = n - 1 - (hi == Boundary::Dirichlet ? 1 : 0);
+      const LineMatrix s = sub_line_matrix(m, lo, len);
+      EXPECT_EQ(s.a[0], 0.0);
+      EXPECT_EQ(s.c[len - 1], 0.0);
+      std::vector<T> whole(static_cast<std::size_t>(n), T(0));
+      for (index_t i = lo; i < lo + len; ++i) whole[static_cast<std::size_t>(i)] = static_cast<T>(rng.uniform(-1, 1));
+      std::vector<T> part(whole.begin() + lo, whole.begin() + lo + len);
+      cpu::solve_constant(Axis::X, ThomasFactor<T>::factor(m), whole.data(), Layout3::packed(n, 1, 1));
+      cpu::solve_constant(Axis::X, ThomasFactor<T>::factor(s), part.data(), Layout3::packed(len, 1, 1));
+      EXPECT_EQ(whole[0], T(0));
+      for (index_t i = 0; i < len; ++i)
+        EXPECT_EQ(part[static_cast<std::size_t>(i)], whole[static_cast<std::size_t>(lo + i)])
+            << "n " << n << " row " << lo + i;
+    }
+  EXPECT_THROW(sub_line_matrix(LineMatrix(5), 1, 5), InvalidArgument);
+  EXPECT_THROW(sub_line_matrix(LineMatrix(5), 0, 0), InvalidArgument);
+}
+
+TEST(SubLineMatrix, EqualsTheWholeLineBetweenDirichletRowsF64) { sub_line_equals_whole_line<double>(); }
+TEST(SubLineMatrix, EqualsTheWholeLineBetweenDirichletRowsF32) { sub_line_equals_whole_line<float>(); }

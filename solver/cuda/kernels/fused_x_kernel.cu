@@ -26,11 +26,13 @@
 // (Giles' map, adi::transpose; the warp kernel's row phase, with the RHS
 // computed on the way in). From there it is the warp kernel's solve.
 //
-// Only the classic single-GPU stepper launches it (no ghost faces, no x face
-// terms, open x lines of single-line tiles: LineSolver::can_fuse_rhs); y and z
-// neighbours go through adi::lower_neighbour / upper_neighbour, which mirror
-// at zero-flux faces (and would wrap on a periodic axis). The arithmetic is
-// adi::douglas_rhs, the CPU's, term by term.
+// Only the classic single-GPU stepper launches it (no x ghost faces, no x
+// face terms, open x lines of single-line tiles: LineSolver::can_fuse_rhs); y
+// and z neighbours go through adi::lower_neighbour / upper_neighbour, which
+// mirror at zero-flux faces, read row / plane -1 or n across a ghost face
+// (the stepper's box between Dirichlet faces: the face rows sit just outside
+// it) and would wrap on a periodic axis. The arithmetic is adi::douglas_rhs,
+// the CPU's, term by term.
 
 #include "line_kernels.cuh"
 

@@ -184,4 +184,14 @@ void launch_long(T* d, T* acc, T* red, const PlanView<T>& p, const LinesGeom& g,
 template <class T>
 void launch_generic(T* d, T* acc, const T* a, const T* cp, const T* inv, int n, const LinesGeom& g, cudaStream_t st);
 
+/// The Thomas factor of a line of n <= kShortMaxRows rows, passed by value
+/// (the kernel reads it from its parameter bank).
+template <class T>
+struct ShortTables {
+  T a[kShortMaxRows], cp[kShortMaxRows], inv[kShortMaxRows];
+};
+/// Short kernel: a thread a line of n <= kShortMaxRows rows, in registers.
+template <class T>
+void launch_short(T* d, T* acc, const ShortTables<T>& tb, int n, const LinesGeom& g, cudaStream_t st);
+
 }  // namespace adi::cuda::kernels

@@ -19,6 +19,8 @@ enum class LineKernelFamily {
   Long,     ///< lines longer than a block holds: segments of kLongI rows in independent
             ///< warps (lane = line), the reduced system through global memory (three passes)
   Generic,  ///< thread-per-line Thomas through global memory (two passes)
+  Short,    ///< y/z (or strided x) lines of at most kShortMaxRows rows: a thread a line,
+            ///< every row loaded at once and solved in registers (one pass)
 };
 
 struct LineKernelPlan {
@@ -47,6 +49,13 @@ constexpr int kLanesHalfMaxSegments = 32;
 constexpr int kOddLongI = 33;
 /// Longest segment of a 16-line tile: lanes_max_I, and 33 for fp64.
 constexpr int lanes_half_max_I(std::size_t element_size) { return element_size == 4 ? 64 : kOddLongI; }
+
+/// Longest line the short kernel takes (LineKernelFamily::Short). The lanes
+/// kernel gives such a line a whole 32-line tile a warp, and a warp keeps one
+/// tile in flight: 8192 x 8192 x 3 fp32 z lines of 3 rows ran at 40 % of
+/// copy, and the same lines of 1 row (the plane between two Dirichlet faces)
+/// took as long. A thread a line issues all of its loads at once.
+constexpr int kShortMaxRows = 8;
 
 /// Longest line the warp kernel takes: 32 lanes of at most kWarpMaxI rows.
 constexpr int kWarpMaxI = 64;

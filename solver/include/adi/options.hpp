@@ -36,6 +36,17 @@ struct SolverOptions {
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
   bool cuda_graph = true;
+  /// ADI_SKIP_FIXED=0: the CUDA stepper moves every node, as before
+  /// 2026-11-27, instead of only the unknowns. With a Dirichlet y or z face
+  /// the face's nodes never change (their increment is 0), so the classic
+  /// single-GPU stepper runs every phase on the rows and planes between such
+  /// faces and reads the face rows as ghosts (x lines stay whole: an offset
+  /// of one element would break the row alignment).
+  bool skip_fixed = true;
+  /// ADI_SHORT_LINES=0: y / z lines of at most 8 rows on the lanes kernel,
+  /// as before 2026-11-27, instead of the short kernel (a line a thread in
+  /// registers: adi::kShortMaxRows)
+  bool short_lines = true;
   /// ADI_ROW_ALIGN: bytes every row of the field starts on (16, 32, 64, 128
   /// or 256; 0: the planner's choice, 128 on the GPU, packed rows on the
   /// CPU, whose MPI ranks and general path stay packed whatever is set). The row pitch is the row length rounded up to it, so the padding

@@ -38,6 +38,29 @@ namespace adi {
 /// The line matrix (I - theta dt L_a) along axis a, boundary rows included.
 LineMatrix douglas_line_matrix(const HeatProblem& p, Axis a);
 
+/// The unknowns of a classic problem: the box of nodes between its Dirichlet
+/// y and z faces (x stays whole: every row keeps its alignment). Node
+/// (i, j, k) of the box is node (i, lo[1] + j, lo[2] + k) of the grid; lo[a]
+/// is 1 where the low face of axis a is Dirichlet, n[a] the grid's extent
+/// less one for each Dirichlet face. A Dirichlet face's nodes have D = 0 in
+/// every step (their RHS is 0, their matrix row the identity), so a step on
+/// the box, with the face rows read as ghosts, leaves the same field.
+struct UnknownBox {
+  std::array<index_t, 3> lo{{0, 0, 0}};
+  std::array<index_t, 3> n{{0, 0, 0}};
+  bool whole() const { return lo[1] == 0 && lo[2] == 0; }
+  /// Which faces of the box are ghost faces (a Dirichlet face outside it).
+  std::array<bool, 3> lo_ghost{{false, false, false}}, hi_ghost{{false, false, false}};
+};
+UnknownBox unknown_box(const HeatProblem& p);
+
+/// Rows lo .. lo + n - 1 of m as a line of their own: the couplings to the
+/// rows left out dropped. Exact for rows next to a Dirichlet row: that row's
+/// unknown is 0 (D = 0 on the face), and Thomas after an identity first row
+/// does the same arithmetic as Thomas on the rows after it (p_1 = b_1 - a_1
+/// * 0, and the back substitution subtracts c * 0).
+LineMatrix sub_line_matrix(const LineMatrix& m, index_t lo, index_t n);
+
 /// Coefficients of the explicit right-hand side dt * (Lx + Ly + Lz) u,
 /// in the working precision, passed by value to CPU loops and CUDA kernels.
 template <class T>

@@ -9,6 +9,7 @@
 #include <adi/options.hpp>
 #include <adi/scheme.hpp>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,11 @@ class Stepper {
   virtual std::vector<double> time_phase(Phase p, int warmup, int reps) = 0;
   /// Bytes of memory the stepper holds (device memory for device backends).
   virtual std::size_t bytes_allocated() const = 0;
+  /// The nodes a step reads and writes along y and z: the box between the
+  /// Dirichlet y / z faces where a stepper skips them (their nodes never
+  /// change), else the whole grid (a rank's sub-box for a distributed stepper
+  /// is still the problem's extents here: benchmarks divide by the ranks).
+  virtual std::array<index_t, 3> moved_extents() const { return problem().n; }
 
   /// Steps taken since t = 0: the time is step_index() * dt (a restart sets
   /// it from the checkpoint). Time-dependent data (tables, sources) are
