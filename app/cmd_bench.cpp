@@ -341,7 +341,10 @@ int cmd_bench(const BenchOptions& o) {
             if (solve_axis >= 0) moved += extra(solve_axis);
             if (ph == Phase::Step)
               for (int a = 0; a < 3; ++a) moved += extra(a);
-            moved *= moved_share;
+            // The RHS reads u over the box and the face rows it skips (its
+            // ghosts): one word a grid node, whatever the share.
+            const bool reads_faces = ph == Phase::Rhs || ph == Phase::RhsSolveX || ph == Phase::Step;
+            moved = moved * moved_share + (reads_faces ? 1.0 - moved_share : 0.0);
           }
           std::vector<double> ms;
           if (ph == Phase::Step && dst) {
