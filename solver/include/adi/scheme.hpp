@@ -48,7 +48,6 @@ LineMatrix douglas_line_matrix(const HeatProblem& p, Axis a);
 struct UnknownBox {
   std::array<index_t, 3> lo{{0, 0, 0}};
   std::array<index_t, 3> n{{0, 0, 0}};
-  bool whole() const { return lo[1] == 0 && lo[2] == 0; }
   /// Which faces of the box are ghost faces (a Dirichlet face outside it).
   std::array<bool, 3> lo_ghost{{false, false, false}}, hi_ghost{{false, false, false}};
 };
