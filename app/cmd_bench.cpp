@@ -290,7 +290,8 @@ int cmd_bench(const BenchOptions& o) {
       std::vector<PhaseRow> rows;
       std::string kernels;
       double mem_bytes = 0;  // the stepper's field arrays (per rank)
-      std::array<index_t, 3> moved_n = p.n;  // the nodes a step moves (Stepper::moved_extents)
+      double moved_points = points;  // the nodes a step moves (Stepper::moved_extents), per rank
+      std::array<index_t, 3> moved_n = p.n;
       double comm[5] = {0, 0, 0, 0, 0};  // halo, reduced, both, step (ms per step), share: max over ranks
       dispatch_precision(prec, [&](auto tag) {
         using T = decltype(tag);
@@ -309,10 +310,11 @@ int cmd_bench(const BenchOptions& o) {
         kernels = st->device_name();
         mem_bytes = static_cast<double>(st->bytes_allocated());
         moved_n = st->moved_extents();
+        moved_points = static_cast<double>(moved_n[0] * moved_n[1] * moved_n[2]) / ranks;
         // The fraction of the grid's nodes a step moves: below 1 where the
         // stepper skips Dirichlet y / z faces. The convention's words stay
         // per grid node; the words a phase moves are scaled by it.
-        const double moved_share = static_cast<double>(moved_n[0] * moved_n[1] * moved_n[2]) / static_cast<double>(p.points());
+        const double moved_share = moved_points / points;
         const std::vector<T> u = analytic_box<T>(p, box);
         st->set_field(u.data());
         // Words per point: the convention counts 2 per phase of the
@@ -418,7 +420,6 @@ int cmd_bench(const BenchOptions& o) {
       // A step that skips the Dirichlet y / z faces has a floor of its own:
       // 8 words a node it moves. Both ratios are printed; the first is the
       // convention every earlier measurement used.
-      const double moved_points = static_cast<double>(moved_n[0] * moved_n[1] * moved_n[2]) / ranks;
       const double moved_floor_ms = floor_words * word * moved_points / copy_bw * 1e3;
       if (moved_points < points)
         std::printf("  the step moves the %lld x %lld x %lld nodes between the Dirichlet y / z faces (%.1f %% of the "

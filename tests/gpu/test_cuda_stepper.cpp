@@ -27,6 +27,10 @@ HeatProblem mixed_problem(index_t nx, index_t ny, index_t nz) {
   return p;
 }
 
+std::string grid_text(const std::array<index_t, 3>& n) {
+  return std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]);
+}
+
 template <class T>
 double run_both(const HeatProblem& p, index_t steps, const SolverOptions& o = {}) {
   SeededRng rng;
@@ -80,8 +84,7 @@ void row_alignments_are_equivalent_to_ref(double tol) {
       o.row_align = align;
       const index_t a = (align ? align : 128) / static_cast<index_t>(sizeof(T));
       auto gpu = make_stepper<T>(p, Backend::Cuda, o);
-      const std::string what = std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
-                               ", row_align " + std::to_string(align) + ": " + gpu->device_name();
+      const std::string what = grid_text(n) + ", row_align " + std::to_string(align) + ": " + gpu->device_name();
       EXPECT_EQ(gpu->field_view().layout.stride[1], (n[0] + a - 1) / a * a) << what;
       EXPECT_EQ(gpu->bytes_allocated(), 2 * sizeof(T) * static_cast<std::size_t>((n[0] + a - 1) / a * a * n[1] * n[2]))
           << what;
@@ -126,8 +129,7 @@ void unknown_box_is_equivalent_to_ref(double tol) {
         SolverOptions o;
         o.skip_fixed = skip;
         auto gpu = make_stepper<T>(p, Backend::Cuda, o);
-        const std::string what = std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
-                                 ", faces y " + boundary_name(f[0]) + "/" + boundary_name(f[1]) + " z " +
+        const std::string what = grid_text(n) + ", faces y " + boundary_name(f[0]) + "/" + boundary_name(f[1]) + " z " +
                                  boundary_name(f[2]) + "/" + boundary_name(f[3]) + (skip ? "" : ", every node") +
                                  ": " + gpu->device_name();
         EXPECT_EQ(gpu->moved_extents(), skip ? box.n : p.n) << what;
