@@ -57,10 +57,21 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // fp32 step 0.2654 -> 0.2480 ms, fp64 0.4293 -> 0.4222 ms. 9 serves
     // 129-144 rows in fp64 only (129^3 fp64 0.0820 -> 0.0737 ms; fp32 was
     // slower, 0.0546 -> 0.0566 ms).
+    // Lines of 33 to 128 rows take at most 8 segments of up to 16 rows
+    // (kLanesShortMaxSegments) instead of 16 of 4 or 8: a tile of 16 warps of
+    // 4-8 rows each spent its time on the 32-row reduced system and the
+    // block's barriers, not on its few loads. Same binary, ADI_YZ_SEG A/B on
+    // an H100, a step (y / z lines of n - 2 rows between Dirichlet faces):
+    // 65^3 fp32 0.0218 -> 0.0186 ms (I = 4 -> 8), fp64 0.0235 -> 0.0213;
+    // 129^3 fp32 0.0493 -> 0.0410 ms (I = 8 -> 16), fp64 0.0679 -> 0.0653;
+    // 64 x 64 x 16384's y phase (62 rows) 0.361 -> 0.217 ms; 33^3, 193^3
+    // and 257^3 within 1 % either way (docs/PERFORMANCE.md, sixteenth
+    // session).
     if (I == 0)
-      for (int s_max : {16, 32}) {
+      for (int s_max : {kLanesShortMaxSegments, 16, 32}) {
         for (int c : {4, 8, 9, 16, 17, 32, 64})
-          if ((c != 9 || element_size == 8) && c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n) {
+          if ((c != 9 || element_size == 8) && c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n &&
+              (s_max != kLanesShortMaxSegments || c <= 16)) {
             I = c;
             break;
           }

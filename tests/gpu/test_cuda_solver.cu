@@ -527,11 +527,12 @@ TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
 
 // The same batches (1, 7 and 1000 lines) of short and medium lines: the
 // warp kernel with one line of 1 to 33 rows in a tile of 32 / S lines, the
-// lanes kernel with 1 or 7 of a tile's 32 lanes holding a line, and the
-// short kernel (y / z lines of 1 to 8 rows: kShortMaxRows).
+// lanes kernel with 1 or 7 of a tile's 32 lanes holding a line (33, 65 and
+// 127 rows: at most 8 segments, kLanesShortMaxSegments; fp64 65 rows in 9-row
+// segments), and the short kernel (y / z lines of 1 to 8 rows: kShortMaxRows).
 TEST(CudaLineKernels, LineBatchesAreEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
-  line_batches_match({1, 2, 3, 5, 8, 9, 33, 1000});
+  line_batches_match({1, 2, 3, 5, 8, 9, 33, 65, 127, 1000});
 }
 
 // The general path against cuSPARSE's batched solver on contiguous x lines.

@@ -89,9 +89,12 @@ TEST(LineKernelPlan, LanesForYZFloat) {
     expect_plan(513, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(1024, a, false, kF32, F::Lanes, 64, 16);
     expect_plan(3, a, false, kF32, F::Short, 3, 1);  // kShortMaxRows
-    expect_plan(33, a, false, kF32, F::Lanes, 4, 16);  // ceil(33 / 4) = 9 -> 16
-    expect_plan(64, a, false, kF32, F::Lanes, 4, 16);
-    expect_plan(65, a, false, kF32, F::Lanes, 8, 16);
+    expect_plan(33, a, false, kF32, F::Lanes, 8, 8);  // at most 8 segments up to 128 rows
+    expect_plan(64, a, false, kF32, F::Lanes, 8, 8);
+    expect_plan(65, a, false, kF32, F::Lanes, 16, 8);
+    expect_plan(127, a, false, kF32, F::Lanes, 16, 8);  // 129^3 between Dirichlet faces
+    expect_plan(128, a, false, kF32, F::Lanes, 16, 8);
+    expect_plan(32, a, false, kF32, F::Lanes, 4, 8);
   }
 }
 
@@ -105,7 +108,10 @@ TEST(LineKernelPlan, LanesForYZDouble) {
     expect_plan(144, a, false, kF64, F::Lanes, 9, 16);
     expect_plan(145, a, false, kF64, F::Lanes, 16, 16);
     expect_plan(3, a, false, kF64, F::Short, 3, 1);
-    expect_plan(33, a, false, kF64, F::Lanes, 4, 16);
+    expect_plan(33, a, false, kF64, F::Lanes, 8, 8);
+    expect_plan(65, a, false, kF64, F::Lanes, 9, 8);  // 8 * 9 = 72 >= 65
+    expect_plan(73, a, false, kF64, F::Lanes, 16, 8);
+    expect_plan(127, a, false, kF64, F::Lanes, 16, 8);
   }
 }
 
@@ -153,7 +159,7 @@ TEST(LineKernelPlan, StridedXUsesLanes) {
   expect_plan(1024, Axis::X, false, kF64, F::Lanes, 32, 32, 16);
   // y and z never take the warp kernel, even with unit stride
   expect_plan(512, Axis::Y, true, kF32, F::Lanes, 32, 16);
-  expect_plan(33, Axis::Z, true, kF64, F::Lanes, 4, 16);
+  expect_plan(33, Axis::Z, true, kF64, F::Lanes, 8, 8);
 }
 
 TEST(LineKernelPlan, XSegOverride) {

@@ -65,6 +65,9 @@ constexpr int kWarpMaxI = 64;
 /// leaves, 512 threads (128 registers) for longer segments. Also the kernel's
 /// __launch_bounds__, hence constexpr and usable from device code.
 constexpr int lanes_max_segments(int I) { return I <= 16 ? 32 : 16; }
+/// Segments the lanes kernel plans for lines of up to 8 x 16 = 128 rows:
+/// fewer, longer segments than the 16 it prefers for longer lines.
+constexpr int kLanesShortMaxSegments = 8;
 
 /// Longest segment the lanes kernel is built for, per element size: I values
 /// per thread must fit next to the rest in the registers a thread gets.
