@@ -315,8 +315,10 @@ template <class T>
 std::string LineSolver<T>::describe_fused() const {
   const kernels::FusedLaunch s = fused_shape();
   std::ostringstream o;
-  o << "rhs fused into x: " << s.warps << " lines a block, " << s.K << " planes each, " << s.blocks << " blocks, "
-    << s.per_sm << " an SM, " << s.smem / 1024 << " KiB shared";
+  o << "rhs fused into x: " << s.warps * s.lines_per_warp << " lines a block";
+  if (s.lines_per_warp > 1) o << " (" << s.lines_per_warp << " a warp)";
+  o << ", " << s.K << " planes each, " << s.blocks << " blocks, " << s.per_sm << " an SM, " << s.smem / 1024
+    << " KiB shared";
   if (s.small) o << ", one interior segment's tables, a ring of 3 slabs";
   return o.str();
 }

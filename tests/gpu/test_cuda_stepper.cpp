@@ -270,7 +270,9 @@ double stiff_tolerance(const HeatProblem& p, double base) {
 // with slab rows of n rounded to 16 bytes), 600 (fp64: 5 lines a block, not
 // a power of two), 1000 and 1025 (32- and 33-row segments; fp64: the small
 // build, 5 lines a block with one copy of the interior segments' tables and a
-// ring of 3 slabs), and 3 (several lines
+// ring of 3 slabs), 64 and 40 (fp32: 4 lines a warp, 32 a block: 37 and 70
+// lines leave the last block's warps a part of their lines or none; 65 and
+// 100 take 2 a warp in both precisions), and 3 (several lines
 // a tile: not fused, the stepper must say so); nj not a multiple of the
 // lines of a block (45, 19, 7, 23, 13, 9) and smaller than it (5);
 // nz of 3; every mix of Dirichlet and zero-flux faces on every axis (the y
@@ -284,7 +286,7 @@ template <class T>
 void fused_rhs_x_matches(double step_tol, double phase_tol) {
   const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3},
                                           {65, 20, 33},  {513, 23, 9},  {600, 13, 7}, {3, 40, 20},
-                                          {1025, 9, 5}};
+                                          {1025, 9, 5},  {64, 37, 9},   {40, 70, 5}};
   int fused_cases = 0;
   for (const auto& n : sizes)
     for (int faces = 0; faces < 3; ++faces)
@@ -316,6 +318,13 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         EXPECT_EQ(ph.front() == Phase::RhsSolveX, expect) << what;
         EXPECT_EQ(fused->device_name().find("rhs fused into x") != std::string::npos, expect) << fused->device_name();
         if (!expect) continue;
+        if (n[0] > 64 && n[0] <= 128) {
+          EXPECT_NE(fused->device_name().find("(2 a warp)"), std::string::npos) << fused->device_name();
+        }
+        if (n[0] <= 64) {  // fp32 4 a warp, fp64 1 (fused_lines_per_warp)
+          EXPECT_EQ(fused->device_name().find("(4 a warp)") != std::string::npos, sizeof(T) == 4)
+              << fused->device_name();
+        }
         if (sizeof(T) == 8 && (n[0] == 513 || n[0] == 600 || n[0] == 1000 || n[0] == 1025)) {
           // the most lines whose slabs, buffers and tables fit
           const char* lines = n[0] == 513 ? "8" : "5";
@@ -353,7 +362,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, 72) << "x lines of 257, 512, 100, 1000, 65, 513, 600 and 1025 fused; 3 (several lines a tile) not";
+  EXPECT_EQ(fused_cases, 90) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64 and 40 fused; 3 (several "
+                                 "lines a tile) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {

@@ -3,16 +3,17 @@
 // x pass's read of w never happen).
 //
 // Data movement. The RHS of line (j, k) needs five rows of u: (j, k) with its
-// x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps takes W
-// consecutive lines j0 .. j0 + W - 1 and marches them along k through a run
-// of planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W
+// x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps takes W L
+// consecutive lines j0 .. j0 + W L - 1 (L a warp: fused_lines_per_warp, 1
+// but for lines of up to 128 rows) and marches them along k through a run
+// of planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W L
 // rows of the block at one plane plus one halo row on each side in y: step t
 // reads slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1) while
 // the cp.async copies of slab t + 3 are in flight. (A ring of 5, two slabs in
 // flight, measured no faster: 257^3 fp64 slower, as its blocks no longer fit
 // two an SM; PERFORMANCE.md, twelfth session.) So every row of u is
-// copied from global memory (W + 2) / W x (K + 2) / K times for a run of K
-// planes, ~1.3 for W = 8, instead of five times (the first fused kernel read
+// copied from global memory (W L + 2) / (W L) x (K + 2) / K times for a run
+// of K planes, ~1.3 for W L = 8, instead of five times (the first fused kernel read
 // the five rows of each line into five transposition buffers of its own:
 // 0.96 ms for rhs + x at 512^3 fp32 against 0.71 for the two kernels,
 // perf_notes). The halo rows are the neighbouring line groups' own rows at
@@ -60,6 +61,21 @@ namespace {
 // measured 15-18 % slower (257^3 and 513^3 on an H100).
 constexpr int kRing = 4;
 constexpr int kShortRing = 3;
+// Lines a warp takes a step (the block's W L lines are consecutive in y, warp
+// w has lines w L .. w L + L - 1): fp32 x lines of up to 64 rows (I = 2) 4,
+// lines of up to 128 rows (I = 4) 2, else 1. A step of a short line is a few
+// loads and a long chain of dependent shuffles (the lanes' reduced system)
+// behind a block barrier; a warp's L solves are independent chains the
+// compiler interleaves. Same-machine A/B against L = 1 (H100, a step):
+// 64 x 64 x 16384 fp32 1.157 -> 1.014 ms (the fused phase 0.519 -> 0.389),
+// 40 x 500 x 500 fp32 0.251 -> 0.225, 97 x 200 x 300 -3 % (both
+// precisions), 65^3 -3 to -4 %. fp64 lines of up to 64 rows keep 1: at 4 a
+// warp the build took 138 registers, one block an SM, and 40 x 500 x 500
+// fp64 ran 3 % slower (0.368 -> 0.379 ms).
+template <class T, int I>
+constexpr int fused_lines_per_warp() {
+  return I == 2 ? (sizeof(T) == 4 ? 4 : 1) : I == 4 ? 2 : 1;
+}
 constexpr int kAhead = 3;  // slab t + kAhead is issued at step t, into slot (t + kAhead) % ring
 template <class T, int I>
 constexpr bool fused_small_built() {
@@ -124,29 +140,31 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
                                           T* ring, T* slots, int W, int warp, int lane) {
   using Ex = WarpTranspose<T, I, MapKind::Giles>;
   constexpr int R = Small ? kShortRing : kRing;
-  const int slab = (W + 2) * g.row;
+  constexpr int L = fused_lines_per_warp<T, I>();
+  const int WL = W * L;  // the block's lines
+  const int slab = (WL + 2) * g.row;
   const int steps = static_cast<int>(it.k1 - it.k0);
 #pragma unroll
   for (int s = 0; s < kAhead; ++s) {  // a stream has steps + 2 >= 3 slabs
-    issue_slab(u, ring + s * slab, g, kc, it, W, s, warp, W, lane);
+    issue_slab(u, ring + s * slab, g, kc, it, WL, s, warp, W, lane);
     cp_async_commit();
   }
-  const index_t j = it.j0 + warp;
-  const bool line = j <= it.jlast;  // warps past the grid's end only load and wait
+  // Warps past the grid's end only load and wait; a warp whose first line
+  // is inside computes all L (a line past the end: rows never copied, its
+  // result never stored).
+  const bool line = it.j0 + warp * L <= it.jlast;
   const int n = g.n;
   // x neighbours at the line's ends: mirrored across a zero-flux face (at a
   // Dirichlet face the node's RHS is 0 and they are not used).
   const int xlo = static_cast<int>(lower_neighbour(kc, 0, 0, n)), xhi = static_cast<int>(upper_neighbour(kc, 0, n - 1, n));
   const bool xfix_lo = on_fixed_face(kc, 0, 0, n), xfix_hi = on_fixed_face(kc, 0, n - 1, n);
-  const bool yfix = on_fixed_face(kc, 1, j, g.nj);
-  // Rows of this line's neighbours in a slab (row W + 1 follows the last line
-  // of a block that the grid's end cuts short).
-  const int rc = warp + 1, rym = warp, ryp = j == it.jlast ? W + 1 : warp + 2;
   // The padded map splits: slot(32 q + lane) = slot(lane) + slot(32 q)
   // (warp_slots.cuh, checked at compile time for every I built here), so a
-  // lane's row-phase writes are one base register plus immediates.
+  // lane's row-phase writes are one base register plus immediates. Line l
+  // of the warp has buffer l.
   T* const sb = slots + warp_slot<T, I>(lane);
   T* const col = slots + Ex::index(0, lane);
+  constexpr int kSlots = warp_slots<T, I>();
   const SegmentView<T> v = fused_view<T, I, Small>(tab, g.s_tail, lane);
 
   for (int t = 0; t < steps; ++t) {
@@ -154,31 +172,41 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
     __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
     if constexpr (!Small) {
       if (t + kAhead <= steps + 1)
-        issue_slab(u, ring + ((t + kAhead) % R) * slab, g, kc, it, W, t + kAhead, warp, W, lane);
+        issue_slab(u, ring + ((t + kAhead) % R) * slab, g, kc, it, WL, t + kAhead, warp, W, lane);
       cp_async_commit();
       if (!line) continue;
     }
     const index_t k = it.k0 + t;
-    const T* zm = ring + (t % R) * slab + rc * g.row;
+    const T* slab_zm = ring + (t % R) * slab;
     const T* cur = ring + ((t + 1) % R) * slab;
-    const T* zp = ring + ((t + 2) % R) * slab + rc * g.row;
-    const T* c = cur + rc * g.row;
-    const T* ym = cur + rym * g.row;
-    const T* yp = cur + ryp * g.row;
-    const bool fixed_line = yfix || on_fixed_face(kc, 2, k, g.nk);
-    const T lo_val = c[xlo], hi_val = c[xhi];
-    // Row phase: the RHS of element e = 32 q + lane into its slot; padding
-    // rows (e >= n) and fixed nodes solve to 0.
+    const T* slab_zp = ring + ((t + 2) % R) * slab;
+    const bool zfix = on_fixed_face(kc, 2, k, g.nk);
 #pragma unroll
-    for (int q = 0; q < I; ++q) {
-      const int e = 32 * q + lane;
-      T r = T(0);
-      if (e < n && !fixed_line && !(e == 0 && xfix_lo) && !(e == n - 1 && xfix_hi)) {
-        const T xm = e == 0 ? lo_val : c[e - 1];
-        const T xp = e == n - 1 ? hi_val : c[e + 1];
-        r = douglas_rhs(c[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
+    for (int l = 0; l < L; ++l) {
+      const index_t j = it.j0 + warp * L + l;
+      // Rows of this line's neighbours in a slab (row WL + 1 follows the
+      // last line of a block that the grid's end cuts short).
+      const int rc = warp * L + l + 1, rym = rc - 1, ryp = j == it.jlast ? WL + 1 : rc + 1;
+      const T* zm = slab_zm + rc * g.row;
+      const T* zp = slab_zp + rc * g.row;
+      const T* c = cur + rc * g.row;
+      const T* ym = cur + rym * g.row;
+      const T* yp = cur + ryp * g.row;
+      const bool fixed_line = zfix || on_fixed_face(kc, 1, j, g.nj);
+      const T lo_val = c[xlo], hi_val = c[xhi];
+      // Row phase: the RHS of element e = 32 q + lane into its slot; padding
+      // rows (e >= n) and fixed nodes solve to 0.
+#pragma unroll
+      for (int q = 0; q < I; ++q) {
+        const int e = 32 * q + lane;
+        T r = T(0);
+        if (e < n && !fixed_line && !(e == 0 && xfix_lo) && !(e == n - 1 && xfix_hi)) {
+          const T xm = e == 0 ? lo_val : c[e - 1];
+          const T xp = e == n - 1 ? hi_val : c[e + 1];
+          r = douglas_rhs(c[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
+        }
+        sb[l * kSlots + warp_row_slot<T, I>(q)] = r;
       }
-      sb[warp_row_slot<T, I>(q)] = r;
     }
     if constexpr (Small) {
       // Slab t's slot is free once every warp's row phase has read it. (The
@@ -186,26 +214,38 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
       // harmless, their results are not written, and it keeps this barrier
       // in the code every warp runs.)
       __syncthreads();
-      if (t + kAhead <= steps + 1) issue_slab(u, ring + (t % R) * slab, g, kc, it, W, t + kAhead, warp, W, lane);
+      if (t + kAhead <= steps + 1) issue_slab(u, ring + (t % R) * slab, g, kc, it, WL, t + kAhead, warp, W, lane);
       cp_async_commit();
       if (!line) continue;
     }
     __syncwarp();
-    T x[I];
+    T x[L][I];
 #pragma unroll
-    for (int i = 0; i < I; ++i) x[i] = col[i];
-    local_sweeps(x, v);
-    reduced_solve(x[0], x[I - 1], v, lane, 32);
-    finish_segment(x, v, x[0], x[I - 1]);
+    for (int l = 0; l < L; ++l)
+#pragma unroll
+      for (int i = 0; i < I; ++i) x[l][i] = col[l * kSlots + i];
+#pragma unroll
+    for (int l = 0; l < L; ++l) local_sweeps(x[l], v);
+#pragma unroll
+    for (int l = 0; l < L; ++l) reduced_solve(x[l][0], x[l][I - 1], v, lane, 32);
+#pragma unroll
+    for (int l = 0; l < L; ++l) finish_segment(x[l], v, x[l][0], x[l][I - 1]);
     __syncwarp();  // every lane has read its column before the buffer is overwritten
 #pragma unroll
-    for (int i = 0; i < I; ++i) col[i] = x[i];
-    __syncwarp();
-    T* out = w + j * g.sj + k * g.sk;
+    for (int l = 0; l < L; ++l)
 #pragma unroll
-    for (int q = 0; q < I; ++q) {
-      const int e = 32 * q + lane;
-      if (e < n) out[e] = sb[warp_row_slot<T, I>(q)];
+      for (int i = 0; i < I; ++i) col[l * kSlots + i] = x[l][i];
+    __syncwarp();
+#pragma unroll
+    for (int l = 0; l < L; ++l) {
+      const index_t j = it.j0 + warp * L + l;
+      if (j > it.jlast) break;
+      T* out = w + j * g.sj + k * g.sk;
+#pragma unroll
+      for (int q = 0; q < I; ++q) {
+        const int e = 32 * q + lane;
+        if (e < n) out[e] = sb[l * kSlots + warp_row_slot<T, I>(q)];
+      }
     }
     // The next step's row phase overwrites the buffer after the block barrier.
   }
@@ -239,7 +279,8 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
   const int tab_elems = fused_table_elems<T, I>(p, Small);  // (p.tables: the compact ones in the small build)
   T* tab = reinterpret_cast<T*>(fused_smem);
   T* ring = tab + tab_elems;
-  T* slots = ring + R * (W + 2) * g.row + warp * warp_slots<T, I>();
+  constexpr int L = fused_lines_per_warp<T, I>();
+  T* slots = ring + R * (W * L + 2) * g.row + warp * L * warp_slots<T, I>();
   stage_tables(p.tables, tab_elems, tab);
   __syncthreads();  // segment_view reads bw0 at once, before a run's first barrier
   const index_t total = g.jblocks * g.nk;
@@ -250,8 +291,8 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     const index_t jb = at / g.nk;
     it.k0 = at - jb * g.nk;
     it.k1 = min(g.nk, it.k0 + (end - at));
-    it.j0 = jb * W;
-    it.jlast = min(it.j0 + W, g.nj) - 1;
+    it.j0 = jb * W * L;
+    it.jlast = min(it.j0 + W * L, g.nj) - 1;
     fused_run<T, I, Small>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
     at += it.k1 - it.k0;
   }
@@ -270,10 +311,11 @@ auto fused_kernel(bool small) {
 template <class T, int I>
 FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
   FusedLaunch s;
+  constexpr int L = fused_lines_per_warp<T, I>();
   auto smem = [&](int W, bool small) {
     return sizeof(T) * (static_cast<std::size_t>(fused_table_elems<T, I>(p, small)) +
-                        static_cast<std::size_t>(small ? kShortRing : kRing) * (W + 2) * g0.row +
-                        static_cast<std::size_t>(W) * warp_slots<T, I>());
+                        static_cast<std::size_t>(small ? kShortRing : kRing) * (W * L + 2) * g0.row +
+                        static_cast<std::size_t>(W) * L * warp_slots<T, I>());
   };
   auto most_warps = [&](bool small) {
     int W = kFusedMaxWarps;
@@ -292,10 +334,11 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
       s.small = true;
     }
   s.warps = W;
+  s.lines_per_warp = L;
   s.smem = smem(W, s.small);
   s.per_sm = resident_blocks(fused_kernel<T, I>(s.small), 32 * W, s.smem);
   if (s.per_sm < 1) return s;
-  const index_t jblocks = (g0.nj + W - 1) / W, total = jblocks * g0.nk;
+  const index_t jblocks = (g0.nj + W * L - 1) / (W * L), total = jblocks * g0.nk;
   // Steps a block takes: an equal share for every resident block (one wave),
   // or `planes` (ADI_FUSED_PLANES, for experiments).
   index_t P = planes;

@@ -50,8 +50,9 @@ struct WarpGeom {
 };
 
 // The RHS fused into the x solve (fused_x_kernel.cu): x lines of unit
-// stride, single-line tiles. A block of W warps takes groups of W
-// consecutive lines in y (one a warp) and marches them through planes in z,
+// stride, single-line tiles. A block of W warps takes groups of W L
+// consecutive lines in y (L a warp: 4 for fp32 lines of up to 64 rows, 2
+// for lines of up to 128, else 1) and marches them through planes in z,
 // per_block (line group, plane) steps in all; per_block and jblocks are the
 // launcher's (fused_x_shape).
 constexpr int kFusedMaxWarps = 8;
@@ -74,6 +75,7 @@ struct FusedGeom {
 /// blocks an SM, steps a block takes (K), line groups, blocks.
 struct FusedLaunch {
   int warps = 0;
+  int lines_per_warp = 1;  // a block takes warps x lines_per_warp lines (fused_lines_per_warp)
   bool small = false;  // the small build: the compact tables (one interior segment) and a ring of 3 slabs
   std::size_t smem = 0;
   int per_sm = 0;
