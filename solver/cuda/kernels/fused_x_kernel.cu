@@ -4,19 +4,19 @@
 //
 // Data movement. The RHS of line (j, k) needs five rows of u: (j, k) with its
 // x neighbours, (j +- 1, k) and (j, k +- 1). A block of W warps takes W L
-// consecutive lines j0 .. j0 + W L - 1 (L a warp: fused_lines_per_warp, 1
-// but for lines of up to 128 rows) and marches them along k through a run
-// of planes. Shared memory keeps a ring of R = 4 "plane slabs", each the W L
-// rows of the block at one plane plus one halo row on each side in y: step t
-// reads slabs t (plane k - 1), t + 1 (plane k) and t + 2 (plane k + 1) while
-// the cp.async copies of slab t + 3 are in flight. (A ring of 5, two slabs in
-// flight, measured no faster: 257^3 fp64 slower, as its blocks no longer fit
-// two an SM; PERFORMANCE.md, twelfth session.) So every row of u is
-// copied from global memory (W L + 2) / (W L) x (K + 2) / K times for a run
-// of K planes, ~1.3 for W L = 8, instead of five times (the first fused kernel read
-// the five rows of each line into five transposition buffers of its own:
-// 0.96 ms for rhs + x at 512^3 fp32 against 0.71 for the two kernels,
-// perf_notes). The halo rows are the neighbouring line groups' own rows at
+// consecutive lines j0 .. j0 + W L - 1 (L a warp: fused_lines_per_warp,
+// more than 1 only for lines of up to 128 rows) and marches them along k
+// through a run of planes. Shared memory keeps a ring of R = 4 "plane
+// slabs", each the W L rows of the block at one plane plus one halo row on
+// each side in y: step t reads slabs t (plane k - 1), t + 1 (plane k) and
+// t + 2 (plane k + 1) while the cp.async copies of slab t + 3 are in flight.
+// (A ring of 5, two slabs in flight, measured no faster: 257^3 fp64 slower,
+// as its blocks no longer fit two an SM; PERFORMANCE.md, twelfth session.)
+// So every row of u is copied from global memory (W L + 2) / (W L) x
+// (K + 2) / K times for a run of K planes, ~1.3 for W L = 8, instead of five
+// times (the first fused kernel read the five rows of each line into five
+// transposition buffers of its own: 0.96 ms for rhs + x at 512^3 fp32
+// against 0.71 for the two kernels, perf_notes). The halo rows are the neighbouring line groups' own rows at
 // the same planes, which other blocks copy at about the same time, so they
 // mostly come from L2.
 //
