@@ -67,11 +67,12 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // 64 x 64 x 16384's y phase (62 rows) 0.361 -> 0.217 ms; 33^3, 193^3
     // and 257^3 within 1 % either way (docs/PERFORMANCE.md, sixteenth
     // session).
+    const int fewest_max = n <= kLanesShortMaxSegments * 16 ? kLanesShortMaxSegments : 16;
     if (I == 0)
       for (int s_max : {kLanesShortMaxSegments, 16, 32}) {
+        if (s_max < fewest_max) continue;
         for (int c : {4, 8, 9, 16, 17, 32, 64})
-          if ((c != 9 || element_size == 8) && c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n &&
-              (s_max != kLanesShortMaxSegments || c <= 16)) {
+          if ((c != 9 || element_size == 8) && c <= max_I && s_max <= lanes_max_segments(c) && s_max * c >= n) {
             I = c;
             break;
           }
