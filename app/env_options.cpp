@@ -107,6 +107,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.general_x_in_place = e.flag("ADI_GENERAL_X_IN_PLACE", s.general_x_in_place);
   s.general_x_transpose = e.flag("ADI_GENERAL_X_TRANSPOSE", s.general_x_transpose);
   s.long_lines = e.flag("ADI_LONG_LINES", s.long_lines);
+  s.line_blocks = e.flag("ADI_LINE_BLOCKS", s.line_blocks);
   s.classic_rings = e.flag("ADI_CLASSIC_RINGS", s.classic_rings);
   s.mpi_overlap = e.flag("ADI_MPI_OVERLAP", s.mpi_overlap);
   s.mpi_batches = static_cast<int>(

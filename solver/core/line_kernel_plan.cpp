@@ -120,7 +120,12 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
   // the overrides have always had (ADI_YZ_SEG=2 times it).
   const int override_I = plan.family == LineKernelFamily::Warp ? options.x_seg : options.yz_seg;
   if (options.long_lines && override_I == 0 && n >= kLongMinRows) {
-    plan.family = LineKernelFamily::Long;
+    // x lines of unit stride that a block's registers hold (up to
+    // kBlockMaxRows): the block kernel, one pass, 2 words a point instead of
+    // 3 1/4 (solver/cuda/kernels/block_kernel.cu).
+    plan.family = options.line_blocks && axis == Axis::X && unit_stride && n <= kBlockMaxRows
+                      ? LineKernelFamily::Block
+                      : LineKernelFamily::Long;
     plan.I = kLongI;
     plan.S = static_cast<int>((n + kLongI - 1) / kLongI);
     return plan;
@@ -136,6 +141,7 @@ const char* family_name(LineKernelFamily f) {
     case LineKernelFamily::Warp: return "warp";
     case LineKernelFamily::Lanes: return "lanes";
     case LineKernelFamily::Long: return "long-line";
+    case LineKernelFamily::Block: return "block";
     case LineKernelFamily::Generic: return "generic";
     case LineKernelFamily::Short: return "short";
   }
@@ -146,6 +152,7 @@ double solve_words(const LineKernelPlan& p) {
   switch (p.family) {
     case LineKernelFamily::Warp:
     case LineKernelFamily::Lanes:
+    case LineKernelFamily::Block:
     case LineKernelFamily::Short: return 2.0;
     case LineKernelFamily::Long: return 3.0 + 8.0 / kLongI;
     case LineKernelFamily::Generic: return 4.0;

@@ -28,7 +28,7 @@ bool LineSolver<T>::cyclic_fits(Axis axis, const Layout3& L, const SolverOptions
   SolverOptions o = options;
   o.short_lines = false;  // a ring takes the segmented kernels' correction (the constructor re-plans)
   const Kind k = plan_line_kernel(L.n[a], axis, L.stride[a] == 1, sizeof(T), o).family;
-  return k != Kind::Generic && k != Kind::Long;
+  return k != Kind::Generic && k != Kind::Long && k != Kind::Block;
 }
 
 template <class T>
@@ -48,10 +48,10 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
   I_ = plan.I;
   S_ = plan.S;
   G_ = plan.G;
-  if (cyclic && (kind_ == Kind::Generic || kind_ == Kind::Long))
+  if (cyclic && (kind_ == Kind::Generic || kind_ == Kind::Long || kind_ == Kind::Block))
     ADI_THROW(BackendUnavailable, std::string("periodic ") + axis_name(axis) + " lines of " + std::to_string(n) +
                                       " rows are longer than the segmented kernels hold");
-  if (kind_ == Kind::Long) {
+  if (kind_ == Kind::Long || kind_ == Kind::Block) {
     const SegmentedPlan<T> seg = SegmentedPlan<T>::build_long(m, I_);
     S_ = seg.segments;
     host_tables_ = plan_tables(seg);
@@ -63,6 +63,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     long_uniform_ = lanes_const_ && S_ >= 3;
     for (int s = 2; s <= S_ - 2 && long_uniform_; ++s)
       long_uniform_ = same_tables_as_segment1(host_tables_, TableLayout{S_, I_}, s);
+    if (kind_ == Kind::Block) return;  // one pass: no reduced rows in memory
     // The reduced systems: 2S rows a line, a constant unit-diagonal matrix,
     // stored [row][line] so that they are lines along y of a (lines, 2S, 1)
     // grid with unit-stride neighbours: the lanes kernel's case (or this
@@ -194,6 +195,10 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
         [[fallthrough]];
       default: ADI_THROW(InvalidArgument, "lanes kernel: unsupported segment length " + std::to_string(I_));
     }
+    return;
+  }
+  if (kind_ == Kind::Block) {
+    kernels::launch_block(d, acc, view_, g, host_tables_, long_uniform_, st);
     return;
   }
   if (kind_ == Kind::Long) {
@@ -338,6 +343,10 @@ std::string LineSolver<T>::describe() const {
     case Kind::Long:
       s << "long-line kernel, I = " << I_ << ", S = " << S_ << " (three passes; reduced system: "
         << (reduced_ ? reduced_->describe() : std::string("none")) << ")";
+      break;
+    case Kind::Block:
+      s << "block kernel, I = " << I_ << ", S = " << S_ << " (a line a block of " << (S_ + 31) / 32
+        << " warps, one pass)";
       break;
     case Kind::Generic: s << "generic thread-per-line Thomas"; break;
     case Kind::Short: s << "short kernel (a line a thread in registers), n = " << view_.n; break;

@@ -466,17 +466,21 @@ void line_batches_match(const std::vector<index_t>& lengths) {
             using T = decltype(tag);
             const int a = axis_index(axis);
             const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T));
-            const bool is_long = plan.family == LineKernelFamily::Long;
+            const bool is_long = plan.family == LineKernelFamily::Long || plan.family == LineKernelFamily::Block;
+            const bool is_block = plan.family == LineKernelFamily::Block;
             const auto d0 = random_field<T>(rng, L);
             auto want = d0;
             cpu::solve_constant(axis, ThomasFactor<T>::factor(m), want.data(), L);
             const cuda::ConstantSolver<T> solver(m, axis, L);
             const std::string what = solver.describe() + ", n " + std::to_string(n) + ", lines " +
                                      std::to_string(b.u * b.v) + (constant ? ", constant" : ", random");
-            EXPECT_NE(solver.describe().find(is_long ? "long-line kernel, I = 32, S = " + std::to_string((n + 31) / 32)
+            EXPECT_NE(solver.describe().find(is_long ? std::string(family_name(plan.family)) + " kernel, I = 32, S = " +
+                                                           std::to_string((n + 31) / 32)
                                                      : std::string(family_name(plan.family)) + " kernel"),
                       std::string::npos)
                 << what;
+            // The block kernel: x lines of unit stride up to kBlockMaxRows only.
+            EXPECT_EQ(is_block, axis == Axis::X && n > 32 * kWarpMaxI && n <= kBlockMaxRows) << what;
             if (n == 40000)
               EXPECT_NE(solver.describe().find("reduced system: y: long-line kernel"), std::string::npos) << what;
             DeviceArray<T> dev(d0);
@@ -499,6 +503,16 @@ void line_batches_match(const std::vector<index_t>& lengths) {
               ADI_TEST_CUDA(cudaDeviceSynchronize());
               EXPECT_LE(compare_fields(dg.download(), want, L), tolerance) << gen.describe();
             }
+            if (is_block && b.u * b.v != 1) {  // the long-line kernel's three passes, chosen by the option
+              SolverOptions passes;
+              passes.line_blocks = false;
+              const cuda::ConstantSolver<T> lng(m, axis, L, passes);
+              EXPECT_NE(lng.describe().find("long-line kernel, I = 32"), std::string::npos) << lng.describe();
+              DeviceArray<T> dl(d0);
+              lng.solve(dl.get());
+              ADI_TEST_CUDA(cudaDeviceSynchronize());
+              EXPECT_LE(compare_fields(dl.download(), want, L), tolerance) << lng.describe();
+            }
           };
           if (dbl)
             run(double{});
@@ -518,11 +532,18 @@ void line_batches_match(const std::vector<index_t>& lengths) {
 // constant one with other end rows (interior segments from the constant
 // bank); the solve and the fused update, against the CPU. ADI_LONG_LINES=0
 // (long_lines = false) must give the generic kernel, still correct.
+// x lines of 2049 to 8192 rows take the block kernel (LineKernelFamily::Block,
+// a line a block): 2049 (65 segments: a third warp with one segment of one
+// row), 3000 (94: two lanes past the end), 4097, 8192 (eight full warps);
+// 8193 is the first x line past it (the long-line kernel again). The row
+// pitch n + 3 leaves most lines off a 16-byte boundary (the transposition's
+// scalar path), 8192 + 3 included; ADI_LINE_BLOCKS=0 must give the long-line
+// kernel, still correct.
 TEST(CudaLineKernels, LongLinesAreEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   // 1057 rows are long-line lines only as fp64 y/z lines; its other cases
   // run the warp and lanes kernels.
-  line_batches_match({1057, 2049, 4097, 16384, 40000});
+  line_batches_match({1057, 2049, 3000, 4097, 8192, 8193, 16384, 40000});
 }
 
 // The same batches (1, 7 and 1000 lines) of short and medium lines: the

@@ -154,6 +154,45 @@ TEST(CudaStepper, UnknownBoxIsEquivalentToRefF32) {
   unknown_box_is_equivalent_to_ref<float>(2e-5);
 }
 
+// x lines of the block kernel (LineKernelFamily::Block: 2049 to 8192 rows, a
+// line a block) inside a step: 3001 rows (94 segments: three warps, the last
+// with two lanes past the line's end and a ragged last segment) and 4096 (four
+// full warps), the mixed problem's zero-flux / Dirichlet x faces and
+// zero-flux at both ends; against the CPU over 6 steps, with
+// ADI_LINE_BLOCKS=0 (the long-line kernel's three passes) beside it.
+template <class T>
+void block_x_lines_are_equivalent_to_ref(double tol) {
+  for (const auto& n : {std::array<index_t, 3>{3001, 5, 4}, std::array<index_t, 3>{4096, 3, 7}})
+    for (bool flux_both : {false, true}) {
+      HeatProblem p = mixed_problem(n[0], n[1], n[2]);
+      if (flux_both) p.hi[0] = Boundary::Neumann;
+      for (bool blocks : {true, false}) {
+        SolverOptions o;
+        o.line_blocks = blocks;
+        auto gpu = make_stepper<T>(p, Backend::Cuda, o);
+        const std::string what = grid_text(n) + (flux_both ? ", zero-flux x faces" : "") + ": " + gpu->device_name();
+        EXPECT_EQ(gpu->device_name().find("x: block kernel, I = 32, S = " + std::to_string((n[0] + 31) / 32)) !=
+                      std::string::npos,
+                  blocks)
+            << what;
+        EXPECT_EQ(gpu->device_name().find("x: long-line kernel") != std::string::npos, !blocks) << what;
+        EXPECT_LE(run_both<T>(p, 6, o), tol) << what;
+      }
+    }
+}
+
+TEST(CudaStepper, BlockXLinesAreEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  block_x_lines_are_equivalent_to_ref<double>(1e-12);
+}
+
+// fp32: lines of 3001-4096 rows at a mesh ratio of ~3000 (the y lines of 2300
+// rows above: 5 x the short lines' 2e-5).
+TEST(CudaStepper, BlockXLinesAreEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  block_x_lines_are_equivalent_to_ref<float>(1e-4);
+}
+
 TEST(CudaStepper, AnalyticRoundoff) {
   ADI_GPU_TEST_PRELUDE();
   HeatProblem p;

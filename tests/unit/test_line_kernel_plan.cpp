@@ -61,15 +61,25 @@ TEST(LineKernelPlan, WarpForUnitStrideX) {
 }
 
 // Past 2048 rows x lines go to the lanes rules, which cannot hold them
-// either: the long-line kernel, segments of kLongI = 32 rows, S = ceil(n /
-// 32) (no power of two needed); with long_lines off, the generic kernel.
-TEST(LineKernelPlan, LongXLinesTakeTheLongLineKernel) {
+// either: segments of kLongI = 32 rows, S = ceil(n / 32) (no power of two
+// needed); up to kBlockMaxRows = 8192 rows the block kernel (a line a
+// block), past it the long-line kernel; with line_blocks off the long-line
+// kernel throughout, with long_lines off the generic kernel. Strided x
+// lines never take the block kernel.
+TEST(LineKernelPlan, LongXLinesTakeTheBlockOrLongLineKernel) {
   SolverOptions off;
   off.long_lines = false;
+  SolverOptions passes;
+  passes.line_blocks = false;
+  EXPECT_EQ(adi::kBlockMaxRows, 8192);
   for (std::size_t e : {kF32, kF64}) {
-    expect_plan(2049, Axis::X, true, e, F::Long, 32, 65);
-    expect_plan(4097, Axis::X, true, e, F::Long, 32, 129);
+    expect_plan(2049, Axis::X, true, e, F::Block, 32, 65);
+    expect_plan(4097, Axis::X, true, e, F::Block, 32, 129);
+    expect_plan(8192, Axis::X, true, e, F::Block, 32, 256);
+    expect_plan(8193, Axis::X, true, e, F::Long, 32, 257);
     expect_plan(16384, Axis::X, true, e, F::Long, 32, 512);
+    expect_plan(4097, Axis::X, true, e, passes, F::Long, 32, 129);
+    expect_plan(4097, Axis::X, false, e, F::Long, 32, 129);
     expect_plan(4097, Axis::X, true, e, off, F::Generic, 4097, 1);
   }
 }
@@ -187,7 +197,7 @@ TEST(LineKernelPlan, XSegOverride) {
   o.x_seg = 2;
   expect_plan(512, Axis::Y, false, kF32, o, F::Lanes, 32, 16);
   expect_plan(512, Axis::X, false, kF32, o, F::Lanes, 32, 16);
-  expect_plan(4097, Axis::X, true, kF32, o, F::Long, 32, 129);
+  expect_plan(4097, Axis::X, true, kF32, o, F::Block, 32, 129);
 }
 
 TEST(LineKernelPlan, YzSegOverride) {
@@ -229,7 +239,8 @@ TEST(LineKernelPlan, YzSegOverride) {
 TEST(LineKernelPlan, SolveWords) {
   EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(512, Axis::X, true, kF32)), 2.0);
   EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(512, Axis::Y, false, kF64)), 2.0);
-  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(4097, Axis::X, true, kF32)), 3.25);
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(4097, Axis::X, true, kF32)), 2.0);
+  EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(16384, Axis::X, true, kF32)), 3.25);
   EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(1057, Axis::Z, false, kF64)), 3.25);
   SolverOptions off;
   off.long_lines = false;
@@ -248,6 +259,7 @@ TEST(LineKernelPlan, HelpersAndDescription) {
   EXPECT_EQ(adi::lanes_half_max_I(8), 33);
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(512, Axis::X, true, 4)), "warp kernel, I = 16, S = 32");
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8)), "long-line kernel, I = 32, S = 129");
+  EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::X, true, 4)), "block kernel, I = 32, S = 129");
   SolverOptions off;
   off.long_lines = false;
   EXPECT_EQ(adi::describe(adi::plan_line_kernel(4097, Axis::Y, false, 8, off)),

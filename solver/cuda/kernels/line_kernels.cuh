@@ -182,6 +182,12 @@ inline bool lanes_pairs_aligned(const float* p) { return (reinterpret_cast<std::
 template <class T>
 void launch_long(T* d, T* acc, T* red, const PlanView<T>& p, const LinesGeom& g, bool finish,
                  const std::vector<T>& host_tables, bool uniform, cudaStream_t st);
+/// Block kernel (I = kLongI, S <= 32 kBlockMaxWarps, lines of unit stride):
+/// a line a block, d <- A^{-1} d, or acc += A^{-1} d, in one pass; the plan
+/// and `uniform` as for launch_long.
+template <class T>
+void launch_block(T* d, T* acc, const PlanView<T>& p, const LinesGeom& g, const std::vector<T>& host_tables,
+                  bool uniform, cudaStream_t st);
 /// Generic thread-per-line Thomas with the factor's tables a, c', 1/pivot.
 template <class T>
 void launch_generic(T* d, T* acc, const T* a, const T* cp, const T* inv, int n, const LinesGeom& g, cudaStream_t st);

@@ -18,6 +18,9 @@ enum class LineKernelFamily {
   Lanes,    ///< y/z lines (and long or strided x lines): lane = line, warp = segment(s)
   Long,     ///< lines longer than a block holds: segments of kLongI rows in independent
             ///< warps (lane = line), the reduced system through global memory (three passes)
+  Block,    ///< x lines of unit stride past the warp kernel, up to kBlockMaxRows: a line a
+            ///< block, lane = segment of kLongI rows, the reduced system scanned across
+            ///< the block's warps (one pass)
   Generic,  ///< thread-per-line Thomas through global memory (two passes)
   Short,    ///< y/z (or strided x) lines of at most kShortMaxRows rows: a thread a line,
             ///< every row loaded at once and solved in registers (one pass)
@@ -26,7 +29,7 @@ enum class LineKernelFamily {
 struct LineKernelPlan {
   LineKernelFamily family = LineKernelFamily::Generic;
   int I = 0;  ///< segment length (rows per thread); the line length n for Generic
-  int S = 0;  ///< segments per line (a power of two; ceil(n / kLongI) for Long); 1 for Generic
+  int S = 0;  ///< segments per line (a power of two; ceil(n / kLongI) for Long and Block); 1 for Generic
   /// Lanes: lines a tile holds. 32: a warp is one segment of 32 lines. 16
   /// (kLanesHalfTile): a warp is two segments of 16 lines, for lines longer
   /// than 16 segments of lanes_max_I rows hold (a 32-line tile of them would
@@ -78,6 +81,12 @@ constexpr int lanes_max_I(std::size_t element_size) { return element_size == 4 ?
 /// is one WarpTranspose of the x lines' rows. Its reduced system has 2
 /// rows a segment, i.e. 2 / kLongI of the line: 1/16 of a field of scratch.
 constexpr int kLongI = 32;
+/// Most warps of the block kernel (LineKernelFamily::Block), a line a block:
+/// 256 threads, so that a thread may keep its kLongI values (fp64: 64
+/// registers) and the transposition's row buffer next to them.
+constexpr int kBlockMaxWarps = 8;
+/// Longest line the block kernel takes: 32 segments of kLongI rows a warp.
+constexpr int kBlockMaxRows = 32 * kLongI * kBlockMaxWarps;
 /// Shortest line the long-line kernel takes (the other families hold every
 /// line up to 1056 rows).
 constexpr int kLongMinRows = 2 * kLongI + 1;
@@ -96,7 +105,9 @@ int next_pow2(index_t v);
 /// segments: fp64 up to 1056 rows (I = 33), fp32 up to 2048. Longer lines
 /// (and x lines past 2048) take the long-line kernel (Long, I = kLongI, S =
 /// ceil(n / kLongI)) unless options.long_lines is off or an override
-/// (x_seg / yz_seg) is set: then the generic kernel.
+/// (x_seg / yz_seg) is set: then the generic kernel. x lines of unit stride
+/// of up to kBlockMaxRows rows among them take the block kernel (Block, the
+/// same I and S) unless options.line_blocks is off.
 LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
                                 const SolverOptions& options = {});
 
@@ -104,7 +115,8 @@ const char* family_name(LineKernelFamily f);
 /// Words a point the plan's solve must move in memory: 2 for the warp and
 /// lanes kernels (the line read once and written once); 3 + 8 / kLongI for
 /// the long-line kernel (read twice, written once, and its reduced rows
-/// written, read and written by the nested solve, and read); 4 for the
+/// written, read and written by the nested solve, and read); 2 for the
+/// block kernel (the line held in registers across the reduced solve); 4 for the
 /// generic kernel (read, write the forward sweep, read it, write). The
 /// fused update adds 1 (read the accumulator; its write replaces the line's).
 double solve_words(const LineKernelPlan& p);

@@ -25,6 +25,10 @@ struct SolverOptions {
   /// 2048, x past 2048) take the generic thread-per-line Thomas instead of
   /// the long-line kernel (segments in independent warps, three passes)
   bool long_lines = true;
+  /// ADI_LINE_BLOCKS=0: x lines of unit stride of 2049 to kBlockMaxRows (8192)
+  /// rows take the long-line kernel's three passes (3 1/4 words a point)
+  /// instead of the block kernel (a line a block, 2 words)
+  bool line_blocks = true;
   int rhs_vec = -1;          ///< ADI_RHS_VEC=0|2|4: points per thread of the RHS kernel (-1: by precision and nx)
   int rhs_ahead = 0;         ///< ADI_RHS_AHEAD=2|4|8: planes the RHS kernels load ahead (0: 4)
   /// ADI_FUSE_RHS=0: the RHS in a pass of its own before the x solve, instead
