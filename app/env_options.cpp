@@ -108,6 +108,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.general_x_transpose = e.flag("ADI_GENERAL_X_TRANSPOSE", s.general_x_transpose);
   s.long_lines = e.flag("ADI_LONG_LINES", s.long_lines);
   s.line_blocks = e.flag("ADI_LINE_BLOCKS", s.line_blocks);
+  s.fused_tiles = e.flag("ADI_FUSED_TILES", s.fused_tiles);
   s.classic_rings = e.flag("ADI_CLASSIC_RINGS", s.classic_rings);
   s.mpi_overlap = e.flag("ADI_MPI_OVERLAP", s.mpi_overlap);
   s.mpi_batches = static_cast<int>(

@@ -30,6 +30,7 @@ std::string SolverOptions::describe() const {
   line("ADI_LANES_PAIRS", "lanes_pairs", lanes_pairs, d.lanes_pairs);
   line("ADI_LONG_LINES", "long_lines", long_lines, d.long_lines);
   line("ADI_LINE_BLOCKS", "line_blocks", line_blocks, d.line_blocks);
+  line("ADI_FUSED_TILES", "fused_tiles", fused_tiles, d.fused_tiles);
   line("ADI_RHS_VEC", "rhs_vec", rhs_vec, d.rhs_vec);
   line("ADI_RHS_AHEAD", "rhs_ahead", rhs_ahead, d.rhs_ahead);
   line("ADI_FUSE_RHS", "fuse_rhs", fuse_rhs, d.fuse_rhs);

@@ -105,6 +105,16 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
       else
         fused_tables_.upload(compact);
     }
+    // Lines of 33-64 rows: the fused kernel's tiles of 8 segments of 8 rows
+    // (four lines a warp's transposition buffer), with a plan of their own.
+    if (axis == Axis::X && S_ == 32 && !cyclic && plan.family == Kind::Warp && options.fused_tiles && n > 32 &&
+        n <= kernels::kFusedTileS * kernels::kFusedTileI) {
+      const SegmentedPlan<T> tile = SegmentedPlan<T>::build(m, kernels::kFusedTileI, kernels::kFusedTileS);
+      fused_tile_tables_.upload(plan_tables(tile));
+      fused_tile_view_ = PlanView<T>{fused_tile_tables_.get(), static_cast<int>(n), kernels::kFusedTileI,
+                                     kernels::kFusedTileS};
+      fused_tile_ = true;
+    }
     if (cyclic) {
       view_.ring = 1;
       view_.phi = static_cast<T>(split.phi);
@@ -294,6 +304,8 @@ template <class T>
 kernels::FusedLaunch LineSolver<T>::fused_shape() const {
   kernels::FusedLaunch s{};
   const kernels::FusedGeom g = fused_geom(nullptr);
+  if (fused_tile_)
+    return kernels::fused_x_shape<T, kernels::kFusedTileI>(g, fused_tile_view_, fused_planes_);
   with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_); });
   return s;
 }
@@ -310,6 +322,10 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
   ADI_REQUIRE(shape.warps >= kernels::kFusedMinWarps, "the fused RHS + x kernel needs a block of " +
                                                           std::to_string(kernels::kFusedMinWarps) + " lines at least");
   const kernels::FusedGeom g = fused_geom(u);
+  if (fused_tile_) {
+    kernels::launch_fused_x<T, kernels::kFusedTileI>(u, w, fused_tile_view_, g, kc, shape, nullptr, st);
+    return;
+  }
   if (!with_fused_I(I_, [&](auto I) {
         kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, fused_tables_.get(), st);
       }))
@@ -322,6 +338,7 @@ std::string LineSolver<T>::describe_fused() const {
   std::ostringstream o;
   o << "rhs fused into x: " << s.warps * s.lines_per_warp << " lines a block";
   if (s.lines_per_warp > 1) o << " (" << s.lines_per_warp << " a warp)";
+  if (fused_tile_) o << " in tiles of " << kernels::kFusedTileS << " segments of " << kernels::kFusedTileI << " rows";
   o << ", " << s.K << " planes each, " << s.blocks << " blocks, " << s.per_sm << " an SM, " << s.smem / 1024
     << " KiB shared";
   if (s.small) o << ", one interior segment's tables, a ring of 3 slabs";

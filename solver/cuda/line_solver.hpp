@@ -99,6 +99,12 @@ class LineSolver {
   // The fused kernel's compact tables (CompactTables; S = 0: none).
   CompactTables fused_compact_{};
   DeviceBuffer<T> fused_tables_;
+  // The fused kernel's tile plan (x lines of 33-64 rows: kernels::kFusedTileS
+  // segments of kFusedTileI rows, SolverOptions::fused_tiles); fused_tile_
+  // false: the fused kernel takes view_.
+  bool fused_tile_ = false;
+  DeviceBuffer<T> fused_tile_tables_;
+  PlanView<T> fused_tile_view_{};
   bool fused_layout() const;  // the fused kernel's conditions on the plan and the rows
   kernels::FusedGeom fused_geom(const T* u) const;
   kernels::FusedLaunch fused_shape() const;

@@ -57,7 +57,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
                              {"ADI_ROW_ALIGN", "64"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
-                             {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"}, {"ADI_LINE_BLOCKS", "0"},
+                             {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"}, {"ADI_LINE_BLOCKS", "0"}, {"ADI_FUSED_TILES", "0"},
                              {"ADI_MPI_BATCHES", "3"},   {"ADI_PARALLEL_IO", "0"},   {"ADI_READ_TIMEOUT", "2.5"},
                              {"ADI_FAULT_NAN_AT_STEP", "7"}, {"ADI_ISOLATE_READS", "0"}, {"SLURM_JOB_ID", "4242"},
                              {"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_RESTART_COUNT", "1"}});
@@ -81,6 +81,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_FALSE(o.solver.classic_rings);
   EXPECT_FALSE(o.solver.long_lines);
   EXPECT_FALSE(o.solver.line_blocks);
+  EXPECT_FALSE(o.solver.fused_tiles);
   EXPECT_FALSE(o.solver.mpi_overlap);
   EXPECT_EQ(o.solver.mpi_batches, 3);
   EXPECT_FALSE(o.app.parallel_io);
@@ -93,7 +94,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
 }
 
 TEST(EnvOptions, MalformedValuesNameTheVariable) {
-  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_SKIP_FIXED", "ADI_SHORT_LINES", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES", "ADI_LINE_BLOCKS",
+  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_SKIP_FIXED", "ADI_SHORT_LINES", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES", "ADI_LINE_BLOCKS", "ADI_FUSED_TILES",
                            "ADI_MPI_OVERLAP", "ADI_PARALLEL_IO", "ADI_ISOLATE_READS"})
     for (const char* v : {"yes", "2", "01", " 1", "1 "}) expect_rejected(flag, v);
   for (const char* v : {"abc", "-1", "1.5", "0x1", " 0", "99999999999999999999"}) expect_rejected("ADI_CUDA_DEVICE", v);

@@ -11,7 +11,8 @@
 // each side in y: step t reads slabs t (plane k - 1), t + 1 (plane k) and
 // t + 2 (plane k + 1) while the cp.async copies of slab t + 3 are in flight.
 // (A ring of 5, two slabs in flight, measured no faster: 257^3 fp64 slower,
-// as its blocks no longer fit two an SM; PERFORMANCE.md, twelfth session.)
+// as its blocks no longer fit two an SM; PERFORMANCE.md, twelfth session.
+// Short lines' small slabs take a ring of 6 with three in flight: fused_ring.)
 // So every row of u is copied from global memory (W L + 2) / (W L) x
 // (K + 2) / K times for a run of K planes, ~1.3 for W L = 8, instead of five
 // times (the first fused kernel read the five rows of each line into five
@@ -25,7 +26,9 @@
 // (no bank conflicts), and writes each result into its transposition buffer
 // at the padded map's slot, so that the column read hands lane s its segment
 // (Giles' map, adi::transpose; the warp kernel's row phase, with the RHS
-// computed on the way in). From there it is the warp kernel's solve.
+// computed on the way in). From there it is the warp kernel's solve. Lines
+// of 33-64 rows share a buffer four at a time instead (fused_warp_lines:
+// 8 segments of 8 rows a line, a plan of their own).
 //
 // Only the classic single-GPU stepper launches it (no x ghost faces, no x
 // face terms, open x lines of single-line tiles: LineSolver::can_fuse_rhs); y
@@ -41,6 +44,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace adi::cuda::kernels {
 
@@ -76,10 +80,47 @@ template <class T, int I>
 constexpr int fused_lines_per_warp() {
   return I == 2 ? (sizeof(T) == 4 ? 4 : 1) : I == 4 ? 2 : 1;
 }
-constexpr int kAhead = 3;  // slab t + kAhead is issued at step t, into slot (t + kAhead) % ring
+// Segments a line in the fused kernel: 32 (a line a transposition buffer),
+// or SEG < 32 for a tile of 32 / SEG lines in one buffer (row r of the tile
+// is segment r % SEG of line r / SEG, the warp kernel's multi-line tile):
+// lines of 33-64 rows in 8 segments of 8 rows (fused_tile_built), where 32
+// segments of 2 rows spent most of a warp's instructions on the reduced
+// system's two 32-lane scans (ncu, 64 x 64 x 16384 fp32: issue slots 76 %
+// busy, DRAM 42 %). H100, ADI_FUSED_TILES=1 / 0 on one binary: 64 x 64 x
+// 16384 fused phase fp32 0.377 -> 0.314 ms, fp64 0.744 -> 0.561; 40 x 500 x
+// 500 step fp32 -7 %, fp64 -11 %; 33^3 fp64 +6 % (1 us: 132 registers, a
+// block an SM). Lines a warp takes a step, and transposition buffers a warp:
+template <class T, int I, int SEG>
+constexpr int fused_warp_lines() {
+  return SEG == 32 ? fused_lines_per_warp<T, I>() : 32 / SEG;
+}
+template <class T, int I, int SEG>
+constexpr int fused_buffers() {
+  return SEG == 32 ? fused_lines_per_warp<T, I>() : 1;
+}
 template <class T, int I>
 constexpr bool fused_small_built() {
   return sizeof(T) == 8 && (I == 32 || I == kOddLongI);
+}
+// Slabs in the ring, and how far ahead slab t + ahead is issued at step t
+// (into slot (t + ahead) % ring, which slab t + ahead - ring left at step t - 1
+// at the latest: ring >= ahead + 1). Short lines (slabs of 5-10 KB: fp32 I <= 8, fp64
+// I <= 4) keep three slabs in flight (ring 6, ahead 5): a step of theirs is
+// too short to cover a DRAM round trip, so with one slab in flight the
+// block waited for its copies every step. Longer lines keep one (ring 4),
+// whose slabs are large enough (the ring of 5 measured no faster at 257^3).
+// H100, ring 6 against 4 (one call, two builds): 64 x 64 x 16384 fp32 fused
+// phase 0.385 -> 0.372 ms, 129^3 fp32 0.0286 -> 0.0262, 65^3 fp32 step
+// 0.0195 -> 0.0176 ms, 40 x 500 x 500 -1 to -4 %; with fp32 I = 9 in it too,
+// 257^3's phase was 2 % slower, so 9 keeps 4. Less than the 2x predicted for
+// three times the bytes in flight: ncu then showed the phase issue-bound.
+template <class T, int I, bool Small>
+constexpr int fused_ring() {
+  return Small ? kShortRing : (I <= 4 || (sizeof(T) == 4 && I <= 8)) ? 6 : kRing;
+}
+template <class T, int I, bool Small>
+constexpr int fused_ahead() {
+  return Small ? 3 : fused_ring<T, I, Small>() - 1;
 }
 // Elements of the tables a block holds: the plan's, or the compact ones.
 template <class T, int I>
@@ -126,27 +167,34 @@ __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom&
 
 // One run of planes k0 .. k1 - 1 of lines j0 .. jlast: the slab pipeline
 // above. Every thread of the block calls it (block barriers inside).
-template <class T, int I, bool Small>
+template <class T, int I, bool Small, int SEG>
 __device__ __forceinline__ SegmentView<T> fused_view(const T* tab, int s_tail, int lane) {
   if constexpr (Small)
     return segment_view(tab, CompactTables{32, I, s_tail}, lane);
   else
-    return segment_view(tab, TableLayout{32, I}, lane);
+    return segment_view(tab, TableLayout{SEG, I}, lane & (SEG - 1));
 }
 
-template <class T, int I, bool Small>
+template <class T, int I, bool Small, int SEG>
 __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict__ w, const FusedGeom& g,
                                           const RhsCoefficients<T>& kc, const FusedItem& it, const T* tab,
                                           T* ring, T* slots, int W, int warp, int lane) {
   using Ex = WarpTranspose<T, I, MapKind::Giles>;
-  constexpr int R = Small ? kShortRing : kRing;
-  constexpr int L = fused_lines_per_warp<T, I>();
+  constexpr int R = fused_ring<T, I, Small>();
+  constexpr int kAhead = fused_ahead<T, I, Small>();
+  constexpr int L = fused_warp_lines<T, I, SEG>();
+  // A line's share of the row phase's I rounds of 32 elements: all I with a
+  // buffer a line, SEG I / 32 in a tile (line l of the tile holds elements
+  // l SEG I .. (l + 1) SEG I - 1 of the buffer).
+  constexpr bool kTile = SEG < 32;
+  constexpr int QL = kTile ? SEG * I / 32 : I;
+  static_assert(!kTile || (SEG * I % 32 == 0 && QL * L == I), "a tile's lines take whole rounds");
   const int WL = W * L;  // the block's lines
   const int slab = (WL + 2) * g.row;
   const int steps = static_cast<int>(it.k1 - it.k0);
 #pragma unroll
-  for (int s = 0; s < kAhead; ++s) {  // a stream has steps + 2 >= 3 slabs
-    issue_slab(u, ring + s * slab, g, kc, it, WL, s, warp, W, lane);
+  for (int s = 0; s < kAhead; ++s) {  // a stream has steps + 2 >= 3 slabs; a commit each, issued or not
+    if (s < 3 || s <= steps + 1) issue_slab(u, ring + s * slab, g, kc, it, WL, s, warp, W, lane);
     cp_async_commit();
   }
   // Warps past the grid's end only load and wait; a warp whose first line
@@ -165,10 +213,12 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   T* const sb = slots + warp_slot<T, I>(lane);
   T* const col = slots + Ex::index(0, lane);
   constexpr int kSlots = warp_slots<T, I>();
-  const SegmentView<T> v = fused_view<T, I, Small>(tab, g.s_tail, lane);
+  const SegmentView<T> v = fused_view<T, I, Small, SEG>(tab, g.s_tail, lane);
 
   for (int t = 0; t < steps; ++t) {
-    cp_async_wait<0>();
+    // Slabs t + 3 .. t + kAhead - 1 may stay in flight (one commit group a
+    // slab, empty past the stream's end).
+    cp_async_wait<Small ? 0 : kAhead - 3>();
     __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
     if constexpr (!Small) {
       if (t + kAhead <= steps + 1)
@@ -194,10 +244,10 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
       const T* yp = cur + ryp * g.row;
       const bool fixed_line = zfix || on_fixed_face(kc, 1, j, g.nj);
       const T lo_val = c[xlo], hi_val = c[xhi];
-      // Row phase: the RHS of element e = 32 q + lane into its slot; padding
-      // rows (e >= n) and fixed nodes solve to 0.
+      // Row phase: the RHS of element e = 32 q + lane of the line into its
+      // slot; padding rows (e >= n) and fixed nodes solve to 0.
 #pragma unroll
-      for (int q = 0; q < I; ++q) {
+      for (int q = 0; q < QL; ++q) {
         const int e = 32 * q + lane;
         T r = T(0);
         if (e < n && !fixed_line && !(e == 0 && xfix_lo) && !(e == n - 1 && xfix_hi)) {
@@ -205,7 +255,10 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
           const T xp = e == n - 1 ? hi_val : c[e + 1];
           r = douglas_rhs(c[e], xm, xp, ym[e], yp[e], zm[e], zp[e], kc);
         }
-        sb[l * kSlots + warp_row_slot<T, I>(q)] = r;
+        if constexpr (kTile)
+          sb[warp_row_slot<T, I>(l * QL + q)] = r;
+        else
+          sb[l * kSlots + warp_row_slot<T, I>(q)] = r;
       }
     }
     if constexpr (Small) {
@@ -219,22 +272,23 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
       if (!line) continue;
     }
     __syncwarp();
-    T x[L][I];
+    constexpr int B = fused_buffers<T, I, SEG>();
+    T x[B][I];
 #pragma unroll
-    for (int l = 0; l < L; ++l)
+    for (int b = 0; b < B; ++b)
 #pragma unroll
-      for (int i = 0; i < I; ++i) x[l][i] = col[l * kSlots + i];
+      for (int i = 0; i < I; ++i) x[b][i] = col[b * kSlots + i];
 #pragma unroll
-    for (int l = 0; l < L; ++l) local_sweeps(x[l], v);
+    for (int b = 0; b < B; ++b) local_sweeps(x[b], v);
 #pragma unroll
-    for (int l = 0; l < L; ++l) reduced_solve(x[l][0], x[l][I - 1], v, lane, 32);
+    for (int b = 0; b < B; ++b) reduced_solve(x[b][0], x[b][I - 1], v, lane & (SEG - 1), SEG);
 #pragma unroll
-    for (int l = 0; l < L; ++l) finish_segment(x[l], v, x[l][0], x[l][I - 1]);
+    for (int b = 0; b < B; ++b) finish_segment(x[b], v, x[b][0], x[b][I - 1]);
     __syncwarp();  // every lane has read its column before the buffer is overwritten
 #pragma unroll
-    for (int l = 0; l < L; ++l)
+    for (int b = 0; b < B; ++b)
 #pragma unroll
-      for (int i = 0; i < I; ++i) col[l * kSlots + i] = x[l][i];
+      for (int i = 0; i < I; ++i) col[b * kSlots + i] = x[b][i];
     __syncwarp();
 #pragma unroll
     for (int l = 0; l < L; ++l) {
@@ -242,9 +296,9 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
       if (j > it.jlast) break;
       T* out = w + j * g.sj + k * g.sk;
 #pragma unroll
-      for (int q = 0; q < I; ++q) {
+      for (int q = 0; q < QL; ++q) {
         const int e = 32 * q + lane;
-        if (e < n) out[e] = sb[l * kSlots + warp_row_slot<T, I>(q)];
+        if (e < n) out[e] = sb[kTile ? warp_row_slot<T, I>(l * QL + q) : l * kSlots + warp_row_slot<T, I>(q)];
       }
     }
     // The next step's row phase overwrites the buffer after the block barrier.
@@ -270,17 +324,17 @@ constexpr int fused_min_blocks() {
 // paying two extra slabs. With one wave of equal shares there is no tail of
 // half-empty SMs: at 193^3 fp32, chunks of 16 planes (325 blocks on 264
 // slots) measured 0.101 ms against 0.072 ms for 175 blocks of 32 planes.
-template <class T, int I, bool Small>
+template <class T, int I, bool Small, int SEG>
 __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
   extern __shared__ __align__(16) unsigned char fused_smem[];
-  constexpr int R = Small ? kShortRing : kRing;
+  constexpr int R = fused_ring<T, I, Small>();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
   const int tab_elems = fused_table_elems<T, I>(p, Small);  // (p.tables: the compact ones in the small build)
   T* tab = reinterpret_cast<T*>(fused_smem);
   T* ring = tab + tab_elems;
-  constexpr int L = fused_lines_per_warp<T, I>();
-  T* slots = ring + R * (W * L + 2) * g.row + warp * L * warp_slots<T, I>();
+  constexpr int L = fused_warp_lines<T, I, SEG>();
+  T* slots = ring + R * (W * L + 2) * g.row + warp * fused_buffers<T, I, SEG>() * warp_slots<T, I>();
   stage_tables(p.tables, tab_elems, tab);
   __syncthreads();  // segment_view reads bw0 at once, before a run's first barrier
   const index_t total = g.jblocks * g.nk;
@@ -293,17 +347,34 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     it.k1 = min(g.nk, it.k0 + (end - at));
     it.j0 = jb * W * L;
     it.jlast = min(it.j0 + W * L, g.nj) - 1;
-    fused_run<T, I, Small>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
+    fused_run<T, I, Small, SEG>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
     at += it.k1 - it.k0;
   }
 }
 
-// The build a launch shape names.
+// Whether the tile build (SEG = 8 segments a line, fused_warp_lines) exists
+// for I: lines of 33-64 rows, 8 segments of 8 rows.
+template <int I>
+constexpr bool fused_tile_built() {
+  return I == kFusedTileI;
+}
+
+// The build a launch shape names (seg: the plan's segments a line, 32 or kFusedTileS).
 template <class T, int I>
-auto fused_kernel(bool small) {
+auto fused_kernel(bool small, int seg) {
   if constexpr (fused_small_built<T, I>())
-    if (small) return fused_x_kernel<T, I, true>;
-  return fused_x_kernel<T, I, false>;
+    if (small) return fused_x_kernel<T, I, true, 32>;
+  if constexpr (fused_tile_built<I>())
+    if (seg == kFusedTileS) return fused_x_kernel<T, I, false, kFusedTileS>;
+  return fused_x_kernel<T, I, false, 32>;
+}
+
+// Calls f(std::integral_constant<int, SEG>) for the plan's segment count.
+template <int I, class F>
+void with_seg(int seg, F&& f) {
+  if constexpr (fused_tile_built<I>())
+    if (seg == kFusedTileS) return f(std::integral_constant<int, kFusedTileS>{});
+  f(std::integral_constant<int, 32>{});
 }
 
 }  // namespace
@@ -311,11 +382,15 @@ auto fused_kernel(bool small) {
 template <class T, int I>
 FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
   FusedLaunch s;
-  constexpr int L = fused_lines_per_warp<T, I>();
+  int L = 0, buffers = 0;
+  with_seg<I>(p.S, [&](auto seg) {
+    L = fused_warp_lines<T, I, decltype(seg)::value>();
+    buffers = fused_buffers<T, I, decltype(seg)::value>();
+  });
   auto smem = [&](int W, bool small) {
     return sizeof(T) * (static_cast<std::size_t>(fused_table_elems<T, I>(p, small)) +
-                        static_cast<std::size_t>(small ? kShortRing : kRing) * (W * L + 2) * g0.row +
-                        static_cast<std::size_t>(W) * L * warp_slots<T, I>());
+                        static_cast<std::size_t>(small ? kShortRing : fused_ring<T, I, false>()) * (W * L + 2) * g0.row +
+                        static_cast<std::size_t>(W) * buffers * warp_slots<T, I>());
   };
   auto most_warps = [&](bool small) {
     int W = kFusedMaxWarps;
@@ -336,7 +411,7 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
   s.warps = W;
   s.lines_per_warp = L;
   s.smem = smem(W, s.small);
-  s.per_sm = resident_blocks(fused_kernel<T, I>(s.small), 32 * W, s.smem);
+  s.per_sm = resident_blocks(fused_kernel<T, I>(s.small, p.S), 32 * W, s.smem);
   if (s.per_sm < 1) return s;
   const index_t jblocks = (g0.nj + W * L - 1) / (W * L), total = jblocks * g0.nk;
   // Steps a block takes: an equal share for every resident block (one wave),
@@ -355,7 +430,8 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
 template <class T, int I>
 void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0, const RhsCoefficients<T>& kc,
                     const FusedLaunch& s, const T* compact_tables, cudaStream_t st) {
-  ADI_REQUIRE(p.S == 32 && !p.ring, "fused RHS + x: single-line tiles of an open line only");
+  ADI_REQUIRE((p.S == 32 || (fused_tile_built<I>() && p.S == kFusedTileS)) && !p.ring,
+              "fused RHS + x: single-line tiles (or the tile build's) of an open line only");
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
   ADI_REQUIRE(!s.small || (compact_tables && g0.s_tail > 0 && fused_small_built<T, I>()),
               "fused RHS + x: no compact tables");
@@ -365,7 +441,7 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   g.jblocks = s.jblocks;
   PlanView<T> q = p;
   if (s.small) q.tables = compact_tables;
-  fused_kernel<T, I>(s.small)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
+  fused_kernel<T, I>(s.small, p.S)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
   ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");
 }
 

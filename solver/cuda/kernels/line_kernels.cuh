@@ -56,6 +56,12 @@ struct WarpGeom {
 // per_block (line group, plane) steps in all; per_block and jblocks are the
 // launcher's (fused_x_shape).
 constexpr int kFusedMaxWarps = 8;
+/// The fused kernel's tile build: x lines of 33 to kFusedTileS x kFusedTileI
+/// rows in kFusedTileS segments of kFusedTileI rows, 32 / kFusedTileS lines a
+/// warp in one transposition buffer, with a plan of their own (the warp
+/// kernel's is 32 segments of 2 rows).
+constexpr int kFusedTileI = 8;
+constexpr int kFusedTileS = 8;
 /// Fewest lines a fused block takes: below it the halo rows (2 a block) and
 /// the ring's re-priming outweigh the pass saved (1025^3 fp64 with 2 lines a
 /// block: 36.7 against 29.3 ms a step split, docs/PERFORMANCE.md).

@@ -37,6 +37,10 @@ struct SolverOptions {
   /// ADI_FUSED_PLANES: (line group, plane) steps a block of the fused RHS + x
   /// kernel takes (0: an equal share for each resident block)
   int fused_planes = 0;
+  /// ADI_FUSED_TILES=0: x lines of 33-64 rows in the fused RHS + x kernel as
+  /// 32 segments of 2 rows (the warp kernel's plan) instead of 8 segments of 8
+  /// rows, four lines a transposition tile
+  bool fused_tiles = true;
   /// ADI_CUDA_GRAPH=0: launch a step's kernels one by one instead of replaying
   /// them as one captured CUDA graph (the launch gaps dominate small grids)
   bool cuda_graph = true;
