@@ -333,6 +333,25 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
 }
 
 template <class T>
+void LineSolver<T>::solve_like_fused(T* d, cudaStream_t st) const {
+  if (!fused_tile_) {
+    solve(d, nullptr, st);
+    return;
+  }
+  const Layout3& L = layout_;
+  if (L.points() == 0) return;
+  WarpGeom g{};
+  g.nj = L.n[1];
+  g.sj = L.stride[1];
+  g.nk = L.n[2];
+  g.sk = L.stride[2];
+  g.lines_per_tile = 32 / kernels::kFusedTileS;
+  g.tiles_j = (g.nj + g.lines_per_tile - 1) / g.lines_per_tile;
+  g.tiles = g.tiles_j * g.nk;
+  kernels::launch_warp<T, kernels::kFusedTileI>(d, nullptr, fused_tile_view_, g, st);
+}
+
+template <class T>
 std::string LineSolver<T>::describe_fused() const {
   const kernels::FusedLaunch s = fused_shape();
   std::ostringstream o;

@@ -68,6 +68,11 @@ class LineSolver {
   bool can_fuse_rhs() const;
   bool cyclic() const { return view_.ring != 0; }
   void solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& kc, cudaStream_t stream) const;
+  /// d <- A^{-1} d in the fused kernel's segments: where it takes a tile plan
+  /// of its own (x lines of 33-64 rows), the warp kernel with that plan, so
+  /// that a fusing stepper's Rhs and SolveX phases compose bit for bit to its
+  /// RhsSolveX (the stepper contract); solve(d) otherwise.
+  void solve_like_fused(T* d, cudaStream_t stream) const;
   /// How the fused solve launches ("rhs fused into x: 8 lines x 31 planes a block, ...").
   std::string describe_fused() const;
 

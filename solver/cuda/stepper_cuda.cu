@@ -135,7 +135,14 @@ class CudaStepper final : public Stepper<T> {
   void run_phase(Phase ph) override {
     switch (ph) {
       case Phase::Rhs: launch_rhs(u_.get() + off_, w_.get() + off_, sub_, kc_, stream_, options_); break;
-      case Phase::SolveX: solver_[0].solve(w_.get() + off_, nullptr, stream_); break;
+      case Phase::SolveX:
+        // Fusing, the x solve takes the fused kernel's segments, so that Rhs
+        // and SolveX compose bit for bit to RhsSolveX.
+        if (fuse_rhs_)
+          solver_[0].solve_like_fused(w_.get() + off_, stream_);
+        else
+          solver_[0].solve(w_.get() + off_, nullptr, stream_);
+        break;
       case Phase::SolveY: solver_[1].solve(w_.get() + off_, nullptr, stream_); break;
       case Phase::SolveZ: solver_[2].solve(w_.get() + off_, u_.get() + off_, stream_); break;
       case Phase::RhsSolveX:
