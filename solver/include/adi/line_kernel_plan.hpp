@@ -3,7 +3,7 @@
 // and segment count S: pure host code (no CUDA), so the choice is printable
 // and unit-tested without a GPU. The CUDA backend (solver/cuda/line_solver.cu)
 // builds its tables and launches what this returns. The kernels themselves:
-// solver/cuda/kernels/{warp,lanes,long,generic}_kernel.cu.
+// solver/cuda/kernels/{warp,lanes,long,block,generic,short}_kernel.cu.
 
 #include <adi/common.hpp>
 #include <adi/options.hpp>
