@@ -158,14 +158,7 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   const index_t n = L.n[a];
   if (L.points() == 0) return;
   if (kind_ == Kind::Warp) {
-    WarpGeom g{};
-    g.nj = L.n[1];
-    g.sj = L.stride[1];
-    g.nk = L.n[2];
-    g.sk = L.stride[2];
-    g.lines_per_tile = 32 / S_;
-    g.tiles_j = (g.nj + g.lines_per_tile - 1) / g.lines_per_tile;
-    g.tiles = g.tiles_j * g.nk;
+    const WarpGeom g = warp_geom(S_);
     switch (I_) {
       case 2: kernels::launch_warp<T, 2>(d, acc, view_, g, st); break;
       case 4: kernels::launch_warp<T, 4>(d, acc, view_, g, st); break;
@@ -222,6 +215,20 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     return;
   }
   kernels::launch_generic(d, acc, gen_a_, gen_cp_, gen_inv_, static_cast<int>(n), g, st);
+}
+
+template <class T>
+WarpGeom LineSolver<T>::warp_geom(int S) const {
+  const Layout3& L = layout_;
+  WarpGeom g{};
+  g.nj = L.n[1];
+  g.sj = L.stride[1];
+  g.nk = L.n[2];
+  g.sk = L.stride[2];
+  g.lines_per_tile = 32 / S;
+  g.tiles_j = (g.nj + g.lines_per_tile - 1) / g.lines_per_tile;
+  g.tiles = g.tiles_j * g.nk;
+  return g;
 }
 
 template <class T>
@@ -338,17 +345,8 @@ void LineSolver<T>::solve_like_fused(T* d, cudaStream_t st) const {
     solve(d, nullptr, st);
     return;
   }
-  const Layout3& L = layout_;
-  if (L.points() == 0) return;
-  WarpGeom g{};
-  g.nj = L.n[1];
-  g.sj = L.stride[1];
-  g.nk = L.n[2];
-  g.sk = L.stride[2];
-  g.lines_per_tile = 32 / kernels::kFusedTileS;
-  g.tiles_j = (g.nj + g.lines_per_tile - 1) / g.lines_per_tile;
-  g.tiles = g.tiles_j * g.nk;
-  kernels::launch_warp<T, kernels::kFusedTileI>(d, nullptr, fused_tile_view_, g, st);
+  if (layout_.points() == 0) return;
+  kernels::launch_warp<T, kernels::kFusedTileI>(d, nullptr, fused_tile_view_, warp_geom(kernels::kFusedTileS), st);
 }
 
 template <class T>

@@ -100,6 +100,7 @@ class LineSolver {
   std::vector<FloatPair> pair_host_tables_;
   PlanView<FloatPair> pair_view_{};
   kernels::LinesGeom lines_geom() const;  // the lanes / generic / long kernels' geometry of layout_
+  kernels::WarpGeom warp_geom(int S) const;  // the warp kernel's tiles of 32 / S x lines of layout_
   int fused_planes_ = 0;  // SolverOptions::fused_planes
   // The fused kernel's compact tables (CompactTables; S = 0: none).
   CompactTables fused_compact_{};
