@@ -28,14 +28,14 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     plan.family = LineKernelFamily::Warp;
     maxS = 32;
     I = options.x_seg;
-    // The smallest I with 32 I >= n. 9, 17 and 33 serve the 2^k + 1 lengths
-    // users pick (257, 513, 1025: a grid of h = 1/2^k with both boundary
-    // nodes): with I = 16 / 32 / 64 a warp carried 512 / 1024 / 2048 rows
-    // for 257 / 513 / 1025
+    // The smallest I with 32 I >= n. 5, 9, 17 and 33 serve the 2^k + 1
+    // lengths users pick (129, 257, 513, 1025: a grid of h = 1/2^k with both
+    // boundary nodes): with I = 8 / 16 / 32 / 64 a warp carried 256 / 512 /
+    // 1024 / 2048 rows for 129 / 257 / 513 / 1025
     // (segments of odd I are conflict-free in the transposition as they are:
     // Giles' map is the identity there, transpose/maps.hpp).
     if (I == 0)
-      for (int c : {2, 4, 8, 9, 16, 17, 32, kOddLongI, 64})
+      for (int c : {2, 4, 5, 8, 9, 16, 17, 32, kOddLongI, 64})
         if (32 * c >= n) {
           I = c;
           break;

@@ -162,6 +162,7 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
     switch (I_) {
       case 2: kernels::launch_warp<T, 2>(d, acc, view_, g, st); break;
       case 4: kernels::launch_warp<T, 4>(d, acc, view_, g, st); break;
+      case 5: kernels::launch_warp<T, 5>(d, acc, view_, g, st); break;
       case 8: kernels::launch_warp<T, 8>(d, acc, view_, g, st); break;
       case 9: kernels::launch_warp<T, 9>(d, acc, view_, g, st); break;
       case 16: kernels::launch_warp<T, 16>(d, acc, view_, g, st); break;
@@ -252,6 +253,7 @@ bool with_fused_I(int I, F&& f) {
   case N: f(std::integral_constant<int, N>{}); return true;
     ADI_FUSED_CASE(2)
     ADI_FUSED_CASE(4)
+    ADI_FUSED_CASE(5)
     ADI_FUSED_CASE(8)
     ADI_FUSED_CASE(9)
     ADI_FUSED_CASE(16)

@@ -39,11 +39,15 @@ void expect_plan(index_t n, Axis axis, bool unit, std::size_t elem, F family, in
 }
 
 // x lines of unit stride up to 32 * 64 = 2048 rows: the warp kernel with the
-// smallest I in {2, 4, 8, 9, 16, 17, 32, 33, 64} such that 32 I >= n, S =
+// smallest I in {2, 4, 5, 8, 9, 16, 17, 32, 33, 64} such that 32 I >= n, S =
 // next_pow2(ceil(n / I)). Precision does not enter.
 TEST(LineKernelPlan, WarpForUnitStrideX) {
   for (std::size_t e : {kF32, kF64}) {
     expect_plan(512, Axis::X, true, e, F::Warp, 16, 32);
+    expect_plan(128, Axis::X, true, e, F::Warp, 4, 32);
+    expect_plan(129, Axis::X, true, e, F::Warp, 5, 32);    // 32 * 4 = 128 < 129 <= 32 * 5
+    expect_plan(160, Axis::X, true, e, F::Warp, 5, 32);
+    expect_plan(161, Axis::X, true, e, F::Warp, 8, 32);
     expect_plan(257, Axis::X, true, e, F::Warp, 9, 32);    // 32 * 8 = 256 < 257 <= 32 * 9
     expect_plan(288, Axis::X, true, e, F::Warp, 9, 32);
     expect_plan(289, Axis::X, true, e, F::Warp, 16, 32);

@@ -451,6 +451,7 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   template FusedLaunch fused_x_shape<T, I>(const FusedGeom&, const PlanView<T>&, int)
 ADI_FUSED_X(float, 2);
 ADI_FUSED_X(float, 4);
+ADI_FUSED_X(float, 5);
 ADI_FUSED_X(float, 8);
 ADI_FUSED_X(float, 9);
 ADI_FUSED_X(float, 16);
@@ -460,6 +461,7 @@ ADI_FUSED_X(float, 33);
 ADI_FUSED_X(float, 64);
 ADI_FUSED_X(double, 2);
 ADI_FUSED_X(double, 4);
+ADI_FUSED_X(double, 5);
 ADI_FUSED_X(double, 8);
 ADI_FUSED_X(double, 9);
 ADI_FUSED_X(double, 16);

@@ -144,7 +144,7 @@ int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
 }
 
 // Launchers, explicitly instantiated in the family's file for the segment
-// lengths it is built for: warp I in {2, 4, 8, 9, 16, 17, 32, 33, 64}; lanes
+// lengths it is built for: warp I in {2, 4, 5, 8, 9, 16, 17, 32, 33, 64}; lanes
 // I in {4, 8, 9, 16, 17, 32} and 64 for float only (adi::lanes_max_I), and 33
 // (16-line tiles only, adi::kOddLongI).
 

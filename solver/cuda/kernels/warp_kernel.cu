@@ -214,6 +214,7 @@ void launch_warp(T* d, T* acc, const PlanView<T>& p, const WarpGeom& g, cudaStre
 #define ADI_WARP(T, I) template void launch_warp<T, I>(T*, T*, const PlanView<T>&, const WarpGeom&, cudaStream_t)
 ADI_WARP(float, 2);
 ADI_WARP(float, 4);
+ADI_WARP(float, 5);  // 129-row lines (plan_line_kernel)
 ADI_WARP(float, 8);
 ADI_WARP(float, 9);  // 257-row lines (plan_line_kernel)
 ADI_WARP(float, 16);
@@ -223,6 +224,7 @@ ADI_WARP(float, 33);  // 1025 (kOddLongI)
 ADI_WARP(float, 64);
 ADI_WARP(double, 2);
 ADI_WARP(double, 4);
+ADI_WARP(double, 5);
 ADI_WARP(double, 8);
 ADI_WARP(double, 9);
 ADI_WARP(double, 16);
