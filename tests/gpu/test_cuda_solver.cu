@@ -267,7 +267,7 @@ std::vector<Case> all_cases() {
     // 64, 512, 1024, 2048: lengths that fill their segments exactly (no
     // ragged last segment), where an off-by-one at a segment end would hide
     // behind the ragged sizes. 257, 288 and 513: x lines in segments of 9
-    // and 17 rows (odd I), y/z lines with fewer warps than segments (only
+    // and 17 rows (odd I; 129: of 5), y/z lines with fewer warps than segments (only
     // the ceil(n / I) segments with rows are warps, e.g. 257: 17 of 32).
     // y/z lines of 513-1024 (fp64) and 1025-2048 (fp32) rows: 16-line tiles,
     // two segments a warp (513 and 1025: 17 segments, the last warp half
