@@ -35,7 +35,7 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // (segments of odd I are conflict-free in the transposition as they are:
     // Giles' map is the identity there, transpose/maps.hpp).
     if (I == 0)
-      for (int c : {2, 4, 5, 8, 9, 16, 17, 32, kOddLongI, 64})
+      for (int c : kWarpSegmentLengths)
         if (32 * c >= n) {
           I = c;
           break;

@@ -159,19 +159,10 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
   if (L.points() == 0) return;
   if (kind_ == Kind::Warp) {
     const WarpGeom g = warp_geom(S_);
-    switch (I_) {
-      case 2: kernels::launch_warp<T, 2>(d, acc, view_, g, st); break;
-      case 4: kernels::launch_warp<T, 4>(d, acc, view_, g, st); break;
-      case 5: kernels::launch_warp<T, 5>(d, acc, view_, g, st); break;
-      case 8: kernels::launch_warp<T, 8>(d, acc, view_, g, st); break;
-      case 9: kernels::launch_warp<T, 9>(d, acc, view_, g, st); break;
-      case 16: kernels::launch_warp<T, 16>(d, acc, view_, g, st); break;
-      case 17: kernels::launch_warp<T, 17>(d, acc, view_, g, st); break;
-      case 32: kernels::launch_warp<T, 32>(d, acc, view_, g, st); break;
-      case 33: kernels::launch_warp<T, 33>(d, acc, view_, g, st); break;
-      case 64: kernels::launch_warp<T, 64>(d, acc, view_, g, st); break;
-      default: ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
-    }
+    const bool built = with_warp_segment_length(
+        I_, [&](auto I) { kernels::launch_warp<T, decltype(I)::value>(d, acc, view_, g, st); });
+    if (!built)
+      ADI_THROW(InvalidArgument, "warp kernel: unsupported segment length " + std::to_string(I_));
     return;
   }
   const LinesGeom g = lines_geom();
@@ -243,29 +234,6 @@ LinesGeom LineSolver<T>::lines_geom() const {
   return LinesGeom{L.stride[a], L.n[u], L.stride[u], L.n[v], L.stride[v]};
 }
 
-namespace {
-// Calls f(std::integral_constant<int, I>) for the fused kernel's segment
-// length I (the warp kernel's instantiations); false for any other.
-template <class F>
-bool with_fused_I(int I, F&& f) {
-  switch (I) {
-#define ADI_FUSED_CASE(N) \
-  case N: f(std::integral_constant<int, N>{}); return true;
-    ADI_FUSED_CASE(2)
-    ADI_FUSED_CASE(4)
-    ADI_FUSED_CASE(5)
-    ADI_FUSED_CASE(8)
-    ADI_FUSED_CASE(9)
-    ADI_FUSED_CASE(16)
-    ADI_FUSED_CASE(17)
-    ADI_FUSED_CASE(32)
-    ADI_FUSED_CASE(33)
-    ADI_FUSED_CASE(64)
-#undef ADI_FUSED_CASE
-    default: return false;
-  }
-}
-}  // namespace
 
 template <class T>
 bool LineSolver<T>::fused_layout() const {
@@ -315,7 +283,8 @@ kernels::FusedLaunch LineSolver<T>::fused_shape() const {
   const kernels::FusedGeom g = fused_geom(nullptr);
   if (fused_tile_)
     return kernels::fused_x_shape<T, kernels::kFusedTileI>(g, fused_tile_view_, fused_planes_);
-  with_fused_I(I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_); });
+  with_warp_segment_length(
+      I_, [&](auto I) { s = kernels::fused_x_shape<T, decltype(I)::value>(g, view_, fused_planes_); });
   return s;
 }
 
@@ -335,7 +304,7 @@ void LineSolver<T>::solve_rhs_fused(const T* u, T* w, const RhsCoefficients<T>& 
     kernels::launch_fused_x<T, kernels::kFusedTileI>(u, w, fused_tile_view_, g, kc, shape, nullptr, st);
     return;
   }
-  if (!with_fused_I(I_, [&](auto I) {
+  if (!with_warp_segment_length(I_, [&](auto I) {
         kernels::launch_fused_x<T, decltype(I)::value>(u, w, view_, g, kc, shape, fused_tables_.get(), st);
       }))
     ADI_THROW(InvalidArgument, "fused RHS + x: unsupported segment length " + std::to_string(I_));

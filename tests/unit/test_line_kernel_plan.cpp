@@ -176,6 +176,29 @@ TEST(LineKernelPlan, StridedXUsesLanes) {
   expect_plan(33, Axis::Z, true, kF64, F::Lanes, 8, 8);
 }
 
+// The list the planner picks from is the list LineSolver dispatches through:
+// every length on it reaches f as its own compile-time constant, any other
+// length is refused with f not called, and the planner's own choice for
+// every x line of up to kWarpMaxI * 32 rows is on it.
+TEST(LineKernelPlan, WarpSegmentLengthsDispatchAsPlanned) {
+  for (int I : adi::kWarpSegmentLengths) {
+    int got = 0;
+    EXPECT_TRUE(adi::with_warp_segment_length(I, [&](auto c) { got = decltype(c)::value; })) << I;
+    EXPECT_EQ(got, I);
+  }
+  for (int I : {0, 1, 3, 6, 7, 10, 31, 63, 65}) {
+    bool called = false;
+    EXPECT_FALSE(adi::with_warp_segment_length(I, [&](auto) { called = true; })) << I;
+    EXPECT_FALSE(called) << I;
+  }
+  for (index_t n = 1; n <= 32 * adi::kWarpMaxI; ++n)
+    for (std::size_t e : {kF32, kF64}) {
+      const LineKernelPlan p = plan_line_kernel(n, Axis::X, true, e);
+      ASSERT_EQ(p.family, F::Warp) << n;
+      EXPECT_TRUE(adi::with_warp_segment_length(p.I, [](auto) {})) << n;
+    }
+}
+
 TEST(LineKernelPlan, XSegOverride) {
   SolverOptions o;
   o.x_seg = 32;

@@ -9,7 +9,10 @@
 #include <adi/options.hpp>
 
 #include <cstddef>
+#include <iterator>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace adi {
 
@@ -62,6 +65,30 @@ constexpr int kShortMaxRows = 8;
 
 /// Longest line the warp kernel takes: 32 lanes of at most kWarpMaxI rows.
 constexpr int kWarpMaxI = 64;
+
+/// The warp kernel's segment lengths, ascending: the only ones its launcher
+/// and the fused RHS + x kernel's are instantiated for
+/// (solver/cuda/kernels/warp_kernel.cu, fused_x_kernel.cu). plan_line_kernel
+/// picks from this list and LineSolver dispatches through it
+/// (with_warp_segment_length), so the two cannot drift apart.
+inline constexpr int kWarpSegmentLengths[] = {2, 4, 5, 8, 9, 16, 17, 32, kOddLongI, 64};
+static_assert(kWarpSegmentLengths[std::size(kWarpSegmentLengths) - 1] == kWarpMaxI, "the list ends at kWarpMaxI");
+
+namespace detail {
+template <class F, std::size_t... K>
+bool with_warp_segment_length(int I, F& f, std::index_sequence<K...>) {
+  return ((I == kWarpSegmentLengths[K] ? (f(std::integral_constant<int, kWarpSegmentLengths[K]>{}), true) : false) ||
+          ...);
+}
+}  // namespace detail
+
+/// Calls f(std::integral_constant<int, I>{}) when I is one of
+/// kWarpSegmentLengths and returns true; returns false (f not called) for any
+/// other I.
+template <class F>
+bool with_warp_segment_length(int I, F&& f) {
+  return detail::with_warp_segment_length(I, f, std::make_index_sequence<std::size(kWarpSegmentLengths)>{});
+}
 
 /// Most segments (warps per block) the lanes kernel runs with segment length
 /// I: 1024 threads while a thread's I values fit in the 64 registers that
