@@ -375,22 +375,41 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
       }
 }
 
-// The lanes kernel's pair build: fp32 y / z lines of 1025-1056 rows (16-line
-// tiles, I = 33), two neighbouring lines a lane. Odd and even line counts
-// (an odd count leaves the last pair half outside the grid: its second
-// line's padding must stay NaN), ragged and full tiles (41 lines: pairs 0-15
-// and 16-20), a ragged last segment (1025, 1040) and all segments full
-// (1056); the solve and the accumulating build against the CPU; the same
-// layouts with pairs switched off (ADI_LANES_PAIRS=0), a layout that cannot
-// pair (odd row pitch) and a pointer off an 8-byte boundary, both of which
-// take the one-line-a-lane build; and the ring, which has no pair build.
+// The lanes kernel's pair build, two neighbouring fp32 lines a lane: y / z
+// lines of 1025-1056 rows (16-line tiles, I = 33: 32 lines, 128-byte rows)
+// and of 129-512 rows (32-line tiles of I = 16, 17 and 32: 64 lines,
+// 256-byte rows; only where those tiles are at least 7/8 full,
+// adi::lanes_pairs_fill: 64 and 313 lines pair, 41, 7 and 130 do not). Odd
+// and even line counts (an odd count leaves the last pair half outside the
+// grid: its second line's padding must stay NaN), ragged and full tiles
+// (41 lines: pairs 0-15 and 16-20 of 16-line tiles; 313 lines: four full
+// 64-line tiles and 57 lines), ragged last segments (1025, 1040, 129, 200,
+// 258, 300) and all segments full (1056, 512); the solve and the
+// accumulating build against the CPU; the same layouts with pairs switched
+// off (ADI_LANES_PAIRS=0), a layout that cannot pair (odd row pitch) and a
+// pointer off an 8-byte boundary, both of which take the one-line-a-lane
+// build; and the ring, which has no pair build.
 TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
-  for (index_t n : {index_t(1025), index_t(1040), index_t(1056)})
+  struct PairCase {
+    index_t n;
+    const char* plan;  // the planner's segments
+    const char* tile;  // how describe() names the pair build
+  };
+  const char* half = "16 lines a tile of line pairs (8-byte values: 32 lines, 128-byte rows)";
+  const char* full = ", line pairs (8-byte values: 64 lines, 256-byte rows)";
+  for (const PairCase c : {PairCase{1025, "I = 33, S = 32", half}, PairCase{1040, "I = 33, S = 32", half},
+                           PairCase{1056, "I = 33, S = 32", half}, PairCase{129, "I = 16, S = 16", full},
+                           PairCase{200, "I = 16, S = 16", full}, PairCase{258, "I = 17, S = 16", full},
+                           PairCase{300, "I = 32, S = 16", full}, PairCase{512, "I = 32, S = 16", full}})
     for (Axis axis : {Axis::Y, Axis::Z})
-      for (index_t nu : {index_t(41), index_t(64), index_t(7)})
+      for (index_t nu : {index_t(41), index_t(64), index_t(7), index_t(130), index_t(313)})
         for (bool pairs_on : {true, false}) {
+          const index_t n = c.n;
+          const bool half_tiles = n > 1024;
+          if (half_tiles && nu > 64) continue;  // 16-line tiles: 41 lines already has full and ragged ones
+          const bool pairs = pairs_on && (half_tiles || adi::lanes_pairs_fill(nu));
           const index_t pitch = nu % 2 ? nu + 1 : nu;  // even: the pairs' 8-byte alignment
           const Layout3 L =
               axis == Axis::Y ? Layout3::padded(nu, n, 2, pitch, n + 1) : Layout3::padded(nu, 3, n, pitch, 3);
@@ -402,14 +421,15 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
           cpu::solve_constant(axis, ThomasFactor<float>::factor(m), want.data(), L);
           const cuda::ConstantSolver<float> solver(m, axis, L, opt);
           const std::string what = solver.describe() + " n " + std::to_string(n) + " lines " + std::to_string(nu);
-          EXPECT_NE(solver.describe().find("I = 33, S = 32"), std::string::npos) << what;
-          EXPECT_EQ(solver.describe().find("line pairs") != std::string::npos, pairs_on) << what;
+          EXPECT_NE(solver.describe().find(c.plan), std::string::npos) << what;
+          EXPECT_EQ(solver.describe().find(c.tile) != std::string::npos, pairs) << what;
+          EXPECT_EQ(solver.describe().find("line pairs") != std::string::npos, pairs) << what;
           DeviceArray<float> dev(d0);
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(dev.download(), want, L), tol<float>()) << what;
           EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<float>()) << what;
-          if (!pairs_on || nu != 41) continue;
+          if (!pairs_on || nu != (half_tiles ? 41 : 313)) continue;
           // The same field one float further on: d is 4 bytes off an 8-byte
           // boundary, so the solve takes the one-line-a-lane build.
           std::vector<float> shifted(d0.size() + 1, poison<float>());
@@ -431,7 +451,7 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
           unpaired.solve(e_dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(e_dev.download(), e_want, odd), tol<float>()) << unpaired.describe();
-          ring_constant_matches<float>(random_ring(rng, n), axis, L, opt, rng, "16 lines a tile");
+          ring_constant_matches<float>(random_ring(rng, n), axis, L, opt, rng, half_tiles ? "16 lines a tile" : c.plan);
         }
 }
 

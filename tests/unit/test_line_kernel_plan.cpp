@@ -319,4 +319,21 @@ TEST(LineKernelPlan, ShortLinesTakeAThreadALine) {
   EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(3, Axis::Z, false, kF32)), 2.0);
 }
 
+// fp32 y / z line pairs in 32-line tiles only where the 64-line tiles are at
+// least 7/8 full: the sizes measured to gain (512, 513, 500, 4096 lanes) and
+// those measured to lose (129, 193, 257), and the edges of the rule.
+TEST(LineKernelPlan, LinePairsWhereTheirTilesFill) {
+  for (index_t lanes : {64, 120, 128, 256, 313, 500, 512, 513, 4096, 4097})
+    EXPECT_TRUE(adi::lanes_pairs_fill(lanes)) << lanes;
+  for (index_t lanes : {0, 1, 7, 41, 65, 129, 130, 193, 257})
+    EXPECT_FALSE(adi::lanes_pairs_fill(lanes)) << lanes;
+  // 7/8 of the tiles' lanes, exactly: 56 of 64, 112 of 128, 168 of 192.
+  for (index_t tiles : {1, 2, 3}) {
+    EXPECT_TRUE(adi::lanes_pairs_fill(56 * tiles)) << tiles;
+    EXPECT_FALSE(adi::lanes_pairs_fill(56 * tiles - 1)) << tiles;
+  }
+  // From 8 tiles on a ragged last tile idles at most 63 of 512 lanes.
+  for (index_t lanes = 449; lanes <= 5000; ++lanes) EXPECT_TRUE(adi::lanes_pairs_fill(lanes)) << lanes;
+}
+
 }  // namespace

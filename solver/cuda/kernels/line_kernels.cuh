@@ -168,15 +168,22 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g, 
 template <class T, int I>
 void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom& g,
                   const std::vector<T>& host_tables, unsigned mask, cudaStream_t st);
-/// The lanes kernel's pair build (16-line tiles of fp32 lines, I = kOddLongI
-/// only): lane u solves lines 2u and 2u + 1 as one 8-byte value (FloatPair,
-/// float_pair.cuh), so a tile's row is 32 lines, 128 bytes. `g` and the
-/// pointers as for launch_lanes (in floats); needs lanes_pairs_fit(g) and
-/// 8-byte aligned d and acc. `p` and `host_tables`: the plan with every
-/// coefficient doubled into a pair.
+/// The lanes kernel's pair build for fp32 y / z lines: lane u solves lines
+/// 2u and 2u + 1 as one 8-byte value (FloatPair, float_pair.cuh), so a
+/// tile's row is twice the lines at fp64's bytes: 32-line tiles (`lines` =
+/// 32; I = 16, 17, 32) hold 64 lines, 256-byte rows; 16-line tiles (I =
+/// kOddLongI only) 32 lines, 128-byte rows. `g` and the pointers as for
+/// launch_lanes (in floats); needs lanes_pairs_fit(g) and 8-byte aligned d
+/// and acc. `p` and `host_tables`: the plan with every coefficient doubled
+/// into a pair.
 template <int I>
-void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, const LinesGeom& g,
+void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, int lines, const LinesGeom& g,
                         const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st);
+/// Segment lengths the pair build has (launch_lanes_pairs): with 32-line
+/// tiles, and the one with 16-line tiles.
+constexpr bool lanes_pairs_built(int I, int lines) {
+  return lines == 32 ? (I == 16 || I == 17 || I == 32) : (lines == kLanesHalfTile && I == kOddLongI);
+}
 /// Unit-stride lanes, an even stride along the line and between planes.
 bool lanes_pairs_fit(const LinesGeom& g);
 inline bool lanes_pairs_aligned(const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 7u) == 0; }

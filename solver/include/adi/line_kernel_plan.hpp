@@ -56,6 +56,21 @@ constexpr int kOddLongI = 33;
 /// Longest segment of a 16-line tile: lanes_max_I, and 33 for fp64.
 constexpr int lanes_half_max_I(std::size_t element_size) { return element_size == 4 ? 64 : kOddLongI; }
 
+/// Whether fp32 y / z lines in 32-line tiles take the lanes kernel's pair
+/// build (two neighbouring lines a lane: 64-line tiles, 256-byte rows, at
+/// fp64's bytes and registers) for `lanes` lines a plane: when the 64-line
+/// tiles over them leave at most 1/8 of their lanes empty. On an H200 (one
+/// binary, ADI_LANES_PAIRS=1 / 0, docs/PERFORMANCE.md, nineteenth session)
+/// pairs made the y and z phases 3-21 % faster where the tiles are (nearly)
+/// full -- 512, 513, 500 and 4096 lanes -- and up to 26 % slower where a
+/// ragged last tile leaves a fifth to a third of the lanes idle: 257 lanes
+/// (tiles 80 % full; z 13 % slower), 193 (75 %; 15-18 %), 129 (67 %;
+/// 14-26 %). (The 16-line tiles' pairs, I = kOddLongI, take no such rule:
+/// their 32-line rows are the one-line build's 16 at twice the bytes.)
+constexpr bool lanes_pairs_fill(index_t lanes) {
+  return lanes > 0 && 8 * lanes >= 7 * 64 * ((lanes + 63) / 64);
+}
+
 /// Longest line the short kernel takes (LineKernelFamily::Short). The lanes
 /// kernel gives such a line a whole 32-line tile a warp, and a warp keeps one
 /// tile in flight: 8192 x 8192 x 3 fp32 z lines of 3 rows ran at 40 % of
