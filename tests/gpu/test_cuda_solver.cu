@@ -377,7 +377,7 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
 
 // The lanes kernel's pair build, two neighbouring fp32 lines a lane: y / z
 // lines of 1025-1056 rows (16-line tiles, I = 33: 32 lines, 128-byte rows)
-// and of 129-512 rows (32-line tiles of I = 16, 17 and 32: 64 lines,
+// and of 65-512 rows (32-line tiles of I = 16, 17 and 32: 64 lines,
 // 256-byte rows; only where those tiles are at least 7/8 full,
 // adi::lanes_pairs_fill: 64 and 313 lines pair, 41, 7 and 130 do not). Odd
 // and even line counts (an odd count leaves the last pair half outside the

@@ -20,7 +20,7 @@ struct SolverOptions {
   bool lanes_const = true;   ///< ADI_LANES_CONST=0: y/z row tables from shared memory, not the constant bank
   /// ADI_LANES_PAIRS=0: fp32 y/z lines one line a thread, instead of two
   /// neighbouring lines a thread: lines of 1025-1056 rows (16-line tiles,
-  /// 128-byte rows) and of 129-512 rows where the 64-line tiles are at least
+  /// 128-byte rows) and of 65-512 rows where the 64-line tiles are at least
   /// 7/8 full (256-byte rows; adi::lanes_pairs_fill)
   bool lanes_pairs = true;
   /// ADI_LONG_LINES=0: lines no block holds (fp64 past 1056 rows, fp32 past
