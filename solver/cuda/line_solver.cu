@@ -88,8 +88,9 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I_, S_) : 0u;
     view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
     if constexpr (std::is_same_v<T, float>)
-      if (kind_ == Kind::Lanes && kernels::lanes_pairs_built(I_, G_) && !cyclic && options.lanes_pairs &&
-          kernels::lanes_pairs_fit(lines_geom()) && (G_ != 32 || lanes_pairs_fill(lines_geom().nu))) {
+      if (const LinesGeom lg = lines_geom(); kind_ == Kind::Lanes && kernels::lanes_pairs_built(I_, G_) && !cyclic &&
+                                             options.lanes_pairs && kernels::lanes_pairs_fit(lg) &&
+                                             (G_ != 32 || lanes_pairs_fill(lg.nu))) {
         pairs_ = true;
         pair_host_tables_.reserve(host_tables_.size());
         for (const float c : host_tables_) pair_host_tables_.emplace_back(c);
@@ -171,15 +172,7 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
       if (pairs_ && kernels::lanes_pairs_aligned(d) && kernels::lanes_pairs_aligned(acc)) {
         // (a pointer off an 8-byte boundary, from the library API, takes the
         // scalar build below)
-        switch (I_) {
-          case 16: kernels::launch_lanes_pairs<16>(d, acc, pair_view_, G_, g, pair_host_tables_, interior_mask_, st); break;
-          case 17: kernels::launch_lanes_pairs<17>(d, acc, pair_view_, G_, g, pair_host_tables_, interior_mask_, st); break;
-          case 32: kernels::launch_lanes_pairs<32>(d, acc, pair_view_, G_, g, pair_host_tables_, interior_mask_, st); break;
-          case kOddLongI:
-            kernels::launch_lanes_pairs<kOddLongI>(d, acc, pair_view_, G_, g, pair_host_tables_, interior_mask_, st);
-            break;
-          default: ADI_THROW(InvalidArgument, "lanes kernel: no pair build for I = " + std::to_string(I_));
-        }
+        kernels::launch_lanes_pairs(d, acc, pair_view_, G_, g, pair_host_tables_, interior_mask_, st);
         return;
       }
     switch (I_) {

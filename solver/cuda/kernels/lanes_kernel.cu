@@ -487,33 +487,40 @@ bool lanes_pairs_fit(const LinesGeom& g) {
   return g.su == 1 && g.s_line % 2 == 0 && (g.nv == 1 || g.sv % 2 == 0);
 }
 
+namespace {
+
 template <int I>
-void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, int lines, const LinesGeom& g,
-                        const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st) {
-  ADI_REQUIRE(lanes_pairs_fit(g), "lanes kernel: pairs of lines need unit-stride lanes and even strides");
-  ADI_REQUIRE(lanes_pairs_aligned(d) && lanes_pairs_aligned(acc), "lanes kernel: pairs of lines need 8-byte alignment");
+void launch_lanes_pairs_I(float* d, float* acc, const PlanView<FloatPair>& p, const LinesGeom& g,
+                          const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st) {
   // Lane u of the pair grid holds lines 2u and 2u + 1; strides in pairs.
   const LinesGeom pg{g.s_line / 2, (g.nu + 1) / 2, 1, g.nv, g.nv == 1 ? 0 : g.sv / 2};
   FloatPair* pd = reinterpret_cast<FloatPair*>(d);
   FloatPair* pa = reinterpret_cast<FloatPair*>(acc);
-  // I = 33 is built for 16-line tiles only (kOddLongI), the others for 32.
+  // I = 33 is built for 16-line tiles only (kOddLongI), the others for 32
+  // (lanes_pairs_built).
   constexpr int G = I == kOddLongI ? kLanesHalfTile : 32;
-  if (lines != G)
-    ADI_THROW(InvalidArgument, "lanes kernel: no pair build for I = " + std::to_string(I) + " with " +
-                                   std::to_string(lines) + "-line tiles");
   if (acc)
     launch_lanes_impl<FloatPair, I, true, G>(pd, pa, p, pg, host_tables, mask, st, g.nu / 2);
   else
     launch_lanes_impl<FloatPair, I, false, G>(pd, pa, p, pg, host_tables, mask, st, g.nu / 2);
 }
-#define ADI_LANES_PAIRS(I)                                                                                \
-  template void launch_lanes_pairs<I>(float*, float*, const PlanView<FloatPair>&, int, const LinesGeom&, \
-                                      const std::vector<FloatPair>&, unsigned, cudaStream_t)
-ADI_LANES_PAIRS(16);
-ADI_LANES_PAIRS(17);
-ADI_LANES_PAIRS(32);
-ADI_LANES_PAIRS(kOddLongI);
-#undef ADI_LANES_PAIRS
+
+}  // namespace
+
+void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, int lines, const LinesGeom& g,
+                        const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st) {
+  ADI_REQUIRE(lanes_pairs_fit(g), "lanes kernel: pairs of lines need unit-stride lanes and even strides");
+  ADI_REQUIRE(lanes_pairs_aligned(d) && lanes_pairs_aligned(acc), "lanes kernel: pairs of lines need 8-byte alignment");
+  if (!lanes_pairs_built(p.I, lines))
+    ADI_THROW(InvalidArgument, "lanes kernel: no pair build for I = " + std::to_string(p.I) + " with " +
+                                   std::to_string(lines) + "-line tiles");
+  switch (p.I) {  // the lengths lanes_pairs_built lists
+    case 16: launch_lanes_pairs_I<16>(d, acc, p, g, host_tables, mask, st); break;
+    case 17: launch_lanes_pairs_I<17>(d, acc, p, g, host_tables, mask, st); break;
+    case 32: launch_lanes_pairs_I<32>(d, acc, p, g, host_tables, mask, st); break;
+    default: launch_lanes_pairs_I<kOddLongI>(d, acc, p, g, host_tables, mask, st); break;
+  }
+}
 
 #define ADI_LANES(T, I)                                                                                           \
   template void launch_lanes<T, I>(T*, T*, const PlanView<T>&, int, const LinesGeom&, const std::vector<T>&, \

@@ -172,11 +172,10 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom
 /// 2u and 2u + 1 as one 8-byte value (FloatPair, float_pair.cuh), so a
 /// tile's row is twice the lines at fp64's bytes: 32-line tiles (`lines` =
 /// 32; I = 16, 17, 32) hold 64 lines, 256-byte rows; 16-line tiles (I =
-/// kOddLongI only) 32 lines, 128-byte rows. `g` and the pointers as for
-/// launch_lanes (in floats); needs lanes_pairs_fit(g) and 8-byte aligned d
-/// and acc. `p` and `host_tables`: the plan with every coefficient doubled
-/// into a pair.
-template <int I>
+/// kOddLongI only) 32 lines, 128-byte rows; the segment length is p.I. `g`
+/// and the pointers as for launch_lanes (in floats); needs lanes_pairs_fit(g),
+/// lanes_pairs_built(p.I, lines) and 8-byte aligned d and acc. `p` and
+/// `host_tables`: the plan with every coefficient doubled into a pair.
 void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, int lines, const LinesGeom& g,
                         const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st);
 /// Segment lengths the pair build has (launch_lanes_pairs): with 32-line
