@@ -19,6 +19,7 @@
 #include "util.hpp"
 
 #include <adi/cuda.hpp>
+#include <adi/io/result_file.hpp>
 #include <adi/line_kernel_plan.hpp>
 #include <adi/mpi.hpp>
 #include <adi/solver.hpp>
@@ -241,6 +242,8 @@ int cmd_bench(const BenchOptions& o) {
       ADI_THROW(InvalidArgument, "--baseline cusparse has no periodic faces (cuSPARSE has no batched cyclic solver): "
                                  "use --faces dirichlet, mixed or robin");
     for (const std::string& size : o.sizes) parse_size(size);
+    // Before minutes of timing, not after: rank 0 writes the JSON.
+    if (root && !o.json.empty()) io::check_result_file(o.json, "benchmark JSON", o.overwrite);
   });
 
   // Copy bandwidth of the same memory, in this run: 1 GiB each way on the
@@ -461,7 +464,7 @@ int cmd_bench(const BenchOptions& o) {
   }
   js << "\n  ]\n}\n";
   if (root && !o.json.empty()) {
-    write_text(o.json, js.str(), "benchmark JSON");
+    io::write_result_file(o.json, js.str(), "benchmark JSON", o.overwrite);
   }
   std::fflush(stdout);
   mpi::barrier();

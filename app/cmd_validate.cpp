@@ -7,6 +7,7 @@
 #include "roundoff.hpp"
 #include "util.hpp"
 
+#include <adi/io/result_file.hpp>
 #include <adi/solver.hpp>
 #include <adi/verification.hpp>
 
@@ -55,6 +56,8 @@ int cmd_validate(const ValidateOptions& o) {
       ADI_THROW(InvalidArgument, "--levels: expected increasing cells per axis (coarse to fine), got " +
                                      std::to_string(o.levels[q - 1]) + " then " + std::to_string(o.levels[q]));
   }
+  // Before the study, not after it: an existing file is refused.
+  if (!o.json.empty()) io::check_result_file(o.json, "validation JSON", o.overwrite);
   // With --json - the JSON is stdout's only content; the tables go to stderr.
   std::FILE* out = o.json == "-" ? stderr : stdout;
   const Backend be = resolve_backend(parse_backend(o.backend));
@@ -142,7 +145,7 @@ int cmd_validate(const ValidateOptions& o) {
   js << "  \"passed\": " << (ok ? "true" : "false") << "\n}\n";
   std::fprintf(out, "%s\n", ok ? "validation passed" : "VALIDATION FAILED");
   std::fflush(out);
-  if (!o.json.empty()) write_text(o.json, js.str(), "validation JSON");
+  if (!o.json.empty()) io::write_result_file(o.json, js.str(), "validation JSON", o.overwrite);
   return ok ? kOk : kValidationFailed;
 }
 

@@ -34,6 +34,7 @@ struct ValidateOptions {
   std::string backend = "auto";
   std::vector<long long> levels{10, 20, 40, 80};
   std::string json;  ///< write the results as JSON to this file ("-" = stdout)
+  bool overwrite = false;  ///< replace an existing JSON file (io/result_file.hpp)
 };
 int cmd_validate(const ValidateOptions& o);
 
@@ -50,6 +51,7 @@ struct BenchOptions {
   std::string material = "constant";  ///< constant | field (an isotropic K field, constant c, a q field)
   std::string faces = "dirichlet";    ///< dirichlet | mixed | robin | periodic
   std::string json;
+  bool overwrite = false;  ///< replace an existing JSON file (io/result_file.hpp)
   std::string grid;      ///< under mpirun: the process grid "1xPyxPz" ("" = automatic)
   SolverOptions solver;  ///< the ADI_* kernel and MPI knobs (read once by main)
 };

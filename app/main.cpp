@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   c_val->add_option("--levels", val.levels, "cells per axis of each refinement level")->delimiter(',')
       ->capture_default_str();
   c_val->add_option("--json", val.json, "also write the results as JSON to this file ('-' = stdout)");
+  c_val->add_flag("--overwrite", val.overwrite, "replace an existing --json file (only a JSON file)");
 
   LayoutOptions lay;
   auto* c_layout = app.add_subcommand("layout", "draw a shared-memory transposition map and its bank conflicts");
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
                       "dirichlet | mixed (x value, y flux, z convective) | robin (all convective) | periodic (all axes)")
       ->capture_default_str();
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
+  c_bench->add_flag("--overwrite", bench.overwrite, "replace an existing --json file (only a JSON file)");
   c_bench->add_option("--grid", bench.grid,
                       "under mpirun: the process grid 1xPYxPZ (default: chosen from the ranks and the size)");
 

@@ -2,12 +2,8 @@
 
 #include <adi/error.hpp>
 
-#include <adi/io/hdf5.hpp>
-
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 
 namespace adi::app {
 
@@ -61,20 +57,6 @@ std::string json_escape(const std::string& s) {
     }
   }
   return o;
-}
-
-void write_text(const std::string& path, const std::string& text, const char* what) {
-  const bool to_stdout = path == "-";
-  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "w");
-  if (!f) ADI_THROW(io::IoError, path + ": cannot write the " + what + " (" + std::strerror(errno) + ")");
-  errno = 0;
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fflush(f) == 0 && ok;
-  const int err = errno;
-  if (!to_stdout) ok = std::fclose(f) == 0 && ok;
-  if (!ok)
-    ADI_THROW(io::IoError, (to_stdout ? std::string("stdout") : path) + ": cannot write the " + what + " (" +
-                               std::strerror(err ? err : EIO) + ")");
 }
 
 }  // namespace adi::app

@@ -18,14 +18,15 @@
 #include <adi/transpose/bank_model.hpp>
 
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -119,7 +120,18 @@ Options parse(int argc, char** argv) {
     else usage(("unknown argument '" + s + "'").c_str());
   }
   if (o.reps < 0) o.reps = o.once ? 1 : 32;
+  // An earlier run's results are not overwritten (write_json opens "wx").
+  if (!o.json.empty() && ::access(o.json.c_str(), F_OK) == 0)
+    usage(("--json " + o.json + ": the file exists; choose another name").c_str());
   return o;
+}
+
+/// Creates `path` (fails if it exists: fopen's "x") and checks every byte.
+void write_json(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wx");
+  if (!f) throw std::runtime_error("cannot create " + path + " (" + std::strerror(errno) + ")");
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error("cannot write " + path + " (" + std::strerror(errno) + ")");
 }
 
 /// What the bank model predicts for one launch: per warp, load does a
@@ -271,9 +283,7 @@ int run(const Options& o) {
       rs.push_back(r);
     }
     if (!o.json.empty()) {
-      std::ofstream f(o.json);
-      f << json_of(rs, o, "none (model only)");
-      if (!f) throw std::runtime_error("cannot write " + o.json);
+      write_json(o.json, json_of(rs, o, "none (model only)"));
     }
     return 0;
   }
@@ -361,9 +371,7 @@ int run(const Options& o) {
                 "model confl.: extra wavefronts per tile round trip (stores + loads) in the bank model\n",
                 o.reps);
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << json_of(rs, o, prop.name);
-    if (!f) throw std::runtime_error("cannot write " + o.json);
+    write_json(o.json, json_of(rs, o, prop.name));
   }
   if (total_bad) {
     std::fprintf(stderr, "transpose_bench: %lld elements did not round-trip\n", total_bad);

@@ -14,6 +14,12 @@
                    naming the filter, not "truncated or damaged"
   locked_field     an initial field another program holds open for writing:
                    exit 3 naming the lock
+  json_exists      validate / bench --json onto an existing file: refused
+                   (exit 3, before the work) and the file unchanged; with
+                   --overwrite only a JSON file is replaced (not an HDF5
+                   output or a config), through a symbolic link the file it
+                   names; a dangling link or a missing folder refused; no
+                   temporary left behind
 """
 
 import json
@@ -42,6 +48,59 @@ def json_full(a):
     print(p.stderr)
     T.check(p.returncode == 3, "stdout on /dev/full: exit %d" % p.returncode)
     T.check("stdout: cannot write the validation JSON" in p.stderr, "message does not name stdout")
+
+
+def json_exists(a):
+    w = a.work
+    val = ["validate", "--backend", "cpu", "--levels", "4,8", "--json"]
+    bench = ["bench", "--backend", "cpu", "--size", "9x10x11", "--precision", "float64", "--reps", "1", "--warmup",
+             "0", "--json"]
+
+    def content(name):
+        with open(os.path.join(w, name), "rb") as f:
+            return f.read()
+
+    T.run(a, val + ["v.json"], cwd=w)
+    first = content("v.json")
+    T.check(json.loads(first)["convergence"]["rows"][0]["cells"] == 4, "v.json is not the study")
+    # An earlier run's result: refused before the study (no tables printed), untouched.
+    for cmd, what in ((val, "validation"), (bench, "benchmark")):
+        p = T.run(a, cmd + ["v.json"], cwd=w, rc=3,
+                  match=[r"adi3d: error: %s JSON file 'v.json' exists; pass --overwrite to replace it, or choose "
+                         r"another name; nothing was written" % what])
+        T.check("Round-off check" not in p.stdout and "copy bandwidth" not in p.stdout,
+                "refused only after the work:\n" + p.stdout)
+        T.check(content("v.json") == first, "v.json changed")
+    # --overwrite replaces a JSON file (here the study by a benchmark) ...
+    T.run(a, bench + ["v.json", "--overwrite"], cwd=w)
+    T.check("copy_bandwidth_Bps" in json.loads(content("v.json")), "--overwrite did not replace v.json")
+    # ... but not data that is not JSON: an HDF5 output, a config.
+    T.write(os.path.join(w, "case.yaml"), "grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 1}\n"
+            "output: {file: out.h5}\n")
+    T.run(a, ["run", "case.yaml", "--backend", "cpu"], cwd=w)
+    for name in ("out.h5", "case.yaml"):
+        before = content(name)
+        for cmd, what in ((val, "validation"), (bench, "benchmark")):
+            T.run(a, cmd + [name, "--overwrite"], cwd=w, rc=3,
+                  match=[r"%s JSON file '%s' exists and is not a JSON document; --overwrite replaces only a JSON "
+                         r"file" % (what, name.replace(".", r"\."))])
+        T.check(content(name) == before, name + " changed")
+    # Through a symbolic link: the file it names is replaced, the link stays.
+    os.symlink("v.json", os.path.join(w, "link.json"))
+    T.run(a, val + ["link.json", "--overwrite"], cwd=w)
+    T.check(os.path.islink(os.path.join(w, "link.json")), "the link was replaced by a file")
+    T.check(b"convergence" in content("v.json"), "the file behind the link was not replaced")
+    os.symlink("missing.json", os.path.join(w, "dangling.json"))
+    T.run(a, val + ["dangling.json"], cwd=w, rc=3, match=[r"'dangling\.json' is a symbolic link to a file that does "
+                                                          r"not exist"])
+    T.check(not os.path.lexists(os.path.join(w, "missing.json")), "created a file through a dangling link")
+    p = T.run(a, bench + ["no/such/b.json"], cwd=w, rc=3,
+              match=[r"benchmark JSON file 'no/such/b\.json' cannot be created: folder 'no/such' \(No such file"])
+    T.check("copy bandwidth" not in p.stdout, "refused only after the benchmark")
+    os.mkdir(os.path.join(w, "d"))
+    T.run(a, val + ["d"], cwd=w, rc=3, match=[r"validation JSON file 'd' exists and is a folder"])
+    left = [f for f in os.listdir(w) if f.endswith(".tmp")]
+    T.check(not left, "temporaries left: %s" % left)
 
 
 def long_name(a):
@@ -101,7 +160,7 @@ def locked_field(a):
                      r"it open for writing"], nomatch=[r"truncated or damaged"])
 
 
-PARTS = {"lzf_field": lzf_field, "locked_field": locked_field, "json_stdout": json_stdout, "json_full": json_full, "long_name": long_name, "field_geometry": field_geometry}
+PARTS = {"lzf_field": lzf_field, "locked_field": locked_field, "json_exists": json_exists, "json_stdout": json_stdout, "json_full": json_full, "long_name": long_name, "field_geometry": field_geometry}
 
 
 def body():
