@@ -18,6 +18,8 @@ import argparse
 import h5py
 import numpy as np
 
+from _safe_output import refuse_existing, write_new
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -32,11 +34,13 @@ def main():
     p.add_argument("--width", type=float, default=0.2, help="width w of the hot spot [m] (default 0.2)")
     p.add_argument("--dataset", default="/u", help="dataset path (default /u)")
     p.add_argument("--float32", action="store_true", help="store float32 instead of float64")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
     a = p.parse_args()
 
     nx, ny, nz = a.shape
     if min(a.shape) < 3:
         p.error("every axis needs at least 3 nodes")
+    refuse_existing(a.output, a.overwrite)
     spacing = [a.length[0] / (nx - 1), a.length[1] / (ny - 1), a.length[2] / (nz - 1)]
     x = a.origin[0] + spacing[0] * np.arange(nx)
     y = a.origin[1] + spacing[1] * np.arange(ny)
@@ -50,11 +54,14 @@ def main():
     u[:, 0, :] = u[:, -1, :] = 1.0
     u[:, :, 0] = u[:, :, -1] = 1.0
 
-    with h5py.File(a.output, "w") as f:
-        d = f.create_dataset(a.dataset, data=u.astype(np.float32 if a.float32 else np.float64))
-        d.attrs["origin"] = np.array(a.origin, dtype=np.float64)
-        d.attrs["spacing"] = np.array(spacing, dtype=np.float64)
-        d.attrs["units"] = "m"
+    def write(tmp):
+        with h5py.File(tmp, "w") as f:
+            d = f.create_dataset(a.dataset, data=u.astype(np.float32 if a.float32 else np.float64))
+            d.attrs["origin"] = np.array(a.origin, dtype=np.float64)
+            d.attrs["spacing"] = np.array(spacing, dtype=np.float64)
+            d.attrs["units"] = "m"
+
+    write_new(a.output, a.overwrite, write)
     print("wrote %s:%s, shape (nz, ny, nx) = %s, spacing %s m" % (a.output, a.dataset, u.shape, spacing))
 
 

@@ -17,6 +17,8 @@ import argparse
 import h5py
 import numpy as np
 
+from _safe_output import refuse_existing, write_new
+
 # name, thickness [m], K [W/(m K)], c = rho c_p [J/(m^3 K)]
 LAYERS = [("plaster", 0.02, 0.7, 1.4e6), ("brick", 0.10, 0.8, 1.6e6), ("insulation", 0.06, 0.035, 5.0e4),
           ("brick", 0.10, 0.8, 1.6e6)]
@@ -30,7 +32,9 @@ def main():
                    help="nodes per axis (default 57 21 17; must match the config's grid)")
     p.add_argument("--length", type=float, nargs=2, default=[0.2, 0.16], metavar=("LY", "LZ"),
                    help="wall extent along y and z [m] (the x extent is the layers' sum, 0.28 m)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
     a = p.parse_args()
+    refuse_existing(a.output, a.overwrite)
     nx, ny, nz = a.shape
     lx = sum(t for _, t, _, _ in LAYERS)
     x = np.linspace(0.0, lx, nx)
@@ -50,12 +54,16 @@ def main():
     block = (np.abs(X - 0.07) <= 0.012) & (np.abs(Y - a.length[0] / 2) <= 0.03) & (np.abs(Z - a.length[1] / 2) <= 0.03)
     K[block], c[block], q[block] = INCLUSION["K"], INCLUSION["c"], INCLUSION["q"]
     spacing = [lx / (nx - 1), a.length[0] / (ny - 1), a.length[1] / (nz - 1)]
-    with h5py.File(a.output, "w") as f:
-        for name, v, unit in (("K", K, "W/(m K)"), ("c", c, "J/(m^3 K)"), ("q", q, "W/m^3")):
-            d = f.create_dataset(name, data=v)
-            d.attrs["origin"] = [0.0, 0.0, 0.0]
-            d.attrs["spacing"] = spacing
-            d.attrs["units"] = unit
+
+    def write(tmp):
+        with h5py.File(tmp, "w") as f:
+            for name, v, unit in (("K", K, "W/(m K)"), ("c", c, "J/(m^3 K)"), ("q", q, "W/m^3")):
+                d = f.create_dataset(name, data=v)
+                d.attrs["origin"] = [0.0, 0.0, 0.0]
+                d.attrs["spacing"] = spacing
+                d.attrs["units"] = unit
+
+    write_new(a.output, a.overwrite, write)
     print("wrote %s: K, c, q of shape (nz, ny, nx) = %s, wall %.3f m thick, inclusion of %d nodes"
           % (a.output, K.shape, lx, int(block.sum())))
 

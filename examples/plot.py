@@ -21,6 +21,8 @@ import os
 
 import numpy as np
 
+from _safe_output import refuse_existing, write_new
+
 # Before h5py loads HDF5: read files that a running job holds open (older
 # h5py has no locking= argument; this does the same).
 os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
@@ -116,7 +118,7 @@ def slices(a):
     # The file and time go in the window's title line above the panels
     # (constrained layout keeps it clear of the panel titles).
     fig.suptitle("%s: step %d, t = %.6g s" % (a.file, step, t), fontsize=12)
-    fig.savefig(a.output, dpi=100)
+    write_new(a.output, a.overwrite, lambda tmp: fig.savefig(tmp, dpi=100))
     print("wrote %s (step %d, t = %g s; planes i = %d, j = %d, k = %d%s)"
           % (a.output, step, t, i, j, k, "; stretched: " + ", ".join(stretched) if stretched else ""))
 
@@ -141,7 +143,7 @@ def convergence(a):
     ax.set_title("adi3d validate (%s): observed order %.3f" % (v.get("backend", "?"), rows[-1]["order_max"]))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.savefig(a.output, dpi=100)
+    write_new(a.output, a.overwrite, lambda tmp: fig.savefig(tmp, dpi=100))
     print("wrote %s (%d levels, finest order %.3f)" % (a.output, len(rows), rows[-1]["order_max"]))
 
 
@@ -158,10 +160,13 @@ def main():
     s.add_argument("--max-stretch", dest="max_stretch", type=float, default=8.0,
                    help="draw true proportions up to this aspect ratio, stretched beyond (default 8)")
     s.add_argument("-o", "--output", default="slices.png")
+    s.add_argument("--overwrite", action="store_true", help="replace an existing output file")
     c = sub.add_parser("convergence", help="error vs h from adi3d validate --json")
     c.add_argument("file")
     c.add_argument("-o", "--output", default="convergence.png")
+    c.add_argument("--overwrite", action="store_true", help="replace an existing output file")
     a = p.parse_args()
+    refuse_existing(a.output, a.overwrite)
     slices(a) if a.what == "slices" else convergence(a)
 
 

@@ -11,10 +11,14 @@ the PNG. --step picks an output step by its number (default: the last one).
 """
 
 import argparse
+import os
 import re
 import sys
 
 from paraview import simple as pv  # only under pvbatch / pvpython
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (pvbatch need not put it there)
+from _safe_output import refuse_existing, write_new  # noqa: E402
 
 
 def main():
@@ -25,7 +29,9 @@ def main():
     p.add_argument("--at", type=float, help="coordinate of the plane in m (default: the middle of the box)")
     p.add_argument("--step", type=int, help="output step number (default: the last one)")
     p.add_argument("--size", type=int, nargs=2, default=[900, 700], metavar=("W", "H"))
+    p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
     a = p.parse_args()
+    refuse_existing(a.output, a.overwrite)
 
     reader = pv.XDMFReader(FileNames=[a.xmf])
     reader.UpdatePipelineInformation()
@@ -68,7 +74,7 @@ def main():
     view.CameraFocalPoint = centre
     view.CameraViewUp = up
     view.ResetCamera()
-    pv.SaveScreenshot(a.output, view, ImageResolution=a.size)
+    write_new(a.output, a.overwrite, lambda tmp: pv.SaveScreenshot(tmp, view, ImageResolution=a.size))
     print("wrote %s (%s = %g m, t = %g s)" % (a.output, a.axis, centre[k], t))
 
 

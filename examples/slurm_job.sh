@@ -11,7 +11,8 @@
 # requeued job (SLURM_RESTART_COUNT > 0) continues from the checkpoint with
 # --restart. The output file is continued, and the result is bit for bit that
 # of an uninterrupted run. After a complete run the checkpoint is retired
-# (renamed *.final.ckpt.h5), so a new submission starts afresh.
+# (renamed *.final.ckpt.h5, or *.final.N.ckpt.h5 beside an earlier one), so a
+# new submission starts afresh.
 #
 #SBATCH --job-name=adi3d
 #SBATCH --nodes=1
@@ -85,9 +86,20 @@ case $rc in
     # A completed run's checkpoint is retired, so that the next submission
     # of this case starts afresh; it is kept under another name to extend
     # the run later (--restart ... --set time.t_end=...).
+    # An earlier retired checkpoint (the one an extended run started from,
+    # say) is kept: the first free name of *.final.ckpt.h5, *.final.1.ckpt.h5, ...
     if [ -f "$CKPT" ]; then
-      mv -f "$CKPT" "${CKPT%.ckpt.h5}.final.ckpt.h5"
-      echo "adi3d job ${SLURM_JOB_ID:-?}: finished; checkpoint retired to ${CKPT%.ckpt.h5}.final.ckpt.h5"
+      final=${CKPT%.ckpt.h5}.final.ckpt.h5
+      n=1
+      while [ -e "$final" ] || [ -L "$final" ]; do
+        final=${CKPT%.ckpt.h5}.final.$n.ckpt.h5
+        n=$((n + 1))
+      done
+      if mv -n "$CKPT" "$final" && [ ! -e "$CKPT" ]; then
+        echo "adi3d job ${SLURM_JOB_ID:-?}: finished; checkpoint retired to $final"
+      else
+        echo "adi3d job ${SLURM_JOB_ID:-?}: finished; the checkpoint could not be retired to $final: it stays $CKPT" >&2
+      fi
     else
       echo "adi3d job ${SLURM_JOB_ID:-?}: finished"
     fi

@@ -1,7 +1,9 @@
 """The scripts in examples/, run as a user would:
 
   grid_and_plot   make_initial_grid.py -> adi3d run examples/initial_from_file.yaml
-                  -> plot.py slices (a PNG)
+                  -> plot.py slices (a PNG); the scripts refuse an existing
+                  output (the grid, the PNG, adi3d's output) unless
+                  --overwrite, and leave no temporary behind
   convergence     adi3d validate --json -> plot.py convergence (a PNG)
   slurm           slurm_job.sh with stand-in srun and scontrol: SIGUSR1 to the script ->
                   exit 75 -> "scontrol requeue <job id>"; the requeued script
@@ -74,6 +76,29 @@ def grid_and_plot(a):
     sh([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "-o", "slices.png"], w)
     check_png(os.path.join(w, "slices.png"))
     sh([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "--step", "3"], w, rc=1)
+
+    # What exists is not replaced without --overwrite: the grid, the PNG, an
+    # adi3d output named as a script's output by mistake.
+    def content(name):
+        with open(os.path.join(w, name), "rb") as f:
+            return f.read()
+    for cmd, name in (([PY, os.path.join(ex, "make_initial_grid.py"), "grid.h5", "--shape", "9", "9", "9"], "grid.h5"),
+                      ([PY, os.path.join(ex, "make_wall.py"), "from_file.h5"], "from_file.h5"),
+                      ([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "-o", "slices.png"], "slices.png"),
+                      ([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "-o", "grid.h5"], "grid.h5")):
+        before = content(name)
+        p = sh(cmd, w, rc=1)
+        T.check("%s exists: pass --overwrite to replace it" % name in p.stderr, "no refusal: " + p.stderr)
+        T.check(content(name) == before, name + " changed")
+    before = content("slices.png")
+    sh([PY, os.path.join(ex, "plot.py"), "slices", "from_file.h5", "--step", "0", "-o", "slices.png", "--overwrite"], w)
+    check_png(os.path.join(w, "slices.png"))
+    T.check(content("slices.png") != before, "--overwrite did not replace slices.png (step 0, not 20)")
+    sh([PY, os.path.join(ex, "make_initial_grid.py"), "grid.h5", "--shape", "9", "9", "9", "--overwrite"], w)
+    with h5py.File(os.path.join(w, "grid.h5"), "r") as f:
+        T.check(f["u"].shape == (9, 9, 9), "--overwrite did not replace grid.h5")
+    left = [f for f in os.listdir(w) if f.startswith(".tmp.")]
+    T.check(not left, "temporaries left: %s" % left)
 
 
 def physics(a):
@@ -184,6 +209,15 @@ log: {every: 50}
     os.makedirs(ref)
     T.run(a, ["run", "../case.yaml", "--quiet"], cwd=ref, timeout=300)
     T.assert_same_fields(os.path.join(w, "out.h5"), os.path.join(ref, "out.h5"), "requeued job")
+    # The case run again (a new job, --overwrite of its output): the first
+    # retired checkpoint is kept, the new one takes the next free name.
+    with open(os.path.join(w, "case.final.ckpt.h5"), "rb") as f:
+        first = f.read()
+    again = dict(env, SLURM_JOB_ID="6000", SLURM_RESTART_COUNT="0")
+    p = sh(["bash", job, "case.yaml", "--overwrite", "--set", "checkpoint.every=600"], w, env=again)
+    T.check("checkpoint retired to case.final.1.ckpt.h5" in p.stdout, "the second checkpoint: %s" % p.stdout)
+    with open(os.path.join(w, "case.final.ckpt.h5"), "rb") as f:
+        T.check(f.read() == first, "the first retired checkpoint was overwritten")
     # An array task with its own output runs beside the finished case.
     arr = dict(env, SLURM_ARRAY_TASK_ID="3", SLURM_RESTART_COUNT="0")
     p = sh(["bash", job, "case.yaml", "--set", "output.file=task3.h5", "--set", "time.steps=5"], w, env=arr)
@@ -198,7 +232,7 @@ log: {every: 50}
     # checkpoints with the same lines.
     mpi_job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
     T.check(_ckpt_rule(mpi_job) == _ckpt_rule(job), "the two job scripts name checkpoints differently")
-    for text in ('if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]', 'mv -f "$CKPT" "${CKPT%.ckpt.h5}.final.ckpt.h5"',
+    for text in ('if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]', 'mv -n "$CKPT" "$final"',
                  "#SBATCH --signal=B:USR1@600", "trap forward USR1 TERM"):
         T.check(text in open(mpi_job).read() and text in open(job).read(), "not in both job scripts: " + text)
 
