@@ -135,6 +135,13 @@ class Reader {
     const long long v = std::strtoll(s.c_str(), &end, 10);
     if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
       fail(n, key, "expected an integer, got " + describe(n));
+    // YAML 1.2 (yaml-cpp, this reader) reads 010 as ten, YAML 1.1 (PyYAML,
+    // and so many a script that writes or reads configs) as octal eight:
+    // not a number to guess at.
+    const std::size_t digits = s[0] == '+' || s[0] == '-' ? 1 : 0;
+    if (s.size() > digits + 1 && s[digits] == '0')
+      fail(n, key, "expected a decimal integer without leading zeros (YAML 1.1 readers take 010 as octal 8), got " +
+                       describe(n));
     return static_cast<index_t>(v);
   }
 
@@ -219,13 +226,29 @@ void reject_duplicate_keys(const YAML::Node& n, const std::string& path,
   }
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& name) {
-  YAML::Node root;
+/// The one document of `text`: YAML::Load would drop every document after
+/// the first ('---') without a word, so a second one with content is an
+/// error at its position (`where`).
+YAML::Node load_one_document(const std::string& text, const std::function<std::string(const YAML::Mark&)>& where,
+                             const std::string& key) {
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
-    throw ConfigError(position(name, e.mark), "", "YAML syntax error: " + e.msg, __FILE__, __LINE__);
+    throw ConfigError(where(e.mark), key, (key.empty() ? "YAML syntax error: " : "value is not valid YAML: ") + e.msg,
+                      __FILE__, __LINE__);
   }
+  for (std::size_t d = 1; d < docs.size(); ++d)
+    if (!docs[d].IsNull())
+      throw ConfigError(where(docs[d].Mark()), key,
+                        "a second YAML document (after '---'): a config is one document, and adi3d would read only "
+                        "the first; remove the others or split the file",
+                        __FILE__, __LINE__);
+  return docs.empty() ? YAML::Node() : docs.front();
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& name) {
+  YAML::Node root = load_one_document(text, [&](const YAML::Mark& m) { return position(name, m); }, "");
   std::set<std::pair<int, int>> seen;
   reject_duplicate_keys(root, "", [&](const YAML::Mark& m) { return position(name, m); }, seen);
   return root;
@@ -247,12 +270,7 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(set_where(o), "", "expected key.path=value", __FILE__, __LINE__);
     const std::string path = o.substr(0, eq);
-    YAML::Node value;
-    try {
-      value = YAML::Load(o.substr(eq + 1));
-    } catch (const YAML::ParserException& e) {
-      throw ConfigError(set_where(o), path, "value is not valid YAML: " + e.msg, __FILE__, __LINE__);
-    }
+    YAML::Node value = load_one_document(o.substr(eq + 1), [&](const YAML::Mark&) { return set_where(o); }, path);
     {
       // The value is a document of its own (often one line: say where in it).
       std::set<std::pair<int, int>> seen;

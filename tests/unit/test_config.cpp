@@ -186,6 +186,26 @@ TEST(Config, DuplicateKeysNameBothLines) {
                R"(^case\.yaml:3:1: x: unknown key 'x')");
 }
 
+TEST(Config, ASecondDocumentIsAnError) {
+  // YAML::Load keeps the first document and drops the rest without a word.
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n---\ngrid: {nx: 5, ny: 5, nz: 5}\n",
+               R"(^case\.yaml:4:1: a second YAML document \(after '---'\): a config is one document)");
+  expect_error(kGood, R"(^--set grid=\{nx: 5, ny: 5, nz: 5\}\\n---\\nx: 1: grid: a second YAML document)",
+               {"grid={nx: 5, ny: 5, nz: 5}\n---\nx: 1"});
+  // Markers around the one document, and an empty document after it, are fine.
+  EXPECT_NO_THROW(parse_config("---\ngrid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n...\n---\n",
+                                   "case.yaml"));
+}
+
+TEST(Config, IntegersWithLeadingZerosAreAnError) {
+  // 010 is ten to yaml-cpp and eight to a YAML 1.1 reader (PyYAML).
+  expect_error("grid: {nx: 010, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:1:12: grid\.nx: expected a decimal integer without leading zeros .*got '010')");
+  expect_error(kGood, R"(^--set time\.steps=-02: time\.steps: expected a decimal integer without leading zeros)",
+               {"time.steps=-02"});
+  EXPECT_NO_THROW(parse_config("grid: {nx: +9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 0}\n", "case.yaml"));
+}
+
 TEST(Config, DerivedValuesThatOverflowNameTheKeys) {
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ndiffusivity: 1e300\ntime: {dt: 1e300, steps: 2}\n",
                R"(^case\.yaml:3:12: time\.dt: the mesh ratio alpha dt / h\^2 along x is inf .*diffusivity.*time\.dt)");
