@@ -22,6 +22,22 @@ long read_pid(int fd) {
   const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
   return n > 0 ? std::strtol(buf, nullptr, 10) : 0;
 }
+
+/// What a lock file adi3d wrote holds: nothing yet (killed between the
+/// create and the write) or "<pid>\n". Anything else is a user's file that
+/// happens to have the name, and is not taken over (and removed at the end).
+bool holds_an_adi3d_lock(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (st.st_size == 0) return true;
+  if (st.st_size > 24) return false;
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n != st.st_size) return false;
+  ssize_t i = 0;
+  while (i < n && buf[i] >= '0' && buf[i] <= '9') ++i;
+  return i > 0 && (i == n || (i == n - 1 && buf[i] == '\n'));
+}
 }  // namespace
 
 FileLock::FileLock(const std::string& path, const std::string& what) : lock_path_(path + ".lock") {
@@ -31,6 +47,13 @@ FileLock::FileLock(const std::string& path, const std::string& what) : lock_path
       const int err = errno;
       throw IoError(what + ": cannot create " + lock_path_ + " (" + std::strerror(err) + ")", __FILE__,
                     __LINE__);
+    }
+    if (!holds_an_adi3d_lock(fd)) {
+      ::close(fd);
+      throw IoError(what + ": " + lock_path_ +
+                        " exists and is not an adi3d lock file (adi3d writes a pid there and removes it when the "
+                        "run ends); it is left as it is: move it away; nothing was changed",
+                    __FILE__, __LINE__);
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;

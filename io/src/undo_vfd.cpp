@@ -31,6 +31,8 @@
 
 #include "h5util.hpp"
 
+#include <adi/io/lock.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
@@ -468,9 +470,18 @@ void undo_snapshot(const std::string& path, const std::string& journal, std::vec
   struct stat st{};
   if (::fstat(fd, &st) != 0) fail("stat " + path, errno);
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
-  const std::string tmp = journal + ".tmp";
-  Closer jc{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  // A unique name (not "<journal>.tmp", which may be a user's file), made
+  // here and by nobody else (O_EXCL), removed if the snapshot fails.
+  const std::string tmp = unique_temp_path(journal);
+  Closer jc{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
   if (jc.fd < 0) fail("create " + tmp, errno);
+  struct Remover {
+    const std::string& path;
+    bool armed = true;
+    ~Remover() {
+      if (armed) ::unlink(path.c_str());
+    }
+  } remove_tmp{tmp};
   const JournalHeader h = make_header(size, fd);
   if (!write_all(jc.fd, &h, sizeof h)) fail("write " + tmp, errno);
   std::sort(untouched.begin(), untouched.end(),
@@ -507,6 +518,7 @@ void undo_snapshot(const std::string& path, const std::string& journal, std::vec
   jc.fd = -1;
   if (::close(j) != 0) fail("write " + tmp, errno);
   if (::rename(tmp.c_str(), journal.c_str()) != 0) fail("rename " + tmp + " to " + journal, errno);
+  remove_tmp.armed = false;
 }
 
 void undo_drop(const std::string& journal) { ::unlink(journal.c_str()); }

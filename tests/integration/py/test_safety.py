@@ -344,6 +344,14 @@ def path_aliases(a):
          ["--set", "output.file=notes.h5", "--overwrite"], 3, r"notes\.h5: not an HDF5 file|notes\.h5.*not a readable"),
         ("checkpoint over a file adi3d did not write", lambda d: T.write(os.path.join(d, "ck.h5"), "my notes\n"),
          [], 3, r"ck\.h5: not a checkpoint"),
+        # A user's file under the name of a run's lock: it was taken over,
+        # overwritten with a pid and removed at the end of the run.
+        ("a user's file named like the output's lock", lambda d: T.write(os.path.join(d, "out.h5.lock"), "my notes\n"),
+         [], 3, r"output file 'out\.h5': out\.h5\.lock exists and is not an adi3d lock file"),
+        ("a user's file named like the checkpoint's lock", lambda d: T.write(os.path.join(d, "ck.h5.lock"), "42 43\n"),
+         [], 3, r"ck\.h5\.lock exists and is not an adi3d lock file"),
+        ("a pipe named like the output's lock", lambda d: os.mkfifo(os.path.join(d, "out.h5.lock")), [], 3,
+         r"out\.h5\.lock exists and is not an adi3d lock file"),
         # Material fields are inputs like the initial field.
         ("output is the conductivity field", write_k_field,
          ["--set", "material={conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}", "--set", "output.file=k.h5",
@@ -370,6 +378,12 @@ def path_aliases(a):
                                                         r"another run"])
     unchanged(before, d, "checkpoint of another run")
     T.run(a, ["run", "case.yaml", "--set", "output.file=first.h5", "--overwrite", "--precision", "float32"], cwd=d)
+    # A lock a killed run left (its pid, or nothing yet) is taken over and removed.
+    for n, stale in enumerate(("999999\n", "")):
+        d = alias_folder(a, "stale%d" % n)
+        T.write(os.path.join(d, "out.h5.lock"), stale)
+        T.run(a, ["run", "case.yaml"], cwd=d)
+        T.check(not os.path.exists(os.path.join(d, "out.h5.lock")), "the stale lock was not removed")
     print("%d aliasing cases refused, inputs modified: 0" % len(cases))
 
 

@@ -11,6 +11,10 @@
 // simply taken over. Taking it: open (create), flock(LOCK_EX | LOCK_NB),
 // then check that the name still refers to the locked inode (another owner
 // may have removed it in between), else again.
+//
+// A file of that name that is not an adi3d lock (not a regular file, or
+// holding anything but a pid) is a user's file: refused, never taken over
+// (taking it over wrote a pid into it and removed it at the end).
 
 #include <string>
 
