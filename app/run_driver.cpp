@@ -138,8 +138,25 @@ void probe_read(const std::string& file, const std::string& what, const std::fun
 
 RunPlan plan_run(const RunOptions& o) {
   std::vector<std::string> sets = o.sets;
-  if (!o.backend.empty()) sets.push_back("backend=" + o.backend);
-  if (!o.precision.empty()) sets.push_back("precision=" + o.precision);
+  // --backend / --precision are --set backend= / precision=; given both
+  // ways they are one key given twice (io::parse_config refuses that too,
+  // but would name the shorthand as a --set).
+  auto shorthand = [&](const std::string& key, const std::string& value) {
+    if (value.empty()) return;
+    for (const std::string& s : o.sets)
+      if (s.rfind(key + "=", 0) == 0)
+        throw io::ConfigError("--" + key + " " + value, key,
+                              "given twice on the command line (--set " + s + "); give it once", __FILE__, __LINE__);
+    sets.push_back(key + "=" + value);
+  };
+  shorthand("backend", o.backend);
+  shorthand("precision", o.precision);
+  if (o.restart.empty() && o.discard_after_checkpoint)
+    spdlog::warn("--discard-after-checkpoint has no effect without --restart (it allows a restart to delete output "
+                 "steps it will not write again)");
+  if (!o.restart.empty() && o.overwrite)
+    spdlog::warn("--overwrite has no effect with --restart: the run continues its output file (a restart never "
+                 "replaces it)");
   RunPlan plan;
   io::RunConfig& c = plan.config;
   if (!o.restart.empty()) {

@@ -28,6 +28,7 @@ namespace {
 struct Override {
   std::string path;  // dotted key path
   std::string text;  // the whole "path=value" argument
+  bool erase = false;  // "path=null": deletes the key
 };
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -255,8 +256,8 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
 }
 
 /// Keys that exclude each other: an override of one replaces the other where
-/// the file (or an earlier override) gave it, so `--set time.t_end=2` works
-/// on a config that says `steps:` (and extends a restarted run).
+/// the file gave it, so `--set time.t_end=2` works on a config that says
+/// `steps:` (and extends a restarted run); both overridden is an error.
 constexpr std::pair<const char*, const char*> kReplaces[] = {
     {"time.steps", "time.t_end"},
     {"time.t_end", "time.steps"},
@@ -291,6 +292,23 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
     // `key=null` (or `key=`) deletes the key: its default applies again. No
     // key takes null as a value, so nothing else could be meant.
     const bool erase = !value.IsDefined() || value.IsNull();
+    // On one command line a key is given once, like in the file: a second
+    // value (or one inside a mapping set as a whole, or time.steps beside
+    // time.t_end) contradicts the first, and which one is meant is the
+    // user's call, not "the last wins". Overrides still replace the file's
+    // values (and time.steps the file's time.t_end).
+    for (const Override& e : out) {
+      std::string why;
+      if (e.path == path) why = "given twice on the command line";
+      else if (path.rfind(e.path + ".", 0) == 0 || e.path.rfind(path + ".", 0) == 0)
+        why = "overlaps another override on the command line";
+      for (const auto& [key, other] : kReplaces)
+        if (path == key && e.path == other && !e.erase && !erase)
+          why = std::string("contradicts another override: give either ") + key + " or " + other + ", not both";
+      if (!why.empty())
+        throw ConfigError(set_where(o), path, why + " (" + set_where(e.text) + "); give it once", __FILE__,
+                          __LINE__);
+    }
     // Walk down, creating maps; a scalar in the way (e.g. "diffusivity: 1"
     // overridden by diffusivity.x=...) is an error rather than silently
     // replaced: which values the other axes should keep is the user's call.
@@ -329,7 +347,7 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       if (!parent.IsMap() || !parent[keys.back()])
         throw ConfigError(set_where(o), path, "nothing to delete: the config has no " + path, __FILE__, __LINE__);
       parent.remove(keys.back());
-      out.push_back({path, o});
+      out.push_back({path, o, true});
       continue;
     }
     parent[keys.back()] = value;
@@ -337,10 +355,6 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
       if (path != key) continue;
       const std::string other_leaf = std::string(other).substr(std::string(other).rfind('.') + 1);
       if (parent[other_leaf]) parent.remove(other_leaf);
-      // An earlier override of the other key is replaced too: the last wins.
-      const std::string replaced(other);  // a structured binding cannot be captured in C++17
-      out.erase(std::remove_if(out.begin(), out.end(), [&](const Override& e) { return e.path == replaced; }),
-                out.end());
     }
     out.push_back({path, o});
   }

@@ -78,9 +78,12 @@ TEST(Config, OverridesAreMergedAndChecked) {
 
 TEST(Config, OverridesReplaceDeleteAndNameThemselves) {
   const std::string text = "grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, t_end: 1.0}\ndiffusivity: 2.0\n";
-  // steps replaces t_end (and the other way round); the last override wins.
+  // steps replaces the file's t_end (and the other way round); both on the
+  // command line contradict each other (AKeyOverriddenTwiceIsAnError).
   EXPECT_EQ(parse_config(text, "case.yaml", {"time.steps=3"}).steps, 3);
-  EXPECT_EQ(parse_config(text, "case.yaml", {"time.steps=3", "time.t_end=0.5"}).steps, 5);
+  EXPECT_EQ(parse_config("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 3}\n", "case.yaml", {"time.t_end=0.5"})
+                .steps,
+            5);
   // null deletes: the default applies, or the reader says what is missing,
   // naming the override.
   EXPECT_DOUBLE_EQ(parse_config(text, "case.yaml", {"diffusivity=null"}).problem.alpha[0], 1.0);
@@ -89,7 +92,8 @@ TEST(Config, OverridesReplaceDeleteAndNameThemselves) {
   // One axis of a scalar: says where the scalar is.
   expect_error(text, R"(^--set diffusivity\.x=1: diffusivity\.x: cannot set a key inside diffusivity, which is '2\.0' \(case\.yaml:3:14\))",
                {"diffusivity.x=1"});
-  expect_error(text, R"(which is '3' \(--set diffusivity=3\))", {"diffusivity=3", "diffusivity.x=1"});
+  expect_error(text, R"(diffusivity\.x: overlaps another override on the command line \(--set diffusivity=3\))",
+               {"diffusivity=3", "diffusivity.x=1"});
   // Errors caused by an override name it, not the file's line.
   expect_error(text, R"(^--set time\.dt=-1: time\.dt: expected a time step > 0)", {"time.dt=-1"});
   expect_error(text, R"(^--set time\.dt=1e300: time\.dt: the mesh ratio)", {"time.steps=2", "time.dt=1e300", "diffusivity=1e300"});
@@ -195,6 +199,24 @@ TEST(Config, ASecondDocumentIsAnError) {
   // Markers around the one document, and an empty document after it, are fine.
   EXPECT_NO_THROW(parse_config("---\ngrid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n...\n---\n",
                                    "case.yaml"));
+}
+
+TEST(Config, AKeyOverriddenTwiceIsAnError) {
+  // Each replaces the file's value; two on one command line contradict.
+  expect_error(kGood, R"(^--set time\.dt=0\.03: time\.dt: given twice on the command line \(--set time\.dt=0\.02\))",
+               {"time.dt=0.02", "time.dt=0.03"});
+  expect_error(kGood, R"(^--set grid\.nx=7: grid\.nx: overlaps another override .*\(--set grid=\{nx: 5)",
+               {"grid={nx: 5, ny: 5, nz: 5}", "grid.nx=7"});
+  expect_error(kGood, R"(^--set grid=\{nx: 5, ny: 5, nz: 5\}: grid: overlaps another override)",
+               {"grid.nx=7", "grid={nx: 5, ny: 5, nz: 5}"});
+  expect_error(kGood, R"(^--set time\.t_end=2: time\.t_end: contradicts another override: give either time\.t_end )"
+               R"(or time\.steps, not both \(--set time\.steps=10\))",
+               {"time.steps=10", "time.t_end=2"});
+  // Different keys, a key and its sibling, and one override of the file's steps by t_end are fine.
+  const RunConfig c = parse_config(kGood, "case.yaml", {"grid.nx=65", "grid.ny=33", "time.t_end=0.5"});
+  EXPECT_EQ(c.problem.n[0], 65);
+  EXPECT_EQ(c.problem.n[1], 33);
+  EXPECT_EQ(c.steps, 500);
 }
 
 TEST(Config, IntegersWithLeadingZerosAreAnError) {
