@@ -16,6 +16,7 @@
 #include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
+#include "memory.hpp"
 #include "util.hpp"
 
 #include <adi/cuda.hpp>
@@ -241,7 +242,22 @@ int cmd_bench(const BenchOptions& o) {
     if (!o.baseline.empty() && o.faces == "periodic")
       ADI_THROW(InvalidArgument, "--baseline cusparse has no periodic faces (cuSPARSE has no batched cyclic solver): "
                                  "use --faces dirichlet, mixed or robin");
-    for (const std::string& size : o.sizes) parse_size(size);
+    if (o.warmup < 0) ADI_THROW(InvalidArgument, "--warmup must be >= 0");
+    // Every size in every precision as `run --dry-run` checks a run: one that
+    // does not fit is refused now, naming it, not by a bad_alloc (or a CUDA
+    // allocation error) after the sizes before it have been timed.
+    for (const std::string& size : o.sizes)
+      for (Precision prec : precs) {
+        io::RunConfig c;
+        c.problem = bench_problem(parse_size(size), o.material, o.faces);
+        c.precision = prec;
+        c.backend = be;
+        try {
+          check_memory(estimate_memory(c, ranks, o.solver));
+        } catch (const InsufficientMemory& e) {
+          ADI_THROW(InsufficientMemory, "--size " + size + " in " + precision_name(prec) + ": " + e.what());
+        }
+      }
     // Before minutes of timing, not after: rank 0 writes the JSON.
     if (root && !o.json.empty()) io::check_result_file(o.json, "benchmark JSON", o.overwrite);
   });
