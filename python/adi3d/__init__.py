@@ -98,10 +98,11 @@ def solve_tridiagonal(a, b, c, d, axis: int = -1, cyclic: bool = False, out=None
     may be d itself for an in-place solve). Arrays of any positive strides
     run in place; others (negative, zero or mixed strides) are solved in a
     contiguous copy. No pivoting: the matrix must be diagonally dominant or
-    symmetric positive definite. A singular system raises
-    adi3d.NumericalError (an ArithmeticError) after the solve: a zero or
-    non-finite pivot on the CPU (Thomas), a non-finite solution on the GPU
-    (whose segmented elimination needs no pivot at a line's first row).
+    symmetric positive definite. A singular system, or NaN or Inf in the
+    input, raises adi3d.NumericalError (an ArithmeticError) after the solve:
+    a zero or non-finite pivot, or a solution that is not finite, on the CPU
+    (Thomas); a solution that is not finite on the GPU (whose segmented
+    elimination needs no pivot at a line's first row).
     """
     a, b, c, d, out = (_detach(v) if v is not None else None for v in (a, b, c, d, out))
     kd = _check_rhs(d)
@@ -184,7 +185,10 @@ def solve_constant(lower, diag, upper, d, axis: int = -1, out=None):
     diagonal is a number or n values (lower[0] and upper[n-1] ignored). The
     matrix is factorised once, in double precision, and the solve reads and
     writes only d's values: the fastest way to solve many lines of one
-    matrix (an ADI sweep). Returns `out` (as in solve_tridiagonal)."""
+    matrix (an ADI sweep). Returns `out` (as in solve_tridiagonal). The
+    diagonals are checked (finite, no zero pivot); d is not: NaN or Inf in a
+    line of d gives that line a non-finite solution, unreported (a check
+    would read d once more; use numpy.isfinite where d may hold them)."""
     d, out = (_detach(v) if v is not None else None for v in (d, out))
     kd = _check_rhs(d)
     ax = _axis(axis, len(kd.shape))

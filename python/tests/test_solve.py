@@ -152,6 +152,17 @@ def test_zero_pivot_is_an_arithmetic_error():
         adi3d.solve_constant(0.0, 0.0, 0.0, d, axis=1)
 
 
+@pytest.mark.parametrize("cyclic", [False, True])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nonfinite_rhs_is_an_arithmetic_error(cyclic, bad):
+    # No silent NaN: as on the GPU, a solution that is not finite is an
+    # error on the CPU too (it returned NaN without a word).
+    a, b, c, d = dominant_system((4, 9), np.float64)
+    d[2, 5] = bad
+    with pytest.raises(ArithmeticError, match="not finite"):
+        adi3d.solve_tridiagonal(a, b, c, d, axis=1, cyclic=cyclic)
+
+
 def test_torch_cpu_tensors():
     torch = pytest.importorskip("torch")
     a, b, c, d = dominant_system((5, 6, 7), np.float64)

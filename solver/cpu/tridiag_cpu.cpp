@@ -139,9 +139,14 @@ void constant_batch_x(const ThomasFactor<T>& f, T* base, T* acc_base, index_t n,
 
 // General coefficients: the modified upper diagonal of each line goes to a
 // per-thread scratch array laid out [row][line in batch].
+enum class LineStatus { Ok, Pivot, NotFinite };
+
+constexpr const char* kNotFinite =
+    ": the solution is not finite, with finite pivots (NaN or Inf in the right-hand side, or values that overflow)";
+
 template <class T>
-bool general_batch(const T* a, const T* b, const T* c, T* d, index_t off0, index_t n, index_t s, index_t su,
-                   index_t cnt, T* scratch) {
+LineStatus general_batch(const T* a, const T* b, const T* c, T* d, index_t off0, index_t n, index_t s, index_t su,
+                         index_t cnt, T* scratch) {
   bool ok = true;
   for (index_t l = 0; l < cnt; ++l) {
     const index_t o = off0 + l * su;
@@ -163,14 +168,22 @@ bool general_batch(const T* a, const T* b, const T* c, T* d, index_t off0, index
       d[o] = (d[o] - a[o] * d[o - s]) * m;
     }
   }
+  // No silent NaN: with finite pivots, a NaN or Inf in d (or a value that
+  // overflowed) reaches the solution, which the GPU's solve_general reports
+  // too. Checked where each value is at hand; `&=` keeps the loops free of
+  // branches.
+  bool finite = true;
+  for (index_t l = 0; l < cnt && n > 0; ++l)
+    finite &= static_cast<bool>(std::isfinite(d[off0 + (n - 1) * s + l * su]));
   for (index_t i = n - 2; i >= 0; --i) {
     const T* cp = scratch + i * cnt;
     for (index_t l = 0; l < cnt; ++l) {
       const index_t o = off0 + i * s + l * su;
       d[o] -= cp[l] * d[o + s];
+      finite &= static_cast<bool>(std::isfinite(d[o]));
     }
   }
-  return ok;
+  return !ok ? LineStatus::Pivot : finite ? LineStatus::Ok : LineStatus::NotFinite;
 }
 
 void check_layout(const Layout3& L, const char* what) { L.validate(what); }
@@ -230,7 +243,7 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
   ADI_REQUIRE(a && b && c && d, "tridiagonal coefficient or right-hand side array is null");
   const LineSweep w(axis, L);
   const index_t total = w.nv * w.batches_u;
-  std::atomic<bool> all_ok{true};
+  std::atomic<bool> pivot_bad{false}, value_bad{false};
 #pragma omp parallel
   {
     std::vector<T> scratch(static_cast<std::size_t>(w.n * w.batch));
@@ -239,14 +252,16 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
       const index_t v = t / w.batches_u, ub = t % w.batches_u;
       const index_t u0 = ub * w.batch;
       const index_t cnt = std::min(w.batch, w.nu - u0);
-      if (!general_batch(a, b, c, d, v * w.sv + u0 * w.su, w.n, w.s, w.su, cnt, scratch.data()))
-        all_ok.store(false, std::memory_order_relaxed);
+      const LineStatus st = general_batch(a, b, c, d, v * w.sv + u0 * w.su, w.n, w.s, w.su, cnt, scratch.data());
+      if (st == LineStatus::Pivot) pivot_bad.store(true, std::memory_order_relaxed);
+      if (st == LineStatus::NotFinite) value_bad.store(true, std::memory_order_relaxed);
     }
   }
-  if (!all_ok.load()) {
+  if (pivot_bad.load())
     ADI_THROW(NumericalError, std::string("tridiagonal solve along ") + axis_name(axis) +
                                   ": zero or non-finite pivot (matrix not diagonally dominant?)");
-  }
+  if (value_bad.load())
+    ADI_THROW(NumericalError, std::string("tridiagonal solve along ") + axis_name(axis) + kNotFinite);
 }
 
 template <class T>
@@ -258,7 +273,7 @@ void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Lay
   ADI_REQUIRE(n >= 3, "a cyclic tridiagonal system needs at least 3 nodes per line");
   const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
   const index_t n1 = L.n[o1], lines = L.n[o1] * L.n[o2];
-  std::atomic<bool> all_ok{true};
+  std::atomic<bool> all_ok{true}, value_bad{false};
 #pragma omp parallel
   {
     // One line at a time through contiguous scratch (the rows gathered,
@@ -273,12 +288,19 @@ void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Lay
       }
       if (!detail::cyclic(n, la.data(), lb.data(), lc.data(), ld.data(), cp.data(), z.data(), bb.data()))
         all_ok.store(false, std::memory_order_relaxed);
-      for (index_t i = 0; i < n; ++i) d[base + i * s] = ld[i];
+      bool finite = true;
+      for (index_t i = 0; i < n; ++i) {
+        d[base + i * s] = ld[i];
+        finite &= static_cast<bool>(std::isfinite(ld[i]));
+      }
+      if (!finite) value_bad.store(true, std::memory_order_relaxed);
     }
   }
   if (!all_ok.load())
     ADI_THROW(NumericalError, std::string("cyclic tridiagonal solve along ") + axis_name(axis) +
                                   ": zero or non-finite pivot (matrix not diagonally dominant?)");
+  if (value_bad.load())
+    ADI_THROW(NumericalError, std::string("cyclic tridiagonal solve along ") + axis_name(axis) + kNotFinite);
 }
 
 #define ADI_INSTANTIATE(T)                                                                            \

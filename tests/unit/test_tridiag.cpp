@@ -291,6 +291,43 @@ TEST(TridiagGeneral, ReportsZeroPivot) {
   EXPECT_THROW(cpu::solve_general(Axis::X, a.data(), b.data(), c.data(), d.data(), L), NumericalError);
 }
 
+// NaN or Inf in d with finite pivots: the GPU's solve_general reports a
+// solution that is not finite; the CPU (the oracle) reported nothing and
+// returned NaN. Every axis (x lines go through the batched path with
+// su != 1), a diagonal matrix (the value stays on its own row), a ragged
+// batch, and the cyclic solve.
+template <class T>
+void check_nonfinite_rhs(T bad) {
+  const Layout3 L = Layout3::packed(5, 7, 3);
+  for (Axis ax : {Axis::X, Axis::Y, Axis::Z}) {
+    for (const T off : {T(-1), T(0)}) {
+      std::vector<T> a(L.span(), off), b(L.span(), T(4)), c(L.span(), off), d(L.span(), T(1));
+      d[L.offset(3, 5, 2)] = bad;
+      try {
+        cpu::solve_general(ax, a.data(), b.data(), c.data(), d.data(), L);
+        ADD_FAILURE() << "no error for " << bad << " in d along axis " << axis_name(ax);
+      } catch (const NumericalError& e) {
+        EXPECT_NE(std::string(e.what()).find("the solution is not finite, with finite pivots"), std::string::npos)
+            << e.what();
+      }
+      std::vector<T> d2(L.span(), T(1));
+      d2[L.offset(1, 6, 0)] = bad;
+      EXPECT_THROW(cpu::solve_cyclic(ax, a.data(), b.data(), c.data(), d2.data(), L), NumericalError);
+      // Finite input, the same matrices: no error.
+      std::vector<T> d3(L.span(), T(1));
+      EXPECT_NO_THROW(cpu::solve_general(ax, a.data(), b.data(), c.data(), d3.data(), L));
+      EXPECT_NO_THROW(cpu::solve_cyclic(ax, a.data(), b.data(), c.data(), d3.data(), L));
+    }
+  }
+}
+
+TEST(TridiagGeneral, ReportsANonFiniteSolution) {
+  check_nonfinite_rhs<double>(std::numeric_limits<double>::quiet_NaN());
+  check_nonfinite_rhs<double>(std::numeric_limits<double>::infinity());
+  check_nonfinite_rhs<float>(std::numeric_limits<float>::quiet_NaN());
+  check_nonfinite_rhs<float>(-std::numeric_limits<float>::infinity());
+}
+
 TEST(TridiagConstant, RejectsMismatchedLength) {
   const auto f = ThomasFactor<double>::factor(LineMatrix(5));
   std::vector<double> d(4 * 4 * 4, 1.0);

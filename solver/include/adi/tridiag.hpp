@@ -64,8 +64,9 @@ template <class T>
 void solve_constant(Axis axis, const ThomasFactor<T>& f, T* d, const Layout3& layout);
 
 /// d <- A^{-1} d with per-point coefficients a, b, c stored with the same
-/// layout as d. Throws NumericalError on a zero pivot (after finishing the
-/// other lines: d is then partially overwritten).
+/// layout as d. Throws NumericalError on a zero or non-finite pivot, or on a
+/// solution that is not finite (NaN or Inf in d: as adi::cuda::solve_general),
+/// after finishing the other lines: d is then partially overwritten.
 template <class T>
 void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout);
 
@@ -73,7 +74,8 @@ void solve_general(Axis axis, const T* a, const T* b, const T* c, T* d, const La
 /// i + 1 modulo n, so a at node 0 is the coefficient of node n - 1 and c at
 /// node n - 1 that of node 0 (a periodic axis: n distinct nodes). n >= 3.
 /// Sherman-Morrison on the line's own Thomas sweep (two right-hand sides).
-/// Throws NumericalError on a zero or non-finite pivot, as solve_general.
+/// Throws NumericalError on a zero or non-finite pivot or a non-finite
+/// solution, as solve_general.
 template <class T>
 void solve_cyclic(Axis axis, const T* a, const T* b, const T* c, T* d, const Layout3& layout);
 
