@@ -119,6 +119,21 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
     }
   }
 
+  {
+    // Created and never written (h5py's create_dataset(name, shape, dtype)
+    // alone): no storage, and every read returned HDF5's default fill
+    // value, 0, taken as the field. A fill value the writer chose
+    // (fillvalue=300.0) is a uniform field on purpose and is read.
+    H5D_space_status_t status{};
+    H5Id dcpl(H5Dget_create_plist(d.get()), H5Pclose);
+    H5D_fill_value_t fill{};
+    if (H5Dget_space_status(d.get(), &status) >= 0 && status == H5D_SPACE_STATUS_NOT_ALLOCATED &&
+        dcpl.get() >= 0 && H5Pfill_value_defined(dcpl.get(), &fill) >= 0 && fill != H5D_FILL_VALUE_USER_DEFINED)
+      throw IoError(ctx + ": the dataset was created but never written (no storage: every value would read as "
+                          "HDF5's default fill value 0); write its values (or give it a fill value on purpose)",
+                    __FILE__, __LINE__);
+  }
+
   FieldInfo info;
   info.file = file;
   info.dataset = dataset;

@@ -102,6 +102,23 @@ def nan_inf(a):
         no_output_left(a)
 
 
+def never_written(a):
+    # A dataset created and never written (h5py: create_dataset(name, shape,
+    # dtype)) read as zeros everywhere, without a word; contiguous and chunked.
+    for chunks in (None, (4, 5, 6)):
+        with h5py.File(os.path.join(a.work, "grid.h5"), "w") as f:
+            f.create_dataset("u", shape=(16, 20, 24), dtype="f8", chunks=chunks)
+        setup(a)
+        run_bad(a, 3, [r"grid\.h5:/u: the dataset was created but never written"])
+        no_output_left(a)
+    # A fill value chosen on purpose is a uniform field: read.
+    with h5py.File(os.path.join(a.work, "grid.h5"), "w") as f:
+        f.create_dataset("u", shape=(16, 20, 24), dtype="f8", fillvalue=2.5)
+    T.run(a, ["run", "case.yaml", "--set", "time.steps=1"], cwd=a.work)
+    with h5py.File(os.path.join(a.work, "out.h5"), "r") as f:
+        T.check(f["steps/000000/u"][3, 4, 5] == 2.5, "the fill value was not the initial field")
+
+
 def unwritable_output(a):
     good_grid(a)
     T.write(os.path.join(a.work, "plainfile"), "x")
@@ -267,7 +284,7 @@ def hdf5_hang(a):
 
 
 CASES = {f.__name__: f for f in (missing_file, not_hdf5, dataset_missing, wrong_rank, wrong_shape, integer_dtype,
-                                 nan_inf, unwritable_output, disk_full_first_step, disk_full_later_step,
+                                 nan_inf, never_written, unwritable_output, disk_full_first_step, disk_full_later_step,
                                  existing_output, truncated_checkpoint, restart_mismatch, too_big,
                                  hdf5_crash_initial, hdf5_crash_checkpoint, hdf5_huge_allocation, hdf5_hang)}
 
