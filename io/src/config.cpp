@@ -227,25 +227,63 @@ void reject_duplicate_keys(const YAML::Node& n, const std::string& path,
   }
 }
 
-/// The one document of `text`: YAML::Load would drop every document after
-/// the first ('---') without a word, so a second one with content is an
-/// error at its position (`where`).
+/// The one document of `text`. YAML::Load reads the first document and drops
+/// the rest without a word; YAML::LoadAll would see them, but yaml-cpp's
+/// LoadAll never returns on some inputs (a lone "," value: found by
+/// fuzz_config). So the text after the first document is looked at as text:
+/// a line that starts with "---" or "..." (then a blank or the line's end)
+/// is always a document marker (YAML forbids them inside scalars), and after
+/// the first document has ended, any line that is not blank or a comment is
+/// a second document: an error at its position (`where`).
 YAML::Node load_one_document(const std::string& text, const std::function<std::string(const YAML::Mark&)>& where,
                              const std::string& key) {
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(text);
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw ConfigError(where(e.mark), key, (key.empty() ? "YAML syntax error: " : "value is not valid YAML: ") + e.msg,
                       __FILE__, __LINE__);
   }
-  for (std::size_t d = 1; d < docs.size(); ++d)
-    if (!docs[d].IsNull())
-      throw ConfigError(where(docs[d].Mark()), key,
-                        "a second YAML document (after '---'): a config is one document, and adi3d would read only "
-                        "the first; remove the others or split the file",
+  auto content_from = [](const std::string& line, std::size_t from) {
+    const std::size_t q = line.find_first_not_of(" \t\r", from);
+    return q == std::string::npos || line[q] == '#' ? std::string::npos : q;
+  };
+  auto marker = [](const std::string& line, const char* m) {
+    return line.compare(0, 3, m) == 0 && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+  };
+  // started: the first document has begun (a "---" or content); ended: it
+  // is over (a "..." or a second "---").
+  bool started = false, ended = false;
+  std::size_t pos = 0;
+  for (int lineno = 0; pos <= text.size(); ++lineno) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    const bool start = marker(line, "---"), end = marker(line, "...");
+    std::size_t at = content_from(line, start || end ? 3 : 0);
+    if (end && at == std::string::npos) {
+      ended = ended || started;
+      continue;
+    }
+    if (start) {
+      ended = ended || started;
+      started = true;
+    }
+    if (at == std::string::npos) continue;
+    if (!started && !start && line[0] == '%') continue;  // a directive (%YAML 1.2) before the first "---"
+    if (ended) {
+      YAML::Mark m;
+      m.line = lineno;
+      m.column = static_cast<int>(at);
+      throw ConfigError(where(m), key,
+                        "a second YAML document (after '---' or '...'): a config is one document, and adi3d would "
+                        "read only the first; remove the others or split the file",
                         __FILE__, __LINE__);
-  return docs.empty() ? YAML::Node() : docs.front();
+    }
+    started = true;
+  }
+  return root;
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& name) {

@@ -193,12 +193,22 @@ TEST(Config, DuplicateKeysNameBothLines) {
 TEST(Config, ASecondDocumentIsAnError) {
   // YAML::Load keeps the first document and drops the rest without a word.
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n---\ngrid: {nx: 5, ny: 5, nz: 5}\n",
-               R"(^case\.yaml:4:1: a second YAML document \(after '---'\): a config is one document)");
+               R"(^case\.yaml:4:1: a second YAML document \(after '---' or '\.\.\.'\): a config is one document)");
   expect_error(kGood, R"(^--set grid=\{nx: 5, ny: 5, nz: 5\}\\n---\\nx: 1: grid: a second YAML document)",
                {"grid={nx: 5, ny: 5, nz: 5}\n---\nx: 1"});
+  expect_error("---\ngrid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n...\n# notes\nx: 1\n",
+               R"(^case\.yaml:6:1: a second YAML document)");
+  expect_error("---\n---\ngrid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:3:1: a second YAML document)");
+  // yaml-cpp's LoadAll never returned on a lone ',' (fuzz_config): a value
+  // of nothing, which deletes the key, and no hang.
+  expect_error(kGood, R"(^--set grid\.nx=,: grid\.nx: missing)", {"grid.nx=,"});
   // Markers around the one document, and an empty document after it, are fine.
   EXPECT_NO_THROW(parse_config("---\ngrid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n...\n---\n",
                                    "case.yaml"));
+  EXPECT_NO_THROW(parse_config("%YAML 1.2\n--- # the case\ngrid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n"
+                               "--- \n# nothing more\n",
+                               "case.yaml"));
 }
 
 TEST(Config, AKeyOverriddenTwiceIsAnError) {
