@@ -854,16 +854,18 @@ void read_output(const Reader& r, const YAML::Node& o, RunConfig& c) {
     out.compression = static_cast<int>(lvl);
   }
   if (o["xdmf"]) out.xdmf = r.boolean(o["xdmf"], "output.xdmf");
-  // Output steps asked for, and no file to write them to ("": none, the
-  // default): the run wrote nothing without a word.
-  if (out.file.empty()) {
+  // Output steps asked for, and no file named: output.file defaults to ""
+  // (no output), and the run wrote nothing without a word. An explicit
+  // `file: ""` says "no output" (--set output.file="" turns a case's
+  // output off) and is taken at its word.
+  if (!o["file"]) {
     if (out.every_steps > 0)
       r.fail(o["every"], "output.every",
-             "asks for output steps, but output.file is not set (\"\": no output): set output.file, or remove "
+             "asks for output steps, but no output.file is given: set output.file (\"\" for no output), or remove "
              "output.every");
     if (out.every_time > 0)
       r.fail(o["every_time"], "output.every_time",
-             "asks for output steps, but output.file is not set (\"\": no output): set output.file, or remove "
+             "asks for output steps, but no output.file is given: set output.file (\"\" for no output), or remove "
              "output.every_time");
   }
 }

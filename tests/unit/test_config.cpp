@@ -233,11 +233,15 @@ TEST(Config, OutputStepsWithoutAFileAreAnError) {
   // output.file defaults to "" (no output): asking for output steps without
   // it wrote nothing, without a word.
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\noutput: {every: 1}\n",
-               R"(^case\.yaml:3:17: output\.every: asks for output steps, but output\.file is not set)");
+               R"(^case\.yaml:3:17: output\.every: asks for output steps, but no output\.file is given)");
   expect_error(kGood, R"(^--set output\.every_time=0\.1: output\.every_time: asks for output steps)",
                {"output.every_time=0.1"});
-  // No output at all, said either way, is fine; so are steps with a file.
+  expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\noutput: {file: o.h5, every: 1}\n",
+               R"(^case\.yaml:3:29: output\.every: asks for output steps)", {"output.file=null"});
+  // No output said in so many words (file: "", as --set output.file="" turns
+  // a case's output off) is taken at its word; so are steps with a file.
   EXPECT_NO_THROW(parse_config(kGood, "case.yaml", {"output={file: '', every: 0}"}));
+  EXPECT_NO_THROW(parse_config(kGood, "case.yaml", {"output={file: '', every: 5, every_time: 0.1}"}));
   EXPECT_EQ(parse_config(kGood, "case.yaml", {"output={file: o.h5, every: 4}"}).output.every_steps, 4);
 }
 
