@@ -474,6 +474,21 @@ void rename_file(const std::string& from, const std::string& to, const std::stri
 
 void remove_quietly(const std::string& path) { (void)std::remove(path.c_str()); }
 
+bool write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    c += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
 bool path_exists_on_disk(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;

@@ -178,6 +178,9 @@ void fsync_parent_dir(const std::string& path);
 /// rename(2) + fsync of the folder; throws IoError.
 void rename_file(const std::string& from, const std::string& to, const std::string& what);
 void remove_quietly(const std::string& path);
+/// write(2) until all n bytes are written (EINTR retried); false with errno
+/// set (EIO for a write of 0 bytes) otherwise.
+bool write_all(int fd, const void* p, std::size_t n);
 std::string parent_dir(const std::string& path);
 std::string base_name(const std::string& path);
 std::string errno_text(int err);

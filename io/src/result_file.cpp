@@ -105,22 +105,6 @@ Resolved resolve(const std::string& path, const std::string& what, bool overwrit
   return {Target::Replace, real, st.st_mode & 07777};
 }
 
-bool write_all(int fd, const std::string& text) {
-  const char* p = text.data();
-  std::size_t n = text.size();
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = EIO;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
-
 void write_stream(const std::string& path, const std::string& text, const std::string& what) {
   const bool to_stdout = path == "-";
   std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "w");
@@ -151,7 +135,7 @@ void write_result_file(const std::string& path, const std::string& text, const s
     const int err = errno;
     refuse(path, what, "cannot be written: cannot create " + tmp + " (" + detail::errno_text(err) + ")");
   }
-  bool ok = write_all(fd, text) && ::fsync(fd) == 0;
+  bool ok = detail::write_all(fd, text.data(), text.size()) && ::fsync(fd) == 0;
   int err = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) ok = false, err = errno;
   if (!ok) {

@@ -111,18 +111,6 @@ struct UndoFile {
 UndoState* self(H5FD_t* f) { return reinterpret_cast<UndoFile*>(f)->st; }
 const UndoState* self(const H5FD_t* f) { return reinterpret_cast<const UndoFile*>(f)->st; }
 
-bool write_all(int fd, const void* p, std::size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
-
 bool read_all(int fd, void* p, std::size_t n) {
   char* c = static_cast<char*>(p);
   while (n > 0) {

@@ -232,9 +232,19 @@ log: {every: 50}
     # checkpoints with the same lines.
     mpi_job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
     T.check(_ckpt_rule(mpi_job) == _ckpt_rule(job), "the two job scripts name checkpoints differently")
+    T.check(_retire_rule(mpi_job) == _retire_rule(job), "the two job scripts retire checkpoints differently")
     for text in ('if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]', 'mv -n "$CKPT" "$final"',
                  "#SBATCH --signal=B:USR1@600", "trap forward USR1 TERM"):
         T.check(text in open(mpi_job).read() and text in open(job).read(), "not in both job scripts: " + text)
+
+
+def _retire_rule(job):
+    """The lines that retire a finished checkpoint (from 'final=' to the
+    message that it stays): the same in both job scripts."""
+    lines = open(job).read().splitlines()
+    a = next(i for i, l in enumerate(lines) if l.strip().startswith("final=${CKPT%.ckpt.h5}"))
+    b = next(i for i, l in enumerate(lines) if "it stays $CKPT" in l)
+    return "\n".join(lines[a:b + 1])
 
 
 def _ckpt_rule(job):
