@@ -93,8 +93,6 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
                                         "rows per thread of the y/z line kernel, 0..64 (0: the planner's choice)"));
   s.lanes_const = e.flag("ADI_LANES_CONST", s.lanes_const);
   s.lanes_pairs = e.flag("ADI_LANES_PAIRS", s.lanes_pairs);
-  s.lanes_pair_tile = e.one_of("ADI_LANES_PAIR_TILE", s.lanes_pair_tile, {0, 16, 32},
-                               "0, 16 or 32 (pairs a tile of the fp32 y/z pair build; 0: the planner's choice)");
   s.rhs_vec = e.one_of("ADI_RHS_VEC", s.rhs_vec, {0, 2, 4}, "0, 2 or 4 (points per thread of the RHS kernel)");
   s.rhs_ahead = e.one_of("ADI_RHS_AHEAD", s.rhs_ahead, {2, 4, 8}, "2, 4 or 8 (planes the RHS kernel loads ahead)");
   s.fuse_rhs = e.flag("ADI_FUSE_RHS", s.fuse_rhs);

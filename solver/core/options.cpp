@@ -28,7 +28,6 @@ std::string SolverOptions::describe() const {
   line("ADI_YZ_SEG", "yz_seg", yz_seg, d.yz_seg);
   line("ADI_LANES_CONST", "lanes_const", lanes_const, d.lanes_const);
   line("ADI_LANES_PAIRS", "lanes_pairs", lanes_pairs, d.lanes_pairs);
-  line("ADI_LANES_PAIR_TILE", "lanes_pair_tile", lanes_pair_tile, d.lanes_pair_tile);
   line("ADI_LONG_LINES", "long_lines", long_lines, d.long_lines);
   line("ADI_LINE_BLOCKS", "line_blocks", line_blocks, d.line_blocks);
   line("ADI_FUSED_TILES", "fused_tiles", fused_tiles, d.fused_tiles);

@@ -88,10 +88,9 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I_, S_) : 0u;
     view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
     if constexpr (std::is_same_v<T, float>)
-      if (const LinesGeom lg = lines_geom(); kind_ == Kind::Lanes && !cyclic && options.lanes_pairs &&
-                                             kernels::lanes_pairs_fit(lg))
-        pair_lines_ = lanes_pair_tile(G_, I_, S_, lg.nu, options.lanes_pair_tile);
-      if (pair_lines_ > 0 && kernels::lanes_pairs_built(I_, pair_lines_)) {
+      if (const LinesGeom lg = lines_geom(); kind_ == Kind::Lanes && kernels::lanes_pairs_built(I_, G_) && !cyclic &&
+                                             options.lanes_pairs && kernels::lanes_pairs_fit(lg) &&
+                                             (G_ != 32 || lanes_pairs_fill(lg.nu))) {
         pairs_ = true;
         pair_host_tables_.reserve(host_tables_.size());
         for (const float c : host_tables_) pair_host_tables_.emplace_back(c);
@@ -173,7 +172,7 @@ void LineSolver<T>::solve(T* d, T* acc, cudaStream_t st) const {
       if (pairs_ && kernels::lanes_pairs_aligned(d) && kernels::lanes_pairs_aligned(acc)) {
         // (a pointer off an 8-byte boundary, from the library API, takes the
         // scalar build below)
-        kernels::launch_lanes_pairs(d, acc, pair_view_, pair_lines_, g, pair_host_tables_, interior_mask_, st);
+        kernels::launch_lanes_pairs(d, acc, pair_view_, G_, g, pair_host_tables_, interior_mask_, st);
         return;
       }
     switch (I_) {
@@ -345,9 +344,7 @@ std::string LineSolver<T>::describe() const {
       s << "lanes kernel, I = " << I_ << ", S = " << S_;
       if (const int w = (view_.n + I_ - 1) / I_; w < S_) s << " (" << w << " with rows)";
       if (G_ != 32) s << ", " << G_ << " lines a tile";
-      if (pairs_)
-        s << (G_ != 32 ? " of" : ",") << " line pairs" << (pair_lines_ != G_ ? " in 16-pair tiles" : "")
-          << " (8-byte values: " << 2 * pair_lines_ << " lines, " << 8 * pair_lines_ << "-byte rows)";
+      if (pairs_) s << (G_ != 32 ? " of" : ",") << " line pairs (8-byte values: " << 2 * G_ << " lines, " << 8 * G_ << "-byte rows)";
       break;
     case Kind::Long:
       s << "long-line kernel, I = " << I_ << ", S = " << S_ << " (three passes; reduced system: "

@@ -92,11 +92,10 @@ class LineSolver {
   unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_
   bool lanes_const_ = true;     // SolverOptions::lanes_const: y/z tables from the constant bank
   PlanView<T> view_{};
-  // Lanes, fp32: the pair build (two lines a lane, kernels::launch_lanes_pairs)
-  // where the layout allows it (SolverOptions::lanes_pairs), in tiles of
-  // pair_lines_ pairs (adi::lanes_pair_tile); its tables are host_tables_ doubled.
+  // Lanes, fp32 16-line tiles of I = kOddLongI: the pair build (two lines a
+  // lane, kernels::launch_lanes_pairs) where the layout allows it
+  // (SolverOptions::lanes_pairs); its tables are host_tables_ doubled.
   bool pairs_ = false;
-  int pair_lines_ = 0;
   DeviceBuffer<FloatPair> pair_tables_;
   std::vector<FloatPair> pair_host_tables_;
   PlanView<FloatPair> pair_view_{};

@@ -377,11 +377,9 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
 
 // The lanes kernel's pair build, two neighbouring fp32 lines a lane: y / z
 // lines of 1025-1056 rows (16-line tiles, I = 33: 32 lines, 128-byte rows)
-// and of 65-512 rows (32-line plans of I = 16, 17 and 32): tiles of 32 pairs
-// (64 lines, 256-byte rows) where those are at least 7/8 full,
-// adi::lanes_pairs_fill (64 and 313 lines), else tiles of 16 pairs (32
-// lines, 128-byte rows: 41, 7 and 130 lines); and each tile forced
-// (ADI_LANES_PAIR_TILE=16 / 32) on every layout. Odd
+// and of 65-512 rows (32-line tiles of I = 16, 17 and 32: 64 lines,
+// 256-byte rows; only where those tiles are at least 7/8 full,
+// adi::lanes_pairs_fill: 64 and 313 lines pair, 41, 7 and 130 do not). Odd
 // and even line counts (an odd count leaves the last pair half outside the
 // grid: its second line's padding must stay NaN), ragged and full tiles
 // (41 lines: pairs 0-15 and 16-20 of 16-line tiles; 313 lines: four full
@@ -397,47 +395,41 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
   struct PairCase {
     index_t n;
     const char* plan;  // the planner's segments
+    const char* tile;  // how describe() names the pair build
   };
   const char* half = "16 lines a tile of line pairs (8-byte values: 32 lines, 128-byte rows)";
   const char* full = ", line pairs (8-byte values: 64 lines, 256-byte rows)";
-  const char* half_pairs = ", line pairs in 16-pair tiles (8-byte values: 32 lines, 128-byte rows)";
-  for (const PairCase c : {PairCase{1025, "I = 33, S = 32"}, PairCase{1040, "I = 33, S = 32"},
-                           PairCase{1056, "I = 33, S = 32"}, PairCase{129, "I = 16, S = 16"},
-                           PairCase{200, "I = 16, S = 16"}, PairCase{258, "I = 17, S = 16"},
-                           PairCase{300, "I = 32, S = 16"}, PairCase{512, "I = 32, S = 16"}})
+  for (const PairCase c : {PairCase{1025, "I = 33, S = 32", half}, PairCase{1040, "I = 33, S = 32", half},
+                           PairCase{1056, "I = 33, S = 32", half}, PairCase{129, "I = 16, S = 16", full},
+                           PairCase{200, "I = 16, S = 16", full}, PairCase{258, "I = 17, S = 16", full},
+                           PairCase{300, "I = 32, S = 16", full}, PairCase{512, "I = 32, S = 16", full}})
     for (Axis axis : {Axis::Y, Axis::Z})
       for (index_t nu : {index_t(41), index_t(64), index_t(7), index_t(130), index_t(313)})
-        for (int mode : {0, -1, 16, 32}) {  // -1: pairs off; else SolverOptions::lanes_pair_tile
+        for (bool pairs_on : {true, false}) {
           const index_t n = c.n;
           const bool half_tiles = n > 1024;
           if (half_tiles && nu > 64) continue;  // 16-line tiles: 41 lines already has full and ragged ones
-          const bool pairs_on = mode >= 0;
-          const bool pairs = pairs_on;  // every plan here has a pair build (S >= 2)
-          const char* tile = half_tiles                                      ? half
-                             : mode == 32 || (mode == 0 && adi::lanes_pairs_fill(nu)) ? full
-                                                                             : half_pairs;
+          const bool pairs = pairs_on && (half_tiles || adi::lanes_pairs_fill(nu));
           const index_t pitch = nu % 2 ? nu + 1 : nu;  // even: the pairs' 8-byte alignment
           const Layout3 L =
               axis == Axis::Y ? Layout3::padded(nu, n, 2, pitch, n + 1) : Layout3::padded(nu, 3, n, pitch, 3);
           SolverOptions opt;
           opt.lanes_pairs = pairs_on;
-          opt.lanes_pair_tile = std::max(mode, 0);
           const LineMatrix m = random_dominant(rng, n);
           const auto d0 = random_field<float>(rng, L);
           auto want = d0;
           cpu::solve_constant(axis, ThomasFactor<float>::factor(m), want.data(), L);
           const cuda::ConstantSolver<float> solver(m, axis, L, opt);
-          const std::string what = solver.describe() + " n " + std::to_string(n) + " lines " + std::to_string(nu) +
-                                   " pair tile " + std::to_string(mode);
+          const std::string what = solver.describe() + " n " + std::to_string(n) + " lines " + std::to_string(nu);
           EXPECT_NE(solver.describe().find(c.plan), std::string::npos) << what;
-          EXPECT_EQ(solver.describe().find(tile) != std::string::npos, pairs) << what;
+          EXPECT_EQ(solver.describe().find(c.tile) != std::string::npos, pairs) << what;
           EXPECT_EQ(solver.describe().find("line pairs") != std::string::npos, pairs) << what;
           DeviceArray<float> dev(d0);
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(dev.download(), want, L), tol<float>()) << what;
           EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<float>()) << what;
-          if (mode != 0 || nu != (half_tiles ? 41 : 313)) continue;
+          if (!pairs_on || nu != (half_tiles ? 41 : 313)) continue;
           // The same field one float further on: d is 4 bytes off an 8-byte
           // boundary, so the solve takes the one-line-a-lane build.
           std::vector<float> shifted(d0.size() + 1, poison<float>());

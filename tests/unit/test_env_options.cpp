@@ -54,7 +54,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
                              {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_LANES_PAIRS", "0"},   {"ADI_RHS_VEC", "2"},
                              {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
                              {"ADI_SKIP_FIXED", "0"}, {"ADI_SHORT_LINES", "0"},
-                             {"ADI_ROW_ALIGN", "64"}, {"ADI_LANES_PAIR_TILE", "16"},
+                             {"ADI_ROW_ALIGN", "64"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
                              {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"}, {"ADI_LINE_BLOCKS", "0"}, {"ADI_FUSED_TILES", "0"},
@@ -67,7 +67,6 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_EQ(o.solver.yz_seg, 32);
   EXPECT_FALSE(o.solver.lanes_const);
   EXPECT_FALSE(o.solver.lanes_pairs);
-  EXPECT_EQ(o.solver.lanes_pair_tile, 16);
   EXPECT_EQ(o.solver.rhs_vec, 2);
   EXPECT_EQ(o.solver.rhs_ahead, 8);
   EXPECT_FALSE(o.solver.fuse_rhs);
@@ -107,7 +106,6 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   for (const char* v : {"1", "3", "8", "four"}) expect_rejected("ADI_RHS_VEC", v);
   for (const char* v : {"0", "1", "16"}) expect_rejected("ADI_RHS_AHEAD", v);
   for (const char* v : {"8", "48", "512", "-16", "32b"}) expect_rejected("ADI_ROW_ALIGN", v);
-  for (const char* v : {"8", "64", "-16", "1", "16 "}) expect_rejected("ADI_LANES_PAIR_TILE", v);
   for (const char* v : {"0", "-3", "x"}) expect_rejected("ADI_MPI_BATCHES", v);
   for (const char* v : {"0", "-5", "inf", "nan", "5s", " 5"}) expect_rejected("ADI_READ_TIMEOUT", v);
   for (const char* v : {"0", "-1", "seven"}) expect_rejected("ADI_FAULT_NAN_AT_STEP", v);

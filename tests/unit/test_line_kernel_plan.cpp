@@ -336,28 +336,4 @@ TEST(LineKernelPlan, LinePairsWhereTheirTilesFill) {
   for (index_t lanes = 449; lanes <= 5000; ++lanes) EXPECT_TRUE(adi::lanes_pairs_fill(lanes)) << lanes;
 }
 
-// The pair build's tile: 32 pairs where lanes_pairs_fill, else 16 pairs
-// (S >= 2), for the 32-line plans of I = 16, 17, 32; 16 pairs for the
-// 16-line plans of I = kOddLongI; none for the other segment lengths; a
-// forced tile (ADI_LANES_PAIR_TILE) only where it is built.
-TEST(LineKernelPlan, LinePairTiles) {
-  for (int I : {16, 17, 32}) {
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 512), 32) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 4096), 32) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 257), 16) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 8, 129), 16) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 7), 16) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 1, 7), 0) << I;    // G S = 32: no 16-line rounds
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 1, 512), 32) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 512, 16), 16) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 257, 32), 32) << I;
-    EXPECT_EQ(adi::lanes_pair_tile(32, I, 1, 512, 16), 0) << I;
-  }
-  for (int I : {4, 8, 9, 64}) EXPECT_EQ(adi::lanes_pair_tile(32, I, 16, 512), 0) << I;
-  EXPECT_EQ(adi::lanes_pair_tile(16, adi::kOddLongI, 32, 41), 16);
-  EXPECT_EQ(adi::lanes_pair_tile(16, adi::kOddLongI, 32, 4096, 32), 16);
-  EXPECT_EQ(adi::lanes_pair_tile(16, 64, 32, 4096), 0);
-  EXPECT_EQ(adi::lanes_pair_tile(0, 16, 16, 512), 0);  // not the lanes kernel
-}
-
 }  // namespace

@@ -277,18 +277,12 @@ constexpr int kPairWarps = 9;
 // built for 1024 threads, which leaves it 64 registers anyway; its
 // two-block build would have 32 and spill.)
 constexpr bool lanes_odd_pair(int I) { return I == 17; }
-// 16-line tiles have at most kLanesHalfMaxSegments segments, two a warp: 512
-// threads, whatever I (for I >= 17 that is lanes_max_segments anyway; the
-// pair build's 16-pair tiles of I = 16 would otherwise be held to 1024
-// threads' 64 registers, and their 16 pairs spill there with the accumulator).
-constexpr int lanes_bound_threads(int I, int MinBlocks, int G) {
-  return G == kLanesHalfTile                    ? 32 * (kLanesHalfMaxSegments / 2)
-         : MinBlocks == 2 && !lanes_odd_pair(I) ? 32 * kPairWarps
-                                                : 32 * lanes_max_segments(I);
+constexpr int lanes_bound_threads(int I, int MinBlocks) {
+  return MinBlocks == 2 && !lanes_odd_pair(I) ? 32 * kPairWarps : 32 * lanes_max_segments(I);
 }
 
 template <class T, int I, bool Acc, int G, int MinBlocks = 1, bool Ring = false>
-__global__ void __launch_bounds__(lanes_bound_threads(I, MinBlocks, G), MinBlocks)
+__global__ void __launch_bounds__(lanes_bound_threads(I, MinBlocks), MinBlocks)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
                  const __grid_constant__ SegmentConsts<T, I> sc) {
   extern __shared__ __align__(16) unsigned char lanes_smem[];
@@ -495,27 +489,20 @@ bool lanes_pairs_fit(const LinesGeom& g) {
 
 namespace {
 
-template <int I, int G>
-void launch_lanes_pairs_G(float* d, float* acc, const PlanView<FloatPair>& p, const LinesGeom& g,
+template <int I>
+void launch_lanes_pairs_I(float* d, float* acc, const PlanView<FloatPair>& p, const LinesGeom& g,
                           const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st) {
   // Lane u of the pair grid holds lines 2u and 2u + 1; strides in pairs.
   const LinesGeom pg{g.s_line / 2, (g.nu + 1) / 2, 1, g.nv, g.nv == 1 ? 0 : g.sv / 2};
   FloatPair* pd = reinterpret_cast<FloatPair*>(d);
   FloatPair* pa = reinterpret_cast<FloatPair*>(acc);
+  // I = 33 is built for 16-line tiles only (kOddLongI), the others for 32
+  // (lanes_pairs_built).
+  constexpr int G = I == kOddLongI ? kLanesHalfTile : 32;
   if (acc)
     launch_lanes_impl<FloatPair, I, true, G>(pd, pa, p, pg, host_tables, mask, st, g.nu / 2);
   else
     launch_lanes_impl<FloatPair, I, false, G>(pd, pa, p, pg, host_tables, mask, st, g.nu / 2);
-}
-
-template <int I>
-void launch_lanes_pairs_I(float* d, float* acc, const PlanView<FloatPair>& p, int lines, const LinesGeom& g,
-                          const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st) {
-  // I = 33 is built for 16-line tiles only (kOddLongI), the others for both
-  // (lanes_pairs_built).
-  if constexpr (I != kOddLongI)
-    if (lines == 32) return launch_lanes_pairs_G<I, 32>(d, acc, p, g, host_tables, mask, st);
-  launch_lanes_pairs_G<I, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st);
 }
 
 }  // namespace
@@ -528,10 +515,10 @@ void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, int 
     ADI_THROW(InvalidArgument, "lanes kernel: no pair build for I = " + std::to_string(p.I) + " with " +
                                    std::to_string(lines) + "-line tiles");
   switch (p.I) {  // the lengths lanes_pairs_built lists
-    case 16: launch_lanes_pairs_I<16>(d, acc, p, lines, g, host_tables, mask, st); break;
-    case 17: launch_lanes_pairs_I<17>(d, acc, p, lines, g, host_tables, mask, st); break;
-    case 32: launch_lanes_pairs_I<32>(d, acc, p, lines, g, host_tables, mask, st); break;
-    default: launch_lanes_pairs_I<kOddLongI>(d, acc, p, lines, g, host_tables, mask, st); break;
+    case 16: launch_lanes_pairs_I<16>(d, acc, p, g, host_tables, mask, st); break;
+    case 17: launch_lanes_pairs_I<17>(d, acc, p, g, host_tables, mask, st); break;
+    case 32: launch_lanes_pairs_I<32>(d, acc, p, g, host_tables, mask, st); break;
+    default: launch_lanes_pairs_I<kOddLongI>(d, acc, p, g, host_tables, mask, st); break;
   }
 }
 

@@ -171,19 +171,17 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom
 /// The lanes kernel's pair build for fp32 y / z lines: lane u solves lines
 /// 2u and 2u + 1 as one 8-byte value (FloatPair, float_pair.cuh), so a
 /// tile's row is twice the lines at fp64's bytes: 32-line tiles (`lines` =
-/// 32; I = 16, 17, 32) hold 64 lines, 256-byte rows; 16-line tiles (I = 16,
-/// 17, 32, kOddLongI) 32 lines, 128-byte rows (adi::lanes_pair_tile chooses);
-/// the segment length is p.I. `g`
+/// 32; I = 16, 17, 32) hold 64 lines, 256-byte rows; 16-line tiles (I =
+/// kOddLongI only) 32 lines, 128-byte rows; the segment length is p.I. `g`
 /// and the pointers as for launch_lanes (in floats); needs lanes_pairs_fit(g),
 /// lanes_pairs_built(p.I, lines) and 8-byte aligned d and acc. `p` and
 /// `host_tables`: the plan with every coefficient doubled into a pair.
 void launch_lanes_pairs(float* d, float* acc, const PlanView<FloatPair>& p, int lines, const LinesGeom& g,
                         const std::vector<FloatPair>& host_tables, unsigned mask, cudaStream_t st);
-/// Segment lengths the pair build has (launch_lanes_pairs): I = 16, 17 and
-/// 32 with 32- and 16-line tiles, kOddLongI with 16-line tiles.
+/// Segment lengths the pair build has (launch_lanes_pairs): with 32-line
+/// tiles, and the one with 16-line tiles.
 constexpr bool lanes_pairs_built(int I, int lines) {
-  const bool common = I == 16 || I == 17 || I == 32;
-  return lines == 32 ? common : (lines == kLanesHalfTile && (common || I == kOddLongI));
+  return lines == 32 ? (I == 16 || I == 17 || I == 32) : (lines == kLanesHalfTile && I == kOddLongI);
 }
 /// Unit-stride lanes, an even stride along the line and between planes.
 bool lanes_pairs_fit(const LinesGeom& g);

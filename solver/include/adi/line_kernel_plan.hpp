@@ -71,27 +71,6 @@ constexpr bool lanes_pairs_fill(index_t lanes) {
   return lanes > 0 && 8 * lanes >= 7 * 64 * ((lanes + 63) / 64);
 }
 
-/// Lines a tile of the lanes kernel's fp32 pair build takes for a plan of
-/// G-line tiles with segments of I rows, S segments, over `lanes` lines a
-/// plane (0: no pair build, one line a lane):
-///  - G = 16 (lines of 1025-1056 rows, I = kOddLongI): 16-line tiles of pairs;
-///  - G = 32, I = 16, 17 or 32: 32-line tiles of pairs (64 lines, 256-byte
-///    rows) where they are at least 7/8 full (lanes_pairs_fill), else 16-line
-///    tiles of pairs (32 lines, 128-byte rows: the one-line tile's lines and
-///    bytes, so no more of a ragged last tile than without pairs, and half the
-///    threads, each with two lines' loads in flight). 16-line tiles need
-///    G S to be a multiple of 32 (the row phase's rounds): S >= 2.
-/// `tile` (SolverOptions::lanes_pair_tile, ADI_LANES_PAIR_TILE): 16 or 32
-/// takes that tile wherever it is built, 0 the rule above.
-constexpr int lanes_pair_tile(int G, int I, int S, index_t lanes, int tile = 0) {
-  if (G == 16) return I == kOddLongI ? 16 : 0;
-  if (G != 32 || !(I == 16 || I == 17 || I == 32)) return 0;
-  const int half = S >= 2 ? 16 : 0;
-  if (tile == 16) return half;
-  if (tile == 32) return 32;
-  return lanes_pairs_fill(lanes) ? 32 : half;
-}
-
 /// Longest line the short kernel takes (LineKernelFamily::Short). The lanes
 /// kernel gives such a line a whole 32-line tile a warp, and a warp keeps one
 /// tile in flight: 8192 x 8192 x 3 fp32 z lines of 3 rows ran at 40 % of

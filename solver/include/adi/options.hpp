@@ -23,10 +23,6 @@ struct SolverOptions {
   /// 128-byte rows) and of 65-512 rows where the 64-line tiles are at least
   /// 7/8 full (256-byte rows; adi::lanes_pairs_fill)
   bool lanes_pairs = true;
-  /// ADI_LANES_PAIR_TILE=16|32: the pair build's tiles of 16 pairs (32 lines,
-  /// 128-byte rows) or 32 pairs (64 lines, 256-byte rows) wherever that is
-  /// built, instead of the planner's choice (0; adi::lanes_pair_tile)
-  int lanes_pair_tile = 0;
   /// ADI_LONG_LINES=0: lines no block holds (fp64 past 1056 rows, fp32 past
   /// 2048, x past 2048) take the generic thread-per-line Thomas instead of
   /// the long-line kernel (segments in independent warps, three passes)
