@@ -101,6 +101,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.skip_fixed = e.flag("ADI_SKIP_FIXED", s.skip_fixed);
   s.short_lines = e.flag("ADI_SHORT_LINES", s.short_lines);
+  s.lanes_half_tiles = e.flag("ADI_LANES_HALF_TILES", s.lanes_half_tiles);
   s.row_align = e.one_of("ADI_ROW_ALIGN", s.row_align, {0, 16, 32, 64, 128, 256},
                          "0, 16, 32, 64, 128 or 256 (bytes each row of the field starts on; 0: the planner's choice)");
   s.general_segmented = e.flag("ADI_GENERAL_SEGMENTED", s.general_segmented);

@@ -11,7 +11,7 @@ int next_pow2(index_t v) {
 }
 
 LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
-                                const SolverOptions& options) {
+                                const SolverOptions& options, index_t lanes) {
   LineKernelPlan plan;
   const int max_I = lanes_max_I(element_size);
   int I = 0, maxS = 0;
@@ -91,7 +91,10 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // The tile: 32 lines where this I is built for them and its segments
     // fit, else 16 (I = 33 is built for 16-line tiles only).
     const int S = I >= 2 ? next_pow2((n + I - 1) / I) : 0;
-    if (I >= 2 && I != kOddLongI && I <= max_I && S <= lanes_max_segments(I)) {
+    if (options.lanes_half_tiles && lanes_fp64_half_tile(I, S, element_size, axis, lanes)) {
+      plan.G = kLanesHalfTile;
+      maxS = kLanesHalfMaxSegments;
+    } else if (I >= 2 && I != kOddLongI && I <= max_I && S <= lanes_max_segments(I)) {
       plan.G = 32;
       maxS = lanes_max_segments(I);
     } else if (I >= 2 && I <= half_max_I && S >= 2) {  // 16 S a multiple of 32 (the row phase's rounds)

@@ -38,6 +38,7 @@ std::string SolverOptions::describe() const {
   line("ADI_CUDA_GRAPH", "cuda_graph", cuda_graph, d.cuda_graph);
   line("ADI_SKIP_FIXED", "skip_fixed", skip_fixed, d.skip_fixed);
   line("ADI_SHORT_LINES", "short_lines", short_lines, d.short_lines);
+  line("ADI_LANES_HALF_TILES", "lanes_half_tiles", lanes_half_tiles, d.lanes_half_tiles);
   line("ADI_ROW_ALIGN", "row_align", row_align, d.row_align);
   line("ADI_GENERAL_SEGMENTED", "general_segmented", general_segmented, d.general_segmented);
   line("ADI_GENERAL_X_IN_PLACE", "general_x_in_place", general_x_in_place, d.general_x_in_place);

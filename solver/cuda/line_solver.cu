@@ -43,7 +43,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
 
   SolverOptions plan_options = options;
   if (cyclic) plan_options.short_lines = false;  // the short kernel solves open lines only
-  const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T), plan_options);
+  const LineKernelPlan plan = plan_line_kernel(n, axis, L.stride[a] == 1, sizeof(T), plan_options, lines_geom().nu);
   kind_ = plan.family;
   I_ = plan.I;
   S_ = plan.S;

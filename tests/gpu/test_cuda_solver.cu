@@ -375,6 +375,37 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
       }
 }
 
+// fp64 z lines of 16-row segments in 16-line tiles where the last 32-line
+// tile would be at most half full (adi::lanes_fp64_half_tile): lines of 73,
+// 127 (S = 8), 191 and 255 rows (S = 16, 12 and 16 with rows) over 41, 257
+// (16-line tiles: 16 + 16 + 9, and 16 full ones + 1) and 64 or 50 lanes
+// (32-line tiles), a padded pitch; the solve, the fused update and the ring
+// against the CPU, and the tile describe() names.
+TEST(CudaLineKernels, HalfTilesForRaggedDoubleZLinesAreEquivalentToRef) {
+  ADI_GPU_TEST_PRELUDE();
+  SeededRng rng;
+  for (index_t n : {index_t(73), index_t(127), index_t(191), index_t(255)})
+    for (index_t nu : {index_t(41), index_t(257), index_t(64), index_t(50)}) {
+      const bool half = nu % 32 >= 1 && nu % 32 <= 16;
+      const Layout3 L = Layout3::padded(nu, 2, n, nu + 3, 2);
+      const LineMatrix m = random_dominant(rng, n);
+      const auto d0 = random_field<double>(rng, L);
+      auto want = d0;
+      cpu::solve_constant(Axis::Z, ThomasFactor<double>::factor(m), want.data(), L);
+      const cuda::ConstantSolver<double> solver(m, Axis::Z, L);
+      const std::string what = solver.describe() + " n " + std::to_string(n) + " lines " + std::to_string(nu);
+      EXPECT_NE(solver.describe().find("I = 16,"), std::string::npos) << what;
+      EXPECT_EQ(solver.describe().find("16 lines a tile") != std::string::npos, half) << what;
+      DeviceArray<double> dev(d0);
+      solver.solve(dev.get());
+      ADI_TEST_CUDA(cudaDeviceSynchronize());
+      EXPECT_LE(compare_fields(dev.download(), want, L), tol<double>()) << what;
+      EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<double>()) << what;
+      ring_constant_matches<double>(random_ring(rng, n), Axis::Z, L, SolverOptions{}, rng,
+                                    half ? "16 lines a tile" : "I = 16,");
+    }
+}
+
 // The lanes kernel's pair build, two neighbouring fp32 lines a lane: y / z
 // lines of 1025-1056 rows (16-line tiles, I = 33: 32 lines, 128-byte rows)
 // and of 65-512 rows (32-line tiles of I = 16, 17 and 32: 64 lines,

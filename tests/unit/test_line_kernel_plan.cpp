@@ -129,6 +129,39 @@ TEST(LineKernelPlan, LanesForYZDouble) {
   }
 }
 
+// fp64 z lines of 16-row segments take 16-line tiles where the last 32-line
+// tile over their lanes would be at most half full (adi::lanes_fp64_half_tile):
+// 257, 193 and 129 lanes (257^3, 193^3, 129^3), not 160 or 500 (full or
+// nearly full 32-line tiles), not y lines, not 17-row segments, not fp32, not
+// when the lanes are not known, not with SolverOptions::lanes_half_tiles off.
+TEST(LineKernelPlan, HalfTilesForRaggedDoubleZLines) {
+  const SolverOptions def;
+  SolverOptions off;
+  off.lanes_half_tiles = false;
+  auto G = [](index_t n, Axis a, std::size_t elem, index_t lanes, const SolverOptions& o) {
+    const adi::LineKernelPlan p = adi::plan_line_kernel(n, a, false, elem, o, lanes);
+    EXPECT_EQ(p.family, F::Lanes) << n;
+    return p.G;
+  };
+  for (index_t n : {index_t(255), index_t(191), index_t(127), index_t(145), index_t(73)}) {
+    for (index_t lanes : {index_t(257), index_t(193), index_t(129), index_t(1), index_t(16), index_t(48), index_t(4112)})
+      EXPECT_EQ(G(n, Axis::Z, kF64, lanes, def), 16) << n << " " << lanes;
+    for (index_t lanes : {index_t(160), index_t(500), index_t(17), index_t(31), index_t(32), index_t(0)})
+      EXPECT_EQ(G(n, Axis::Z, kF64, lanes, def), 32) << n << " " << lanes;
+    EXPECT_EQ(G(n, Axis::Y, kF64, 257, def), 32) << n;
+    EXPECT_EQ(G(n, Axis::Z, kF32, 257, def), 32) << n;
+    EXPECT_EQ(G(n, Axis::Z, kF64, 257, off), 32) << n;
+    EXPECT_EQ(adi::plan_line_kernel(n, Axis::Z, false, kF64, def, 257).I, 16) << n;
+  }
+  EXPECT_EQ(G(257, Axis::Z, kF64, 257, def), 32);  // I = 17
+  EXPECT_EQ(G(512, Axis::Z, kF64, 257, def), 32);  // I = 32
+  EXPECT_EQ(G(129, Axis::Z, kF64, 257, def), 32);  // I = 9
+  SolverOptions seg;
+  seg.yz_seg = 16;  // an override of 16 rows: the same rule
+  EXPECT_EQ(G(512, Axis::Z, kF64, 257, seg), 16);
+  EXPECT_EQ(G(512, Axis::Z, kF64, 256, seg), 32);
+}
+
 // Lines longer than 32-line tiles hold (16 x 64 = 1024 rows in fp32, 16 x 32
 // = 512 in fp64; 32 segments of 32 lines exist only for I <= 16) take
 // 16-line tiles of up to 32 segments of lanes_max_I rows: 2048 (fp32) and

@@ -277,12 +277,19 @@ constexpr int kPairWarps = 9;
 // built for 1024 threads, which leaves it 64 registers anyway; its
 // two-block build would have 32 and spill.)
 constexpr bool lanes_odd_pair(int I) { return I == 17; }
-constexpr int lanes_bound_threads(int I, int MinBlocks) {
-  return MinBlocks == 2 && !lanes_odd_pair(I) ? 32 * kPairWarps : 32 * lanes_max_segments(I);
+// 16-line tiles have at most kLanesHalfMaxSegments segments, two a warp: 512
+// threads whatever I (for I >= 17 that is lanes_max_segments anyway; fp64
+// 16-line tiles of I = 16 would otherwise be held to 1024 threads' 64
+// registers, where 16 doubles a thread spill with the accumulator, as the
+// 32-line build's do: 50 bytes, ptxas).
+constexpr int lanes_bound_threads(int I, int MinBlocks, int G) {
+  return G == kLanesHalfTile                    ? 32 * (kLanesHalfMaxSegments / 2)
+         : MinBlocks == 2 && !lanes_odd_pair(I) ? 32 * kPairWarps
+                                                : 32 * lanes_max_segments(I);
 }
 
 template <class T, int I, bool Acc, int G, int MinBlocks = 1, bool Ring = false>
-__global__ void __launch_bounds__(lanes_bound_threads(I, MinBlocks), MinBlocks)
+__global__ void __launch_bounds__(lanes_bound_threads(I, MinBlocks, G), MinBlocks)
     lanes_kernel(T* __restrict__ d, T* __restrict__ acc, PlanView<T> p, LanesGeom g, int stages,
                  const __grid_constant__ SegmentConsts<T, I> sc) {
   extern __shared__ __align__(16) unsigned char lanes_smem[];
@@ -460,9 +467,10 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
 template <class T, int I>
 void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom& g,
                   const std::vector<T>& host_tables, unsigned mask, cudaStream_t st) {
-  // I = 33 serves 16-line tiles only (kOddLongI); 16-line tiles only serve
-  // lines past 16 segments of lanes_max_I rows, i.e. I >= 32
-  // (LineKernelPlan::G): each is built for those alone.
+  // I = 33 serves 16-line tiles only (kOddLongI); 16-line tiles serve lines
+  // past 16 segments of lanes_max_I rows, i.e. I >= 32, and fp64 z lines of
+  // 16-row segments (adi::lanes_fp64_half_tile) (LineKernelPlan::G): each is
+  // built for those alone.
   if constexpr (I != kOddLongI)
     if (lines == 32) {
       if (acc)
@@ -471,7 +479,7 @@ void launch_lanes(T* d, T* acc, const PlanView<T>& p, int lines, const LinesGeom
         launch_lanes_impl<T, I, false, 32>(d, acc, p, g, host_tables, mask, st, g.nu);
       return;
     }
-  if constexpr (I >= 32)
+  if constexpr (I >= 32 || (sizeof(T) == 8 && I == 16))
     if (lines == kLanesHalfTile) {
       if (acc)
         launch_lanes_impl<T, I, true, kLanesHalfTile>(d, acc, p, g, host_tables, mask, st, g.nu);

@@ -71,6 +71,25 @@ constexpr bool lanes_pairs_fill(index_t lanes) {
   return lanes > 0 && 8 * lanes >= 7 * 64 * ((lanes + 63) / 64);
 }
 
+/// Whether fp64 z lines of 16-row segments (I = 16: 73-128 rows in S = 8,
+/// 145-256 in S = 16) take 16-line tiles (128-byte rows) although 32-line
+/// tiles hold them, for `lanes` lines along the lanes axis (0: not known,
+/// 32-line tiles): where the last 32-line tile would be at most half full
+/// (lanes % 32 in 1..16), so that 16-line tiles leave fewer lanes idle. A
+/// 32-line fp64 tile of 16 segments is 16 warps and 64 KB a stage (one block
+/// an SM with the two stages the accumulating z + update takes); a 16-line
+/// one 8 warps and 32 KB (three an SM). H200, one binary with 16-line tiles
+/// for every fp64 I = 16 / 17 plan and without (docs/PERFORMANCE.md,
+/// twenty-first session): z + update 8 % faster at 257^3 (257 lanes), 3-4 %
+/// at 193^3 and 129^3 (193, 129), 5 % slower at 160^3 (160 lanes, full
+/// tiles either way) and 9 % at 500 x 384 x 260 (I = 17, 500 lanes); the y
+/// solves lost up to 15 % (193^3, 160^3) or stayed even: hence z only, I =
+/// 16 only, ragged tiles only. (SolverOptions::lanes_half_tiles turns it off.)
+constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis axis, index_t lanes) {
+  return element_size == 8 && axis == Axis::Z && I == 16 && S >= 2 && lanes > 0 && lanes % 32 >= 1 &&
+         lanes % 32 <= 16;
+}
+
 /// Longest line the short kernel takes (LineKernelFamily::Short). The lanes
 /// kernel gives such a line a whole 32-line tile a warp, and a warp keeps one
 /// tile in flight: 8192 x 8192 x 3 fp32 z lines of 3 rows ran at 40 % of
@@ -150,8 +169,10 @@ int next_pow2(index_t v);
 /// (x_seg / yz_seg) is set: then the generic kernel. x lines of unit stride
 /// of up to kBlockMaxRows rows among them take the block kernel (Block, the
 /// same I and S) unless options.line_blocks is off.
+/// `lanes`: the lines' count along the lanes axis, where the caller knows it
+/// (0: not known), for the choices that depend on it (lanes_fp64_half_tile).
 LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::size_t element_size,
-                                const SolverOptions& options = {});
+                                const SolverOptions& options = {}, index_t lanes = 0);
 
 const char* family_name(LineKernelFamily f);
 /// Words a point the plan's solve must move in memory: 2 for the warp and
