@@ -122,8 +122,12 @@ class Reader {
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+    if (s.empty() || end != s.c_str() + s.size())
       fail(n, key, "expected a number, got " + describe(n));
+    // A number, but not one a double holds as written: past ~1.8e308 (strtod
+    // gives inf), or so close to 0 that it is subnormal or 0 (1e-320, 1e-400).
+    if (errno == ERANGE)
+      fail(n, key, "expected a number a double holds (magnitude 2.2e-308 to 1.8e308, or 0), got " + describe(n));
     if (!std::isfinite(v)) fail(n, key, "expected a finite number, got " + describe(n));
     return v;
   }

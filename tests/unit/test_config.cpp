@@ -135,6 +135,11 @@ TEST(Config, WrongTypeNamesKey) {
   expect_error("grid: {nx: 9.5, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\n",
                R"(^case\.yaml:1:12: grid\.nx: expected an integer, got '9\.5')");
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: .nan, steps: 2}\n", R"(time\.dt: expected a (finite )?number)");
+  // Numbers a double does not hold as written: named as such, not as "not a number".
+  for (const char* v : {"1e400", "-1e400", "1e-320", "1e-400"})
+    expect_error(std::string("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: ") + v + ", steps: 2}\n",
+                 std::string(R"(time\.dt: expected a number a double holds \(magnitude 2\.2e-308 to 1\.8e308, or 0\), got ')") +
+                     v + "'");
   expect_error("grid: [1, 2, 3]\ntime: {dt: 0.1, steps: 2}\n", R"(^case\.yaml:1:7: grid: expected a mapping)");
 }
 
