@@ -20,6 +20,7 @@
 #include "util.hpp"
 
 #include <adi/cuda.hpp>
+#include <adi/io/config.hpp>
 #include <adi/io/result_file.hpp>
 #include <adi/line_kernel_plan.hpp>
 #include <adi/mpi.hpp>
@@ -29,6 +30,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -77,8 +79,13 @@ std::array<index_t, 3> parse_size(const std::string& s) {
   while (std::getline(ss, part, 'x')) {
     if (q == 3) ADI_THROW(InvalidArgument, "--size '" + s + "': expected N or NXxNYxNZ");
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end || v < 3) ADI_THROW(InvalidArgument, "--size '" + s + "': extents must be integers >= 3");
+    // (strtoll clamps a longer number to 2^63 - 1 and sets ERANGE: refused
+    // like any extent past the cap, not run as the clamped size)
+    if (part.empty() || *end || v < 3 || errno == ERANGE || v > io::kMaxGridExtent)
+      ADI_THROW(InvalidArgument, "--size '" + s + "': extents must be integers from 3 to " +
+                                     std::to_string(io::kMaxGridExtent) + " (grid.nx's range)");
     n[q++] = v;
   }
   if (q == 1) n[1] = n[2] = n[0];

@@ -138,8 +138,10 @@ class Reader {
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+    if (s.empty() || end != s.c_str() + s.size())
       fail(n, key, "expected an integer, got " + describe(n));
+    if (errno == ERANGE)  // an integer, but past what the key's own range check can even read
+      fail(n, key, "expected an integer of magnitude at most 9223372036854775807, got " + describe(n));
     // YAML 1.2 (yaml-cpp, this reader) reads 010 as ten, YAML 1.1 (PyYAML,
     // and so many a script that writes or reads configs) as octal eight:
     // not a number to guess at.
@@ -426,7 +428,7 @@ void read_grid(const Reader& r, const YAML::Node& n, RunConfig& c) {
     require(r, v, key, na >= 3 || na == 1,
             "an integer >= 3 (two boundary nodes and at least one interior node), or 1 (a flat axis: a 2D or 1D "
             "problem)");
-    require(r, v, key, na <= (index_t(1) << 24), "an integer <= 16777216");
+    require(r, v, key, na <= kMaxGridExtent, "an integer <= " + std::to_string(kMaxGridExtent));
   }
 }
 

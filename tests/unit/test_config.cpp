@@ -140,6 +140,10 @@ TEST(Config, WrongTypeNamesKey) {
     expect_error(std::string("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: ") + v + ", steps: 2}\n",
                  std::string(R"(time\.dt: expected a number a double holds \(magnitude 2\.2e-308 to 1\.8e308, or 0\), got ')") +
                      v + "'");
+  for (const char* v : {"99999999999999999999", "-9223372036854775809"})
+    expect_error(std::string("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: ") + v + "}\n",
+                 std::string(R"(time\.steps: expected an integer of magnitude at most 9223372036854775807, got ')") + v +
+                     "'");
   expect_error("grid: [1, 2, 3]\ntime: {dt: 0.1, steps: 2}\n", R"(^case\.yaml:1:7: grid: expected a mapping)");
 }
 

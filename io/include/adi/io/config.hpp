@@ -102,6 +102,11 @@ struct GeometrySource {
   bool defaulted = false;  ///< no lengths in the config nor spacing in the file: the default 1 m box
 };
 
+/// Most nodes along one axis a case may have (grid.nx/ny/nz; also `adi3d
+/// bench --size`): 2^24, far past any grid that fits in memory, well inside
+/// the 2^31-row limit of the line kernels.
+constexpr index_t kMaxGridExtent = index_t(1) << 24;
+
 struct RunConfig {
   std::string source = "<defaults>";  ///< file the config came from
   std::string base_dir = ".";         ///< folder input paths (initial.file) are resolved against
