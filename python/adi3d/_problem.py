@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import numpy as np
 
 from . import _core
+
+ConfigError = getattr(_core, "ConfigError", ValueError)
 
 
 def _overrides(overrides, backend, precision) -> list:
@@ -61,6 +64,16 @@ class Problem:
     def _files_for_arrays(self, v, key):
         if isinstance(v, dict):
             return {k: self._files_for_arrays(x, key + (str(k),)) for k, x in v.items()}
+        # A NaN or Inf has no JSON (and no YAML the reader takes): name its
+        # key as the reader names any other bad value, instead of JSON's
+        # "Out of range float values are not JSON compliant".
+        if isinstance(v, (list, tuple)):
+            return [self._files_for_arrays(x, key[:-1] + (f"{key[-1]}[{i}]",) if key else (f"[{i}]",))
+                    for i, x in enumerate(v)]
+        if isinstance(v, (float, np.floating)) and not math.isfinite(v):
+            raise ConfigError(f"<keyword arguments>: {'.'.join(key)}: expected a finite number, got {float(v)!r}")
+        if isinstance(v, np.ndarray) and v.ndim != 3 and v.dtype.kind in "fc" and not np.isfinite(v).all():
+            raise ConfigError(f"<keyword arguments>: {'.'.join(key)}: expected finite numbers, the array holds NaN or Inf")
         if isinstance(v, np.ndarray) and v.ndim == 3:
             if self._fields_dir is None:
                 import shutil

@@ -173,6 +173,15 @@ def test_config_errors_name_file_line_and_key(tmp_path):
     assert isinstance(e.value, ValueError)
     with pytest.raises(adi3d.ConfigError, match=r"<keyword arguments>:\d+:\d+: time.dt"):
         adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": -1.0, "steps": 2})
+    # NaN and Inf, which JSON (the keyword arguments' way to the reader) has no
+    # words for: named by their key like any other bad value.
+    for bad, key in (({"dt": float("nan"), "steps": 2}, "time.dt"), ({"dt": np.inf, "steps": 2}, "time.dt")):
+        with pytest.raises(adi3d.ConfigError, match=rf"^<keyword arguments>: {key}: expected a finite number, got (nan|inf)$"):
+            adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time=bad)
+    with pytest.raises(adi3d.ConfigError, match=r"^<keyword arguments>: domain.origin\[1\]: expected a finite number"):
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, domain={"origin": [0.0, -np.inf, 0.0]})
+    with pytest.raises(adi3d.ConfigError, match=r"^<keyword arguments>: domain.origin: expected finite numbers"):
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, domain={"origin": np.array([0.0, np.nan, 0.0])})
     with pytest.raises(adi3d.ConfigError, match="did you mean 'time'"):
         adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, tme={"dt": 1.0})
     with pytest.raises(adi3d.ConfigError, match="nope.yaml"):
