@@ -8,9 +8,7 @@ import os
 
 import numpy as np
 
-from . import _core
-
-ConfigError = getattr(_core, "ConfigError", ValueError)
+from . import ConfigError, _core  # (the package defines ConfigError before it imports this module)
 
 
 def _overrides(overrides, backend, precision) -> list:
