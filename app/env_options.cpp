@@ -100,6 +100,7 @@ EnvOptions read_env_options(const EnvLookup& lookup) {
                                               "steps a block of the fused RHS + x kernel takes, 0..65536 (0: an equal share)"));
   s.cuda_graph = e.flag("ADI_CUDA_GRAPH", s.cuda_graph);
   s.skip_fixed = e.flag("ADI_SKIP_FIXED", s.skip_fixed);
+  s.skip_face_lane = e.flag("ADI_SKIP_FACE_LANE", s.skip_face_lane);
   s.short_lines = e.flag("ADI_SHORT_LINES", s.short_lines);
   s.lanes_half_tiles = e.flag("ADI_LANES_HALF_TILES", s.lanes_half_tiles);
   s.row_align = e.one_of("ADI_ROW_ALIGN", s.row_align, {0, 16, 32, 64, 128, 256},

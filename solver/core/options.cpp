@@ -37,6 +37,7 @@ std::string SolverOptions::describe() const {
   line("ADI_FUSED_PLANES", "fused_planes", fused_planes, d.fused_planes);
   line("ADI_CUDA_GRAPH", "cuda_graph", cuda_graph, d.cuda_graph);
   line("ADI_SKIP_FIXED", "skip_fixed", skip_fixed, d.skip_fixed);
+  line("ADI_SKIP_FACE_LANE", "skip_face_lane", skip_face_lane, d.skip_face_lane);
   line("ADI_SHORT_LINES", "short_lines", short_lines, d.short_lines);
   line("ADI_LANES_HALF_TILES", "lanes_half_tiles", lanes_half_tiles, d.lanes_half_tiles);
   line("ADI_ROW_ALIGN", "row_align", row_align, d.row_align);

@@ -90,7 +90,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     if constexpr (std::is_same_v<T, float>)
       if (const LinesGeom lg = lines_geom(); kind_ == Kind::Lanes && kernels::lanes_pairs_built(I_, G_) && !cyclic &&
                                              options.lanes_pairs && kernels::lanes_pairs_fit(lg) &&
-                                             (G_ != 32 || lanes_pairs_fill(lg.nu))) {
+                                             (G_ != 32 || lanes_pairs_pay(lg.nu))) {
         pairs_ = true;
         pair_host_tables_.reserve(host_tables_.size());
         for (const float c : host_tables_) pair_host_tables_.emplace_back(c);

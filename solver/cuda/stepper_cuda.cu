@@ -28,7 +28,10 @@
 // interior rows of the line matrix (adi::sub_line_matrix), the x lines stay
 // whole. w is 0 on the faces from the start and never written there. For
 // 8192 x 8192 x 3 that is one plane of three; for the 2^k + 1 sizes users
-// pick, y and z lines of 2^k - 1 rows.
+// pick, y and z lines of 2^k - 1 rows. The y and z solves also leave out
+// the lane of a high Dirichlet x face where it would be a 32-line tile of
+// its own (adi::lanes_without_face, SolverOptions::skip_face_lane): 257^3's
+// y and z solves run 8 full tiles a row of lanes instead of 9.
 
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
@@ -38,6 +41,7 @@
 #include "rhs_kernel.cuh"
 #include "stepper_support.cuh"
 
+#include <adi/line_kernel_plan.hpp>
 #include <adi/scheme.hpp>
 
 #include <algorithm>
@@ -55,11 +59,12 @@ class CudaStepper final : public Stepper<T> {
   CudaStepper(const HeatProblem& p, const SolverOptions& o)
       : p_(p), options_(o), device_((set_sync_checks(o.cuda_sync), select_device(o.cuda_device))),
         layout_(pitched_layout(p, o)), box_(moved_box(p, o)), sub_(sub_layout(layout_, box_)),
+        yz_(yz_layout(p, o, sub_)),
         off_(box_.lo[1] * layout_.stride[1] + box_.lo[2] * layout_.stride[2]),
         kc_(rhs_coefficients<T>(p, box_.lo_ghost, box_.hi_ghost)),
         solver_{LineSolver<T>(box_matrix(p, box_, Axis::X), Axis::X, sub_, o),
-                LineSolver<T>(box_matrix(p, box_, Axis::Y), Axis::Y, sub_, o),
-                LineSolver<T>(box_matrix(p, box_, Axis::Z), Axis::Z, sub_, o)} {
+                LineSolver<T>(box_matrix(p, box_, Axis::Y), Axis::Y, yz_, o),
+                LineSolver<T>(box_matrix(p, box_, Axis::Z), Axis::Z, yz_, o)} {
     cudaDeviceProp prop{};
     ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
@@ -238,16 +243,29 @@ class CudaStepper final : public Stepper<T> {
   static Layout3 sub_layout(const Layout3& L, const UnknownBox& b) {
     return Layout3{{b.n[0], b.n[1], b.n[2]}, {L.stride[0], L.stride[1], L.stride[2]}};
   }
+  // The y and z solves' lanes (x nodes) of the box: without the high
+  // Dirichlet x face's node where lanes_without_face drops it (with
+  // skip_fixed only: ADI_SKIP_FIXED=0 moves every node). Its w stays the x
+  // solve's 0 there and its u the face's value, as a solve would leave them.
+  static Layout3 yz_layout(const HeatProblem& p, const SolverOptions& o, const Layout3& box) {
+    Layout3 L = box;
+    if (o.skip_fixed && o.skip_face_lane && !p.flat(0) && !p.periodic(0))
+      L.n[0] = lanes_without_face(box.n[0], p.hi[0] == Boundary::Dirichlet);
+    return L;
+  }
   static LineMatrix box_matrix(const HeatProblem& p, const UnknownBox& b, Axis axis) {
     const int a = axis_index(axis);
     const LineMatrix m = douglas_line_matrix(p, axis);
     return b.n[a] == p.n[a] ? m : sub_line_matrix(m, b.lo[a], b.n[a]);
   }
   std::string describe_box() const {
-    if (box_.n == p_.n) return "";
     std::ostringstream s;
-    s << "; moves the " << box_.n[0] << " x " << box_.n[1] << " x " << box_.n[2]
-      << " unknowns between the Dirichlet y / z faces (ADI_SKIP_FIXED=0: every node)";
+    if (box_.n != p_.n)
+      s << "; moves the " << box_.n[0] << " x " << box_.n[1] << " x " << box_.n[2]
+        << " unknowns between the Dirichlet y / z faces (ADI_SKIP_FIXED=0: every node)";
+    if (yz_.n[0] != sub_.n[0])
+      s << "; the y / z solves leave out the Dirichlet high x face's lane: " << yz_.n[0]
+        << " lanes, whole 32-line tiles (ADI_SKIP_FACE_LANE=0: " << sub_.n[0] << ")";
     return s.str();
   }
 
@@ -262,6 +280,7 @@ class CudaStepper final : public Stepper<T> {
   Layout3 layout_;
   UnknownBox box_;  ///< the nodes a step moves (moved_box)
   Layout3 sub_;     ///< their layout, from w_ / u_ + off_
+  Layout3 yz_;      ///< the y and z solves' part of it (yz_layout)
   index_t off_;
   RhsCoefficients<T> kc_;  ///< the box's: its Dirichlet-bounded faces are ghost faces
   LineSolver<T> solver_[3];

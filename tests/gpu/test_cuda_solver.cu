@@ -409,12 +409,11 @@ TEST(CudaLineKernels, HalfTilesForRaggedDoubleZLinesAreEquivalentToRef) {
 // The lanes kernel's pair build, two neighbouring fp32 lines a lane: y / z
 // lines of 1025-1056 rows (16-line tiles, I = 33: 32 lines, 128-byte rows)
 // and of 65-512 rows (32-line tiles of I = 16, 17 and 32: 64 lines,
-// 256-byte rows; only where those tiles are at least 7/8 full,
-// adi::lanes_pairs_fill: 64 and 313 lines pair, 41, 7 and 130 do not). Odd
-// and even line counts (an odd count leaves the last pair half outside the
-// grid: its second line's padding must stay NaN), ragged and full tiles
-// (41 lines: pairs 0-15 and 16-20 of 16-line tiles; 313 lines: four full
-// 64-line tiles and 57 lines), ragged last segments (1025, 1040, 129, 200,
+// 256-byte rows; only from 8 such tiles on, adi::lanes_pairs_pay: 449
+// lines pair, 41, 64, 7, 130 and 313 do not). Odd and even line counts (an
+// odd count leaves the last pair half outside the grid: its second line's
+// padding must stay NaN), ragged and full tiles (41 lines: pairs 0-15 and
+// 16-20 of 16-line tiles; 449 lines: seven full 64-line tiles and one line), ragged last segments (1025, 1040, 129, 200,
 // 258, 300) and all segments full (1056, 512); the solve and the
 // accumulating build against the CPU; the same layouts with pairs switched
 // off (ADI_LANES_PAIRS=0), a layout that cannot pair (odd row pitch) and a
@@ -435,12 +434,12 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
                            PairCase{200, "I = 16, S = 16", full}, PairCase{258, "I = 17, S = 16", full},
                            PairCase{300, "I = 32, S = 16", full}, PairCase{512, "I = 32, S = 16", full}})
     for (Axis axis : {Axis::Y, Axis::Z})
-      for (index_t nu : {index_t(41), index_t(64), index_t(7), index_t(130), index_t(313)})
+      for (index_t nu : {index_t(41), index_t(64), index_t(7), index_t(130), index_t(313), index_t(449)})
         for (bool pairs_on : {true, false}) {
           const index_t n = c.n;
           const bool half_tiles = n > 1024;
           if (half_tiles && nu > 64) continue;  // 16-line tiles: 41 lines already has full and ragged ones
-          const bool pairs = pairs_on && (half_tiles || adi::lanes_pairs_fill(nu));
+          const bool pairs = pairs_on && (half_tiles || adi::lanes_pairs_pay(nu));
           const index_t pitch = nu % 2 ? nu + 1 : nu;  // even: the pairs' 8-byte alignment
           const Layout3 L =
               axis == Axis::Y ? Layout3::padded(nu, n, 2, pitch, n + 1) : Layout3::padded(nu, 3, n, pitch, 3);
@@ -460,7 +459,7 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(dev.download(), want, L), tol<float>()) << what;
           EXPECT_LE(fused_update_error(solver, d0, want, L, rng), tol<float>()) << what;
-          if (!pairs_on || nu != (half_tiles ? 41 : 313)) continue;
+          if (!pairs_on || nu != (half_tiles ? 41 : 449)) continue;
           // The same field one float further on: d is 4 bytes off an 8-byte
           // boundary, so the solve takes the one-line-a-lane build.
           std::vector<float> shifted(d0.size() + 1, poison<float>());

@@ -154,6 +154,67 @@ TEST(CudaStepper, UnknownBoxIsEquivalentToRefF32) {
   unknown_box_is_equivalent_to_ref<float>(2e-5);
 }
 
+// The y / z solves without the lane of a high Dirichlet x face where it would
+// be a 32-line tile of its own (adi::lanes_without_face, the default) and
+// with it (SolverOptions::skip_face_lane off): nx = 32 m + 1 from one tile
+// (33) to nine (257), y / z lines of every family the box gives them (3-row
+// short lines, 16- and 17-row segments, fp32 pair tiles at 512 lanes), a
+// zero-flux or Dirichlet low x face, Dirichlet and zero-flux y / z
+// faces; against the CPU, and the face's nodes exactly where they started.
+// nx = 258 (hi Dirichlet) and 257 with a zero-flux high face keep every lane.
+template <class T>
+void face_lane_is_equivalent_to_ref(double tol) {
+  const Boundary D = Boundary::Dirichlet, N = Boundary::Neumann;
+  for (const auto& n : {std::array<index_t, 3>{33, 5, 7}, std::array<index_t, 3>{65, 40, 9},
+                        std::array<index_t, 3>{129, 17, 130}, std::array<index_t, 3>{257, 150, 19},
+                        std::array<index_t, 3>{513, 100, 9}, std::array<index_t, 3>{258, 20, 21}})
+    for (const auto& f : {std::array<Boundary, 4>{N, D, D, D}, std::array<Boundary, 4>{D, D, N, N},
+                          std::array<Boundary, 4>{D, N, D, D}})
+      for (bool skip : {true, false}) {
+        HeatProblem p = mixed_problem(n[0], n[1], n[2]);
+        p.lo[0] = f[0];
+        p.hi[0] = f[1];
+        p.lo[1] = p.hi[1] = f[2];
+        p.lo[2] = p.hi[2] = f[3];
+        SolverOptions o;
+        o.skip_face_lane = skip;
+        const bool dropped = skip && lanes_without_face(n[0], p.hi[0] == D) != n[0];
+        EXPECT_EQ(dropped, skip && f[1] == D && n[0] % 32 == 1);
+        auto gpu = make_stepper<T>(p, Backend::Cuda, o);
+        const std::string what = grid_text(n) + ", faces x " + boundary_name(f[0]) + "/" + boundary_name(f[1]) +
+                                 " y " + boundary_name(f[2]) + " z " + boundary_name(f[3]) +
+                                 (skip ? "" : ", ADI_SKIP_FACE_LANE=0") + ": " + gpu->device_name();
+        EXPECT_EQ(gpu->device_name().find("leave out the Dirichlet high x face's lane") != std::string::npos, dropped)
+            << what;
+        EXPECT_LE(run_both<T>(p, 6, o), tol) << what;
+        if (f[1] != D) continue;
+        // The face's nodes: the step never changes them, lane left out or not.
+        SeededRng rng;
+        std::vector<T> u0(static_cast<std::size_t>(p.points())), got(u0.size());
+        for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+        gpu->set_field(u0.data());
+        gpu->advance(4);
+        gpu->get_field(got.data());
+        std::size_t moved = 0;
+        for (index_t k = 0; k < n[2]; ++k)
+          for (index_t j = 0; j < n[1]; ++j) {
+            const std::size_t q = static_cast<std::size_t>((k * n[1] + j) * n[0] + n[0] - 1);
+            moved += got[q] != u0[q];
+          }
+        EXPECT_EQ(moved, 0u) << what;
+      }
+}
+
+TEST(CudaStepper, FaceLaneIsEquivalentToRefF64) {
+  ADI_GPU_TEST_PRELUDE();
+  face_lane_is_equivalent_to_ref<double>(1e-12);
+}
+
+TEST(CudaStepper, FaceLaneIsEquivalentToRefF32) {
+  ADI_GPU_TEST_PRELUDE();
+  face_lane_is_equivalent_to_ref<float>(2e-5);
+}
+
 // x lines of the block kernel (LineKernelFamily::Block: 2049 to 8192 rows, a
 // line a block) inside a step: 3001 rows (94 segments: three warps, the last
 // with two lanes past the line's end and a ragged last segment) and 4096 (four

@@ -54,7 +54,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
                              {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_LANES_PAIRS", "0"},   {"ADI_RHS_VEC", "2"},
                              {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
                              {"ADI_SKIP_FIXED", "0"}, {"ADI_SHORT_LINES", "0"},
-                             {"ADI_ROW_ALIGN", "64"}, {"ADI_LANES_HALF_TILES", "0"},
+                             {"ADI_ROW_ALIGN", "64"}, {"ADI_LANES_HALF_TILES", "0"}, {"ADI_SKIP_FACE_LANE", "0"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
                              {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"}, {"ADI_LINE_BLOCKS", "0"}, {"ADI_FUSED_TILES", "0"},
@@ -75,6 +75,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_FALSE(o.solver.skip_fixed);
   EXPECT_FALSE(o.solver.short_lines);
   EXPECT_FALSE(o.solver.lanes_half_tiles);
+  EXPECT_FALSE(o.solver.skip_face_lane);
   EXPECT_EQ(o.solver.row_align, 64);
   EXPECT_FALSE(o.solver.general_segmented);
   EXPECT_FALSE(o.solver.general_x_transpose);
@@ -95,7 +96,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
 }
 
 TEST(EnvOptions, MalformedValuesNameTheVariable) {
-  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_SKIP_FIXED", "ADI_SHORT_LINES", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES", "ADI_LINE_BLOCKS", "ADI_FUSED_TILES", "ADI_LANES_HALF_TILES",
+  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_SKIP_FIXED", "ADI_SHORT_LINES", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES", "ADI_LINE_BLOCKS", "ADI_FUSED_TILES", "ADI_LANES_HALF_TILES", "ADI_SKIP_FACE_LANE",
                            "ADI_MPI_OVERLAP", "ADI_PARALLEL_IO", "ADI_ISOLATE_READS"})
     for (const char* v : {"yes", "2", "01", " 1", "1 "}) expect_rejected(flag, v);
   for (const char* v : {"abc", "-1", "1.5", "0x1", " 0", "99999999999999999999"}) expect_rejected("ADI_CUDA_DEVICE", v);

@@ -355,18 +355,45 @@ TEST(LineKernelPlan, ShortLinesTakeAThreadALine) {
 // fp32 y / z line pairs in 32-line tiles only where the 64-line tiles are at
 // least 7/8 full: the sizes measured to gain (512, 513, 500, 4096 lanes) and
 // those measured to lose (129, 193, 257), and the edges of the rule.
-TEST(LineKernelPlan, LinePairsWhereTheirTilesFill) {
-  for (index_t lanes : {64, 120, 128, 256, 313, 500, 512, 513, 4096, 4097})
-    EXPECT_TRUE(adi::lanes_pairs_fill(lanes)) << lanes;
-  for (index_t lanes : {0, 1, 7, 41, 65, 129, 130, 193, 257})
-    EXPECT_FALSE(adi::lanes_pairs_fill(lanes)) << lanes;
-  // 7/8 of the tiles' lanes, exactly: 56 of 64, 112 of 128, 168 of 192.
-  for (index_t tiles : {1, 2, 3}) {
-    EXPECT_TRUE(adi::lanes_pairs_fill(56 * tiles)) << tiles;
-    EXPECT_FALSE(adi::lanes_pairs_fill(56 * tiles - 1)) << tiles;
-  }
+TEST(LineKernelPlan, LinePairsFromEightTiles) {
+  for (index_t lanes : {449, 500, 512, 513, 4096, 4097}) EXPECT_TRUE(adi::lanes_pairs_pay(lanes)) << lanes;
+  // Few tiles, full or ragged: 257^3, 193^3, 129^3 with and without the
+  // face lane (adi::lanes_without_face), 313 (five tiles), 448 (seven).
+  for (index_t lanes : {0, 1, 7, 41, 64, 65, 120, 128, 129, 130, 192, 193, 256, 257, 313, 448})
+    EXPECT_FALSE(adi::lanes_pairs_pay(lanes)) << lanes;
   // From 8 tiles on a ragged last tile idles at most 63 of 512 lanes.
-  for (index_t lanes = 449; lanes <= 5000; ++lanes) EXPECT_TRUE(adi::lanes_pairs_fill(lanes)) << lanes;
+  for (index_t lanes = 449; lanes <= 5000; ++lanes) EXPECT_TRUE(adi::lanes_pairs_pay(lanes)) << lanes;
 }
 
 }  // namespace
+
+// The y / z solves leave out a high Dirichlet x face's lane only where it
+// would be the only lane of the last 32-line tile (adi::lanes_without_face):
+// a tile fewer, the rest whole tiles; never where it would not save a tile or
+// would make a whole last tile ragged (nx = 32 m), never for another face.
+TEST(LineKernelPlan, FaceLaneLeftOutWhereItIsATileOfItsOwn) {
+  auto tiles = [](index_t lanes) { return (lanes + 31) / 32; };
+  for (index_t nx : {33, 65, 97, 129, 193, 257, 513, 1025, 4097}) {
+    EXPECT_EQ(adi::lanes_without_face(nx, true), nx - 1) << nx;
+    EXPECT_EQ(adi::lanes_without_face(nx, false), nx) << nx;
+  }
+  for (index_t nx : {1, 2, 3, 31, 32, 34, 63, 64, 100, 256, 258, 500, 512, 1024})
+    EXPECT_EQ(adi::lanes_without_face(nx, true), nx) << nx;
+  for (index_t nx = 1; nx <= 5000; ++nx) {
+    const index_t l = adi::lanes_without_face(nx, true);
+    if (l != nx) {
+      EXPECT_EQ(l, nx - 1) << nx;
+      EXPECT_EQ(tiles(l) + 1, tiles(nx)) << nx;
+      EXPECT_EQ(l % 32, 0) << nx;
+    } else if (nx > 1) {
+      EXPECT_EQ(tiles(nx - 1), tiles(nx)) << nx;  // dropping it would save no tile
+    }
+  }
+  // What the whole tiles then take: fp32 pairs from 8 pair tiles on (513),
+  // and fp64 z lines 32-line tiles (the half tiles are for ragged ones).
+  for (index_t nx : {129, 193, 257, 513}) {
+    const index_t l = adi::lanes_without_face(nx, true);
+    EXPECT_EQ(adi::lanes_pairs_pay(l), nx == 513) << nx;
+    EXPECT_FALSE(adi::lanes_fp64_half_tile(16, 16, kF64, Axis::Z, l)) << nx;
+  }
+}

@@ -58,18 +58,22 @@ constexpr int lanes_half_max_I(std::size_t element_size) { return element_size =
 
 /// Whether fp32 y / z lines in 32-line tiles take the lanes kernel's pair
 /// build (two neighbouring lines a lane: 64-line tiles, 256-byte rows, at
-/// fp64's bytes and registers) for `lanes` lines a plane: when the 64-line
-/// tiles over them leave at most 1/8 of their lanes empty. On an H200 (one
-/// binary, ADI_LANES_PAIRS=1 / 0, docs/PERFORMANCE.md, nineteenth session)
-/// pairs made the y and z phases 3-21 % faster where the tiles are (nearly)
-/// full -- 512, 513, 500 and 4096 lanes -- and up to 26 % slower where a
-/// ragged last tile leaves a fifth to a third of the lanes idle: 257 lanes
-/// (tiles 80 % full; z 13 % slower), 193 (75 %; 15-18 %), 129 (67 %;
-/// 14-26 %). (The 16-line tiles' pairs, I = kOddLongI, take no such rule:
-/// their 32-line rows are the one-line build's 16 at twice the bytes.)
-constexpr bool lanes_pairs_fill(index_t lanes) {
-  return lanes > 0 && 8 * lanes >= 7 * 64 * ((lanes + 63) / 64);
-}
+/// fp64's bytes and registers) for `lanes` lines a plane: from 8 such tiles
+/// on (more than 448 lanes; the last tile then leaves at most 63 of 512
+/// lanes idle). On an H200 (one binary each, docs/PERFORMANCE.md) pairs made
+/// the y and z phases 3-21 % faster at 500, 512, 513 and 4096 lanes
+/// (nineteenth session) and 513^3's step 7 % faster at 512 lanes (without
+/// the face lane, adi::lanes_without_face: 1.303 -> 1.217 ms, twenty-second
+/// session). They were slower wherever a row of lanes has few tiles: ragged
+/// ones at 257, 193 and 129 lanes (z up to 26 %, nineteenth session), and
+/// whole ones at 256, 192 and 128 lanes (257^3, 193^3 and 129^3 without the
+/// face lane: steps 0.1864 -> 0.1982, 0.0992 -> 0.1109 and 0.0365 -> 0.0382
+/// ms, twenty-second session). A pair doubles each thread's serial chain in
+/// a tile and halves the threads that hide it; with 2-4 tiles a row of lanes
+/// there are too few tiles an SM to cover that. (The 16-line tiles' pairs,
+/// I = kOddLongI, take no such rule: their 32-line rows are the one-line
+/// build's 16 at twice the bytes.)
+constexpr bool lanes_pairs_pay(index_t lanes) { return lanes > 7 * 64; }
 
 /// Whether fp64 z lines of 16-row segments (I = 16: 73-128 rows in S = 8,
 /// 145-256 in S = 16) take 16-line tiles (128-byte rows) although 32-line
@@ -88,6 +92,28 @@ constexpr bool lanes_pairs_fill(index_t lanes) {
 constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis axis, index_t lanes) {
   return element_size == 8 && axis == Axis::Z && I == 16 && S >= 2 && lanes > 0 && lanes % 32 >= 1 &&
          lanes % 32 <= 16;
+}
+
+/// The lanes of the y and z solves of a step on a grid of nx x nodes (the
+/// lanes axis of both: unit stride) whose high x face is Dirichlet
+/// (hi_fixed): nx - 1 where that face's node would be the only lane of the
+/// last 32-line tile (nx = 32 m + 1: 257, 513, 1025, the 2^k + 1 sizes users
+/// pick), else nx. Leaving the node out is exact: its increment is 0 after
+/// the x solve (an identity row with a zero right-hand side), a y or z line
+/// through it solves to 0 and adds 0 to u, and lanes are independent lines.
+/// What it saves is a tile a row of lanes that moves 1/32 of a tile's bytes
+/// at nearly a tile's latency: 9 -> 8 tiles at 257, 17 -> 16 at 513, and
+/// the whole tiles left take the unpredicated path (and at 512 lanes, in
+/// fp32, the pair tiles, adi::lanes_pairs_pay). H200, one binary with and
+/// without (docs/PERFORMANCE.md, twenty-second session): the y and z phases
+/// 2-20 % faster, steps 257^3 fp32 -5 %, 513^3 -5 % (fp32) / -2 % (fp64),
+/// 193^3 and 129^3 -4 to -9 %; 257^3 fp64 even (its z loses the 16-line
+/// tiles, adi::lanes_fp64_half_tile, that its ragged lanes took). The low
+/// face's node stays: dropping it would move every tile one element off the
+/// 128-byte rows. Other nx keep the node (nx = 32 m would turn a whole last
+/// tile into a ragged one). (SolverOptions::skip_face_lane turns it off.)
+constexpr index_t lanes_without_face(index_t nx, bool hi_fixed) {
+  return hi_fixed && nx > 1 && nx % 32 == 1 ? nx - 1 : nx;
 }
 
 /// Longest line the short kernel takes (LineKernelFamily::Short). The lanes

@@ -20,8 +20,8 @@ struct SolverOptions {
   bool lanes_const = true;   ///< ADI_LANES_CONST=0: y/z row tables from shared memory, not the constant bank
   /// ADI_LANES_PAIRS=0: fp32 y/z lines one line a thread, instead of two
   /// neighbouring lines a thread: lines of 1025-1056 rows (16-line tiles,
-  /// 128-byte rows) and of 65-512 rows where the 64-line tiles are at least
-  /// 7/8 full (256-byte rows; adi::lanes_pairs_fill)
+  /// 128-byte rows) and of 65-512 rows where there are more than 448 lines
+  /// a plane (8 64-line tiles and more, 256-byte rows; adi::lanes_pairs_pay)
   bool lanes_pairs = true;
   /// ADI_LONG_LINES=0: lines no block holds (fp64 past 1056 rows, fp32 past
   /// 2048, x past 2048) take the generic thread-per-line Thomas instead of
@@ -53,6 +53,11 @@ struct SolverOptions {
   /// faces and reads the face rows as ghosts (x lines stay whole: an offset
   /// of one element would break the row alignment).
   bool skip_fixed = true;
+  /// ADI_SKIP_FACE_LANE=0: the y and z solves of that box keep the x node of
+  /// a high Dirichlet x face as a lane, as before 2026-12-02, where it would
+  /// be alone in the last 32-line tile (adi::lanes_without_face: nx = 32 m +
+  /// 1, e.g. 257, 513); with skip_fixed only
+  bool skip_face_lane = true;
   /// ADI_SHORT_LINES=0: y / z lines of at most 8 rows on the lanes kernel,
   /// as before 2026-11-27, instead of the short kernel (a line a thread in
   /// registers: adi::kShortMaxRows)
