@@ -337,6 +337,9 @@ int cmd_bench(const BenchOptions& o) {
         mem_bytes = static_cast<double>(st->bytes_allocated());
         moved_n = st->moved_extents();
         moved_points = static_cast<double>(moved_n[0] * moved_n[1] * moved_n[2]) / ranks;
+        // The share of those x nodes the y and z solves move (below 1 where
+        // they leave a Dirichlet high x face's node out, Stepper::moved_yz_lanes).
+        const double lane_share = static_cast<double>(st->moved_yz_lanes()) / static_cast<double>(moved_n[0]);
         // The fraction of the grid's nodes a step moves: below 1 where the
         // stepper skips Dirichlet y / z faces. The convention's words stay
         // per grid node; the words a phase moves are scaled by it.
@@ -369,6 +372,12 @@ int cmd_bench(const BenchOptions& o) {
             if (solve_axis >= 0) moved += extra(solve_axis);
             if (ph == Phase::Step)
               for (int a = 0; a < 3; ++a) moved += extra(a);
+            // The y and z solves' words on the lanes they move: the whole
+            // phase, or the step's y (2) and z + update (3) parts.
+            const double yz = ph == Phase::SolveY || ph == Phase::SolveZ ? moved
+                              : ph == Phase::Step                        ? 5.0 + extra(1) + extra(2)
+                                                                         : 0.0;
+            moved -= (1.0 - lane_share) * yz;
             // The RHS reads u over the box and the face rows it skips (its
             // ghosts): one word a grid node, whatever the share.
             const bool reads_faces = ph == Phase::Rhs || ph == Phase::RhsSolveX || ph == Phase::Step;

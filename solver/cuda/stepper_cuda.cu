@@ -198,6 +198,7 @@ class CudaStepper final : public Stepper<T> {
 
   std::size_t bytes_allocated() const override { return u_.bytes() + w_.bytes(); }
   std::array<index_t, 3> moved_extents() const override { return box_.n; }
+  index_t moved_yz_lanes() const override { return yz_.n[0]; }
 
   const Layout3& layout() const { return layout_; }
 

@@ -186,6 +186,7 @@ void face_lane_is_equivalent_to_ref(double tol) {
                                  (skip ? "" : ", ADI_SKIP_FACE_LANE=0") + ": " + gpu->device_name();
         EXPECT_EQ(gpu->device_name().find("leave out the Dirichlet high x face's lane") != std::string::npos, dropped)
             << what;
+        EXPECT_EQ(gpu->moved_yz_lanes(), dropped ? n[0] - 1 : n[0]) << what;  // what bench counts
         EXPECT_LE(run_both<T>(p, 6, o), tol) << what;
         if (f[1] != D) continue;
         // The face's nodes: the step never changes them, lane left out or not.

@@ -83,6 +83,10 @@ class Stepper {
   /// change), else the whole grid (a rank's sub-box for a distributed stepper
   /// is still the problem's extents here: benchmarks divide by the ranks).
   virtual std::array<index_t, 3> moved_extents() const { return problem().n; }
+  /// The x nodes (lanes) the y and z solves move: moved_extents()[0], or one
+  /// fewer where a stepper leaves a Dirichlet high x face's node out of them
+  /// (adi::lanes_without_face: its increment is 0).
+  virtual index_t moved_yz_lanes() const { return moved_extents()[0]; }
 
   /// Steps taken since t = 0: the time is step_index() * dt (a restart sets
   /// it from the checkpoint). Time-dependent data (tables, sources) are
