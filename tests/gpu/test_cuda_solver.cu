@@ -413,12 +413,13 @@ TEST(CudaLineKernels, HalfTilesForRaggedDoubleZLinesAreEquivalentToRef) {
 // lines pair, 41, 64, 7, 130 and 313 do not). Odd and even line counts (an
 // odd count leaves the last pair half outside the grid: its second line's
 // padding must stay NaN), ragged and full tiles (41 lines: pairs 0-15 and
-// 16-20 of 16-line tiles; 449 lines: seven full 64-line tiles and one line), ragged last segments (1025, 1040, 129, 200,
-// 258, 300) and all segments full (1056, 512); the solve and the
-// accumulating build against the CPU; the same layouts with pairs switched
-// off (ADI_LANES_PAIRS=0), a layout that cannot pair (odd row pitch) and a
-// pointer off an 8-byte boundary, both of which take the one-line-a-lane
-// build; and the ring, which has no pair build.
+// 16-20 of 16-line tiles; 449 lines: seven full 64-line tiles and one
+// line), ragged last segments (1025, 1040, 129, 200, 258, 300) and all
+// segments full (1056, 512); the solve and the accumulating build against
+// the CPU; the same layouts with pairs switched off (ADI_LANES_PAIRS=0), a
+// layout that cannot pair (odd row pitch) and a pointer off an 8-byte
+// boundary, both of which take the one-line-a-lane build; and the ring,
+// which has no pair build.
 TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;

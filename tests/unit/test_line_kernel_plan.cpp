@@ -352,9 +352,9 @@ TEST(LineKernelPlan, ShortLinesTakeAThreadALine) {
   EXPECT_EQ(adi::solve_words(adi::plan_line_kernel(3, Axis::Z, false, kF32)), 2.0);
 }
 
-// fp32 y / z line pairs in 32-line tiles only where the 64-line tiles are at
-// least 7/8 full: the sizes measured to gain (512, 513, 500, 4096 lanes) and
-// those measured to lose (129, 193, 257), and the edges of the rule.
+// fp32 y / z line pairs in 32-line tiles only from 8 64-line tiles on (more
+// than 448 lanes): the sizes measured to gain (500, 512, 513, 4096 lanes) and
+// those measured to lose (128, 129, 192, 193, 256, 257), and the edge.
 TEST(LineKernelPlan, LinePairsFromEightTiles) {
   for (index_t lanes : {449, 500, 512, 513, 4096, 4097}) EXPECT_TRUE(adi::lanes_pairs_pay(lanes)) << lanes;
   // Few tiles, full or ragged: 257^3, 193^3, 129^3 with and without the
@@ -364,8 +364,6 @@ TEST(LineKernelPlan, LinePairsFromEightTiles) {
   // From 8 tiles on a ragged last tile idles at most 63 of 512 lanes.
   for (index_t lanes = 449; lanes <= 5000; ++lanes) EXPECT_TRUE(adi::lanes_pairs_pay(lanes)) << lanes;
 }
-
-}  // namespace
 
 // The y / z solves leave out a high Dirichlet x face's lane only where it
 // would be the only lane of the last 32-line tile (adi::lanes_without_face):
@@ -397,3 +395,5 @@ TEST(LineKernelPlan, FaceLaneLeftOutWhereItIsATileOfItsOwn) {
     EXPECT_FALSE(adi::lanes_fp64_half_tile(16, 16, kF64, Axis::Z, l)) << nx;
   }
 }
+
+}  // namespace
