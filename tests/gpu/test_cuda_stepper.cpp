@@ -31,11 +31,19 @@ std::string grid_text(const std::array<index_t, 3>& n) {
   return std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]);
 }
 
+// A field of uniform values in [-1, 1] over p's grid, from a fresh seed
+// (printed, ADI_TEST_SEED replays it).
 template <class T>
-double run_both(const HeatProblem& p, index_t steps, const SolverOptions& o = {}) {
+std::vector<T> random_u0(const HeatProblem& p) {
   SeededRng rng;
   std::vector<T> u0(static_cast<std::size_t>(p.points()));
   for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+  return u0;
+}
+
+template <class T>
+double run_both(const HeatProblem& p, index_t steps, const SolverOptions& o = {}) {
+  const std::vector<T> u0 = random_u0<T>(p);
   std::vector<T> got(u0.size()), want(u0.size());
   auto gpu = make_stepper<T>(p, Backend::Cuda, o);
   auto cpu = make_stepper<T>(p, Backend::Cpu);
@@ -190,9 +198,8 @@ void face_lane_is_equivalent_to_ref(double tol) {
         EXPECT_LE(run_both<T>(p, 6, o), tol) << what;
         if (f[1] != D) continue;
         // The face's nodes: the step never changes them, lane left out or not.
-        SeededRng rng;
-        std::vector<T> u0(static_cast<std::size_t>(p.points())), got(u0.size());
-        for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+        const std::vector<T> u0 = random_u0<T>(p);
+        std::vector<T> got(u0.size());
         gpu->set_field(u0.data());
         gpu->advance(4);
         gpu->get_field(got.data());
@@ -298,10 +305,8 @@ TEST(CudaStepper, FieldStatsSeeNaNAndMax) {
 
 TEST(CudaStepper, PhasesComposeToAStep) {
   ADI_GPU_TEST_PRELUDE();
-  SeededRng rng;
   const HeatProblem p = mixed_problem(50, 41, 19);
-  std::vector<double> u0(static_cast<std::size_t>(p.points()));
-  for (auto& v : u0) v = rng.uniform(-1, 1);
+  const std::vector<double> u0 = random_u0<double>(p);
   auto a = make_stepper<double>(p, Backend::Cuda);
   auto b = make_stepper<double>(p, Backend::Cuda);
   a->set_field(u0.data());
@@ -328,9 +333,7 @@ TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
   for (const auto& n : {std::array<index_t, 3>{33, 29, 31}, std::array<index_t, 3>{257, 45, 38},
                         std::array<index_t, 3>{3, 3, 3}}) {
     const HeatProblem p = mixed_problem(n[0], n[1], n[2]);
-    SeededRng rng;
-    std::vector<float> u0(static_cast<std::size_t>(p.points()));
-    for (auto& v : u0) v = static_cast<float>(rng.uniform(-1, 1));
+    const std::vector<float> u0 = random_u0<float>(p);
     SolverOptions launches;
     launches.cuda_graph = false;
     auto graph = make_stepper<float>(p, Backend::Cuda);
@@ -458,9 +461,7 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         ++fused_cases;
         EXPECT_LE(run_both<T>(p, 4, fuse), stiff_tolerance<T>(p, step_tol)) << what;
 
-        SeededRng rng;
-        std::vector<T> u0(static_cast<std::size_t>(p.points()));
-        for (auto& v : u0) v = static_cast<T>(rng.uniform(-1, 1));
+        const std::vector<T> u0 = random_u0<T>(p);
         fused->set_field(u0.data());
         split->set_field(u0.data());
         fused->run_phase(Phase::RhsSolveX);
