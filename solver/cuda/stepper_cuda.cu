@@ -266,7 +266,7 @@ class CudaStepper final : public Stepper<T> {
         << " unknowns between the Dirichlet y / z faces (ADI_SKIP_FIXED=0: every node)";
     if (yz_.n[0] != sub_.n[0])
       s << "; the y / z solves leave out the Dirichlet high x face's lane: " << yz_.n[0]
-        << " lanes, whole 32-line tiles (ADI_SKIP_FACE_LANE=0: " << sub_.n[0] << ")";
+        << " lanes, whole tiles (ADI_SKIP_FACE_LANE=0: " << sub_.n[0] << ")";
     return s.str();
   }
 

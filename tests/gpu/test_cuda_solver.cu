@@ -376,17 +376,18 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
 }
 
 // fp64 z lines of 16-row segments in 16-line tiles where the last 32-line
-// tile would be at most half full (adi::lanes_fp64_half_tile): lines of 73,
-// 127 (S = 8), 191 and 255 rows (S = 16, 12 and 16 with rows) over 41, 257
-// (16-line tiles: 16 + 16 + 9, and 16 full ones + 1) and 64 or 50 lanes
-// (32-line tiles), a padded pitch; the solve, the fused update and the ring
-// against the CPU, and the tile describe() names.
+// tile would be at most half full or a row of lanes is 7-12 whole 32-line
+// tiles (adi::lanes_fp64_half_tile): lines of 73, 127 (S = 8), 191 and 255
+// rows (S = 16, 12 and 16 with rows) over 41, 257, 256 (16-line tiles: 16 +
+// 16 + 9, 16 full ones + 1, 16 full ones) and 64 or 50 lanes (32-line
+// tiles), a padded pitch; the solve, the fused update and the ring against
+// the CPU, and the tile describe() names.
 TEST(CudaLineKernels, HalfTilesForRaggedDoubleZLinesAreEquivalentToRef) {
   ADI_GPU_TEST_PRELUDE();
   SeededRng rng;
   for (index_t n : {index_t(73), index_t(127), index_t(191), index_t(255)})
-    for (index_t nu : {index_t(41), index_t(257), index_t(64), index_t(50)}) {
-      const bool half = nu % 32 >= 1 && nu % 32 <= 16;
+    for (index_t nu : {index_t(41), index_t(257), index_t(256), index_t(64), index_t(50)}) {
+      const bool half = (nu % 32 >= 1 && nu % 32 <= 16) || nu == 256;
       const Layout3 L = Layout3::padded(nu, 2, n, nu + 3, 2);
       const LineMatrix m = random_dominant(rng, n);
       const auto d0 = random_field<double>(rng, L);

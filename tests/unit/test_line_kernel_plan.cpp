@@ -131,9 +131,12 @@ TEST(LineKernelPlan, LanesForYZDouble) {
 
 // fp64 z lines of 16-row segments take 16-line tiles where the last 32-line
 // tile over their lanes would be at most half full (adi::lanes_fp64_half_tile):
-// 257, 193 and 129 lanes (257^3, 193^3, 129^3), not 160 or 500 (full or
-// nearly full 32-line tiles), not y lines, not 17-row segments, not fp32, not
-// when the lanes are not known, not with SolverOptions::lanes_half_tiles off.
+// 257, 193 and 129 lanes (257^3, 193^3, 129^3), and where 7-12 whole 32-line
+// tiles make a row of lanes (224-384 lanes: 225^3 and 257^3 without the face
+// lane); not 128, 160, 192 or 416 and more whole tiles' lanes, not 500
+// (nearly full 32-line tiles), not y lines, not 17-row segments, not fp32,
+// not when the lanes are not known, not with SolverOptions::lanes_half_tiles
+// off.
 TEST(LineKernelPlan, HalfTilesForRaggedDoubleZLines) {
   const SolverOptions def;
   SolverOptions off;
@@ -144,10 +147,12 @@ TEST(LineKernelPlan, HalfTilesForRaggedDoubleZLines) {
     return p.G;
   };
   for (index_t n : {index_t(255), index_t(191), index_t(127), index_t(145), index_t(73)}) {
-    for (index_t lanes : {index_t(257), index_t(193), index_t(129), index_t(1), index_t(16), index_t(48), index_t(4112)})
+    for (index_t lanes : {257, 193, 129, 1, 16, 48, 4112, 224, 256, 288, 320, 352, 384})
       EXPECT_EQ(G(n, Axis::Z, kF64, lanes, def), 16) << n << " " << lanes;
-    for (index_t lanes : {index_t(160), index_t(500), index_t(17), index_t(31), index_t(32), index_t(0)})
+    for (index_t lanes : {160, 500, 17, 31, 32, 0, 128, 192, 416, 448, 512, 4096})
       EXPECT_EQ(G(n, Axis::Z, kF64, lanes, def), 32) << n << " " << lanes;
+    EXPECT_EQ(G(n, Axis::Y, kF64, 256, def), 32) << n;
+    EXPECT_EQ(G(n, Axis::Z, kF64, 256, off), 32) << n;
     EXPECT_EQ(G(n, Axis::Y, kF64, 257, def), 32) << n;
     EXPECT_EQ(G(n, Axis::Z, kF32, 257, def), 32) << n;
     EXPECT_EQ(G(n, Axis::Z, kF64, 257, off), 32) << n;
@@ -159,7 +164,13 @@ TEST(LineKernelPlan, HalfTilesForRaggedDoubleZLines) {
   SolverOptions seg;
   seg.yz_seg = 16;  // an override of 16 rows: the same rule
   EXPECT_EQ(G(512, Axis::Z, kF64, 257, seg), 16);
-  EXPECT_EQ(G(512, Axis::Z, kF64, 256, seg), 32);
+  EXPECT_EQ(G(512, Axis::Z, kF64, 256, seg), 16);
+  EXPECT_EQ(G(512, Axis::Z, kF64, 160, seg), 32);
+  // Every lanes count: ragged (last tile at most half full) or 7-12 whole tiles.
+  for (index_t lanes = 1; lanes <= 5000; ++lanes) {
+    const bool half = (lanes % 32 >= 1 && lanes % 32 <= 16) || (lanes % 32 == 0 && lanes >= 224 && lanes <= 384);
+    EXPECT_EQ(adi::lanes_fp64_half_tile(16, 16, kF64, Axis::Z, lanes), half) << lanes;
+  }
 }
 
 // Lines longer than 32-line tiles hold (16 x 64 = 1024 rows in fp32, 16 x 32
@@ -388,11 +399,12 @@ TEST(LineKernelPlan, FaceLaneLeftOutWhereItIsATileOfItsOwn) {
     }
   }
   // What the whole tiles then take: fp32 pairs from 8 pair tiles on (513),
-  // and fp64 z lines 32-line tiles (the half tiles are for ragged ones).
-  for (index_t nx : {129, 193, 257, 513}) {
+  // and fp64 z lines of 16-row segments 16-line tiles at 225 and 257 (7-12
+  // whole tiles), 32-line tiles at 129 and 193.
+  for (index_t nx : {129, 193, 225, 257, 513}) {
     const index_t l = adi::lanes_without_face(nx, true);
     EXPECT_EQ(adi::lanes_pairs_pay(l), nx == 513) << nx;
-    EXPECT_FALSE(adi::lanes_fp64_half_tile(16, 16, kF64, Axis::Z, l)) << nx;
+    EXPECT_EQ(adi::lanes_fp64_half_tile(16, 16, kF64, Axis::Z, l), nx == 225 || nx == 257) << nx;
   }
 }
 

@@ -79,7 +79,8 @@ constexpr bool lanes_pairs_pay(index_t lanes) { return lanes > 7 * 64; }
 /// 145-256 in S = 16) take 16-line tiles (128-byte rows) although 32-line
 /// tiles hold them, for `lanes` lines along the lanes axis (0: not known,
 /// 32-line tiles): where the last 32-line tile would be at most half full
-/// (lanes % 32 in 1..16), so that 16-line tiles leave fewer lanes idle. A
+/// (lanes % 32 in 1..16), so that 16-line tiles leave fewer lanes idle; and
+/// for whole 32-line tiles from 7 to 12 a row of lanes (224-384 lanes). A
 /// 32-line fp64 tile of 16 segments is 16 warps and 64 KB a stage (one block
 /// an SM with the two stages the accumulating z + update takes); a 16-line
 /// one 8 warps and 32 KB (three an SM). H200, one binary with 16-line tiles
@@ -88,10 +89,15 @@ constexpr bool lanes_pairs_pay(index_t lanes) { return lanes > 7 * 64; }
 /// at 193^3 and 129^3 (193, 129), 5 % slower at 160^3 (160 lanes, full
 /// tiles either way) and 9 % at 500 x 384 x 260 (I = 17, 500 lanes); the y
 /// solves lost up to 15 % (193^3, 160^3) or stayed even: hence z only, I =
-/// 16 only, ragged tiles only. (SolverOptions::lanes_half_tiles turns it off.)
+/// 16 only. Whole tiles (twenty-third session, one binary, z + update with
+/// and without 16-line tiles): 224 lanes (225^3 without the face lane,
+/// adi::lanes_without_face) 11-15 % faster, 256 (257^3) 5-7 %, 384 (385 x
+/// 257 x 257) 5 %; 128 and 192 even; 160 4-5 % slower, 4096 (4096 x 256 x
+/// 256) 6 % slower. (SolverOptions::lanes_half_tiles turns it off.)
 constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis axis, index_t lanes) {
-  return element_size == 8 && axis == Axis::Z && I == 16 && S >= 2 && lanes > 0 && lanes % 32 >= 1 &&
-         lanes % 32 <= 16;
+  const bool ragged = lanes % 32 >= 1 && lanes % 32 <= 16;
+  const bool few_whole = lanes % 32 == 0 && lanes >= 7 * 32 && lanes <= 12 * 32;
+  return element_size == 8 && axis == Axis::Z && I == 16 && S >= 2 && lanes > 0 && (ragged || few_whole);
 }
 
 /// The lanes of the y and z solves of a step on a grid of nx x nodes (the
@@ -107,8 +113,9 @@ constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis
 /// fp32, the pair tiles, adi::lanes_pairs_pay). H200, one binary with and
 /// without (docs/PERFORMANCE.md, twenty-second session): the y and z phases
 /// 2-20 % faster, steps 257^3 fp32 -5 %, 513^3 -5 % (fp32) / -2 % (fp64),
-/// 193^3 and 129^3 -4 to -9 %; 257^3 fp64 even (its z loses the 16-line
-/// tiles, adi::lanes_fp64_half_tile, that its ragged lanes took). The low
+/// 193^3 and 129^3 -4 to -9 %; 257^3 fp64 even (its z lost the 16-line
+/// tiles that its ragged lanes took, until adi::lanes_fp64_half_tile gave
+/// them to 256 whole lanes too). The low
 /// face's node stays: dropping it would move every tile one element off the
 /// 128-byte rows. Other nx keep the node (nx = 32 m would turn a whole last
 /// tile into a ragged one). (SolverOptions::skip_face_lane turns it off.)

@@ -64,8 +64,9 @@ struct SolverOptions {
   bool short_lines = true;
   /// ADI_LANES_HALF_TILES=0: fp64 z lines of 16-row segments (73-256 rows)
   /// in 32-line tiles (256-byte rows) also where the last one would be at
-  /// most half full, as before 2026-12-01, instead of 16-line tiles (128-byte
-  /// rows; adi::lanes_fp64_half_tile)
+  /// most half full or a row of lanes is 7-12 whole tiles, as before
+  /// 2026-12-01, instead of 16-line tiles (128-byte rows;
+  /// adi::lanes_fp64_half_tile)
   bool lanes_half_tiles = true;
   /// ADI_ROW_ALIGN: bytes every row of the field starts on (16, 32, 64, 128
   /// or 256; 0: the planner's choice, 128 on the GPU, packed rows on the
