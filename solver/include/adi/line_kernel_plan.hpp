@@ -115,10 +115,10 @@ constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis
 /// 2-20 % faster, steps 257^3 fp32 -5 %, 513^3 -5 % (fp32) / -2 % (fp64),
 /// 193^3 and 129^3 -4 to -9 %; 257^3 fp64 even (its z lost the 16-line
 /// tiles that its ragged lanes took, until adi::lanes_fp64_half_tile gave
-/// them to 256 whole lanes too). The low
-/// face's node stays: dropping it would move every tile one element off the
-/// 128-byte rows. Other nx keep the node (nx = 32 m would turn a whole last
-/// tile into a ragged one). (SolverOptions::skip_face_lane turns it off.)
+/// them to 256 whole lanes too). The low face's node stays: dropping it
+/// would move every tile one element off the 128-byte rows. Other nx keep
+/// the node (nx = 32 m would turn a whole last tile into a ragged one).
+/// (SolverOptions::skip_face_lane turns it off.)
 constexpr index_t lanes_without_face(index_t nx, bool hi_fixed) {
   return hi_fixed && nx > 1 && nx % 32 == 1 ? nx - 1 : nx;
 }
