@@ -122,6 +122,18 @@ template <class T, int I, bool Small>
 constexpr int fused_ahead() {
   return Small ? 3 : fused_ring<T, I, Small>() - 1;
 }
+// The slab copies unrolled (issue_slab) for fp64 lines of 513-544 rows only.
+// There a block of 8 lines takes a whole SM (218 KB) and waits on its
+// copies; issued back to back they land sooner. Measured on an H200 with a
+// scratch switch in one binary, two rounds each (PERFORMANCE.md, twenty-fourth
+// session), the fused phase: 513^3 fp64 0.979 -> 0.905 ms (-7.6 %); elsewhere
+// even or slower: fp64 I = 5, 8, 9 within +-1 %, 1025 x 256 x 256 fp64
+// (I = 33, the small build) +7 %; fp32 I = 8, 9, 16, 17 0 to +2 %,
+// 1025 x 256 x 256 fp32 +5 %. fp64 I = 16 (512^3) was not measured.
+template <class T, int I>
+constexpr bool fused_unrolled_copies() {
+  return sizeof(T) == 8 && I == 17;
+}
 // Elements of the tables a block holds: the plan's, or the compact ones.
 template <class T, int I>
 __host__ __device__ int fused_table_elems(const PlanView<T>& p, bool small) {
@@ -147,7 +159,14 @@ struct FusedItem {
 // faces too (a mirrored neighbour is just another plane in the stream).
 // Row 0 of a slab is line j0's lower neighbour, rows 1 .. W the block's lines,
 // row W + 1 line jlast's upper neighbour.
-template <class T>
+//
+// A lane copies the row's 16-byte pieces lane, lane + 32, ...: a loop of
+// run-time trip count, or, where fused_unrolled_copies, the at most
+// ceil(I / V) pieces a row has for a lane unrolled, predicated, at
+// compile-time offsets from one pair of addresses, issued back to back (the
+// loop spent ~14 instructions a piece recomputing both addresses; SASS of
+// the fp32 I = 9 build).
+template <class T, int I>
 __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom& g, const RhsCoefficients<T>& kc,
                                            const FusedItem& it, int W, int s, int warp, int warps, int lane) {
   const index_t nk = g.nk, nj = g.nj;
@@ -158,10 +177,18 @@ __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom&
     const index_t j = r == 0 ? lower_neighbour(kc, 1, it.j0, nj) : r == W + 1 ? upper_neighbour(kc, 1, it.jlast, nj)
                                                                               : it.j0 + r - 1;
     if (r > 0 && r <= W && j > it.jlast) continue;  // a line past the grid's end: never read
-    const T* src = u + j * g.sj + k * g.sk;
-    T* dst = slab + r * g.row;
     constexpr int V = 16 / static_cast<int>(sizeof(T));
-    for (int c = lane; c * V < g.n; c += 32) cp_async16(dst + c * V, src + c * V);
+    if constexpr (fused_unrolled_copies<T, I>()) {
+      const T* src = u + j * g.sj + k * g.sk + lane * V;
+      T* dst = slab + r * g.row + lane * V;
+#pragma unroll
+      for (int c = 0; c < (I + V - 1) / V; ++c)
+        if ((32 * c + lane) * V < g.n) cp_async16(dst + 32 * V * c, src + 32 * V * c);
+    } else {
+      const T* src = u + j * g.sj + k * g.sk;
+      T* dst = slab + r * g.row;
+      for (int c = lane; c * V < g.n; c += 32) cp_async16(dst + c * V, src + c * V);
+    }
   }
 }
 
@@ -194,7 +221,7 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   const int steps = static_cast<int>(it.k1 - it.k0);
 #pragma unroll
   for (int s = 0; s < kAhead; ++s) {  // a stream has steps + 2 >= 3 slabs; a commit each, issued or not
-    if (s < 3 || s <= steps + 1) issue_slab(u, ring + s * slab, g, kc, it, WL, s, warp, W, lane);
+    if (s < 3 || s <= steps + 1) issue_slab<T, I>(u, ring + s * slab, g, kc, it, WL, s, warp, W, lane);
     cp_async_commit();
   }
   // Warps past the grid's end only load and wait; a warp whose first line
@@ -222,7 +249,7 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
     __syncthreads();  // slabs t .. t + 2 have landed (every thread's copies); slab t - 1 is free
     if constexpr (!Small) {
       if (t + kAhead <= steps + 1)
-        issue_slab(u, ring + ((t + kAhead) % R) * slab, g, kc, it, WL, t + kAhead, warp, W, lane);
+        issue_slab<T, I>(u, ring + ((t + kAhead) % R) * slab, g, kc, it, WL, t + kAhead, warp, W, lane);
       cp_async_commit();
       if (!line) continue;
     }
@@ -267,7 +294,7 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
       // harmless, their results are not written, and it keeps this barrier
       // in the code every warp runs.)
       __syncthreads();
-      if (t + kAhead <= steps + 1) issue_slab(u, ring + (t % R) * slab, g, kc, it, WL, t + kAhead, warp, W, lane);
+      if (t + kAhead <= steps + 1) issue_slab<T, I>(u, ring + (t % R) * slab, g, kc, it, WL, t + kAhead, warp, W, lane);
       cp_async_commit();
       if (!line) continue;
     }
