@@ -127,9 +127,9 @@ constexpr int fused_ahead() {
 // copies; issued back to back they land sooner. Measured on an H200 with a
 // scratch switch in one binary, two rounds each (PERFORMANCE.md, twenty-fourth
 // session), the fused phase: 513^3 fp64 0.979 -> 0.905 ms (-7.6 %); elsewhere
-// even or slower: fp64 I = 5, 8, 9 within +-1 %, 1025 x 256 x 256 fp64
-// (I = 33, the small build) +7 %; fp32 I = 8, 9, 16, 17 0 to +2 %,
-// 1025 x 256 x 256 fp32 +5 %. fp64 I = 16 (512^3) was not measured.
+// even or slower: fp64 I = 5, 8, 9 0 to +2 %, 1025 x 256 x 256 fp64 (I = 33,
+// the small build) +7 %; fp32 I = 8, 9, 16, 17 0 to +3 %, 1025 x 256 x 256
+// fp32 +5 %. fp64 I = 16 (512^3) was not measured.
 template <class T, int I>
 constexpr bool fused_unrolled_copies() {
   return sizeof(T) == 8 && I == 17;
