@@ -374,7 +374,9 @@ double stiff_tolerance(const HeatProblem& p, double base) {
 // stepper over several steps, and its one phase against the RHS and x solve
 // run separately on the GPU. Awkward shapes: x lines of 257 (9-row segments),
 // 512 (a full tile), 100 and 65 (ragged), 513 (fp64: 8 lines a block only
-// with slab rows of n rounded to 16 bytes), 600 (fp64: 5 lines a block, not
+// with slab rows of n rounded to 16 bytes; its slab copies unrolled), 544
+// (17-row segments and no padding row; fp64: lanes 0-15 take a ninth
+// unrolled copy a row, lanes 16-31 eight), 600 (fp64: 5 lines a block, not
 // a power of two), 1000 and 1025 (32- and 33-row segments; fp64: the small
 // build, 5 lines a block with one copy of the interior segments' tables and a
 // ring of 3 slabs), 64 and 40 (the tile build, both precisions: 4 lines a
@@ -395,7 +397,8 @@ template <class T>
 void fused_rhs_x_matches(double step_tol, double phase_tol) {
   const std::array<index_t, 3> sizes[] = {{257, 45, 38}, {512, 19, 11}, {100, 7, 9}, {1000, 5, 3},
                                           {65, 20, 33},  {513, 23, 9},  {600, 13, 7}, {3, 40, 20},
-                                          {1025, 9, 5},  {64, 37, 9},   {40, 70, 5},  {129, 11, 6}};
+                                          {1025, 9, 5},  {64, 37, 9},   {40, 70, 5},  {129, 11, 6},
+                                          {544, 6, 5}};
   int fused_cases = 0;
   for (const auto& n : sizes)
     for (int faces = 0; faces < 3; ++faces)
@@ -481,8 +484,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, 117) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64, 40 and 129 fused, 64 and 40 "
-                                  "also with the tiles off; 3 (several lines a tile) not";
+  EXPECT_EQ(fused_cases, 126) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64, 40, 129 and 544 fused, 64 and "
+                                  "40 also with the tiles off; 3 (several lines a tile) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {
