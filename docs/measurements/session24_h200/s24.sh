@@ -66,6 +66,11 @@ fin)
   run $B fin513both --size 513 --size 512 --precision both --reps 10
   ct stepper -R "CudaStepper|CudaLineKernels"
   ;;
+t544)
+  TARGETS="--target test_cuda_stepper" build_new; echo "build rc=$? $(( $(date +%s) - T0 )) s"
+  ADI_REQUIRE_GPU=1 timeout $(left) build-gpu/tests/gpu/test_cuda_stepper --gtest_filter='*Fused*' > "$L/gtest_fused544.txt" 2>&1; echo "fused gtest rc=$?"; grep -h "PASSED\|FAILED\|OK \]" "$L/gtest_fused544.txt"
+  grep -h "544 x 6 x 5" "$L/gtest_fused544.txt" | head -3
+  ;;
 half1)
   SKIP=${SKIP_BUILD:-0}; [ "$SKIP" = 1 ] || { build_new; echo "build rc=$? $(( $(date +%s) - T0 )) s"; }
   ct half1 -I 1,,2
