@@ -484,8 +484,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, 126) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64, 40, 129 and 544 fused, 64 and "
-                                  "40 also with the tiles off; 3 (several lines a tile) not";
+  EXPECT_EQ(fused_cases, 126) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64, 40, 129 and 544 fused, "
+                                  "64 and 40 also with the tiles off; 3 (several lines a tile) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {

@@ -124,7 +124,8 @@ constexpr int fused_ahead() {
 }
 // The slab copies unrolled (issue_slab) for fp64 lines of 513-544 rows only.
 // There a block of 8 lines takes a whole SM (218 KB) and waits on its
-// copies; issued back to back they land sooner. Measured on an H200 with a
+// copies; issued back to back they land sooner (a reading of the launch
+// shape, not profiled). Measured on an H200 with a
 // scratch switch in one binary, two rounds each (PERFORMANCE.md, twenty-fourth
 // session), the fused phase: 513^3 fp64 0.979 -> 0.905 ms (-7.6 %); elsewhere
 // even or slower: fp64 I = 5, 8, 9 0 to +2 %, 1025 x 256 x 256 fp64 (I = 33,
