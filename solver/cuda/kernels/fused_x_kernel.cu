@@ -125,9 +125,9 @@ constexpr int fused_ahead() {
 // The slab copies unrolled (issue_slab) for fp64 lines of 513-544 rows only.
 // There a block of 8 lines takes a whole SM (218 KB) and waits on its
 // copies; issued back to back they land sooner (a reading of the launch
-// shape, not profiled). Measured on an H200 with a
-// scratch switch in one binary, two rounds each (PERFORMANCE.md, twenty-fourth
-// session), the fused phase: 513^3 fp64 0.979 -> 0.905 ms (-7.6 %); elsewhere
+// shape, not profiled). Measured on an H200 with a scratch switch in one
+// binary, two rounds each (PERFORMANCE.md, twenty-fourth session), the
+// fused phase: 513^3 fp64 0.979 -> 0.905 ms (-7.6 %); elsewhere
 // even or slower: fp64 I = 5, 8, 9 0 to +2 %, 1025 x 256 x 256 fp64 (I = 33,
 // the small build) +7 %; fp32 I = 8, 9, 16, 17 0 to +3 %, 1025 x 256 x 256
 // fp32 +5 %. fp64 I = 16 (512^3) was not measured.
@@ -178,16 +178,17 @@ __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom&
     const index_t j = r == 0 ? lower_neighbour(kc, 1, it.j0, nj) : r == W + 1 ? upper_neighbour(kc, 1, it.jlast, nj)
                                                                               : it.j0 + r - 1;
     if (r > 0 && r <= W && j > it.jlast) continue;  // a line past the grid's end: never read
+    const T* src = u + j * g.sj + k * g.sk;
+    T* dst = slab + r * g.row;
     constexpr int V = 16 / static_cast<int>(sizeof(T));
     if constexpr (fused_unrolled_copies<T, I>()) {
-      const T* src = u + j * g.sj + k * g.sk + lane * V;
-      T* dst = slab + r * g.row + lane * V;
+      // The lane's offset once, so that each piece's is a compile-time constant.
+      const T* s_lane = src + lane * V;
+      T* d_lane = dst + lane * V;
 #pragma unroll
       for (int c = 0; c < (I + V - 1) / V; ++c)
-        if ((32 * c + lane) * V < g.n) cp_async16(dst + 32 * V * c, src + 32 * V * c);
+        if ((32 * c + lane) * V < g.n) cp_async16(d_lane + 32 * V * c, s_lane + 32 * V * c);
     } else {
-      const T* src = u + j * g.sj + k * g.sk;
-      T* dst = slab + r * g.row;
       for (int c = lane; c * V < g.n; c += 32) cp_async16(dst + c * V, src + c * V);
     }
   }
