@@ -330,7 +330,8 @@ std::string LineSolver<T>::describe_fused() const {
   if (fused_tile_) o << " in tiles of " << kernels::kFusedTileS << " segments of " << kernels::kFusedTileI << " rows";
   o << ", " << s.K << " planes each, " << s.blocks << " blocks, " << s.per_sm << " an SM, " << s.smem / 1024
     << " KiB shared";
-  if (s.small) o << ", one interior segment's tables, a ring of 3 slabs";
+  if (s.compact) o << ", one interior segment's tables";
+  if (s.small) o << ", a ring of 3 slabs";
   return o.str();
 }
 

@@ -143,20 +143,25 @@ struct SegmentConsts {
   unsigned mask;  ///< bit s: segment s's tables equal these bit for bit
 };
 
-/// Bit s set when segment s's row tables (and bw0) equal segment 1's bit for
-/// bit (memcmp: -0.0 and NaN payloads count as different), for a flattened
-/// plan in plan_tables' layout. 0 for S < 3 (no interior segment to share).
-/// Whether segment s's row tables and bw0 equal segment 1's bit for bit, in
-/// a flattened plan (plan_tables' layout, S >= 2).
+/// Whether segments s and r have the same row tables and bw0 bit for bit
+/// (memcmp: -0.0 and NaN payloads count as different), in a flattened plan
+/// (plan_tables' layout).
 template <class T>
-bool same_tables_as_segment1(const std::vector<T>& tables, const TableLayout& L, int s) {
+bool same_segment_tables(const std::vector<T>& tables, const TableLayout& L, int s, int r) {
   const int offs[5] = {L.fw_mul(), L.fw_ms(), L.bw_c(), L.fin_a(), L.fin_c()};
-  bool same = std::memcmp(&tables[L.bw0() + s], &tables[L.bw0() + 1], sizeof(T)) == 0;
+  bool same = std::memcmp(&tables[L.bw0() + s], &tables[L.bw0() + r], sizeof(T)) == 0;
   for (int t = 0; t < 5 && same; ++t)
-    same = std::memcmp(&tables[offs[t] + s * L.pitch()], &tables[offs[t] + L.pitch()], sizeof(T) * L.I) == 0;
+    same = std::memcmp(&tables[offs[t] + s * L.pitch()], &tables[offs[t] + r * L.pitch()], sizeof(T) * L.I) == 0;
   return same;
 }
+template <class T>
+bool same_tables_as_segment1(const std::vector<T>& tables, const TableLayout& L, int s) {
+  return same_segment_tables(tables, L, s, 1);
+}
 
+/// Bit s set when segment s's row tables (and bw0) equal segment 1's bit for
+/// bit, for a flattened plan in plan_tables' layout. 0 for S < 3 (no interior
+/// segment to share).
 template <class T>
 unsigned interior_segment_mask(const std::vector<T>& tables, int I, int S) {
   const TableLayout L{S, I};
@@ -185,8 +190,10 @@ SegmentConsts<T, I> segment_consts(const std::vector<T>& tables, int S, unsigned
 /// The tables of a constant-coefficient plan with one copy of the interior
 /// segments' row tables: segment 0, one interior segment (all of 1 ..
 /// s_tail - 1 are bit for bit segment 1: interior_segment_mask), and the
-/// tail s_tail .. S - 1 (the segments holding row n - 1 or padding, at most
-/// two); the five row tables and bw0 laid out as a TableLayout of Sc = 4
+/// tail s_tail .. S - 1 (the segments holding row n - 1 or padding) in two
+/// slots: s_tail, then s_tail + 1, which every later segment must equal bit
+/// for bit (only padding, identity rows: 257 rows in 32 segments of 9 have
+/// row 256 in segment 28 and 29 .. 31 all padding); the five row tables and bw0 laid out as a TableLayout of Sc = 4
 /// segments (a fixed count, so that every offset but the segment's is a
 /// compile-time constant), then the reduced system's three tables of 2 S rows
 /// each. For S = 32 segments of 32-33 rows, 45 KB (fp64) become ~7 KB, which
@@ -196,7 +203,9 @@ struct CompactTables {
   static constexpr int kSlots = 4;
   int S = 0, I = 0, s_tail = 0;
   __host__ __device__ constexpr int Sc() const { return kSlots; }
-  __host__ __device__ int slot(int s) const { return s == 0 ? 0 : s < s_tail ? 1 : 2 + s - s_tail; }
+  __host__ __device__ int slot(int s) const {
+    return s == 0 ? 0 : s < s_tail ? 1 : s - s_tail < kSlots - 2 ? 2 + s - s_tail : kSlots - 1;
+  }
   __host__ __device__ constexpr TableLayout rows() const { return TableLayout{Sc(), I}; }
   __host__ __device__ constexpr int red_inv() const { return rows().bw0() + Sc(); }
   __host__ __device__ constexpr int total(int elem_bytes) const {
@@ -215,7 +224,10 @@ std::vector<T> compact_tables(const std::vector<T>& tables, int I, int S, Compac
   if (S < 3 || tables.size() < static_cast<std::size_t>(L.total(sizeof(T)))) return {};
   int tail = 1;
   while (tail < S && same_tables_as_segment1(tables, L, tail)) ++tail;
-  if (tail < 2 || S - tail > CompactTables::kSlots - 2) return {};
+  if (tail < 2) return {};
+  // Segments past the last slot's first must be copies of it.
+  for (int s = tail + CompactTables::kSlots - 2; s < S; ++s)
+    if (!same_segment_tables(tables, L, s, tail + CompactTables::kSlots - 3)) return {};
   c.s_tail = tail;
   const TableLayout R = c.rows();
   std::vector<T> t(static_cast<std::size_t>(c.total(sizeof(T))), T(0));
@@ -223,7 +235,7 @@ std::vector<T> compact_tables(const std::vector<T>& tables, int I, int S, Compac
   const int roffs[5] = {R.fw_mul(), R.fw_ms(), R.bw_c(), R.fin_a(), R.fin_c()};
   for (int s = 0; s < S; ++s) {
     const int q = c.slot(s);
-    if (s > 1 && q == 1) continue;
+    if ((s > 1 && q == 1) || (q == CompactTables::kSlots - 1 && s > tail + CompactTables::kSlots - 3)) continue;
     for (int k = 0; k < 5; ++k)
       std::memcpy(&t[roffs[k] + q * R.pitch()], &tables[offs[k] + s * L.pitch()], sizeof(T) * I);
     t[R.bw0() + q] = tables[L.bw0() + s];

@@ -102,6 +102,20 @@ template <class T, int I>
 constexpr bool fused_small_built() {
   return sizeof(T) == 8 && (I == 32 || I == kOddLongI);
 }
+// Whether the compact tables (CompactTables, one copy of the interior
+// segments') with the full ring are built for I: lines of 16 rows a segment
+// and more, where the plan's tables (5 I + 7 words a segment, 32 segments:
+// 23 KB for fp64 I = 17, 45 KB for I = 33) can cost the block a line. The
+// shape takes them only where they let more lines into a block
+// (fused_x_shape): fp64 lines of 545-800 rows, e.g. 600: 5 -> 6 lines,
+// 600 x 300 x 300 fused phase 0.631 -> 0.553 ms on an H200. Where they do
+// not add a line they measured no faster (PERFORMANCE.md, twenty-fifth
+// session: 512^3 fp32 and fp64 +2 %, 257^3 fp64 -1 %): the table reads are
+// not what fills the shared-memory pipe.
+template <class T, int I>
+constexpr bool fused_compact_built() {
+  return I >= 16;
+}
 // Slabs in the ring, and how far ahead slab t + ahead is issued at step t
 // (into slot (t + ahead) % ring, which slab t + ahead - ring left at step t - 1
 // at the latest: ring >= ahead + 1). Short lines (slabs of 5-10 KB: fp32 I <= 8, fp64
@@ -196,15 +210,15 @@ __device__ __forceinline__ void issue_slab(const T* u, T* slab, const FusedGeom&
 
 // One run of planes k0 .. k1 - 1 of lines j0 .. jlast: the slab pipeline
 // above. Every thread of the block calls it (block barriers inside).
-template <class T, int I, bool Small, int SEG>
+template <class T, int I, bool Compact, int SEG>
 __device__ __forceinline__ SegmentView<T> fused_view(const T* tab, int s_tail, int lane) {
-  if constexpr (Small)
+  if constexpr (Compact)
     return segment_view(tab, CompactTables{32, I, s_tail}, lane);
   else
     return segment_view(tab, TableLayout{SEG, I}, lane & (SEG - 1));
 }
 
-template <class T, int I, bool Small, int SEG>
+template <class T, int I, bool Small, int SEG, bool Compact>
 __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict__ w, const FusedGeom& g,
                                           const RhsCoefficients<T>& kc, const FusedItem& it, const T* tab,
                                           T* ring, T* slots, int W, int warp, int lane) {
@@ -242,7 +256,7 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
   T* const sb = slots + warp_slot<T, I>(lane);
   T* const col = slots + Ex::index(0, lane);
   constexpr int kSlots = warp_slots<T, I>();
-  const SegmentView<T> v = fused_view<T, I, Small, SEG>(tab, g.s_tail, lane);
+  const SegmentView<T> v = fused_view<T, I, Compact, SEG>(tab, g.s_tail, lane);
 
   for (int t = 0; t < steps; ++t) {
     // Slabs t + 3 .. t + kAhead - 1 may stay in flight (one commit group a
@@ -342,9 +356,15 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
 // blocks' shared memory (~58 KB at 257) leaves room for a third, and at two
 // the kernel was issue-latency bound (257^3 fp32, ncu: 3.8 warps a
 // scheduler, 1.0 eligible, an instruction every 1.7 cycles, DRAM 53 %).
+// fp32 lines of 129-160 rows (I = 5) take 4 (64 registers, no spill; 40 KB
+// a block): 129^3 fused phase 0.0248 -> 0.0229 ms, the step -3 % (H200,
+// three rounds, PERFORMANCE.md, twenty-fifth session). A fourth block did
+// not pay for 193-288 rows (I = 8, 9: 64 registers, or 7 warps a block so
+// that four fit; 0 to +2 % at 193^3, 225^3, 257^3) nor for the tile build (40 x
+// 500 x 500, 64 x 64 x 16384: +1 to +12 %).
 template <class T, int I>
 constexpr int fused_min_blocks() {
-  return sizeof(T) == 4 ? (I <= 9 ? 3 : I <= 33 ? 2 : 1) : 1;
+  return sizeof(T) == 4 ? (I == 5 ? 4 : I <= 9 ? 3 : I <= 33 ? 2 : 1) : 1;
 }
 
 // Work is balanced over resident blocks: the (line group, plane) steps are
@@ -353,13 +373,13 @@ constexpr int fused_min_blocks() {
 // paying two extra slabs. With one wave of equal shares there is no tail of
 // half-empty SMs: at 193^3 fp32, chunks of 16 planes (325 blocks on 264
 // slots) measured 0.101 ms against 0.072 ms for 175 blocks of 32 planes.
-template <class T, int I, bool Small, int SEG>
+template <class T, int I, bool Small, int SEG, bool Compact>
 __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
   extern __shared__ __align__(16) unsigned char fused_smem[];
   constexpr int R = fused_ring<T, I, Small>();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
-  const int tab_elems = fused_table_elems<T, I>(p, Small);  // (p.tables: the compact ones in the small build)
+  const int tab_elems = fused_table_elems<T, I>(p, Compact);  // (p.tables: the compact ones where Compact)
   T* tab = reinterpret_cast<T*>(fused_smem);
   T* ring = tab + tab_elems;
   constexpr int L = fused_warp_lines<T, I, SEG>();
@@ -376,7 +396,7 @@ __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     it.k1 = min(g.nk, it.k0 + (end - at));
     it.j0 = jb * W * L;
     it.jlast = min(it.j0 + W * L, g.nj) - 1;
-    fused_run<T, I, Small, SEG>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
+    fused_run<T, I, Small, SEG, Compact>(u, w, g, kc, it, tab, ring, slots, W, warp, lane);
     at += it.k1 - it.k0;
   }
 }
@@ -390,12 +410,14 @@ constexpr bool fused_tile_built() {
 
 // The build a launch shape names (seg: the plan's segments a line, 32 or kFusedTileS).
 template <class T, int I>
-auto fused_kernel(bool small, int seg) {
+auto fused_kernel(bool small, bool compact, int seg) {
   if constexpr (fused_small_built<T, I>())
-    if (small) return fused_x_kernel<T, I, true, 32>;
+    if (small) return fused_x_kernel<T, I, true, 32, true>;
   if constexpr (fused_tile_built<I>())
-    if (seg == kFusedTileS) return fused_x_kernel<T, I, false, kFusedTileS>;
-  return fused_x_kernel<T, I, false, 32>;
+    if (seg == kFusedTileS) return fused_x_kernel<T, I, false, kFusedTileS, false>;
+  if constexpr (fused_compact_built<T, I>())
+    if (compact) return fused_x_kernel<T, I, false, 32, true>;
+  return fused_x_kernel<T, I, false, 32, false>;
 }
 
 // Calls f(std::integral_constant<int, SEG>) for the plan's segment count.
@@ -416,31 +438,41 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
     L = fused_warp_lines<T, I, decltype(seg)::value>();
     buffers = fused_buffers<T, I, decltype(seg)::value>();
   });
-  auto smem = [&](int W, bool small) {
-    return sizeof(T) * (static_cast<std::size_t>(fused_table_elems<T, I>(p, small)) +
+  auto smem = [&](int W, bool small, bool compact) {
+    return sizeof(T) * (static_cast<std::size_t>(fused_table_elems<T, I>(p, compact)) +
                         static_cast<std::size_t>(small ? kShortRing : fused_ring<T, I, false>()) * (W * L + 2) * g0.row +
                         static_cast<std::size_t>(W) * buffers * warp_slots<T, I>());
   };
-  auto most_warps = [&](bool small) {
+  auto most_warps = [&](bool small, bool compact) {
     int W = kFusedMaxWarps;
-    while (W > 1 && smem(W, small) > 227 * 1024) --W;
+    while (W > 1 && smem(W, small, compact) > 227 * 1024) --W;
     return W;
   };
   // The most warps (8 down to 1) whose block fits under 227 KB; a second
   // resident block is a bonus (fp32 lines of up to ~512 rows), not a goal.
-  // Not only powers of two: fp64 lines of 600 rows fit 5, where halving
-  // gave 4. Where that is fewer than kFusedMinWarps, the small build (fp64
-  // lines of 801-1056 rows: 5 or 6 lines a block).
-  int W = most_warps(false);
+  // Not only powers of two: fp64 lines of 600 rows fit 6 with the compact
+  // tables (5 with the plan's), where halving gave 4. The compact tables
+  // where they fit more lines (fused_compact_built). Where that is still
+  // fewer than kFusedMinWarps, the small build (fp64 lines of 801-1056
+  // rows: 5 or 6 lines a block).
+  int W = most_warps(false, false);
+  if constexpr (fused_compact_built<T, I>())
+    if (g0.s_tail > 0 && p.S == 32 && W < kFusedMaxWarps) {
+      const int Wc = most_warps(false, true);
+      if (Wc > W) {
+        W = Wc;
+        s.compact = true;
+      }
+    }
   if constexpr (fused_small_built<T, I>())
     if (W < kFusedMinWarps && g0.s_tail > 0) {
-      W = most_warps(true);
-      s.small = true;
+      W = most_warps(true, true);
+      s.small = s.compact = true;
     }
   s.warps = W;
   s.lines_per_warp = L;
-  s.smem = smem(W, s.small);
-  s.per_sm = resident_blocks(fused_kernel<T, I>(s.small, p.S), 32 * W, s.smem);
+  s.smem = smem(W, s.small, s.compact);
+  s.per_sm = resident_blocks(fused_kernel<T, I>(s.small, s.compact, p.S), 32 * W, s.smem);
   if (s.per_sm < 1) return s;
   const index_t jblocks = (g0.nj + W * L - 1) / (W * L), total = jblocks * g0.nk;
   // Steps a block takes: an equal share for every resident block (one wave),
@@ -462,15 +494,16 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   ADI_REQUIRE((p.S == 32 || (fused_tile_built<I>() && p.S == kFusedTileS)) && !p.ring,
               "fused RHS + x: single-line tiles (or the tile build's) of an open line only");
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
-  ADI_REQUIRE(!s.small || (compact_tables && g0.s_tail > 0 && fused_small_built<T, I>()),
+  ADI_REQUIRE(!s.small || (s.compact && fused_small_built<T, I>()), "fused RHS + x: the small build takes compact tables");
+  ADI_REQUIRE(!s.compact || (compact_tables && g0.s_tail > 0 && p.S == 32 && fused_compact_built<T, I>()),
               "fused RHS + x: no compact tables");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
   g.per_block = s.K;
   g.jblocks = s.jblocks;
   PlanView<T> q = p;
-  if (s.small) q.tables = compact_tables;
-  fused_kernel<T, I>(s.small, p.S)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
+  if (s.compact) q.tables = compact_tables;
+  fused_kernel<T, I>(s.small, s.compact, p.S)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
   ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");
 }
 

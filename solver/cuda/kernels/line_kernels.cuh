@@ -82,7 +82,8 @@ struct FusedGeom {
 struct FusedLaunch {
   int warps = 0;
   int lines_per_warp = 1;  // a block takes warps x lines_per_warp lines (fused_lines_per_warp)
-  bool small = false;  // the small build: the compact tables (one interior segment) and a ring of 3 slabs
+  bool small = false;  // the small build: the compact tables and a ring of 3 slabs
+  bool compact = false;  // the compact tables (one interior segment's: CompactTables)
   std::size_t smem = 0;
   int per_sm = 0;
   index_t K = 0, jblocks = 0, blocks = 0;
