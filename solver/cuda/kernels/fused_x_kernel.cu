@@ -103,18 +103,21 @@ constexpr bool fused_small_built() {
   return sizeof(T) == 8 && (I == 32 || I == kOddLongI);
 }
 // Whether the compact tables (CompactTables, one copy of the interior
-// segments') with the full ring are built for I: lines of 16 rows a segment
-// and more, where the plan's tables (5 I + 7 words a segment, 32 segments:
-// 23 KB for fp64 I = 17, 45 KB for I = 33) can cost the block a line. The
-// shape takes them only where they let more lines into a block
-// (fused_x_shape): fp64 lines of 545-800 rows, e.g. 600: 5 -> 6 lines,
-// 600 x 300 x 300 fused phase 0.631 -> 0.553 ms on an H200. Where they do
-// not add a line they measured no faster (PERFORMANCE.md, twenty-fifth
-// session: 512^3 fp32 and fp64 +2 %, 257^3 fp64 -1 %): the table reads are
-// not what fills the shared-memory pipe.
+// segments') with the full ring are built for I: fp64 lines of 17 and 32
+// rows a segment, where the plan's tables (5 I + 7 words a segment, 32
+// segments: 23 KB for I = 17, 44 KB for I = 32) cost the block a line. The
+// shape takes them only where they let more lines into a block that the
+// full build would run anyway (fused_x_shape): fp64 lines of 541-544 rows
+// (7 -> 8 lines) and of 545-800 (e.g. 600: 5 -> 6 lines, 600 x 300 x 300
+// fused phase 0.631 -> 0.553 ms on an H200). Where they do not add a line
+// they measured no faster (PERFORMANCE.md, twenty-fifth session: 512^3 fp32
+// and fp64 +2 %, 257^3 fp64 -1 %): the table reads are not what fills the
+// shared-memory pipe. Not for lines of 801-1056 rows, which keep the small
+// build (its ring of 3 was not measured against a ring of 4 with compact
+// tables), nor for fp32 lines of 1057-2048 (untested).
 template <class T, int I>
 constexpr bool fused_compact_built() {
-  return I >= 16;
+  return sizeof(T) == 8 && (I == 17 || I == 32);
 }
 // Slabs in the ring, and how far ahead slab t + ahead is issued at step t
 // (into slot (t + ahead) % ring, which slab t + ahead - ring left at step t - 1
@@ -452,12 +455,12 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
   // resident block is a bonus (fp32 lines of up to ~512 rows), not a goal.
   // Not only powers of two: fp64 lines of 600 rows fit 6 with the compact
   // tables (5 with the plan's), where halving gave 4. The compact tables
-  // where they fit more lines (fused_compact_built). Where that is still
-  // fewer than kFusedMinWarps, the small build (fp64 lines of 801-1056
-  // rows: 5 or 6 lines a block).
+  // where they fit more lines (fused_compact_built). Where the plan's
+  // tables leave fewer than kFusedMinWarps, the small build (fp64 lines of
+  // 801-1056 rows: 5 or 6 lines a block).
   int W = most_warps(false, false);
   if constexpr (fused_compact_built<T, I>())
-    if (g0.s_tail > 0 && p.S == 32 && W < kFusedMaxWarps) {
+    if (g0.s_tail > 0 && p.S == 32 && W >= kFusedMinWarps && W < kFusedMaxWarps) {
       const int Wc = most_warps(false, true);
       if (Wc > W) {
         W = Wc;
