@@ -193,7 +193,8 @@ SegmentConsts<T, I> segment_consts(const std::vector<T>& tables, int S, unsigned
 /// tail s_tail .. S - 1 (the segments holding row n - 1 or padding) in two
 /// slots: s_tail, then s_tail + 1, which every later segment must equal bit
 /// for bit (only padding, identity rows: 257 rows in 32 segments of 9 have
-/// row 256 in segment 28 and 29 .. 31 all padding); the five row tables and bw0 laid out as a TableLayout of Sc = 4
+/// row 256 in segment 28 and 29 .. 31 all padding); the five row tables and
+/// bw0 laid out as a TableLayout of Sc = 4
 /// segments (a fixed count, so that every offset but the segment's is a
 /// compile-time constant), then the reduced system's three tables of 2 S rows
 /// each. For S = 32 segments of 32-33 rows, 45 KB (fp64) become ~7 KB, which

@@ -377,8 +377,9 @@ double stiff_tolerance(const HeatProblem& p, double base) {
 // with slab rows of n rounded to 16 bytes; its slab copies unrolled), 544
 // (17-row segments and no padding row; fp64: lanes 0-15 take a ninth
 // unrolled copy a row, lanes 16-31 eight), 600 (fp64: 6 lines a block, not
-// a power of two, with the compact tables), 1000 and 1025 (32- and 33-row segments; fp64: the small
-// build, 5 lines a block with one copy of the interior segments' tables and a
+// a power of two, with the compact tables: 32 segments of 32 rows, 13 of
+// them all padding, which share the tables' last slot), 1000 and 1025 (32- and 33-row
+// segments; fp64: the small build, 5 lines a block with one copy of the interior segments' tables and a
 // ring of 3 slabs), 64 and 40 (the tile build, both precisions: 4 lines a
 // warp in one transposition tile of 8 segments of 8 rows, 32 a block: 37 and
 // 70 lines leave the last block's warps a part of their lines or none; with

@@ -497,7 +497,8 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   ADI_REQUIRE((p.S == 32 || (fused_tile_built<I>() && p.S == kFusedTileS)) && !p.ring,
               "fused RHS + x: single-line tiles (or the tile build's) of an open line only");
   ADI_REQUIRE(g0.vec, "fused RHS + x: rows of u must be 16-byte aligned and padded to 16 bytes");
-  ADI_REQUIRE(!s.small || (s.compact && fused_small_built<T, I>()), "fused RHS + x: the small build takes compact tables");
+  ADI_REQUIRE(!s.small || (s.compact && fused_small_built<T, I>()),
+              "fused RHS + x: the small build takes compact tables");
   ADI_REQUIRE(!s.compact || (compact_tables && g0.s_tail > 0 && p.S == 32 && fused_compact_built<T, I>()),
               "fused RHS + x: no compact tables");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
@@ -506,7 +507,8 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
   g.jblocks = s.jblocks;
   PlanView<T> q = p;
   if (s.compact) q.tables = compact_tables;
-  fused_kernel<T, I>(s.small, s.compact, p.S)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(u, w, q, g, kc);
+  fused_kernel<T, I>(s.small, s.compact, p.S)<<<static_cast<unsigned>(s.blocks), 32 * s.warps, s.smem, st>>>(
+      u, w, q, g, kc);
   ADI_CUDA_CHECK_LAUNCH("fused_x_kernel");
 }
 
