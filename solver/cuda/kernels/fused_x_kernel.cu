@@ -360,11 +360,13 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
 // the kernel was issue-latency bound (257^3 fp32, ncu: 3.8 warps a
 // scheduler, 1.0 eligible, an instruction every 1.7 cycles, DRAM 53 %).
 // fp32 lines of 129-160 rows (I = 5) take 4 (64 registers, no spill; 40 KB
-// a block): 129^3 fused phase 0.0248 -> 0.0229 ms, the step -3 % (H200,
-// three rounds, PERFORMANCE.md, twenty-fifth session). A fourth block did
-// not pay for 193-288 rows (I = 8, 9: 64 registers, or 7 warps a block so
-// that four fit; 0 to +2 % at 193^3, 225^3, 257^3) nor for the tile build (40 x
-// 500 x 500, 64 x 64 x 16384: +1 to +12 %).
+// a block): 129^3 fused phase 0.0244 -> 0.0227 ms, the step -3 % (H200,
+// medians of three rounds, PERFORMANCE.md, twenty-fifth session). A fourth
+// block did not pay for 193-288 rows (I = 8, 9; at 64 registers 0 to +1 %
+// at 193^3, 225^3, 257^3; in blocks of 7 warps, so that four fit, +1 to
+// +8 %) nor for the tile build (40 x 500 x 500, 64 x 64 x 16384: +1 to
+// +17 %): the kernel issues in 70 % of cycles and keeps the shared-memory
+// pipe 71 % busy at 257^3 with three blocks or four.
 template <class T, int I>
 constexpr int fused_min_blocks() {
   return sizeof(T) == 4 ? (I == 5 ? 4 : I <= 9 ? 3 : I <= 33 ? 2 : 1) : 1;
