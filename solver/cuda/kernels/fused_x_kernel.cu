@@ -54,8 +54,8 @@ namespace {
 //
 // The small build (Small = true; fp64 I = 32 and 33 only, fused_small_built)
 // serves x lines whose slabs and tables leave room for fewer than
-// kFusedMinWarps lines a block (fp64 lines of 801-1056 rows: 1000, 1024^3,
-// 1025^3). It holds the compact tables (CompactTables: one copy of the
+// kFusedMinWarps lines a block (fp64 lines of 961-1056 rows: 1000, 1024^3,
+// 1025^3; those of 801-960 stay unfused, fused_x_shape). It holds the compact tables (CompactTables: one copy of the
 // interior segments', 45 -> 7 KB) and a ring of 3: slab k + 2 goes into
 // k - 1's slot once every warp's row phase has read it (one more block
 // barrier a step), so it is in flight during the solve and the write-out
@@ -112,9 +112,10 @@ constexpr bool fused_small_built() {
 // fused phase 0.631 -> 0.553 ms on an H200). Where they do not add a line
 // they measured no faster (PERFORMANCE.md, twenty-fifth session: 512^3 fp32
 // and fp64 +2 %, 257^3 fp64 -1 %): the table reads are not what fills the
-// shared-memory pipe. Not for lines of 801-1056 rows, which keep the small
-// build (its ring of 3 was not measured against a ring of 4 with compact
-// tables), nor for fp32 lines of 1057-2048 (untested).
+// shared-memory pipe. Not for fp64 lines of 801-1056 rows, where the
+// plan's tables leave fewer than kFusedMinWarps lines (the small build
+// or unfused, as before; a ring of 4 with compact tables was not measured
+// there), nor for fp32 lines of 1057-2048 (untested).
 template <class T, int I>
 constexpr bool fused_compact_built() {
   return sizeof(T) == 8 && (I == 17 || I == 32);
@@ -459,7 +460,7 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
   // tables (5 with the plan's), where halving gave 4. The compact tables
   // where they fit more lines (fused_compact_built). Where the plan's
   // tables leave fewer than kFusedMinWarps, the small build (fp64 lines of
-  // 801-1056 rows: 5 or 6 lines a block).
+  // 961-1056 rows: 5 lines a block).
   int W = most_warps(false, false);
   if constexpr (fused_compact_built<T, I>())
     if (g0.s_tail > 0 && p.S == 32 && W >= kFusedMinWarps && W < kFusedMaxWarps) {
@@ -469,8 +470,12 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
         s.compact = true;
       }
     }
+  // The small build keeps the lengths it served before the compact tables
+  // took more than two tail segments (2026-12-02): fp64 lines of 961-1056
+  // rows. Those of 801-960 rows (3 or more tail segments) stay unfused, as
+  // before: the small build was not run on them.
   if constexpr (fused_small_built<T, I>())
-    if (W < kFusedMinWarps && g0.s_tail > 0) {
+    if (W < kFusedMinWarps && g0.s_tail > 0 && p.S - g0.s_tail <= CompactTables::kSlots - 2) {
       W = most_warps(true, true);
       s.small = s.compact = true;
     }
