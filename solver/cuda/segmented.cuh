@@ -236,7 +236,7 @@ std::vector<T> compact_tables(const std::vector<T>& tables, int I, int S, Compac
   const int roffs[5] = {R.fw_mul(), R.fw_ms(), R.bw_c(), R.fin_a(), R.fin_c()};
   for (int s = 0; s < S; ++s) {
     const int q = c.slot(s);
-    if ((s > 1 && q == 1) || (q == CompactTables::kSlots - 1 && s > tail + CompactTables::kSlots - 3)) continue;
+    if (s > 0 && c.slot(s - 1) == q) continue;  // the slot holds its first segment's tables
     for (int k = 0; k < 5; ++k)
       std::memcpy(&t[roffs[k] + q * R.pitch()], &tables[offs[k] + s * L.pitch()], sizeof(T) * I);
     t[R.bw0() + q] = tables[L.bw0() + s];

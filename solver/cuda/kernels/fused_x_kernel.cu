@@ -55,8 +55,9 @@ namespace {
 // The small build (Small = true; fp64 I = 32 and 33 only, fused_small_built)
 // serves x lines whose slabs and tables leave room for fewer than
 // kFusedMinWarps lines a block (fp64 lines of 961-1056 rows: 1000, 1024^3,
-// 1025^3; those of 801-960 stay unfused, fused_x_shape). It holds the compact tables (CompactTables: one copy of the
-// interior segments', 45 -> 7 KB) and a ring of 3: slab k + 2 goes into
+// 1025^3; those of 801-960 stay unfused, fused_x_shape). It holds the
+// compact tables (CompactTables: one copy of the interior segments', 45 ->
+// 7 KB) and a ring of 3: slab k + 2 goes into
 // k - 1's slot once every warp's row phase has read it (one more block
 // barrier a step), so it is in flight during the solve and the write-out
 // only. Both are compile-time choices: with the table layout or the ring
@@ -155,8 +156,8 @@ constexpr bool fused_unrolled_copies() {
 }
 // Elements of the tables a block holds: the plan's, or the compact ones.
 template <class T, int I>
-__host__ __device__ int fused_table_elems(const PlanView<T>& p, bool small) {
-  return small ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
+__host__ __device__ int fused_table_elems(const PlanView<T>& p, bool compact) {
+  return compact ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
 }
 
 // 16 bytes global -> shared, bypassing L1 (each row is copied once per block;
