@@ -327,18 +327,33 @@ namespace {
 // kernels with the same arguments as the phases launched one by one
 // (SolverOptions::cuda_graph = false): the fields agree bit for bit, through
 // advance() and single steps, on a small grid (where the graph matters) and
-// an awkward one with the fused z update on the lanes kernel.
-TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
-  ADI_GPU_TEST_PRELUDE();
-  for (const auto& n : {std::array<index_t, 3>{33, 29, 31}, std::array<index_t, 3>{257, 45, 38},
-                        std::array<index_t, 3>{3, 3, 3}}) {
+// an awkward one with the fused z update on the lanes kernel; and shapes
+// that take every kernel family a classic step launches: the fused RHS + x
+// and warp kernels, the lanes kernel (y, z + update), the short kernel (y / z
+// lines of 6 and 5), the block kernel (x lines of 5000), the long-line
+// kernel's passes (z lines of 3000), and the RHS kernels (fuse_rhs off), in
+// both precisions.
+template <class T>
+void graph_matches_launches() {
+  struct Case {
+    std::array<index_t, 3> n;
+    bool fuse;
+  };
+  const Case cases[] = {{{33, 29, 31}, true},  {{257, 45, 38}, true}, {{3, 3, 3}, true},    {{129, 67, 70}, true},
+                        {{129, 67, 70}, false}, {{5000, 6, 5}, true},  {{40, 20, 3000}, true}};
+  for (const Case& c : cases) {
+    const auto& n = c.n;
     const HeatProblem p = mixed_problem(n[0], n[1], n[2]);
-    const std::vector<float> u0 = random_u0<float>(p);
-    SolverOptions launches;
+    const std::vector<T> u0 = random_u0<T>(p);
+    SolverOptions graphed, launches;
+    graphed.fuse_rhs = launches.fuse_rhs = c.fuse;
     launches.cuda_graph = false;
-    auto graph = make_stepper<float>(p, Backend::Cuda);
-    auto plain = make_stepper<float>(p, Backend::Cuda, launches);
-    EXPECT_NE(graph->device_name().find("CUDA graph"), std::string::npos) << graph->device_name();
+    auto graph = make_stepper<T>(p, Backend::Cuda, graphed);
+    auto plain = make_stepper<T>(p, Backend::Cuda, launches);
+    const std::string what = std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
+                             (c.fuse ? "" : ", rhs apart") + (sizeof(T) == 4 ? ", fp32" : ", fp64") + ": " +
+                             graph->device_name();
+    EXPECT_NE(graph->device_name().find("CUDA graph"), std::string::npos) << what;
     EXPECT_EQ(plain->device_name().find("CUDA graph"), std::string::npos) << plain->device_name();
     graph->set_field(u0.data());
     plain->set_field(u0.data());
@@ -346,12 +361,18 @@ TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
     plain->advance(7);
     graph->step();
     plain->step();
-    std::vector<float> a(u0.size()), b(u0.size());
+    std::vector<T> a(u0.size()), b(u0.size());
     graph->get_field(a.data());
     plain->get_field(b.data());
-    EXPECT_EQ(a, b) << n[0] << " x " << n[1] << " x " << n[2];
-    EXPECT_NE(a, u0);
+    EXPECT_EQ(a, b) << what;
+    EXPECT_NE(a, u0) << what;
   }
+}
+
+TEST(CudaStepper, GraphStepIsBitIdenticalToLaunches) {
+  ADI_GPU_TEST_PRELUDE();
+  graph_matches_launches<float>();
+  graph_matches_launches<double>();
 }
 
 // Tolerance of a GPU run against the CPU's: `base`, or where the line systems
