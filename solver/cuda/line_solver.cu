@@ -332,7 +332,6 @@ std::string LineSolver<T>::describe_fused() const {
     << " KiB shared";
   if (s.compact) o << ", one interior segment's tables";
   if (s.small) o << ", a ring of 3 slabs";
-  if (s.row != fused_geom(nullptr).row) o << ", slab rows padded to 128 bytes";
   return o.str();
 }
 

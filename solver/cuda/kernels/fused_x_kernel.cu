@@ -159,14 +159,6 @@ template <class T, int I>
 __host__ __device__ int fused_table_elems(const PlanView<T>& p, bool compact) {
   return compact ? CompactTables{32, I}.total(sizeof(T)) : p.layout().total(sizeof(T));
 }
-// Elements from the start of the block's shared memory to the ring: the
-// tables rounded up to 128 bytes, so that the ring's rows start where
-// fused_x_shape aligned them (FusedLaunch::row).
-template <class T, int I>
-__host__ __device__ int fused_ring_offset(const PlanView<T>& p, bool compact) {
-  constexpr int A = 128 / static_cast<int>(sizeof(T));
-  return (fused_table_elems<T, I>(p, compact) + A - 1) / A * A;
-}
 
 // 16 bytes global -> shared, bypassing L1 (each row is copied once per block;
 // its reuse is in shared memory).
@@ -391,12 +383,12 @@ constexpr int fused_min_blocks() {
 template <class T, int I, bool Small, int SEG, bool Compact>
 __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
-  extern __shared__ __align__(128) unsigned char fused_smem[];
+  extern __shared__ __align__(16) unsigned char fused_smem[];
   constexpr int R = fused_ring<T, I, Small>();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, W = blockDim.x >> 5;
   const int tab_elems = fused_table_elems<T, I>(p, Compact);  // (p.tables: the compact ones where Compact)
   T* tab = reinterpret_cast<T*>(fused_smem);
-  T* ring = tab + fused_ring_offset<T, I>(p, Compact);
+  T* ring = tab + tab_elems;
   constexpr int L = fused_warp_lines<T, I, SEG>();
   T* slots = ring + R * (W * L + 2) * g.row + warp * fused_buffers<T, I, SEG>() * warp_slots<T, I>();
   stage_tables(p.tables, tab_elems, tab);
@@ -447,19 +439,20 @@ void with_seg(int seg, F&& f) {
 
 template <class T, int I>
 FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes) {
+  FusedLaunch s;
   int L = 0, buffers = 0;
   with_seg<I>(p.S, [&](auto seg) {
     L = fused_warp_lines<T, I, decltype(seg)::value>();
     buffers = fused_buffers<T, I, decltype(seg)::value>();
   });
-  auto smem = [&](int W, bool small, bool compact, int row) {
-    return sizeof(T) * (static_cast<std::size_t>(fused_ring_offset<T, I>(p, compact)) +
-                        static_cast<std::size_t>(small ? kShortRing : fused_ring<T, I, false>()) * (W * L + 2) * row +
+  auto smem = [&](int W, bool small, bool compact) {
+    return sizeof(T) * (static_cast<std::size_t>(fused_table_elems<T, I>(p, compact)) +
+                        static_cast<std::size_t>(small ? kShortRing : fused_ring<T, I, false>()) * (W * L + 2) * g0.row +
                         static_cast<std::size_t>(W) * buffers * warp_slots<T, I>());
   };
-  auto most_warps = [&](bool small, bool compact, int row) {
+  auto most_warps = [&](bool small, bool compact) {
     int W = kFusedMaxWarps;
-    while (W > 1 && smem(W, small, compact, row) > 227 * 1024) --W;
+    while (W > 1 && smem(W, small, compact) > 227 * 1024) --W;
     return W;
   };
   // The most warps (8 down to 1) whose block fits under 227 KB; a second
@@ -469,49 +462,30 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
   // where they fit more lines (fused_compact_built). Where the plan's
   // tables leave fewer than kFusedMinWarps, the small build (fp64 lines of
   // 961-1056 rows: 5 lines a block).
-  auto shape_for = [&](int row) {
-    FusedLaunch s;
-    int W = most_warps(false, false, row);
-    if constexpr (fused_compact_built<T, I>())
-      if (g0.s_tail > 0 && p.S == 32 && W >= kFusedMinWarps && W < kFusedMaxWarps) {
-        const int Wc = most_warps(false, true, row);
-        if (Wc > W) {
-          W = Wc;
-          s.compact = true;
-        }
+  int W = most_warps(false, false);
+  if constexpr (fused_compact_built<T, I>())
+    if (g0.s_tail > 0 && p.S == 32 && W >= kFusedMinWarps && W < kFusedMaxWarps) {
+      const int Wc = most_warps(false, true);
+      if (Wc > W) {
+        W = Wc;
+        s.compact = true;
       }
-    // The small build keeps the lengths it served before the compact tables
-    // took more than two tail segments (2026-12-02): fp64 lines of 961-1056
-    // rows. Those of 801-960 rows (3 or more tail segments) stay unfused, as
-    // before: the small build was not run on them.
-    if constexpr (fused_small_built<T, I>())
-      if (W < kFusedMinWarps && g0.s_tail > 0 && p.S - g0.s_tail <= CompactTables::kSlots - 2) {
-        W = most_warps(true, true, row);
-        s.small = s.compact = true;
-      }
-    s.warps = W;
-    s.lines_per_warp = L;
-    s.row = row;
-    s.smem = smem(W, s.small, s.compact, row);
-    s.per_sm = resident_blocks(fused_kernel<T, I>(s.small, s.compact, p.S), 32 * W, s.smem);
-    return s;
-  };
-  // Slab rows of n rounded up to 128 bytes, where that keeps as many lines
-  // on an SM as rows rounded up to 16 bytes (g0.row) do. A cp.async
-  // warp-wide copy of 512 bytes into shared memory that starts off a
-  // 128-byte line writes 5 wavefronts instead of 4, and ncu counted half as
-  // many L2 sectors again for it: at 257^3 (rows of 1040 / 2080 bytes) 9 %
-  // of the kernel's shared wavefronts and 19-20 % of its global sectors
-  // were the slab copies' excess, and none at 512^3 (PERFORMANCE.md,
-  // twenty-sixth session).
-  constexpr int A = 128 / static_cast<int>(sizeof(T));
-  FusedLaunch s = shape_for((g0.n + A - 1) / A * A);
-  if (s.row != g0.row) {
-    const FusedLaunch packed = shape_for(g0.row);
-    if (static_cast<long>(packed.warps) * packed.per_sm > static_cast<long>(s.warps) * s.per_sm) s = packed;
-  }
+    }
+  // The small build keeps the lengths it served before the compact tables
+  // took more than two tail segments (2026-12-02): fp64 lines of 961-1056
+  // rows. Those of 801-960 rows (3 or more tail segments) stay unfused, as
+  // before: the small build was not run on them.
+  if constexpr (fused_small_built<T, I>())
+    if (W < kFusedMinWarps && g0.s_tail > 0 && p.S - g0.s_tail <= CompactTables::kSlots - 2) {
+      W = most_warps(true, true);
+      s.small = s.compact = true;
+    }
+  s.warps = W;
+  s.lines_per_warp = L;
+  s.smem = smem(W, s.small, s.compact);
+  s.per_sm = resident_blocks(fused_kernel<T, I>(s.small, s.compact, p.S), 32 * W, s.smem);
   if (s.per_sm < 1) return s;
-  const index_t jblocks = (g0.nj + s.warps * L - 1) / (s.warps * L), total = jblocks * g0.nk;
+  const index_t jblocks = (g0.nj + W * L - 1) / (W * L), total = jblocks * g0.nk;
   // Steps a block takes: an equal share for every resident block (one wave),
   // or `planes` (ADI_FUSED_PLANES, for experiments).
   index_t P = planes;
@@ -539,7 +513,6 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
               "fused RHS + x: no compact tables");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
-  g.row = s.row;
   g.per_block = s.K;
   g.jblocks = s.jblocks;
   PlanView<T> q = p;

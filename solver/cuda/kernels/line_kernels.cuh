@@ -70,7 +70,7 @@ struct FusedGeom {
   index_t nj, sj;  // lines along y
   index_t nk, sk;  // and along z
   int n;           // rows of a line
-  int row;         // elements of a row in shared memory: n rounded up to 16 bytes (FusedLaunch::row at launch)
+  int row;         // elements of a row in shared memory: n rounded up to 16 bytes
   bool vec;        // rows of u 16-byte aligned, readable up to n rounded up to 16 bytes (required)
   index_t per_block = 0, jblocks = 0;  // steps (a line group at a plane) a block takes; ceil(nj / W)
   // The first tail segment of the solver's compact tables (CompactTables,
@@ -84,7 +84,6 @@ struct FusedLaunch {
   int lines_per_warp = 1;  // a block takes warps x lines_per_warp lines (fused_lines_per_warp)
   bool small = false;  // the small build: the compact tables and a ring of 3 slabs
   bool compact = false;  // the compact tables (one interior segment's: CompactTables)
-  int row = 0;  // elements of a slab row in shared memory: FusedGeom::row or n rounded up to 128 bytes
   std::size_t smem = 0;
   int per_sm = 0;
   index_t K = 0, jblocks = 0, blocks = 0;
