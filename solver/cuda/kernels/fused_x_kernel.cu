@@ -509,7 +509,8 @@ void launch_fused_x(const T* u, T* w, const PlanView<T>& p, const FusedGeom& g0,
               "fused RHS + x: the small build takes compact tables");
   // Compact tables come with the small build (fp64 I = 32, 33) or the full
   // one that takes them (fp64 I = 17, 32).
-  ADI_REQUIRE(!s.compact || (compact_tables && g0.s_tail > 0 && p.S == 32 && (s.small || fused_compact_built<T, I>())),
+  ADI_REQUIRE(!s.compact ||
+                  (compact_tables && g0.s_tail > 0 && p.S == 32 && (s.small || fused_compact_built<T, I>())),
               "fused RHS + x: no compact tables");
   if (s.per_sm < 1) ADI_THROW(BackendUnavailable, "fused RHS + x kernel does not fit on a multiprocessor");
   FusedGeom g = g0;
