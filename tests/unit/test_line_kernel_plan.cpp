@@ -408,4 +408,22 @@ TEST(LineKernelPlan, FaceLaneLeftOutWhereItIsATileOfItsOwn) {
   }
 }
 
+// The shapes of CudaStepper.GraphStepIsBitIdenticalToLaunches
+// (tests/gpu/test_cuda_stepper.cpp) reach the families its comment names, in
+// both precisions: x lines of 129 the warp kernel (fused with the RHS), y / z
+// lines of 67 / 70 the lanes kernel, of 6 / 5 the short kernel, x lines of
+// 5000 the block kernel, z lines of 3000 the long-line kernel.
+TEST(LineKernelPlan, GraphTestShapesReachEveryFamily) {
+  for (std::size_t e : {kF32, kF64}) {
+    const auto family = [e](index_t n, Axis a, bool unit) { return adi::plan_line_kernel(n, a, unit, e).family; };
+    EXPECT_EQ(family(129, Axis::X, true), F::Warp) << e;
+    EXPECT_EQ(family(67, Axis::Y, false), F::Lanes) << e;
+    EXPECT_EQ(family(70, Axis::Z, false), F::Lanes) << e;
+    EXPECT_EQ(family(6, Axis::Y, false), F::Short) << e;
+    EXPECT_EQ(family(5, Axis::Z, false), F::Short) << e;
+    EXPECT_EQ(family(5000, Axis::X, true), F::Block) << e;
+    EXPECT_EQ(family(3000, Axis::Z, false), F::Long) << e;
+  }
+}
+
 }  // namespace
