@@ -7,8 +7,11 @@
 #include "line_sweep.hpp"
 #include "simd_transpose.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <vector>
 
@@ -18,17 +21,38 @@ using detail::LineSweep;
 
 namespace {
 
+// Rows of a batch that lie a page or more apart (z lines: a plane apart)
+// are each a page of their own, and the hardware prefetchers do not cross
+// pages: the forward sweep can then wait on a demand miss at every row, and
+// the back substitution on every row of acc (u, from memory). Those rows are
+// prefetched kPrefetchRows ahead (measured: docs/PERFORMANCE.md, the
+// twenty-seventh session's CPU z solve). Rows closer than a page (y lines
+// of a plane) stream without it. Prefetches change no value: the results
+// are bit for bit those without.
+constexpr std::size_t kFarRowBytes = 4096;
+constexpr index_t kPrefetchRows = 8;
+
+inline void prefetch_for_write(const void* p, std::size_t bytes) {
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  for (std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t(63); a < end; a += 64)
+    __builtin_prefetch(reinterpret_cast<const void*>(a), 1, 3);
+}
+
 // One batch of `cnt` lines starting at `base`, neighbouring lines `su` apart.
 // Forward sweep y[i] = (d[i] - a[i] y[i-1]) * inv[i], back substitution
 // x[i] = y[i] - cp[i] x[i+1], both in place; if `acc` is given, the solution
 // is also added to acc (same offsets), fusing the Douglas update u += D.
-template <class T, bool Unit>
+template <class T, bool Unit, bool Far = false>
 void constant_batch(const ThomasFactor<T>& f, T* base, T* acc_base, index_t n, index_t s, index_t su,
                     index_t cnt) {
+  static_assert(Unit || !Far, "prefetched rows are unit-stride rows of lines");
   const T* a = f.lower();
   const T* cp = f.upper_over_pivot();
   const T* inv = f.inv_pivot();
   const index_t step_u = Unit ? 1 : su;
+  auto prefetch_row = [cnt](const T* row) { prefetch_for_write(row, static_cast<std::size_t>(cnt) * sizeof(T)); };
+  if constexpr (Far)
+    for (index_t i = 0; i <= std::min(n - 1, kPrefetchRows); ++i) prefetch_row(base + i * s);
   {
     const T m0 = inv[0];
     T* row = base;
@@ -39,6 +63,7 @@ void constant_batch(const ThomasFactor<T>& f, T* base, T* acc_base, index_t n, i
     const T ai = a[i], mi = inv[i];
     T* row = base + i * s;
     const T* prev = row - s;
+    if (Far && i + kPrefetchRows < n) prefetch_row(row + kPrefetchRows * s);
 #pragma omp simd
     for (index_t l = 0; l < cnt; ++l) row[l * step_u] = (row[l * step_u] - ai * prev[l * step_u]) * mi;
   }
@@ -48,12 +73,15 @@ void constant_batch(const ThomasFactor<T>& f, T* base, T* acc_base, index_t n, i
 #pragma omp simd
     for (index_t l = 0; l < cnt; ++l) acc[l * step_u] += row[l * step_u];
   }
+  if (Far && acc_base)
+    for (index_t i = n - 1; i >= std::max<index_t>(0, n - 1 - kPrefetchRows); --i) prefetch_row(acc_base + i * s);
   for (index_t i = n - 2; i >= 0; --i) {
     const T ci = cp[i];
     T* row = base + i * s;
     const T* next = row + s;
     if (acc_base) {
       T* acc = acc_base + i * s;
+      if (Far && i >= kPrefetchRows) prefetch_row(acc - kPrefetchRows * s);
 #pragma omp simd
       for (index_t l = 0; l < cnt; ++l) {
         row[l * step_u] -= ci * next[l * step_u];
@@ -225,7 +253,9 @@ void solve_constant_fused(Axis axis, const ThomasFactor<T>& f, T* d, T* acc, con
     const index_t cnt = std::min(w.batch, w.nu - u0);
     const index_t off = v * w.sv + u0 * w.su;
     T* accp = acc ? acc + off : nullptr;
-    if (w.su == 1)
+    if (w.su == 1 && static_cast<std::size_t>(w.s) * sizeof(T) >= kFarRowBytes)
+      constant_batch<T, true, true>(f, d + off, accp, w.n, w.s, w.su, cnt);
+    else if (w.su == 1)
       constant_batch<T, true>(f, d + off, accp, w.n, w.s, w.su, cnt);
     else
       constant_batch<T, false>(f, d + off, accp, w.n, w.s, w.su, cnt);

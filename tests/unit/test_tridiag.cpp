@@ -377,6 +377,53 @@ void check_x_bitwise() {
 }
 TEST(TridiagConstant, XLinesAreBitIdenticalToTheScalarRecurrenceF32) { check_x_bitwise<float>(); }
 TEST(TridiagConstant, XLinesAreBitIdenticalToTheScalarRecurrenceF64) { check_x_bitwise<double>(); }
+
+// y and z lines whose rows lie a page or more apart take the prefetching
+// build of the batched sweep (constant_batch's Far): prefetches must change
+// no value. z lines of a 300 x 5 plane (6000 / 12000 bytes; batches of 256
+// lines and a ragged one of 44), y lines of 1100-element rows, lengths
+// below and past the prefetch distance (1, 2, 3, 9, 17), packed and padded,
+// solve and fused accumulate: bit for bit the scalar recurrence line by line.
+template <class T>
+void check_far_rows_bitwise() {
+  SeededRng rng;
+  for (Axis ax : {Axis::Y, Axis::Z})
+    for (index_t n : {1, 2, 3, 9, 17})
+      for (bool padded : {false, true})
+        for (bool fused : {false, true}) {
+          const Layout3 L = ax == Axis::Z ? test_layout(300, 5, n, padded) : test_layout(1100, n, 2, padded);
+          const int a_ = axis_index(ax);
+          ASSERT_GE(static_cast<std::size_t>(L.stride[a_]) * sizeof(T), 4096u);
+          const LineMatrix m = random_dominant(rng, n);
+          const auto f = ThomasFactor<T>::factor(m);
+          auto d = random_field<T>(rng, L);
+          auto acc = random_field<T>(rng, L);
+          auto want = d, want_acc = acc;
+          cpu::solve_constant_fused(ax, f, d.data(), fused ? acc.data() : nullptr, L);
+          const T *a = f.lower(), *cp = f.upper_over_pivot(), *inv = f.inv_pivot();
+          const index_t s = L.stride[a_];
+          const int o1 = 0, o2 = ax == Axis::Z ? 1 : 2;  // the other two axes
+          for (index_t q = 0; q < L.n[o2]; ++q)
+            for (index_t p = 0; p < L.n[o1]; ++p) {
+              index_t idx[3] = {0, 0, 0};
+              idx[o1] = p;
+              idx[o2] = q;
+              T* x = want.data() + L.offset(idx[0], idx[1], idx[2]);
+              T* u = want_acc.data() + L.offset(idx[0], idx[1], idx[2]);
+              x[0] *= inv[0];
+              for (index_t i = 1; i < n; ++i) x[i * s] = (x[i * s] - a[i] * x[(i - 1) * s]) * inv[i];
+              for (index_t i = n - 2; i >= 0; --i) x[i * s] -= cp[i] * x[(i + 1) * s];
+              if (fused)
+                for (index_t i = 0; i < n; ++i) u[i * s] += x[i * s];
+            }
+          ASSERT_EQ(0, std::memcmp(d.data(), want.data(), sizeof(T) * d.size()))
+              << axis_name(ax) << " n " << n << (padded ? " padded" : " packed") << (fused ? " fused" : "");
+          ASSERT_EQ(0, std::memcmp(acc.data(), want_acc.data(), sizeof(T) * acc.size()))
+              << axis_name(ax) << " acc, n " << n << (padded ? " padded" : " packed");
+        }
+}
+TEST(TridiagConstant, FarRowsAreBitIdenticalToTheScalarRecurrenceF32) { check_far_rows_bitwise<float>(); }
+TEST(TridiagConstant, FarRowsAreBitIdenticalToTheScalarRecurrenceF64) { check_far_rows_bitwise<double>(); }
 }  // namespace
 
 namespace {
