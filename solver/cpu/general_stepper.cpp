@@ -54,6 +54,18 @@ GeneralCpuStepper<T>::GeneralCpuStepper(const HeatProblem& p) : p_(p), layout_(p
   if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
   for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a);
   dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
+  scheme_ = p_.scheme_in_use();
+  for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * p_.dt);
+  if (scheme_ == SchemeType::Strang) {
+    seq_ = strang_sequence(p_);
+    frac_ = strang_fractions(p_);
+    for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * frac_[a] * p_.dt);
+    split_ = split_dirichlet(dirichlet_);
+    for (const auto& pl : split_.planes) {
+      split_r_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
+      split_g1_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
+    }
+  }
   // Constant coefficients: one matrix per axis, factorised once.
   if (!p_.material.lines_vary()) {
     for (int a = 0; a < 3; ++a) {
@@ -61,7 +73,7 @@ GeneralCpuStepper<T>::GeneralCpuStepper(const HeatProblem& p) : p_(p), layout_(p
       const index_t na = p_.n[a];
       LineMatrix m(na);
       const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
-      const T tdt = static_cast<T>(p_.theta * p_.dt);
+      const T tdt = tau_[a];
       for (index_t i = 0; i < na; ++i) {
         if (fixed_row(i, ends_[a])) continue;  // identity
         T ra, rb, rc;
@@ -211,7 +223,7 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
     return;
   }
   const index_t n = L.n[a], s = L.stride[a];
-  const T tdt = static_cast<T>(p_.theta * p_.dt);
+  const T tdt = tau_[a];
   const T rho_const = static_cast<T>(1.0 / p_.capacity);
   const T* K = conductivity(a);
   const T kconst = static_cast<T>(p_.alpha[a]);
@@ -295,7 +307,163 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
 }
 
 template <class T>
+std::vector<Phase> GeneralCpuStepper<T>::phases() const {
+  if (scheme_ != SchemeType::Strang) return Stepper<T>::phases();
+  std::vector<Phase> ph{Phase::Rhs};
+  for (const SplitFactor& f : seq_) ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
+  return ph;
+}
+
+// The Strang step's Dirichlet terms (split.hpp), from the field at the
+// step's start: at every node of each Dirichlet plane, r / |S| (S: the axes
+// whose Dirichlet faces hold the node) and g(t^{n+1}).
+template <class T>
+void GeneralCpuStepper<T>::split_dirichlet_terms() {
+  const Layout3& L = layout_;
+  const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
+  const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
+  // g(t^{n+1}) at the time the next step starts from (time()), bit for bit.
+  const auto f1 = split_table_values(p_, static_cast<double>(this->step_index() + 1) * p_.dt);
+  T beta[3][2];
+  face_betas(p_, tstar, beta);
+  const T sq_f = static_cast<T>(strang_source_share(p_) * p_.source_table.at(tstar));
+  const T rho_const = static_cast<T>(1.0 / p_.capacity), qconst = static_cast<T>(p_.source);
+  const T dt = static_cast<T>(p_.dt);
+  for (std::size_t f = 0; f < split_.planes.size(); ++f) {
+    const SplitDirichlet::Plane& pl = split_.planes[f];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (index_t c2 = 0; c2 < pl.n2; ++c2)
+      for (index_t c1 = 0; c1 < pl.n1; ++c1) {
+        index_t idx[3];
+        idx[pl.axis] = pl.plane;
+        idx[pl.o1] = c1;
+        idx[pl.o2] = c2;
+        const index_t o = L.offset(idx[0], idx[1], idx[2]);
+        const T rho = rho_.empty() ? rho_const : rho_[o];
+        const T sq = (q_.empty() ? qconst : q_[o]) * sq_f;
+        int fixed = 0;
+        T flows = T(0);
+        for (int b = 0; b < 3; ++b) {
+          if (p_.flat(b)) {  // tangential, with no operator: its share of the source
+            flows += rho * (T(0) + sq);
+            continue;
+          }
+          const AxisEnds<T>& e = ends_[b];
+          const index_t ib = idx[b], nb = e.n, s = L.stride[b];
+          if (fixed_row(ib, e)) {
+            ++fixed;
+            continue;
+          }
+          const index_t om = ib > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (nb - 1) * s : o + s);
+          const index_t op = ib < nb - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (nb - 1) * s : o - s);
+          const T* K = conductivity(b);
+          const T kc = K ? K[o] : static_cast<T>(p_.alpha[b]);
+          const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+          T bt = T(0);
+          if (ib == 0 && e.lo == LineEnd::Mirror) bt += beta[b][0];
+          if (ib == nb - 1 && e.hi == LineEnd::Mirror) bt += beta[b][1];
+          flows += split_flow(row_coupling<T>(ib, e, km, kc, kp, rho), u_[om], u_[o], u_[op], rho, bt, sq);
+        }
+        const std::size_t q = static_cast<std::size_t>(c1 + pl.n1 * c2);
+        const int own = pl.owner[q];
+        split_r_[f][q] = split_dirichlet_share(own >= 0 ? pl.value[q] * df[own] : 0.0, flows, dt, fixed);
+        split_g1_[f][q] = own >= 0 ? static_cast<T>(pl.value[q] * f1[own]) : u_[o];
+      }
+  }
+}
+
+// One factor along axis a in delta form: w = tau (A_a u + s_a(t*)) (tau =
+// fraction dt), the fraction of r / |S| at the ends held by a's Dirichlet
+// faces; then u += (I - theta tau A_a)^{-1} w.
+template <class T>
+void GeneralCpuStepper<T>::factor(int a) {
+  const Layout3& L = layout_;
+  const double tstar = this->time() + p_.theta * p_.dt;
+  T beta[3][2];
+  face_betas(p_, tstar, beta);
+  const T sq_f = static_cast<T>(strang_source_share(p_) * p_.source_table.at(tstar));
+  const T rho_const = static_cast<T>(1.0 / p_.capacity), qconst = static_cast<T>(p_.source);
+  const T tau = static_cast<T>(frac_[a] * p_.dt), frac = static_cast<T>(frac_[a]);
+  const AxisEnds<T>& e = ends_[a];
+  const index_t na = e.n, s = L.stride[a];
+  const T* K = conductivity(a);
+  const T kconst = static_cast<T>(p_.alpha[a]);
+  const T* u = u_.data();
+  T* w = w_.data();
+  if (p_.flat(a)) {  // no operator: the factor's share of the source alone
+    if (!p_.has_source()) return;
+    const index_t total = static_cast<index_t>(u_.size());
+#pragma omp parallel for schedule(static)
+    for (index_t o = 0; o < total; ++o)
+      u_[o] += tau * ((rho_.empty() ? rho_const : rho_[o]) * ((q_.empty() ? qconst : q_[o]) * sq_f));
+    return;
+  }
+  const SplitDirichlet::Plane* end_plane[2] = {split_.find(2 * a), split_.find(2 * a + 1)};
+  std::size_t end_index[2] = {0, 0};
+  for (int side = 0; side < 2; ++side)
+    for (std::size_t f = 0; f < split_.planes.size(); ++f)
+      if (&split_.planes[f] == end_plane[side]) end_index[side] = f;
+  const index_t nx = L.n[0], ny = L.n[1], nz = L.n[2];
+#pragma omp parallel for collapse(2) schedule(static)
+  for (index_t k = 0; k < nz; ++k)
+    for (index_t j = 0; j < ny; ++j)
+      for (index_t i = 0; i < nx; ++i) {
+        const index_t idx[3] = {i, j, k};
+        const index_t o = L.offset(i, j, k), ia = idx[a];
+        if (fixed_row(ia, e)) {
+          const int side = ia == 0 ? 0 : 1;
+          const SplitDirichlet::Plane& pl = *end_plane[side];
+          const std::size_t q = static_cast<std::size_t>(idx[pl.o1] + pl.n1 * idx[pl.o2]);
+          w[o] = frac * split_r_[end_index[side]][q];
+          continue;
+        }
+        const T rho = rho_.empty() ? rho_const : rho_[o];
+        const index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);
+        const index_t op = ia < na - 1 ? o + s : (e.hi == LineEnd::Wrap ? o - (na - 1) * s : o - s);
+        const T kc = K ? K[o] : kconst;
+        const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+        T bt = T(0);
+        if (ia == 0 && e.lo == LineEnd::Mirror) bt += beta[a][0];
+        if (ia == na - 1 && e.hi == LineEnd::Mirror) bt += beta[a][1];
+        const T sq = (q_.empty() ? qconst : q_[o]) * sq_f;
+        w[o] = tau * split_flow(row_coupling<T>(ia, e, km, kc, kp, rho), u[om], u[o], u[op], rho, bt, sq);
+      }
+  solve(a, u_.data());
+}
+
+// Every Dirichlet node back to its data, g(t^{n+1}).
+template <class T>
+void GeneralCpuStepper<T>::split_reset() {
+  const Layout3& L = layout_;
+  for (std::size_t f = 0; f < split_.planes.size(); ++f) {
+    const SplitDirichlet::Plane& pl = split_.planes[f];
+    for (index_t c2 = 0; c2 < pl.n2; ++c2)
+      for (index_t c1 = 0; c1 < pl.n1; ++c1) {
+        index_t idx[3];
+        idx[pl.axis] = pl.plane;
+        idx[pl.o1] = c1;
+        idx[pl.o2] = c2;
+        u_[L.offset(idx[0], idx[1], idx[2])] = split_g1_[f][static_cast<std::size_t>(c1 + pl.n1 * c2)];
+      }
+  }
+}
+
+template <class T>
 void GeneralCpuStepper<T>::run_phase(Phase ph) {
+  if (scheme_ == SchemeType::Strang) {
+    switch (ph) {
+      case Phase::Rhs: split_dirichlet_terms(); break;
+      case Phase::SolveX: factor(0); break;
+      case Phase::SolveY: factor(1); break;
+      case Phase::SolveZ: factor(2); break;
+      case Phase::Step: step(); break;
+      case Phase::RhsSolveX:
+        split_dirichlet_terms();
+        factor(0);
+        break;
+    }
+    return;
+  }
   switch (ph) {
     case Phase::Rhs: rhs(); break;
     case Phase::SolveX: solve(0, nullptr); break;
@@ -311,6 +479,13 @@ void GeneralCpuStepper<T>::run_phase(Phase ph) {
 
 template <class T>
 void GeneralCpuStepper<T>::step() {
+  if (scheme_ == SchemeType::Strang) {
+    split_dirichlet_terms();
+    for (const SplitFactor& f : seq_) factor(f.axis);
+    split_reset();
+    ++this->step_index_;
+    return;
+  }
   rhs();
   solve(0, nullptr);
   solve(1, nullptr);
@@ -320,17 +495,27 @@ void GeneralCpuStepper<T>::step() {
 
 template <class T>
 FieldStats GeneralCpuStepper<T>::field_stats() {
-  double m = 0.0;
+  double m = 0.0, energy = 0.0;
   bool finite = true;
-  const index_t n = static_cast<index_t>(u_.size());
+  const Layout3& L = layout_;
   const T* u = u_.data();
-#pragma omp parallel for reduction(max : m) reduction(&& : finite) schedule(static)
-  for (index_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(u[i]);
-    finite = finite && std::isfinite(v);
-    m = std::max(m, std::abs(v));
-  }
-  return FieldStats{m, finite};
+  const double c_const = p_.capacity;
+  std::array<double, 3> h{};
+  for (int a = 0; a < 3; ++a) h[a] = p_.spacing(a);
+#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j) {
+      const double vjk = node_volume(j, L.n[1], h[1], p_.periodic(1)) * node_volume(k, L.n[2], h[2], p_.periodic(2));
+      for (index_t i = 0; i < L.n[0]; ++i) {
+        const index_t o = L.offset(i, j, k);
+        const double v = static_cast<double>(u[o]);
+        finite = finite && std::isfinite(v);
+        m = std::max(m, std::abs(v));
+        const double c = rho_.empty() ? c_const : 1.0 / static_cast<double>(rho_[o]);
+        energy += vjk * node_volume(i, L.n[0], h[0], p_.periodic(0)) * c * v * v;
+      }
+    }
+  return FieldStats{m, finite, energy};
 }
 
 template <class T>

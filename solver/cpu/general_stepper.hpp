@@ -4,6 +4,7 @@
 #include <adi/detail/backends.hpp>
 #include <adi/dirichlet.hpp>
 #include <adi/discrete.hpp>
+#include <adi/split.hpp>
 #include <adi/stepper.hpp>
 #include <adi/tridiag.hpp>
 
@@ -39,6 +40,12 @@ class GeneralCpuStepper final : public Stepper<T> {
   }
   void rhs();
   void solve(int axis, T* acc);
+  // The Strang step (split.hpp): the Dirichlet planes' r and g(t^{n+1}) from
+  // the field at the step's start, one factor, the data back on the faces.
+  void split_dirichlet_terms();
+  void factor(int axis);
+  void split_reset();
+  std::vector<Phase> phases() const override;
 
   HeatProblem p_;
   Layout3 layout_;
@@ -51,6 +58,12 @@ class GeneralCpuStepper final : public Stepper<T> {
   std::array<ThomasFactor<T>, 3> factor_;             // constant coefficients, not periodic
   std::array<std::unique_ptr<LineMatrix>, 3> cyclic_;  // constant coefficients, periodic
   DirichletData dirichlet_;
+  SchemeType scheme_ = SchemeType::Douglas;
+  std::array<T, 3> tau_{};      // theta dt of each axis' solves (Strang: theta fraction dt)
+  std::array<double, 3> frac_{};  // Strang: each axis' fraction of dt
+  std::vector<SplitFactor> seq_;
+  SplitDirichlet split_;
+  std::vector<std::vector<T>> split_r_, split_g1_;  // per plane of split_: r / |S| and g(t^{n+1})
 };
 
 }  // namespace adi::cpu

@@ -2,11 +2,13 @@
 
 #include <adi/analytic.hpp>
 #include <adi/mpi.hpp>
+#include <adi/split.hpp>
 #include <adi/verification.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <random>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -544,6 +546,55 @@ Check energy_balance(const StepperSpec& spec) {
     return s * area;
   };
   std::vector<double> u1(u.size()), D[3];
+  const std::vector<double> ones(u.size(), 1.0);
+  // Heat into the domain through axis a's faces per unit time, for a stage
+  // whose implicit part sees u + theta d (d: the stage's increment).
+  auto axis_flow = [&](int a, double tstar, const std::vector<double>& uu, const std::vector<double>* d) {
+    double flow = 0.0;
+    if (p.periodic(a)) return flow;
+    for (int side = 0; side < 2; ++side) {
+      const Boundary b = side ? p.hi[a] : p.lo[a];
+      const FaceData& fd = side ? p.hi_data[a] : p.lo_data[a];
+      const double f = fd.table.at(tstar);
+      if (b == Boundary::Neumann) flow += fd.flux * f * face_sum(ones, a, side);
+      if (b == Boundary::Robin)
+        flow += fd.h * (fd.ambient * f * face_sum(ones, a, side) - face_sum(uu, a, side) -
+                        (d ? p.theta * face_sum(*d, a, side) : 0.0));
+    }
+    return flow;
+  };
+  if (p.scheme_in_use() == SchemeType::Strang) {
+    // Factor by factor: each moves the energy by its fraction of dt times its
+    // own axis' face flows (split.hpp).
+    std::vector<double> before(u.size()), d(u.size());
+    for (index_t n = 0; n < steps; ++n) {
+      const double tstar = (static_cast<double>(n) + p.theta) * p.dt;
+      double expected = 0.0;
+      st->run_phase(Phase::Rhs);  // the Dirichlet terms (none here)
+      before = u;
+      for (const SplitFactor& f : strang_sequence(p)) {
+        st->run_phase(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
+        st->gather_field(root() ? u1.data() : nullptr);
+        if (root()) {
+          for (std::size_t q = 0; q < u.size(); ++q) d[q] = u1[q] - before[q];
+          expected += f.fraction * p.dt * axis_flow(f.axis, tstar, before, &d);
+          before = u1;
+        }
+      }
+      st->set_step_index(st->step_index() + 1);
+      if (root()) {
+        const double dE = energy(p, u1, cv) - energy(p, u, cv);
+        worst = std::max(worst, std::abs(dE - expected) / std::abs(expected));
+      }
+      u = u1;
+    }
+    Check c;
+    c.name = "energy balance, flux + convective faces, K and c fields " + grid_name(p);
+    c.quantity = "|dE - dt flow| / |dt flow| (worst step)";
+    c.hi = 1e-12;
+    c.value = worst;
+    return finish(c);
+  }
   for (index_t n = 0; n < steps; ++n) {
     // Stages: rhs, x, y; the z solve adds D into u.
     st->run_phase(Phase::Rhs);
@@ -567,7 +618,6 @@ Check energy_balance(const StepperSpec& spec) {
           const Boundary b = side ? p.hi[a] : p.lo[a];
           const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
           const double f = d.table.at(tstar);
-          const std::vector<double> ones(u.size(), 1.0);
           if (b == Boundary::Neumann) flow += d.flux * f * face_sum(ones, a, side);
           if (b == Boundary::Robin)
             flow += d.h * (d.ambient * f * face_sum(ones, a, side) - face_sum(u, a, side) -
@@ -644,13 +694,98 @@ Check constant_field(Precision prec, const StepperSpec& spec) {
   pf.material.source = field(pf, "q", std::vector<double>(static_cast<std::size_t>(pf.points()), 0.5));
   const std::vector<double> u0 = sample(pc, [](double x, double y, double z) { return x * (1 - x) + y * z; });
   const index_t steps = 12;
-  const std::vector<double> a = run_prec(prec, pc, spec, u0, steps), b = run_prec(prec, pf, spec, u0, steps);
   Check c;
-  c.name = "constant K, c, q given as fields vs as constants " + grid_name(pc);
+  c.name = "constant K, c, q given as fields vs as constants, each scheme " + grid_name(pc);
   c.precision = prec;
   c.quantity = "max rel diff";
   c.hi = prec == Precision::F64 ? 1e-12 : 1e-5;
-  if (root()) c.value = max_abs_diff(a, b) / max_abs(a);
+  for (SchemeType scheme : {SchemeType::Douglas, SchemeType::Strang}) {
+    pc.scheme = pf.scheme = scheme;
+    const std::vector<double> a = run_prec(prec, pc, spec, u0, steps), b = run_prec(prec, pf, spec, u0, steps);
+    if (root()) c.value = std::max(c.value, max_abs_diff(a, b) / max_abs(a));
+  }
+  return finish(c);
+}
+
+Check inclusion_stability(const StepperSpec& spec) {
+  // An insulated 15^3 box with a 5^3 inclusion in the middle, K 1000x and c
+  // 70x its surroundings, no source: the exact solution's energy decays.
+  // The Douglas step's spectral radius reaches 106 here (docs/SCHEMES.md);
+  // the default (Strang) step must not let the energy grow, at dt = 1 (the
+  // inclusion's lambda = K dt / (c h^2) ~ 2800, the matrix's ~ 200).
+  HeatProblem p;
+  p.n = {15, 15, 15};
+  p.length = {1.0, 1.0, 1.0};
+  for (int a = 0; a < 3; ++a) p.lo[a] = p.hi[a] = Boundary::Neumann;
+  p.dt = 1.0;
+  const index_t steps = 100;
+  auto inside = [&](index_t q) {
+    const index_t i = q % 15, j = (q / 15) % 15, k = q / 225;
+    return i >= 5 && i < 10 && j >= 5 && j < 10 && k >= 5 && k < 10;
+  };
+  std::vector<double> kv(static_cast<std::size_t>(p.points())), cv(kv.size()), u0(kv.size());
+  std::mt19937_64 rng(20261205);
+  std::uniform_real_distribution<double> uni(0.0, 1.0);
+  for (index_t q = 0; q < p.points(); ++q) {
+    kv[q] = inside(q) ? 1000.0 : 1.0;
+    cv[q] = inside(q) ? 70.0 : 1.0;
+    u0[q] = uni(rng);
+  }
+  auto K = field(p, "K inclusion", kv);
+  p.material.conductivity = {K, K, K};
+  p.material.capacity = field(p, "c inclusion", cv);
+  auto st = make_stepper<double>(p, spec);
+  std::vector<double> u(u0);
+  st->scatter_field(root() ? u.data() : nullptr);
+  double prev = st->field_stats().energy, worst = -1.0, e0 = prev;
+  for (index_t n = 0; n < steps; ++n) {
+    st->step();
+    const FieldStats fs = st->field_stats();
+    worst = std::max(worst, fs.finite ? fs.energy / prev - 1.0 : std::numeric_limits<double>::infinity());
+    prev = fs.energy;
+  }
+  const FieldStats last = st->field_stats();
+  Check c;
+  c.name = std::string("stability: K 1000x, c 70x inclusion, insulated, dt = 1, ") + scheme_name(p.scheme_in_use()) +
+           " " + grid_name(p);
+  c.quantity = "largest energy growth of a step (relative)";
+  c.lo = -1.0;
+  c.hi = 1e-12;
+  c.value = worst;
+  std::ostringstream s;
+  s << steps << " steps: energy " << e0 << " -> " << prev << ", max |u| " << last.max_abs;
+  c.detail = s.str();
+  return finish(c);
+}
+
+Check source_table_time(double theta, const StepperSpec& spec) {
+  // A uniform field in an insulated box with a uniform source q f(t): no
+  // operator acts, so u^N = u^0 + dt sum_n q f(t^n + theta dt) / c exactly,
+  // the time at which every scheme evaluates its data (README).
+  HeatProblem p;
+  p.n = {7, 6, 5};
+  p.length = {1.0, 0.8, 0.6};
+  for (int a = 0; a < 3; ++a) p.lo[a] = p.hi[a] = Boundary::Neumann;
+  p.theta = theta;
+  p.capacity = 2.5;
+  p.source = 3.0;
+  p.source_table.t = {0.0, 0.35, 1.0};
+  p.source_table.v = {1.0, -2.0, 4.0};
+  p.dt = 0.1;
+  const index_t steps = 9;
+  double expected = 0.7;
+  for (index_t n = 0; n < steps; ++n)
+    expected += p.dt * p.source * p.source_table.at((static_cast<double>(n) + theta) * p.dt) / p.capacity;
+  Check c;
+  c.name = "source table read at t + theta dt, theta = " + std::to_string(theta).substr(0, 3) + ", each scheme";
+  c.quantity = "max abs err vs u0 + dt sum q f / c";
+  c.hi = 1e-12;
+  for (SchemeType scheme : {SchemeType::Douglas, SchemeType::Strang}) {
+    p.scheme = scheme;
+    const std::vector<double> u = run<double>(p, spec, std::vector<double>(static_cast<std::size_t>(p.points()), 0.7), steps);
+    if (root())
+      for (double v : u) c.value = std::max(c.value, std::abs(v - expected));
+  }
   return finish(c);
 }
 
@@ -666,6 +801,8 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
   if (!spec.distributed) out.push_back(energy_balance(spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(flat_axis(pr, spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(constant_field(pr, spec));
+  out.push_back(inclusion_stability(spec));
+  out.push_back(source_table_time(1.0, spec));
   return out;
 }
 

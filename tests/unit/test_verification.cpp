@@ -36,6 +36,9 @@ TEST(Verification, FlatAxisF64) { expect_ok(adi::verify::flat_axis(adi::Precisio
 TEST(Verification, FlatAxisF32) { expect_ok(adi::verify::flat_axis(adi::Precision::F32, cpu())); }
 TEST(Verification, ConstantFieldF64) { expect_ok(adi::verify::constant_field(adi::Precision::F64, cpu())); }
 TEST(Verification, ConstantFieldF32) { expect_ok(adi::verify::constant_field(adi::Precision::F32, cpu())); }
+TEST(Verification, InclusionStability) { expect_ok(adi::verify::inclusion_stability(cpu())); }
+TEST(Verification, SourceTableTimeTheta1) { expect_ok(adi::verify::source_table_time(1.0, cpu())); }
+TEST(Verification, SourceTableTimeThetaHalf) { expect_ok(adi::verify::source_table_time(0.5, cpu())); }
 
 // Moving Dirichlet faces on a grid with flat axes (2D nz = 1, 1D): the W
 // terms (dirichlet.hpp) skip the flat in-plane axes, which have no solve, and

@@ -44,6 +44,18 @@ constexpr const char* boundary_name(Boundary b) {
                                   : "periodic";
 }
 
+/// The time scheme (docs/SCHEMES.md). Douglas: the delta-form ADI step
+/// (scheme.hpp), unconditionally stable when the axis operators commute
+/// (constant K per axis and constant c, every face kind) and in 2D; with
+/// material fields in 3D it is not. Strang: Strang-split one-dimensional
+/// Crank-Nicolson (theta) factors (split.hpp), a contraction in the c- and
+/// volume-weighted norm for every material. Auto: Strang when K or c is a
+/// field, Douglas otherwise.
+enum class SchemeType : int { Auto = 0, Douglas = 1, Strang = 2 };
+constexpr const char* scheme_name(SchemeType s) {
+  return s == SchemeType::Douglas ? "douglas" : s == SchemeType::Strang ? "strang" : "auto";
+}
+
 /// A piecewise-linear factor f(t) through (t[i], v[i]), t strictly
 /// increasing; constant before the first and after the last point. Empty:
 /// f = 1.
@@ -137,8 +149,15 @@ struct HeatProblem {
   /// (FaceData::value_from_initial) get them when those values move in time
   /// (a table): restarts read the faces from here again. nullptr otherwise.
   std::shared_ptr<const FieldSource> initial_field;
-  double theta = 0.5;  ///< Douglas weight, in [1/2, 1]
+  double theta = 0.5;  ///< implicit weight of the scheme, in [1/2, 1]
   double dt = 1e-3;    ///< time step [s]
+  SchemeType scheme = SchemeType::Auto;
+  /// The scheme a stepper runs: `scheme`, with Auto resolved (Strang when
+  /// the line matrices vary from line to line, i.e. K or c is a field).
+  SchemeType scheme_in_use() const {
+    if (scheme != SchemeType::Auto) return scheme;
+    return material.lines_vary() ? SchemeType::Strang : SchemeType::Douglas;
+  }
 
   /// True for an axis with a single node: no stencil, no solve along it.
   bool flat(int axis) const { return n[axis] == 1; }
@@ -156,8 +175,12 @@ struct HeatProblem {
   index_t points() const { return n[0] * n[1] * n[2]; }
 
   /// Constant coefficients, Dirichlet / insulated faces, no source, no time
-  /// tables: the problem the original kernels solve, bit for bit.
+  /// tables, the Douglas scheme: the problem the original kernels solve, bit
+  /// for bit.
   bool classic() const;
+  /// classic() but for the scheme: the problem class the analytic solution
+  /// (analytic.hpp) describes.
+  bool classic_problem() const;
   /// Some face data depend on time (a table on a face with data).
   bool has_time_dependent_faces() const;
   /// Some Dirichlet face has a nonzero increment between steps.

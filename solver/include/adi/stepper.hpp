@@ -27,7 +27,19 @@ const char* phase_name(Phase p);
 struct FieldStats {
   double max_abs = 0.0;
   bool finite = true;  ///< false if any NaN or Inf was seen
+  /// The discrete energy sum_i w_i c_i u_i^2 (w_i the node volumes:
+  /// trapezoidal on a non-periodic axis, h on a flat one): the norm in which
+  /// a stable step of a problem without data cannot grow (split.hpp), the
+  /// run's energy guard. Computed in double whatever the precision.
+  double energy = 0.0;
 };
+
+/// The volume of node i along an axis of n nodes with spacing h: h, or h / 2
+/// at either end of a non-periodic axis of n >= 3 nodes (flat: h = the box
+/// length, one node).
+inline double node_volume(index_t i, index_t n, double h, bool periodic) {
+  return (n >= 3 && !periodic && (i == 0 || i == n - 1)) ? 0.5 * h : h;
+}
 
 /// Where a stepper keeps its field: host memory (CPU) or device memory
 /// (CUDA, on device `device`), laid out as `layout` (x fastest, possibly

@@ -61,15 +61,26 @@ Check conservation(Precision prec, const StepperSpec& spec);
 /// Flux and Robin faces, no source: per step the energy changes by exactly
 /// dt times the boundary heat flow the scheme defines (the explicit flow at
 /// t* plus the implicit Robin part theta dt h_c of each stage's increment at
-/// its face); needs Stepper::get_work (the stages), fp64 1e-12.
+/// its face); Douglas: needs Stepper::get_work (the stages); Strang: the
+/// field after each factor (run_phase); fp64 1e-12.
 Check energy_balance(const StepperSpec& spec);
 
 /// nz = 1 against nz = 5 with insulated z faces and a z-independent field:
 /// equal to round-off (fp64 1e-12, fp32 1e-5).
 Check flat_axis(Precision prec, const StepperSpec& spec);
 
-/// A constant K field / c field gives the constant input's result (round-off).
+/// A constant K field / c field gives the constant input's result (round-off),
+/// with either scheme.
 Check constant_field(Precision prec, const StepperSpec& spec);
+
+/// The issue-51 inclusion (K 1000x, c 70x, insulated, random start, dt = 1,
+/// 100 steps) on the default scheme: the energy never grows (1e-12 relative
+/// per step, fp64).
+Check inclusion_stability(const StepperSpec& spec);
+
+/// A uniform insulated box with a tabled source: u^N equals u^0 + dt sum q
+/// f(t^n + theta dt) / c (1e-12), for both schemes: the data's time.
+Check source_table_time(double theta, const StepperSpec& spec);
 
 /// All of the above (both precisions where a check has them).
 std::vector<Check> all_checks(const StepperSpec& spec);
