@@ -69,6 +69,16 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
       q_ = std::move(m.q);
     }
     dirichlet_ = build_dirichlet(p_, part_.box.begin, part_.box.size);
+    for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * p_.dt);
+    if (p_.scheme_in_use() == SchemeType::Strang) {
+      frac_ = strang_fractions(p_);
+      for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * frac_[a] * p_.dt);
+      strang_planes_ = split_dirichlet(dirichlet_);
+      for (const auto& pl : strang_planes_.planes) {
+        split_r_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
+        split_g1_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
+      }
+    }
   }
 
   std::string device_name() const override {
@@ -91,9 +101,11 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   FieldStats field_stats() override {
     const Layout3& L = st_.layout;
     const T* u = U();
-    double m = 0.0;
+    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
+    double m = 0.0, energy = 0.0;
     bool finite = true;
-#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) schedule(static)
+    const EnergyWeights ew = energy_weights(p_, part_.box.begin);
+#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
     for (index_t k = 0; k < L.n[2]; ++k)
       for (index_t j = 0; j < L.n[1]; ++j) {
         const T* row = u + L.offset(0, j, k);
@@ -101,9 +113,10 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
           const double v = static_cast<double>(row[i]);
           finite = finite && std::isfinite(v);
           m = std::max(m, std::abs(v));
+          energy += ew.volume(i, j, k) * (R ? 1.0 / static_cast<double>(R[L.offset(i, j, k)]) : ew.capacity) * v * v;
         }
       }
-    return FieldStats{m, finite};
+    return FieldStats{m, finite, energy};
   }
 
   T* host_buffer(int slot, std::size_t n) override {
@@ -208,6 +221,128 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     if (dirichlet_.moving) {
       const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
       dirichlet_rhs(dirichlet_, df, w, strides());
+    }
+  }
+
+  // The Strang step's pieces: GeneralCpuStepper's split_dirichlet_terms,
+  // factor and split_reset with global indices and the ghost planes.
+  void split_terms(double t0, double t1) override {
+    const Layout3& L = st_.layout;
+    const double tstar = t0 + p_.theta * p_.dt;
+    const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
+    const auto f1 = split_table_values(p_, t1);
+    T beta[3][2];
+    face_betas(p_, tstar, beta);
+    const T sq_f = static_cast<T>(strang_source_share(p_) * p_.source_table.at(tstar));
+    const T rho_const = static_cast<T>(1.0 / p_.capacity), qconst = static_cast<T>(p_.source);
+    const T dt = static_cast<T>(p_.dt);
+    const T* u = U();
+    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
+    const T* Q = q_.empty() ? nullptr : q_.data() + st_.origin;
+    const index_t* b0 = part_.box.begin.data();
+    for (std::size_t f = 0; f < strang_planes_.planes.size(); ++f) {
+      const SplitDirichlet::Plane& pl = strang_planes_.planes[f];
+#pragma omp parallel for collapse(2) schedule(static)
+      for (index_t c2 = 0; c2 < pl.n2; ++c2)
+        for (index_t c1 = 0; c1 < pl.n1; ++c1) {
+          index_t loc[3];
+          loc[pl.axis] = pl.plane;
+          loc[pl.o1] = c1;
+          loc[pl.o2] = c2;
+          const index_t o = L.offset(loc[0], loc[1], loc[2]);
+          const T rho = R ? R[o] : rho_const;
+          const T sq = (Q ? Q[o] : qconst) * sq_f;
+          int fixed = 0;
+          T flows = T(0);
+          for (int b = 0; b < 3; ++b) {
+            if (p_.flat(b)) {
+              flows += rho * (T(0) + sq);
+              continue;
+            }
+            const AxisEnds<T>& e = ends_[b];
+            const index_t gb = b0[b] + loc[b];
+            if (fixed_row(gb, e)) {
+              ++fixed;
+              continue;
+            }
+            const index_t om = lower(b, o, loc[b]), op = upper(b, o, loc[b]);
+            const T* K = conductivity(b);
+            const T kc = K ? K[o] : static_cast<T>(p_.alpha[b]);
+            const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+            T bt = T(0);
+            if (gb == 0 && e.lo == LineEnd::Mirror) bt += beta[b][0];
+            if (gb == e.n - 1 && e.hi == LineEnd::Mirror) bt += beta[b][1];
+            flows += split_flow(row_coupling<T>(gb, e, km, kc, kp, rho), u[om], u[o], u[op], rho, bt, sq);
+          }
+          const std::size_t q = static_cast<std::size_t>(c1 + pl.n1 * c2);
+          const int own = pl.owner[q];
+          split_r_[f][q] = split_dirichlet_share(own >= 0 ? pl.value[q] * df[own] : 0.0, flows, dt, fixed);
+          split_g1_[f][q] = own >= 0 ? static_cast<T>(pl.value[q] * f1[own]) : u[o];
+        }
+    }
+  }
+
+  void factor_rhs(int a, double t0) override {
+    const Layout3& L = st_.layout;
+    const double tstar = t0 + p_.theta * p_.dt;
+    T beta[3][2];
+    face_betas(p_, tstar, beta);
+    const T sq_f = static_cast<T>(strang_source_share(p_) * p_.source_table.at(tstar));
+    const T rho_const = static_cast<T>(1.0 / p_.capacity), qconst = static_cast<T>(p_.source);
+    const T tau = static_cast<T>(frac_[a] * p_.dt), frac = static_cast<T>(frac_[a]);
+    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
+    const T* Q = q_.empty() ? nullptr : q_.data() + st_.origin;
+    T* u = U();
+    T* w = W();
+    if (p_.flat(a)) {  // no operator: the factor's share of the source alone
+      if (!p_.has_source()) return;
+      for_box([&](index_t o) { u[o] += tau * ((R ? R[o] : rho_const) * ((Q ? Q[o] : qconst) * sq_f)); });
+      return;
+    }
+    const AxisEnds<T>& e = ends_[a];
+    const index_t b0 = part_.box.begin[a];
+    const T* K = conductivity(a);
+    const T kconst = static_cast<T>(p_.alpha[a]);
+    std::ptrdiff_t end_plane[2] = {-1, -1};
+    for (std::size_t f = 0; f < strang_planes_.planes.size(); ++f)
+      if (strang_planes_.planes[f].axis == a) end_plane[strang_planes_.planes[f].side] = static_cast<std::ptrdiff_t>(f);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (index_t k = 0; k < L.n[2]; ++k)
+      for (index_t j = 0; j < L.n[1]; ++j)
+        for (index_t i = 0; i < L.n[0]; ++i) {
+          const index_t loc[3] = {i, j, k};
+          const index_t o = L.offset(i, j, k), ga = b0 + loc[a];
+          if (fixed_row(ga, e)) {
+            const std::size_t f = static_cast<std::size_t>(end_plane[ga == 0 ? 0 : 1]);
+            const SplitDirichlet::Plane& pl = strang_planes_.planes[f];
+            w[o] = frac * split_r_[f][static_cast<std::size_t>(loc[pl.o1] + pl.n1 * loc[pl.o2])];
+            continue;
+          }
+          const T rho = R ? R[o] : rho_const;
+          const index_t om = lower(a, o, loc[a]), op = upper(a, o, loc[a]);
+          const T kc = K ? K[o] : kconst;
+          const T km = K ? K[om] : kc, kp = K ? K[op] : kc;
+          T bt = T(0);
+          if (ga == 0 && e.lo == LineEnd::Mirror) bt += beta[a][0];
+          if (ga == e.n - 1 && e.hi == LineEnd::Mirror) bt += beta[a][1];
+          const T sq = (Q ? Q[o] : qconst) * sq_f;
+          w[o] = tau * split_flow(row_coupling<T>(ga, e, km, kc, kp, rho), u[om], u[o], u[op], rho, bt, sq);
+        }
+  }
+
+  void split_reset() override {
+    const Layout3& L = st_.layout;
+    T* u = U();
+    for (std::size_t f = 0; f < strang_planes_.planes.size(); ++f) {
+      const SplitDirichlet::Plane& pl = strang_planes_.planes[f];
+      for (index_t c2 = 0; c2 < pl.n2; ++c2)
+        for (index_t c1 = 0; c1 < pl.n1; ++c1) {
+          index_t loc[3];
+          loc[pl.axis] = pl.plane;
+          loc[pl.o1] = c1;
+          loc[pl.o2] = c2;
+          u[L.offset(loc[0], loc[1], loc[2])] = split_g1_[f][static_cast<std::size_t>(c1 + pl.n1 * c2)];
+        }
     }
   }
 
@@ -566,7 +701,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const Layout3& L = st_.layout;
     const index_t m = L.n[a], s = L.stride[a], b0 = part_.box.begin[a];
     const AxisEnds<T>& e = ends_[a];
-    const T tdt = static_cast<T>(p_.theta * p_.dt);
+    const T tdt = tau_[a];
     const T rho_const = static_cast<T>(1.0 / p_.capacity);
     const T kconst = static_cast<T>(p_.alpha[a]);
     const T* K = conductivity(a);
@@ -737,6 +872,10 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   std::vector<T> rho_, q_;             // 1 / c and q, box + ghosts (empty: constant)
   std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
   DirichletData dirichlet_;
+  std::array<T, 3> tau_{};        // theta dt of each axis' solves (Strang: theta fraction dt)
+  std::array<double, 3> frac_{};  // Strang: each axis' fraction of dt
+  SplitDirichlet strang_planes_;
+  std::vector<std::vector<T>> split_r_, split_g1_;  // per plane of split_: r / |S| and g(t^{n+1})
   std::map<int, std::vector<T>> host_;  // host_buffer's
 };
 

@@ -499,22 +499,18 @@ FieldStats GeneralCpuStepper<T>::field_stats() {
   bool finite = true;
   const Layout3& L = layout_;
   const T* u = u_.data();
-  const double c_const = p_.capacity;
-  std::array<double, 3> h{};
-  for (int a = 0; a < 3; ++a) h[a] = p_.spacing(a);
+  const EnergyWeights ew = energy_weights(p_);
 #pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
   for (index_t k = 0; k < L.n[2]; ++k)
-    for (index_t j = 0; j < L.n[1]; ++j) {
-      const double vjk = node_volume(j, L.n[1], h[1], p_.periodic(1)) * node_volume(k, L.n[2], h[2], p_.periodic(2));
+    for (index_t j = 0; j < L.n[1]; ++j)
       for (index_t i = 0; i < L.n[0]; ++i) {
         const index_t o = L.offset(i, j, k);
         const double v = static_cast<double>(u[o]);
         finite = finite && std::isfinite(v);
         m = std::max(m, std::abs(v));
-        const double c = rho_.empty() ? c_const : 1.0 / static_cast<double>(rho_[o]);
-        energy += vjk * node_volume(i, L.n[0], h[0], p_.periodic(0)) * c * v * v;
+        const double c = rho_.empty() ? ew.capacity : 1.0 / static_cast<double>(rho_[o]);
+        energy += ew.volume(i, j, k) * c * v * v;
       }
-    }
   return FieldStats{m, finite, energy};
 }
 

@@ -70,9 +70,10 @@ class CpuLocal final : public LocalBackend<T> {
   FieldStats field_stats() override {
     const Layout3& L = st_.layout;
     const T* u = U();
-    double m = 0.0;
+    double m = 0.0, energy = 0.0;
     bool finite = true;
-#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) schedule(static)
+    const EnergyWeights ew = energy_weights(lp_.global, lp_.part.box.begin);
+#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
     for (index_t k = 0; k < L.n[2]; ++k)
       for (index_t j = 0; j < L.n[1]; ++j) {
         const T* row = u + L.offset(0, j, k);
@@ -80,9 +81,10 @@ class CpuLocal final : public LocalBackend<T> {
           const double v = static_cast<double>(row[i]);
           finite = finite && std::isfinite(v);
           m = std::max(m, std::abs(v));
+          energy += ew.volume(i, j, k) * ew.capacity * v * v;
         }
       }
-    return FieldStats{m, finite};
+    return FieldStats{m, finite, energy};
   }
 
   T* host_buffer(int slot, std::size_t n) override {

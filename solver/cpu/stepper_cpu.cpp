@@ -138,17 +138,21 @@ void CpuStepper<T>::step() {
 
 template <class T>
 FieldStats CpuStepper<T>::field_stats() {
-  double m = 0.0;
+  double m = 0.0, energy = 0.0;
   bool finite = true;
-  const index_t n = static_cast<index_t>(u_.size());
+  const Layout3& L = layout_;
   const T* u = u_.data();
-#pragma omp parallel for reduction(max : m) reduction(&& : finite) schedule(static)
-  for (index_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(u[i]);
-    finite = finite && std::isfinite(v);
-    m = std::max(m, std::abs(v));
-  }
-  return FieldStats{m, finite};
+  const EnergyWeights ew = energy_weights(p_);
+#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) {
+        const double v = static_cast<double>(u[L.offset(i, j, k)]);
+        finite = finite && std::isfinite(v);
+        m = std::max(m, std::abs(v));
+        energy += ew.volume(i, j, k) * ew.capacity * v * v;
+      }
+  return FieldStats{m, finite, energy};
 }
 
 template <class T>

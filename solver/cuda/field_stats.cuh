@@ -1,8 +1,8 @@
 #pragma once
-// Max |u| and finiteness of a field on the device (FieldStats), shared by the
-// whole-grid stepper (stepper_cuda.cu) and one MPI rank's box
-// (local_cuda.cu): a grid-stride pass over the rows, one partial maximum per
-// block, the last reduction on the host.
+// Max |u|, finiteness and the energy sum w c u^2 of a field on the device
+// (FieldStats), shared by the whole-grid steppers and the MPI ranks' boxes:
+// a grid-stride pass over the rows, one partial maximum and sum per block,
+// the last reduction on the host (in block order: the same sum every time).
 
 #include "device_buffer.hpp"
 
@@ -21,13 +21,14 @@ class FieldStatsReducer {
   /// The per-block scratch, on the current device (call after choosing it).
   void allocate();
 
-  /// Stats of the points of `layout` (padding excluded) in u; synchronises
-  /// `stream`.
+  /// Stats of the points of `layout` (padding excluded) in u, the energy
+  /// with the weights of `w` and 1 / c from `rho` (the same offsets as u;
+  /// nullptr: w.capacity); synchronises `stream`.
   template <class T>
-  FieldStats reduce(const T* u, const Layout3& layout, cudaStream_t stream);
+  FieldStats reduce(const T* u, const Layout3& layout, const EnergyWeights& w, const T* rho, cudaStream_t stream);
 
  private:
-  DeviceBuffer<double> block_max_;
+  DeviceBuffer<double> block_max_, block_energy_;
   DeviceBuffer<int> nonfinite_;
 };
 

@@ -159,7 +159,8 @@ class CudaLocal final : public LocalBackend<T> {
 
   FieldStats field_stats() override {
     current();
-    return stats_.reduce(U(), st_.layout, stream_);
+    return stats_.reduce(U(), st_.layout, energy_weights(lp_.global, lp_.part.box.begin), static_cast<const T*>(nullptr),
+                         stream_);
   }
 
   T* host_buffer(int slot, std::size_t n) override {

@@ -179,7 +179,9 @@ class CudaStepper final : public Stepper<T> {
     this->step_index_ += count;
   }
 
-  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, stream_); }
+  FieldStats field_stats() override {
+    return stats_.reduce(u_.get(), layout_, energy_weights(p_), static_cast<const T*>(nullptr), stream_);
+  }
 
   std::vector<double> time_phase(Phase p, int warmup, int reps) override {
     for (int r = 0; r < warmup; ++r) run_phase(p);

@@ -155,9 +155,10 @@ class MpiStepper final : public DistributedStepper<T> {
   FieldStats field_stats() override {
     local_->synchronize();
     const FieldStats mine = local_->field_stats();
-    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0};
+    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0}, e = mine.energy;
     ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm_));
-    return FieldStats{v[0], v[1] == 0.0};
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, comm_));
+    return FieldStats{v[0], v[1] == 0.0, e};
   }
 
   void run_phase(Phase ph) override {

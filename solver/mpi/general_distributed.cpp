@@ -58,7 +58,8 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
  public:
   GeneralMpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<GeneralLocal<T>> local,
                     MPI_Comm comm, Backend backend, int batches)
-      : p_(p), dec_(d), local_(std::move(local)), comm_(comm), backend_(backend), batches_(batches) {
+      : p_(p), dec_(d), local_(std::move(local)), comm_(comm), backend_(backend),
+        strang_(p.scheme_in_use() == SchemeType::Strang), batches_(batches) {
     ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     part_ = dec_.part(rank_);
     for (int a = 0; a < 3; ++a) {
@@ -126,12 +127,26 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     }
   }
 
+  std::vector<Phase> phases() const override {
+    if (!strang_) return DistributedStepper<T>::phases();
+    std::vector<Phase> ph{Phase::Rhs};
+    for (const SplitFactor& f : strang_sequence(p_))
+      ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
+    return ph;
+  }
+
   void step() override {
     const auto t0 = Clock::now();
-    run_phase(Phase::Rhs);
-    run_phase(Phase::SolveX);
-    run_phase(Phase::SolveY);
-    run_phase(Phase::SolveZ);
+    if (strang_) {
+      run_phase(Phase::Rhs);
+      for (const SplitFactor& f : strang_sequence(p_)) factor(f.axis);
+      local_->split_reset();
+    } else {
+      run_phase(Phase::Rhs);
+      run_phase(Phase::SolveX);
+      run_phase(Phase::SolveY);
+      run_phase(Phase::SolveZ);
+    }
     ++this->step_index_;
     times_.step += since(t0);
     ++times_.steps;
@@ -139,15 +154,31 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
 
   FieldStats field_stats() override {
     const FieldStats mine = local_->field_stats();
-    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0};
+    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0}, e = mine.energy;
     ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm_));
-    return FieldStats{v[0], v[1] == 0.0};
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, comm_));
+    return FieldStats{v[0], v[1] == 0.0, e};
   }
 
   void run_phase(Phase ph) override {
+    if (strang_) {  // Rhs: the Dirichlet terms; SolveX..Z: one factor
+      switch (ph) {
+        case Phase::Rhs:
+          halo({{true, true, true}});
+          local_->split_terms(this->time(), static_cast<double>(this->step_index() + 1) * p_.dt);
+          break;
+        case Phase::SolveX: factor(0); break;
+        case Phase::SolveY: factor(1); break;
+        case Phase::SolveZ: factor(2); break;
+        case Phase::Step: step(); break;
+        case Phase::RhsSolveX:
+          ADI_THROW(InvalidArgument, "the fused rhs+x phase is not available in a distributed run");
+      }
+      return;
+    }
     switch (ph) {
       case Phase::Rhs:
-        halo();
+        halo({{true, true, true}});
         local_->rhs(this->time());
         break;
       case Phase::SolveX: solve(0, false); break;
@@ -195,16 +226,32 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       }
   }
 
-  // One plane from each neighbour along every split axis into the ghost
-  // layers. A plane sent down travels with tag 2a, one sent up with 2a + 1,
+  // One Strang factor along a: its right-hand side (the ghost planes of a
+  // split axis first), then the line solve adding into u.
+  void factor(int a) {
+    if (p_.flat(a)) {
+      local_->factor_rhs(a, this->time());
+      return;
+    }
+    if (dec_.is_split(a)) {
+      std::array<bool, 3> only{};
+      only[a] = true;
+      halo(only);
+    }
+    local_->factor_rhs(a, this->time());
+    solve(a, true);
+  }
+
+  // One plane from each neighbour along every split axis (of `axes`) into the
+  // ghost layers. A plane sent down travels with tag 2a, one sent up with 2a + 1,
   // so a ring of two ranks (both neighbours the same rank) still tells its
   // two planes apart.
-  void halo() {
+  void halo(const std::array<bool, 3>& axes) {
     const auto t0 = Clock::now();
     MPI_Request req[8];
     int nreq = 0;
     for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a)) continue;
+      if (!dec_.is_split(a) || !axes[a]) continue;
       const index_t L = local_->lines(a);
       for (int side = 0; side < 2; ++side) {
         const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
@@ -215,7 +262,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       }
     }
     for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a)) continue;
+      if (!dec_.is_split(a) || !axes[a]) continue;
       const index_t L = local_->lines(a);
       for (int side = 0; side < 2; ++side) {
         const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
@@ -229,7 +276,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     for (int a = 1; a < 3; ++a)
       for (int side = 0; side < 2; ++side)
-        if (dec_.is_split(a) && dec_.neighbour(rank_, a, side ? +1 : -1) >= 0)
+        if (dec_.is_split(a) && axes[a] && dec_.neighbour(rank_, a, side ? +1 : -1) >= 0)
           local_->unpack_ghost(a, side, local_->host_buffer(halo_slot(a, side, false), 0));
     times_.halo += since(t0);
   }
@@ -315,6 +362,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   std::unique_ptr<GeneralLocal<T>> local_;
   MPI_Comm comm_;
   Backend backend_;
+  bool strang_ = false;  // the Strang step (split.hpp), else Douglas
   int batches_ = 1;  // of lines per split-axis solve (>= 1)
   bool gathered_once_[3] = {false, false, false};  // the axis' reduced coefficients are in gathered_slot
   MPI_Comm line_comm_[3];

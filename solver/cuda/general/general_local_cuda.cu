@@ -44,6 +44,7 @@
 #include "dirichlet_nodes.hpp"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
+#include "split_kernels.cuh"
 
 #include <algorithm>
 #include <map>
@@ -60,32 +61,15 @@ using cuda::general::kPivotErrorX;
 
 constexpr int kThreads = 256;
 
-/// The box as the kernels see it: GeneralParams over the box (n = the box's
-/// sizes, the ghosted storage's strides, every pointer at node (0, 0, 0),
-/// the DOMAIN's ends, whose n is the global one), and where the box lies.
-template <class T>
-struct BoxParams {
-  GeneralParams<T> P;
-  index_t begin[3] = {0, 0, 0};
-  bool lo_cut[3] = {false, false, false};
-  bool hi_cut[3] = {false, false, false};
-};
+using cuda::general::BoxParams;
 
-// Neighbours along a of the node at offset o, local index i (GeneralCpuLocal's
-// lower / upper): the ghost plane across a cut (every face of a split
-// periodic axis is a cut), the other end of the box on a periodic axis the
-// rank holds whole, the mirrored inner node at a domain face.
 template <class T>
 __device__ ADI_FORCEINLINE index_t lower(const BoxParams<T>& B, int a, index_t o, index_t i) {
-  const index_t s = B.P.stride[a], m = B.P.n[a];
-  if (i > 0 || B.lo_cut[a]) return o - s;
-  return B.P.ends[a].lo == LineEnd::Wrap ? o + (m - 1) * s : o + s;
+  return cuda::general::box_lower(B, a, o, i);
 }
 template <class T>
 __device__ ADI_FORCEINLINE index_t upper(const BoxParams<T>& B, int a, index_t o, index_t i) {
-  const index_t s = B.P.stride[a], m = B.P.n[a];
-  if (i < m - 1 || B.hi_cut[a]) return o + s;
-  return B.P.ends[a].hi == LineEnd::Wrap ? o - (m - 1) * s : o - s;
+  return cuda::general::box_upper(B, a, o, i);
 }
 
 // w = dt (sum_a A_a u + rho (beta + q f)) at node (i, j, k) of the box, 0 at
@@ -394,6 +378,9 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
 
     B_.P = cuda::general::general_params<T>(p_, L);
     GeneralParams<T>& P = B_.P;
+    strang_ = p_.scheme_in_use() == SchemeType::Strang;
+    const std::array<double, 3> frac = strang_fractions(p_);
+    for (int a = 0; a < 3; ++a) tau_[a] = strang_ ? static_cast<T>(p_.theta * frac[a] * p_.dt) : P.theta_dt;
     for (int a = 0; a < 3; ++a) {
       B_.begin[a] = part_.box.begin[a];
       B_.lo_cut[a] = part_.lo_cut[a];
@@ -459,6 +446,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     }
     error_.resize(1);
     stats_.allocate();
+    if (strang_) strang_dev_.setup(p_, dirichlet_);
     // stream_ does not wait for the legacy default stream: the zero fills go on it.
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
@@ -486,7 +474,8 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + al_.bytes() + be_.bytes() + cp_.bytes() + rho_.bytes() + q_.bytes() +
-                    rows_.bytes() + fl_.bytes() + g_[1].bytes() + g_[2].bytes() + zr_.bytes() + d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
+                    rows_.bytes() + fl_.bytes() + g_[1].bytes() + g_[2].bytes() + zr_.bytes() + d_off_.bytes() +
+                    d_mask_.bytes() + d_w_.bytes() + error_.bytes() + strang_dev_.bytes();
     for (const auto& k : k_) b += k.bytes();
     for (const auto& c : co_) b += c.bytes();
     return b;
@@ -510,7 +499,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   }
   FieldStats field_stats() override {
     current();
-    return stats_.reduce(U(), st_.layout, stream_);
+    return stats_.reduce(U(), st_.layout, energy_weights(p_, part_.box.begin), B_.P.rho, stream_);
   }
 
   T* host_buffer(int slot, std::size_t n) override {
@@ -594,9 +583,27 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     finish_phase();
   }
 
+  // The Strang step's pieces (split_kernels.cuh), each phase synchronised.
+  void split_terms(double t0, double t1) override {
+    current();
+    strang_dev_.terms(U(), B_, dirichlet_, t0, t1, stream_);
+    finish_phase();
+  }
+  void factor_rhs(int a, double t0) override {
+    current();
+    strang_dev_.rhs(U(), W(), B_, a, t0, stream_);
+    finish_phase();
+  }
+  void split_reset() override {
+    current();
+    strang_dev_.reset(U(), B_, stream_);
+    finish_phase();
+  }
+
   void solve_whole(int a, bool add_to_u) override {
     current();
-    const GeneralParams<T>& P = B_.P;
+    GeneralParams<T> P = B_.P;
+    P.theta_dt = tau_[a];
     T* acc = add_to_u ? U() : nullptr;
     if (p_.flat(a)) {  // no operator along a: D_a = D_{a-1}
       if (add_to_u) {
@@ -630,9 +637,11 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     const std::size_t values = static_cast<std::size_t>(kReducedValues * nl);
     const std::size_t most = static_cast<std::size_t>(lines(a));
     if (rows_.size() < kReducedValues * most) rows_.resize(kReducedValues * most);
+    BoxParams<T> B = B_;
+    B.P.theta_dt = tau_[a];
     box_reduce_kernel<T><<<blocks_for(nl), kThreads, 0, stream_>>>(W(), al_.get() + st_.origin,
                                                                   be_.get() + st_.origin, cp_.get() + st_.origin,
-                                                                  B_, a, first, nl, rows_.get(), error_.get());
+                                                                  B, a, first, nl, rows_.get(), error_.get());
     ADI_CUDA_CHECK_LAUNCH("box_reduce_kernel");
     ADI_CUDA_CHECK(cudaMemcpyAsync(out, rows_.get(), values * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     ADI_CUDA_CHECK(cudaEventRecord(event(batch), stream_));
@@ -755,6 +764,9 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   std::array<Split1D, 3> split_{};
   LocalStorage st_;
   BoxParams<T> B_;
+  bool strang_ = false;            // the Strang step (split.hpp), else Douglas
+  T tau_[3] = {T(0), T(0), T(0)};  // theta dt of each axis' solves
+  cuda::general::SplitDevice<T> strang_dev_;
   std::array<bool, 3> segmented_{{false, false, false}};
   DirichletData dirichlet_;
   index_t dirichlet_count_ = 0;

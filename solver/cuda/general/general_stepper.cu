@@ -55,6 +55,7 @@
 #include "dirichlet_nodes.hpp"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
+#include "split_kernels.cuh"
 
 #include <adi/dirichlet.hpp>
 #include <adi/discrete.hpp>
@@ -117,6 +118,11 @@ class CudaGeneralStepper final : public Stepper<T> {
 
     P_ = general::general_params<T>(p_, layout_);
     dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
+    // The solves' theta dt per axis: the Douglas step's, or theta times the
+    // Strang factor's fraction of dt (split.hpp).
+    strang_ = p_.scheme_in_use() == SchemeType::Strang;
+    const std::array<double, 3> frac = strang_fractions(p_);
+    for (int a = 0; a < 3; ++a) tau_[a] = strang_ ? static_cast<T>(p_.theta * frac[a] * p_.dt) : P_.theta_dt;
 
     // Per axis: which solve. Constant coefficients on a non-periodic axis use
     // the host's ThomasFactor, exactly as the CPU oracle does. The constant
@@ -131,7 +137,7 @@ class CudaGeneralStepper final : public Stepper<T> {
       for (index_t i = 0; i < na; ++i) {
         if (fixed_row(i, P_.ends[a])) continue;
         T ra, rb, rc;
-        implicit_row(row_coupling<T>(i, P_.ends[a], k, k, k, rho), P_.theta_dt, ra, rb, rc);
+        implicit_row(row_coupling<T>(i, P_.ends[a], k, k, k, rho), tau_[a], ra, rb, rc);
         m.a[i] = ra;
         m.b[i] = rb;
         m.c[i] = rc;
@@ -163,7 +169,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     // kernels) and its RHS (neighbours wrapped on a periodic axis) plus the
     // face terms (the x faces' in the RHS kernel, the y and z faces' by
     // general_mirror_faces_kernel): the speed of the all-Dirichlet step.
-    classic_ = o.general_segmented && !p_.material.lines_vary() && !p_.material.source &&
+    classic_ = !strang_ && o.general_segmented && !p_.material.lines_vary() && !p_.material.source &&
                rhs_unlaunchable(layout_).empty();
     for (int a = 0; a < 3; ++a)
       classic_ = classic_ && layout_.n[a] >= 3 &&
@@ -292,6 +298,8 @@ class CudaGeneralStepper final : public Stepper<T> {
                  !p_.has_time_dependent_faces() && p_.source_table.empty();
     stats_.allocate();
     error_.resize(1);
+    B_.P = P_;  // the whole grid as a box: begin 0, no cuts
+    if (strang_) split_.setup(p_, dirichlet_);
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(error_.get(), 0, sizeof(int), stream_));
@@ -318,7 +326,7 @@ class CudaGeneralStepper final : public Stepper<T> {
         << (use_graph_ ? "; a step is one CUDA graph" : "") << ")";
       return s.str();
     }
-    s << name_ << " (device " << device_ << "; general path:";
+    s << name_ << " (device " << device_ << "; general path" << (strang_ ? ", Strang step" : "") << ":";
     for (int a = 0; a < 3; ++a)
       s << " " << axis_name(static_cast<Axis>(a)) << "="
         << (kind_[a] == SolveKind::None       ? "flat"
@@ -355,7 +363,29 @@ class CudaGeneralStepper final : public Stepper<T> {
     set_field(h.data());
   }
 
+  std::vector<Phase> phases() const override {
+    if (!strang_) return Stepper<T>::phases();
+    std::vector<Phase> ph{Phase::Rhs};
+    for (const SplitFactor& f : strang_sequence(p_))
+      ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
+    return ph;
+  }
+
   void run_phase(Phase ph) override {
+    if (strang_) {  // Rhs: the Dirichlet terms; SolveX..Z: one factor
+      switch (ph) {
+        case Phase::Rhs: split_terms(); break;
+        case Phase::SolveX: factor(0); break;
+        case Phase::SolveY: factor(1); break;
+        case Phase::SolveZ: factor(2); break;
+        case Phase::Step: launch_step(); break;
+        case Phase::RhsSolveX:
+          split_terms();
+          factor(0);
+          break;
+      }
+      return;
+    }
     switch (ph) {
       case Phase::Rhs: rhs(); break;
       case Phase::SolveX: solve(0, nullptr); break;
@@ -380,7 +410,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     check_errors();
   }
 
-  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, stream_); }
+  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, energy_weights(p_), P_.rho, stream_); }
 
   std::vector<double> time_phase(Phase p, int warmup, int reps) override {
     for (int r = 0; r < warmup; ++r) run_phase(p);
@@ -401,7 +431,7 @@ class CudaGeneralStepper final : public Stepper<T> {
     std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes() + wt_.bytes() +
                     kxt_.bytes() + rhot_.bytes();
     for (int a = 0; a < 3; ++a) b += k_[a].bytes() + fa_[a].bytes() + fcp_[a].bytes() + finv_[a].bytes();
-    b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes();
+    b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes() + split_.bytes();
     return b;
   }
 
@@ -433,6 +463,12 @@ class CudaGeneralStepper final : public Stepper<T> {
     ++this->step_index_;
   }
   void step_kernels() {
+    if (strang_) {
+      split_terms();
+      for (const SplitFactor& f : strang_sequence(p_)) factor(f.axis);
+      split_.reset(u_.get(), B_, stream_);
+      return;
+    }
     rhs();
     solve(0, nullptr);
     solve(1, nullptr);
@@ -455,6 +491,15 @@ class CudaGeneralStepper final : public Stepper<T> {
     cudaGraphDestroy(g);
     if (e != cudaSuccess) graph_ = nullptr;
     ADI_CUDA_CHECK(e);
+  }
+
+  // The Strang step's pieces (split_kernels.cuh).
+  void split_terms() {
+    split_.terms(u_.get(), B_, dirichlet_, this->time(), static_cast<double>(this->step_index() + 1) * p_.dt,
+                 stream_);
+  }
+  void factor(int a) {
+    if (split_.rhs(u_.get(), w_.get(), B_, a, this->time(), stream_)) solve(a, u_.get());
   }
 
   // The time-dependent data at t* = t + theta dt, on the host as the CPU does.
@@ -538,7 +583,8 @@ class CudaGeneralStepper final : public Stepper<T> {
     const index_t lines = total / layout_.n[a];
     const bool transposed = a == 0 && x_transposed_ && acc == nullptr;
     T* w = transposed ? wt_.get() : w_.get();
-    const GeneralParams<T>& P = transposed ? PT_ : P_;
+    GeneralParams<T> P = transposed ? PT_ : P_;
+    P.theta_dt = tau_[a];
     if (transposed) transpose(w_.get(), wt_.get(), layout_.n[1], layout_.n[0]);
     if (segmented_[a]) {
       general::launch_general_lanes<T>(w, acc, P, a, kind_[a] == SolveKind::Cyclic, error_.get(), stream_);
@@ -623,6 +669,10 @@ class CudaGeneralStepper final : public Stepper<T> {
   int sm_count_ = 1;
   Layout3 layout_;
   GeneralParams<T> P_;
+  bool strang_ = false;                     // the Strang step (split.hpp), else Douglas
+  T tau_[3] = {T(0), T(0), T(0)};           // theta dt of each axis' solves
+  general::BoxParams<T> B_;                 // P_ as a box (the Strang kernels')
+  general::SplitDevice<T> split_;
   bool x_transposed_ = false;  // x lines solved on the x <-> y transposed grid
   bool segmented_[3] = {false, false, false};  // axis solved by the segmented kernel (general_lanes.cu)
   bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)

@@ -37,8 +37,35 @@ struct FieldStats {
 /// The volume of node i along an axis of n nodes with spacing h: h, or h / 2
 /// at either end of a non-periodic axis of n >= 3 nodes (flat: h = the box
 /// length, one node).
-inline double node_volume(index_t i, index_t n, double h, bool periodic) {
+ADI_HD inline double node_volume(index_t i, index_t n, double h, bool periodic) {
   return (n >= 3 && !periodic && (i == 0 || i == n - 1)) ? 0.5 * h : h;
+}
+
+/// What FieldStats::energy weighs a box's nodes with: the grid (n, spacing,
+/// periodic axes), where the box starts in it, and the constant heat
+/// capacity (a capacity field is the backend's own array).
+struct EnergyWeights {
+  index_t n[3] = {1, 1, 1};
+  index_t begin[3] = {0, 0, 0};
+  double h[3] = {1.0, 1.0, 1.0};
+  bool periodic[3] = {false, false, false};
+  double capacity = 1.0;
+  /// w_i of node (i, j, k) of the box (local indices).
+  ADI_HD double volume(index_t i, index_t j, index_t k) const {
+    return node_volume(begin[0] + i, n[0], h[0], periodic[0]) * node_volume(begin[1] + j, n[1], h[1], periodic[1]) *
+           node_volume(begin[2] + k, n[2], h[2], periodic[2]);
+  }
+};
+inline EnergyWeights energy_weights(const HeatProblem& p, const std::array<index_t, 3>& begin = {{0, 0, 0}}) {
+  EnergyWeights w;
+  for (int a = 0; a < 3; ++a) {
+    w.n[a] = p.n[a];
+    w.begin[a] = begin[a];
+    w.h[a] = p.spacing(a);
+    w.periodic[a] = p.periodic(a);
+  }
+  w.capacity = p.capacity;
+  return w;
 }
 
 /// Where a stepper keeps its field: host memory (CPU) or device memory

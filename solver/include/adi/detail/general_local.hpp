@@ -49,6 +49,7 @@
 #include <adi/decomposition.hpp>
 #include <adi/detail/line_thomas.hpp>
 #include <adi/options.hpp>
+#include <adi/split.hpp>
 #include <adi/stepper.hpp>
 
 #include <algorithm>
@@ -93,6 +94,17 @@ class GeneralLocal {
 
   /// u <- V f(t) at the Dirichlet nodes of the box.
   virtual void impose_boundary_values(double t) = 0;
+
+  // The Strang step (split.hpp; HeatProblem::scheme_in_use() == Strang): the
+  // rank's Dirichlet terms from u at the step from t0 to t1 (ghost planes of u
+  // filled), then per factor along `axis` its right-hand side into w (ghost
+  // planes of u along a split `axis` filled; a flat axis adds its share of
+  // the source to u instead), solved as every other (solve_whole or reduce /
+  // finish, add_to_u), and at the end the Dirichlet nodes set to their data.
+  /// Its solves' matrices are (I - theta fraction dt A_a).
+  virtual void split_terms(double t0, double t1) = 0;
+  virtual void factor_rhs(int axis, double t) = 0;
+  virtual void split_reset() = 0;
   /// w = the Douglas right-hand side of the step from t (ghost planes of u filled).
   virtual void rhs(double t) = 0;
   /// w <- (I - theta dt A_axis)^{-1} w along an axis the rank holds whole;
