@@ -6,6 +6,8 @@
 
 #include "run_driver.hpp"
 
+#include "energy_guard.hpp"
+
 #include "errors.hpp"
 #include "exit_codes.hpp"
 #include "log.hpp"
@@ -894,9 +896,10 @@ template <class T>
 class StepLoop {
  public:
   StepLoop(Stepper<T>& st, FieldBuffer<T>& field, RunWriters<T>& writers, ProgressReporter& progress,
-           const OutputSchedule& schedule, const RunMode& m, const RunPlan& plan, const AppOptions& a, index_t start)
+           const OutputSchedule& schedule, const RunMode& m, const RunPlan& plan, const AppOptions& a, index_t start,
+           EnergyGuard guard)
       : st_(st), field_(field), writers_(writers), progress_(progress), schedule_(schedule), m_(m), plan_(plan),
-        nan_at_(a.fault_nan_at_step), start_(start), s_(start) {}
+        nan_at_(a.fault_nan_at_step), start_(start), s_(start), guard_(std::move(guard)) {}
 
   /// The output of the start step, unless the file has it (a restart).
   void write_start() {
@@ -951,8 +954,12 @@ class StepLoop {
       }
       if (progress_.due(s_, agreed[2])) {
         if (!fetched) check();
+        fetched = true;
         progress_.line(s_, stats_.max_abs, now);
       }
+      // The energy guard looks at every chunk (one pass over the field per
+      // ~0.1 s of stepping), so an unstable run stops within a chunk.
+      if (guard_.active() && !fetched) check();
     }
     progress_.clear();
     LoopEnd end;
@@ -963,11 +970,20 @@ class StepLoop {
     return end;
   }
 
-  /// Collective: the field's statistics; NaN or Inf stops the run (exit 5)
-  /// with what on disk is still good.
+  /// Collective: the field's statistics; NaN or Inf stops the run (exit 5),
+  /// an energy that grows where it cannot (EnergyGuard) too (exit 4), with
+  /// what on disk is still good.
   void check() {
     stats_ = st_.field_stats();
-    if (stats_.finite) return;
+    if (stats_.finite) {
+      const std::string grew = guard_.observe(stats_, s_, schedule_.time_of(s_));
+      if (grew.empty()) return;
+      // field_stats is reduced over the ranks: all of them see it.
+      throw CollectiveError(kValidationFailed,
+                            "numerical error: " + grew + "; nothing was written from it" +
+                                writers_.last_good_state(start_),
+                            false, __FILE__, __LINE__);
+    }
     const std::string msg = "the field holds NaN or Inf after step " + std::to_string(s_) +
                             " (t = " + std::to_string(schedule_.time_of(s_)) +
                             " s); nothing was written from it" + writers_.last_good_state(start_);
@@ -988,9 +1004,10 @@ class StepLoop {
   using Clock = std::chrono::steady_clock;
 
   // Fault injection for the tests of the NaN guard (docs/BAD_INPUT.md): no
-  // valid input makes the scheme produce NaN after a good step (it is
-  // unconditionally stable, |g| <= 1), so ADI_FAULT_NAN_AT_STEP=N puts one
-  // into the field after step N, loudly.
+  // valid input makes the default schemes produce NaN after a good step
+  // (both are unconditionally stable where they are the default,
+  // docs/SCHEMES.md), so ADI_FAULT_NAN_AT_STEP=N puts one into the field
+  // after step N, loudly.
   void inject_nan() {
     spdlog::warn("fault injection (ADI_FAULT_NAN_AT_STEP={}): a NaN put into the field after step {}", nan_at_, s_);
     std::vector<T>& u = field_.gather();
@@ -1007,6 +1024,7 @@ class StepLoop {
   const RunPlan& plan_;
   index_t nan_at_, start_, s_;
   FieldStats stats_;
+  EnergyGuard guard_;
 };
 
 // ---- the final errors -----------------------------------------------------------
@@ -1054,6 +1072,12 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   RunStepper<T> rs = build_stepper<T>(plan, m, o.env.solver);
   rep.backend = backend_name(rs.stepper->backend());
   rep.device = rs.stepper->device_name();
+  // The energy guard watches problems that feed no energy in (energy_guard.hpp):
+  // whether the faces that keep the initial field's values are 0 is read off
+  // rank 0's field (the analytic mode's sine modes vanish there).
+  double faces_zero = m.analytic_boxes || (m.root && field_faces_zero(c.problem, init.field)) ? 1.0 : 0.0;
+  if (m.distributed) mpi::allreduce_max(&faces_zero, 1);
+  const bool guarded = energy_cannot_grow(c.problem, faces_zero > 0.0);
   place_initial_state(rs, init, m, c.problem);
   // Time-dependent data (tables, moving faces) are evaluated at step * dt: a
   // restart continues the uninterrupted run's times exactly. A fresh start
@@ -1074,8 +1098,11 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   const OutputSchedule schedule(c, !plan.output.empty());
   FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
   ProgressReporter progress(schedule, m.root && !o.quiet && isatty(STDERR_FILENO), o.quiet, rep.start_step);
-  StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step);
+  StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step,
+                   EnergyGuard(guarded, c.precision == Precision::F32, c.problem));
+  if (guarded) spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
   try {
+    if (guarded) loop.check();  // the energy the guard starts from
     loop.write_start();
     spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", rep.start_step, c.steps, c.problem.dt,
                  plan.output.empty() ? std::string() : ", output to " + plan.output);

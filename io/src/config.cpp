@@ -786,11 +786,15 @@ void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
 
 void read_scheme(const Reader& r, const YAML::Node& n, RunConfig& c) {
   if (!n) return;
-  r.only_keys(n, "scheme", {"theta"});
+  r.only_keys(n, "scheme", {"type", "theta"});
+  if (const YAML::Node ty = n["type"])
+    c.problem.scheme = r.choice<SchemeType>(
+        ty, "scheme.type",
+        {{"auto", SchemeType::Auto}, {"douglas", SchemeType::Douglas}, {"strang", SchemeType::Strang}});
   if (const YAML::Node th = n["theta"]) {
     c.problem.theta = r.real(th, "scheme.theta");
     require(r, th, "scheme.theta", c.problem.theta >= 0.5 && c.problem.theta <= 1.0,
-            "0.5 <= theta <= 1 (below 1/2 the 3D Douglas scheme is not unconditionally stable)");
+            "0.5 <= theta <= 1 (below 1/2 neither scheme is unconditionally stable)");
   }
 }
 
@@ -1058,9 +1062,18 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
                  ": diffusivity is K / c with c = 1; give either diffusivity or material {conductivity, "
                  "heat_capacity}");
   }
+  // scheme.type auto: the Strang step when K or c is a field (the axis
+  // operators do not commute; split.hpp), the Douglas step otherwise;
+  // decided here, where the fields are known by name, so that the resolved
+  // config (outputs, checkpoints, --dry-run) records the scheme that runs.
+  if (c.problem.scheme == SchemeType::Auto) {
+    bool fields = c.material.capacity.given();
+    for (int a = 0; a < 3; ++a) fields = fields || c.material.conductivity[a].given();
+    c.problem.scheme = fields ? SchemeType::Strang : SchemeType::Douglas;
+  }
   // The analytic mode is the eigenmode of the constant-coefficient problem
   // with Dirichlet / insulated faces: its errors mean nothing elsewhere.
-  if (c.initial.kind == InitialConfig::Kind::Analytic && (!c.problem.classic() || c.material.any_field())) {
+  if (c.initial.kind == InitialConfig::Kind::Analytic && (!c.problem.classic_problem() || c.material.any_field())) {
     const YAML::Node in = root["initial"];
     r.fail(in.IsDefined() && !in.IsNull() ? in : root, "initial",
            std::string(in.IsDefined() && !in.IsNull() ? "" : "analytic (the default) ") +
@@ -1198,8 +1211,8 @@ std::string emit_resolved_impl(const RunConfig& c) {
   e << YAML::EndMap;
   e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
     << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
-  e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "theta"
-    << YAML::Value << num(p.theta) << YAML::EndMap;
+  e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
+    << scheme_name(p.scheme_in_use()) << YAML::Key << "theta" << YAML::Value << num(p.theta) << YAML::EndMap;
   e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
   e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);
   if (c.initial.kind == InitialConfig::Kind::Analytic) {

@@ -36,7 +36,7 @@ AnalyticMode analytic_mode(const HeatProblem& p) {
     const double s = std::sin(0.5 * m.k[a] * p.spacing(a));
     mu[a] = -4.0 * p.mesh_ratio(a) * s * s;  // eigenvalue of dt * L_a on this mode
   }
-  m.amplification = douglas_amplification(mu, p.theta);
+  m.amplification = step_amplification(p, mu);
   return m;
 }
 

@@ -181,7 +181,7 @@ void HeatProblem::validate() const {
   if (!(theta >= 0.5 && theta <= 1.0)) {
     std::ostringstream s;
     s << "theta = " << theta
-      << ": expected 0.5 <= theta <= 1 (below 1/2 the 3D Douglas scheme is not unconditionally stable)";
+      << ": expected 0.5 <= theta <= 1 (below 1/2 neither scheme is unconditionally stable)";
     ADI_THROW(InvalidArgument, s.str());
   }
   // Derived values the kernels use must be finite: an overflowing K dt / h^2

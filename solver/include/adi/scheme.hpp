@@ -147,6 +147,12 @@ ADI_HD ADI_FORCEINLINE index_t upper_neighbour(const RhsCoefficients<T>& k, int 
 /// Amplification factor of one Douglas step for a mode whose eigenvalues of
 /// dt*L_a are mu_a (<= 0): g = 1 + sum(mu) / prod(1 - theta mu_a).
 double douglas_amplification(const std::array<double, 3>& mu, double theta);
+/// The same for the Strang step (split.hpp): the product of its theta
+/// factors' amplifications, (1 + (1 - theta) m) / (1 - theta m) with m = mu_a
+/// times the factor's fraction of dt.
+double strang_amplification(const std::array<double, 3>& mu, double theta);
+/// The amplification of the scheme p runs (HeatProblem::scheme_in_use()).
+double step_amplification(const HeatProblem& p, const std::array<double, 3>& mu);
 
 /// Most negative eigenvalue of dt*L_a on axis a (its highest grid frequency):
 /// -4 lambda_a sin^2(phi), phi from the axis' faces (Dirichlet-Dirichlet:
