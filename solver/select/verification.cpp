@@ -798,7 +798,7 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
   out.push_back(layered_steady(spec));
   out.push_back(robin_steady(spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(conservation(pr, spec));
-  if (!spec.distributed) out.push_back(energy_balance(spec));
+  out.push_back(energy_balance(spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(flat_axis(pr, spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(constant_field(pr, spec));
   out.push_back(inclusion_stability(spec));

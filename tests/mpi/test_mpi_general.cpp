@@ -362,8 +362,10 @@ TEST(MpiGeneral, DistributedVerificationChecks) {
   StepperSpec spec;
   spec.backend = test_backend();
   spec.distributed = true;
-  for (const verify::Check& c : {verify::conservation(Precision::F64, spec), verify::periodic_fourier(Precision::F64, spec),
-                                 verify::flat_axis(Precision::F64, spec)}) {
+  for (const verify::Check& c :
+       {verify::conservation(Precision::F64, spec), verify::periodic_fourier(Precision::F64, spec),
+        verify::flat_axis(Precision::F64, spec), verify::manufactured_materials(spec), verify::energy_balance(spec),
+        verify::inclusion_stability(spec), verify::source_table_time(1.0, spec)}) {
     EXPECT_TRUE(c.ok) << c.name << ": " << c.quantity << " = " << c.value << " (accepted " << c.lo << " .. " << c.hi
                       << ") " << c.detail;
     if (rank() == 0) std::cout << "[ verify   ] " << c.name << ": " << c.value << std::endl;

@@ -207,7 +207,9 @@ class CudaGeneralStepper final : public Stepper<T> {
     // (general_transpose_kernel): one more grid, and the x conductivity and
     // 1/c fields transposed once, 7 words a point instead of 3. Not for
     // ny < 8 (nothing to coalesce) or more planes than a grid's z.
-    x_transposed_ = !classic_ && kind_[0] != SolveKind::None && layout_.n[1] >= 8 && layout_.n[2] <= 65535;
+    // (The Strang step's x solves add into u, in place: no transposed grid.)
+    x_transposed_ = !strang_ && !classic_ && kind_[0] != SolveKind::None && layout_.n[1] >= 8 &&
+                    layout_.n[2] <= 65535;
     if (x_transposed_ && o.general_segmented) {
       const bool ring = kind_[0] == SolveKind::Cyclic;
       if ((o.general_x_in_place && general::lanes_in_place<T>(P_, 0, ring)) ||
