@@ -150,10 +150,12 @@ class SmoothField final : public FieldSource {
 
 /// The benchmarked problem: the classic one (constant, dirichlet), or the
 /// general one with the material and faces asked for (#16, #17).
-HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& material, const std::string& faces) {
+HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& material, const std::string& faces,
+                          const std::string& scheme) {
   HeatProblem p;
   p.n = n;
   p.dt = 1e-4;
+  p.scheme = scheme == "douglas" ? SchemeType::Douglas : scheme == "strang" ? SchemeType::Strang : SchemeType::Auto;
   if (material == "field") {
     const auto k = std::make_shared<SmoothField>("bench K field", n, 1.0, 0.5);
     p.material.conductivity = {k, k, k};
@@ -184,6 +186,25 @@ HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& ma
 /// coefficients give the classic 2 / 2 / 2 / 3 (9 a step).
 double own_words(const HeatProblem& p, Phase ph) {
   const Material& m = p.material;
+  if (p.scheme_in_use() == SchemeType::Strang) {
+    // A factor along a (split.hpp): its right-hand side reads u, K_a, 1/c
+    // and q and writes w; its solve reads w, K_a and 1/c and adds into u
+    // (reads and writes it). The Dirichlet terms (Rhs) touch the faces only.
+    auto factor = [&](int a) {
+      if (p.flat(a)) return 0.0;
+      const double k = m.conductivity[static_cast<std::size_t>(a)] ? 1.0 : 0.0, c = m.capacity_varies() ? 1.0 : 0.0;
+      return (2.0 + k + c + (m.source ? 1.0 : 0.0)) + (3.0 + k + c);
+    };
+    switch (ph) {
+      case Phase::Rhs: return 0.0;
+      case Phase::SolveX: return factor(0);
+      case Phase::SolveY: return factor(1);
+      case Phase::SolveZ: return factor(2);
+      case Phase::RhsSolveX: return factor(0);
+      case Phase::Step: return 2 * factor(0) + 2 * factor(1) + factor(2);
+    }
+    return 0.0;
+  }
   const double c = m.capacity_varies() ? 1.0 : 0.0;
   auto k_of = [&](int a) { return !p.flat(a) && m.conductivity[static_cast<std::size_t>(a)] ? 1.0 : 0.0; };
   double k_distinct = 0.0;
@@ -244,6 +265,8 @@ int cmd_bench(const BenchOptions& o) {
     grid = parse_grid(o.grid);
     if (o.material != "constant" && o.material != "field")
       ADI_THROW(InvalidArgument, "--material '" + o.material + "': expected constant or field");
+    if (o.scheme != "auto" && o.scheme != "douglas" && o.scheme != "strang")
+      ADI_THROW(InvalidArgument, "--scheme '" + o.scheme + "': expected auto, douglas or strang");
     if (o.faces != "dirichlet" && o.faces != "mixed" && o.faces != "robin" && o.faces != "periodic")
       ADI_THROW(InvalidArgument, "--faces '" + o.faces + "': expected dirichlet, mixed, robin or periodic");
     if (!o.baseline.empty() && o.faces == "periodic")
@@ -256,7 +279,7 @@ int cmd_bench(const BenchOptions& o) {
     for (const std::string& size : o.sizes)
       for (Precision prec : precs) {
         io::RunConfig c;
-        c.problem = bench_problem(parse_size(size), o.material, o.faces);
+        c.problem = bench_problem(parse_size(size), o.material, o.faces, o.scheme);
         c.precision = prec;
         c.backend = be;
         try {
@@ -309,8 +332,9 @@ int cmd_bench(const BenchOptions& o) {
   for (const std::string& size : o.sizes) {
     const auto n = parse_size(size);
     for (Precision prec : precs) {
-      const HeatProblem p = bench_problem(n, o.material, o.faces);
-      const bool fields = p.material.lines_vary() || p.material.source != nullptr;
+      const HeatProblem p = bench_problem(n, o.material, o.faces, o.scheme);
+      const bool fields = p.material.lines_vary() || p.material.source != nullptr ||
+                          p.scheme_in_use() == SchemeType::Strang;
       const double points = static_cast<double>(p.points()) / ranks;  // per rank
       const double word = prec == Precision::F32 ? 4.0 : 8.0;
       std::vector<PhaseRow> rows;
@@ -352,7 +376,10 @@ int cmd_bench(const BenchOptions& o) {
         // writes D: the fused pair), so a fused step moves 7, an unfused 9.
         // With a material or source field every phase counts its own words
         // (own_words), for the efficiency and the floor alike.
-        std::vector<Phase> order = st->phases();
+        // Each phase once (the Strang step runs its x and y factors twice).
+        std::vector<Phase> order;
+        for (Phase ph : st->phases())
+          if (std::find(order.begin(), order.end(), ph) == order.end()) order.push_back(ph);
         order.push_back(Phase::Step);
         const bool fused = std::find(order.begin(), order.end(), Phase::RhsSolveX) != order.end();
         for (Phase ph : order) {
@@ -406,14 +433,16 @@ int cmd_bench(const BenchOptions& o) {
         }
       });
       if (!root) continue;
-      std::printf("\ncase %lld x %lld x %lld, %s, %s, material %s, faces %s\n  kernels: %s\n",
+      std::printf("\ncase %lld x %lld x %lld, %s, %s, material %s, faces %s, scheme %s\n  kernels: %s\n",
                   static_cast<long long>(n[0]), static_cast<long long>(n[1]), static_cast<long long>(n[2]),
-                  precision_name(prec), backend_name(be), o.material.c_str(), o.faces.c_str(), kernels.c_str());
+                  precision_name(prec), backend_name(be), o.material.c_str(), o.faces.c_str(),
+                  scheme_name(p.scheme_in_use()), kernels.c_str());
       std::printf("  %-9s %10s %10s %9s %11s %8s\n", "phase", "median ms", "min ms", "words/pt",
                   distributed ? "GB/s/rank" : "eff GB/s", "% copy");
       js << (first_case ? "" : ",") << "\n    {\"size\": [" << n[0] << ", " << n[1] << ", " << n[2]
          << "], \"precision\": \"" << precision_name(prec) << "\", \"material\": \"" << o.material
-         << "\", \"faces\": \"" << o.faces << "\", \"kernels\": \"" << json_escape(kernels)
+         << "\", \"faces\": \"" << o.faces << "\", \"scheme\": \"" << scheme_name(p.scheme_in_use())
+         << "\", \"kernels\": \"" << json_escape(kernels)
          << "\", \"phases\": [";
       first_case = false;
       for (std::size_t q = 0; q < rows.size(); ++q) {

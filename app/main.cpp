@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
   c_bench->add_option("--faces", bench.faces,
                       "dirichlet | mixed (x value, y flux, z convective) | robin (all convective) | periodic (all axes)")
       ->capture_default_str();
+  c_bench->add_option("--scheme", bench.scheme,
+                      "auto | douglas | strang (scheme.type; auto: strang with a conductivity field)")
+      ->capture_default_str();
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
   c_bench->add_flag("--overwrite", bench.overwrite, "replace an existing --json file (only a JSON file)");
   c_bench->add_option("--grid", bench.grid,

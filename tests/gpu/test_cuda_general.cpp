@@ -398,10 +398,12 @@ void run_case(Case c, SeededRng& rng, double tol, bool segmented, bool x_transpo
   // segments) unless general_x_transpose is off.
   // (The Strang step's x solves add into u: always in place.)
   const bool strang = p.scheme_in_use() == SchemeType::Strang;
-  if (segmented && c.name.find("x in place") != std::string::npos)
+  if (segmented && c.name.find("x in place") != std::string::npos) {
     EXPECT_EQ(dn.find("transposed grid") != std::string::npos, !strang && !x_in_place && x_transpose) << dn;
-  if (segmented && c.name.find("periodic x, moving dirichlet y") != std::string::npos)
+  }
+  if (segmented && c.name.find("periodic x, moving dirichlet y") != std::string::npos) {
     EXPECT_EQ(dn.find("x=segmented-ring (transposed grid)") != std::string::npos, !strang && x_transpose) << dn;
+  }
   EXPECT_EQ(dn.find("Strang step") != std::string::npos, strang) << dn;
   bool classic_problem = !strang && !p.material.lines_vary() && !p.material.source && p.n[0] >= 3 && p.n[1] >= 3 &&
                          p.n[2] >= 3;
@@ -740,6 +742,8 @@ ADI_CUDA_VERIFY(FlatAxisF64, verify::flat_axis(Precision::F64, cuda_spec()))
 ADI_CUDA_VERIFY(FlatAxisF32, verify::flat_axis(Precision::F32, cuda_spec()))
 ADI_CUDA_VERIFY(ConstantFieldF64, verify::constant_field(Precision::F64, cuda_spec()))
 ADI_CUDA_VERIFY(ConstantFieldF32, verify::constant_field(Precision::F32, cuda_spec()))
+ADI_CUDA_VERIFY(InclusionStability, verify::inclusion_stability(cuda_spec()))
+ADI_CUDA_VERIFY(SourceTableTimeTheta1, verify::source_table_time(1.0, cuda_spec()))
 #undef ADI_CUDA_VERIFY
 
 // ---- the backend choice ----

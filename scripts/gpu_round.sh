@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The GPU runs of a round (issue "GPU verification of this round"), one device
+# call per MODE, from the repository root on the GPU machine:
+#   scripts/gpu_round.sh MODE        logs and a short table under $OUT/MODE
+# MODE:
+#   new     build (tests on), then the gpu tests of this round's CUDA work (the
+#           general path on both schemes, the contract, the GPU ranks) and
+#           `adi3d validate --backend cuda`; the stability runs on the GPU
+#   half1   the whole `gpu` label, first half (ctest -I 1,,2)
+#   half2   the second half, then pytest python/tests (scripts/gpu_python.sh)
+#   bench   adi3d bench: the constant-coefficient step, the K-field step
+#           (strang and douglas) with mixed faces and the cuSPARSE baseline,
+#           at 512^3, 257^3 and 500x384x260, both precisions
+# A mode builds build-gpu/ only if it is missing (a call may find the last
+# call's build). Every step is bounded by the time left (BUDGET, default
+# 580 s) so the logs come back. Never changes GPU settings.
+set -uo pipefail
+M=${1:?usage: scripts/gpu_round.sh new|half1|half2|bench}
+O="${OUT:-/tmp/out}/$M"; mkdir -p "$O"
+T0=$(date +%s); BUDGET=${BUDGET:-580}
+left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
+B=build-gpu/app/adi3d
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; git log -1 --format='%H %s';
+  git status --short | head -20; } > "$O/machine.txt" 2>&1
+cat "$O/machine.txt"
+build() {
+  [ -x $B ] && [ "${REBUILD:-0}" != 1 ] && { echo "build: reusing build-gpu"; return 0; }
+  cmake --preset gpu -S . -B build-gpu -G Ninja -DADI_BUILD_TESTS=ON > "$O/build.log" 2>&1 &&
+    cmake --build build-gpu -j 16 > /dev/null 2>> "$O/build.log" && cmake --build build-gpu -j 16 >> "$O/build.log" 2>&1
+  local rc=$?; echo "build rc=$rc $(( $(date +%s) - T0 )) s"
+  [ $rc -ne 0 ] && { grep -E "error" "$O/build.log" | head -20; }
+  return $rc
+}
+ct() { local name=$1; shift; ADI_REQUIRE_GPU=1 timeout $(left) ctest --test-dir build-gpu -L gpu "$@" > "$O/ctest_$name.txt" 2>&1
+  echo "ctest $name rc=$? $(( $(date +%s) - T0 )) s"; grep -E "tests passed|tests failed|Total Test" "$O/ctest_$name.txt"
+  grep -E "^\s+[0-9]+ - " "$O/ctest_$name.txt" | head -20; }
+bench() { local name=$1; shift; timeout $(left) $B bench "$@" --json "$O/bench_$name.json" > "$O/bench_$name.txt" 2>&1
+  echo "bench $name rc=$? $(( $(date +%s) - T0 )) s"; }
+case $M in
+new)
+  build || exit 1
+  ct new -j 8 -R "CudaGeneral|StepperContract|contract_mpi_cuda|mpi_gpu_general|CudaStepper"
+  timeout $(left) $B validate --backend cuda > "$O/validate.txt" 2>&1; echo "validate rc=$?"; grep -E "FAILED|passed|failed" "$O/validate.txt" | head
+  # The issue's inclusion on the GPU: the default scheme completes, douglas stops (exit 4).
+  mkdir -p "$O/inc" && /usr/bin/env python3 - "$O/inc" <<'PY'
+import sys, numpy as np, h5py
+d = sys.argv[1]; n = 15; inside = np.zeros((n, n, n), bool); inside[5:10, 5:10, 5:10] = True
+with h5py.File(d + "/inc.h5", "w") as f:
+    f["K"] = np.where(inside, 1000.0, 1.0); f["c"] = np.where(inside, 70.0, 1.0)
+    f["u"] = np.random.default_rng(20261205).uniform(0, 1, (n, n, n))
+open(d + "/case.yaml", "w").write("""grid: {nx: 15, ny: 15, nz: 15}
+material: {conductivity: {file: inc.h5, dataset: /K}, heat_capacity: {file: inc.h5, dataset: /c}}
+boundary: insulated
+initial: {file: inc.h5, dataset: /u}
+time: {dt: 1.0, steps: 100}
+backend: cuda
+""")
+PY
+  BA="$PWD/$B"
+  (cd "$O/inc" && timeout $(left) "$BA" run case.yaml > strang.txt 2>&1; echo "inclusion strang rc=$?"; tail -4 strang.txt
+   timeout $(left) "$BA" run case.yaml --set scheme.type=douglas > douglas.txt 2>&1; echo "inclusion douglas rc=$?"
+   tail -1 douglas.txt)
+  ;;
+half1) build || exit 1; ct half1 -j 8 -I 1,,2 ;;
+half2) build || exit 1; ct half2 -j 8 -I 2,,2
+  [ $(left) -gt 100 ] && { SKIP_BUILD=1 SKIP_BENCH=1 timeout $(( $(left) - 10 )) scripts/gpu_python.sh "$O/py" > "$O/pytest.txt" 2>&1; echo "pytest rc=$?"; tail -3 "$O/pytest.txt"; } ;;
+bench)
+  build || exit 1
+  S="--size 512 --size 257 --size 500x384x260 --reps ${REPS:-10}"
+  bench const $S
+  bench field_strang $S --material field --faces mixed --scheme strang --baseline cusparse
+  bench field_douglas $S --material field --faces mixed --scheme douglas
+  ;;
+esac
+echo "total $(( $(date +%s) - T0 )) s"
+for f in "$O"/bench_*.txt; do [ -f "$f" ] || continue
+  awk -v f=$(basename $f .txt) '/^case /{c=$2$3$4$5$6" "$7} /^  step /{st=$2} /floor = /{print f, c, "step", st, "x" $NF}' "$f"; done
