@@ -60,6 +60,9 @@ PY
   (cd "$O/inc" && timeout $(left) "$BA" run case.yaml > strang.txt 2>&1; echo "inclusion strang rc=$?"; tail -4 strang.txt
    timeout $(left) "$BA" run case.yaml --set scheme.type=douglas > douglas.txt 2>&1; echo "inclusion douglas rc=$?"
    tail -1 douglas.txt)
+  # What time is left: a first look at the field step, Strang against Douglas.
+  if [ $(left) -gt 120 ]; then bench field512 --size 512 --material field --faces mixed --scheme strang --reps 5; fi
+  if [ $(left) -gt 60 ]; then bench field512d --size 512 --material field --faces mixed --scheme douglas --reps 5; fi
   ;;
 half1) build || exit 1; ct half1 -j 8 -I 1,,2 ;;
 half2) build || exit 1; ct half2 -j 8 -I 2,,2
