@@ -1062,14 +1062,14 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
                  ": diffusivity is K / c with c = 1; give either diffusivity or material {conductivity, "
                  "heat_capacity}");
   }
-  // scheme.type auto: the Strang step when K or c is a field (the axis
-  // operators do not commute; split.hpp), the Douglas step otherwise;
+  // scheme.type auto: the Strang step when K or c is a field in 3D (the
+  // axis operators do not commute; split.hpp), the Douglas step otherwise;
   // decided here, where the fields are known by name, so that the resolved
   // config (outputs, checkpoints, --dry-run) records the scheme that runs.
   if (c.problem.scheme == SchemeType::Auto) {
     bool fields = c.material.capacity.given();
     for (int a = 0; a < 3; ++a) fields = fields || c.material.conductivity[a].given();
-    c.problem.scheme = fields ? SchemeType::Strang : SchemeType::Douglas;
+    c.problem.scheme = HeatProblem::auto_scheme(fields, c.problem.n);
   }
   // The analytic mode is the eigenmode of the constant-coefficient problem
   // with Dirichlet / insulated faces: its errors mean nothing elsewhere.

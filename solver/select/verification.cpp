@@ -292,7 +292,7 @@ Check manufactured_materials(const StepperSpec& spec) {
   return finish(c);
 }
 
-Check manufactured_faces(Boundary kind, const StepperSpec& spec) {
+Check manufactured_faces(Boundary kind, const StepperSpec& spec, SchemeType scheme) {
   // 1D in x: phi = X(x); y and z periodic and flat in the solution.
   const std::array<double, 3> L{{1.0, 0.7, 0.5}};
   Manufactured m;
@@ -318,6 +318,7 @@ Check manufactured_faces(Boundary kind, const StepperSpec& spec) {
     p.capacity = c0;
     p.lo = {kind, Boundary::Periodic, Boundary::Periodic};
     p.hi = {kind == Boundary::Robin ? Boundary::Neumann : kind, Boundary::Periodic, Boundary::Periodic};
+    p.scheme = scheme;
     const index_t steps = cells / 2;
     p.dt = t_end / static_cast<double>(steps);
     apply(p, m, steps, false, false);
@@ -346,9 +347,18 @@ Check manufactured_faces(Boundary kind, const StepperSpec& spec) {
   Check c;
   c.name = kind == Boundary::Robin ? "manufactured: moving Robin ambient (x_lo) + moving heat flux (x_hi), periodic y z"
                                    : "manufactured: moving Dirichlet values (x faces), periodic y z";
+  if (scheme != SchemeType::Auto) c.name += std::string(", ") + scheme_name(scheme);
   c.quantity = "observed order (max error)";
   c.lo = 1.9;
   c.hi = 2.1;
+  // The Strang step splits the source and the face data among factors: a
+  // source whose normal derivative at a flux / convective face is not 0
+  // meets the x factors' Crank-Nicolson, which does not damp the stiff
+  // boundary layer this leaves when dt / h^2 grows (dt ~ h here): order 1 in
+  // the max norm at those faces (docs/SCHEMES.md, "Order"). The Douglas step
+  // keeps 2; this case is the known limit, held to its band so that it
+  // cannot silently get worse.
+  if (kind == Boundary::Robin && scheme == SchemeType::Strang) c.lo = 0.9;
   c.value = std::log(levels[levels.size() - 2].err / levels.back().err) / std::log(2.0);
   c.detail = levels_text(levels) + ", grid " + grid_name(last);
   return finish(c);
@@ -657,19 +667,22 @@ Check flat_axis(Precision prec, const StepperSpec& spec) {
   p2.material.conductivity = {K2, K2, K2};
   auto init = [](double x, double y, double) { return std::cos(2 * x) * (1 + y); };
   const index_t steps = 20;
-  const std::vector<double> u3 = run_prec(prec, p3, spec, sample(p3, init), steps);
-  const std::vector<double> u2 = run_prec(prec, p2, spec, sample(p2, init), steps);
   Check c;
-  c.name = "2D (nz = 1) vs 3D with insulated z faces " + grid_name(p2) + " / " + grid_name(p3);
+  c.name = "2D (nz = 1) vs 3D with insulated z faces, each scheme " + grid_name(p2) + " / " + grid_name(p3);
   c.precision = prec;
   c.quantity = "max rel diff";
   c.hi = prec == Precision::F64 ? 1e-12 : 1e-5;
-  if (root()) {
-    const std::size_t plane = static_cast<std::size_t>(p2.points());
-    double m = 0.0;
-    for (index_t k = 0; k < p3.n[2]; ++k)
-      for (std::size_t q = 0; q < plane; ++q) m = std::max(m, std::abs(u3[k * plane + q] - u2[q]));
-    c.value = m / max_abs(u2);
+  for (SchemeType scheme : {SchemeType::Douglas, SchemeType::Strang}) {
+    p2.scheme = p3.scheme = scheme;
+    const std::vector<double> u3 = run_prec(prec, p3, spec, sample(p3, init), steps);
+    const std::vector<double> u2 = run_prec(prec, p2, spec, sample(p2, init), steps);
+    if (root()) {
+      const std::size_t plane = static_cast<std::size_t>(p2.points());
+      double m = 0.0;
+      for (index_t k = 0; k < p3.n[2]; ++k)
+        for (std::size_t q = 0; q < plane; ++q) m = std::max(m, std::abs(u3[k * plane + q] - u2[q]));
+      c.value = std::max(c.value, m / max_abs(u2));
+    }
   }
   return finish(c);
 }
@@ -795,6 +808,8 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
   out.push_back(manufactured_materials(spec));
   out.push_back(manufactured_faces(Boundary::Dirichlet, spec));
   out.push_back(manufactured_faces(Boundary::Robin, spec));
+  out.push_back(manufactured_faces(Boundary::Dirichlet, spec, SchemeType::Strang));
+  out.push_back(manufactured_faces(Boundary::Robin, spec, SchemeType::Strang));
   out.push_back(layered_steady(spec));
   out.push_back(robin_steady(spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(conservation(pr, spec));

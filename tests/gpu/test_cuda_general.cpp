@@ -733,6 +733,9 @@ ADI_CUDA_VERIFY(PeriodicFourierF32, verify::periodic_fourier(Precision::F32, cud
 ADI_CUDA_VERIFY(ManufacturedMaterials, verify::manufactured_materials(cuda_spec()))
 ADI_CUDA_VERIFY(ManufacturedDirichlet, verify::manufactured_faces(Boundary::Dirichlet, cuda_spec()))
 ADI_CUDA_VERIFY(ManufacturedRobinFlux, verify::manufactured_faces(Boundary::Robin, cuda_spec()))
+ADI_CUDA_VERIFY(ManufacturedDirichletStrang,
+                verify::manufactured_faces(Boundary::Dirichlet, cuda_spec(), SchemeType::Strang))
+ADI_CUDA_VERIFY(ManufacturedRobinFluxStrang, verify::manufactured_faces(Boundary::Robin, cuda_spec(), SchemeType::Strang))
 ADI_CUDA_VERIFY(LayeredSteady, verify::layered_steady(cuda_spec()))
 ADI_CUDA_VERIFY(RobinSteady, verify::robin_steady(cuda_spec()))
 ADI_CUDA_VERIFY(ConservationF64, verify::conservation(Precision::F64, cuda_spec()))

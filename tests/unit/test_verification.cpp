@@ -27,6 +27,12 @@ TEST(Verification, PeriodicFourierF32) { expect_ok(adi::verify::periodic_fourier
 TEST(Verification, ManufacturedMaterials) { expect_ok(adi::verify::manufactured_materials(cpu())); }
 TEST(Verification, ManufacturedDirichlet) { expect_ok(adi::verify::manufactured_faces(adi::Boundary::Dirichlet, cpu())); }
 TEST(Verification, ManufacturedRobinFlux) { expect_ok(adi::verify::manufactured_faces(adi::Boundary::Robin, cpu())); }
+TEST(Verification, ManufacturedDirichletStrang) {
+  expect_ok(adi::verify::manufactured_faces(adi::Boundary::Dirichlet, cpu(), adi::SchemeType::Strang));
+}
+TEST(Verification, ManufacturedRobinFluxStrang) {
+  expect_ok(adi::verify::manufactured_faces(adi::Boundary::Robin, cpu(), adi::SchemeType::Strang));
+}
 TEST(Verification, LayeredSteady) { expect_ok(adi::verify::layered_steady(cpu())); }
 TEST(Verification, RobinSteady) { expect_ok(adi::verify::robin_steady(cpu())); }
 TEST(Verification, ConservationF64) { expect_ok(adi::verify::conservation(adi::Precision::F64, cpu())); }

@@ -46,11 +46,11 @@ constexpr const char* boundary_name(Boundary b) {
 
 /// The time scheme (docs/SCHEMES.md). Douglas: the delta-form ADI step
 /// (scheme.hpp), unconditionally stable when the axis operators commute
-/// (constant K per axis and constant c, every face kind) and in 2D; with
-/// material fields in 3D it is not. Strang: Strang-split one-dimensional
-/// Crank-Nicolson (theta) factors (split.hpp), a contraction in the c- and
-/// volume-weighted norm for every material. Auto: Strang when K or c is a
-/// field, Douglas otherwise.
+/// (constant K per axis and constant c, every face kind) and in 1D and 2D;
+/// with material fields in 3D it is not. Strang: Strang-split
+/// one-dimensional Crank-Nicolson (theta) factors (split.hpp), a contraction
+/// in the c- and volume-weighted norm for every material. Auto: Strang when
+/// K or c is a field and all three axes are live, Douglas otherwise.
 enum class SchemeType : int { Auto = 0, Douglas = 1, Strang = 2 };
 constexpr const char* scheme_name(SchemeType s) {
   return s == SchemeType::Douglas ? "douglas" : s == SchemeType::Strang ? "strang" : "auto";
@@ -152,11 +152,16 @@ struct HeatProblem {
   double theta = 0.5;  ///< implicit weight of the scheme, in [1/2, 1]
   double dt = 1e-3;    ///< time step [s]
   SchemeType scheme = SchemeType::Auto;
-  /// The scheme a stepper runs: `scheme`, with Auto resolved (Strang when
-  /// the line matrices vary from line to line, i.e. K or c is a field).
+  /// The scheme a stepper runs: `scheme`, with Auto resolved (auto_scheme).
   SchemeType scheme_in_use() const {
-    if (scheme != SchemeType::Auto) return scheme;
-    return material.lines_vary() ? SchemeType::Strang : SchemeType::Douglas;
+    return scheme != SchemeType::Auto ? scheme : auto_scheme(material.lines_vary(), n);
+  }
+  /// What Auto means: Strang where the Douglas step can be unstable, three
+  /// live axes whose operators do not commute (K or c a field); Douglas
+  /// (stable, and free of splitting's order reduction at faces) elsewhere.
+  static SchemeType auto_scheme(bool lines_vary, const std::array<index_t, 3>& n) {
+    const bool three_d = n[0] > 1 && n[1] > 1 && n[2] > 1;
+    return lines_vary && three_d ? SchemeType::Strang : SchemeType::Douglas;
   }
 
   /// True for an axis with a single node: no stencil, no solve along it.

@@ -41,7 +41,8 @@ Check manufactured_materials(const StepperSpec& spec);
 /// Dirichlet values on both), periodic y and z, a q field: observed order
 /// 1.9 .. 2.1 (fp64). kind: Boundary::Robin (Robin lo + flux hi) or
 /// Boundary::Dirichlet.
-Check manufactured_faces(Boundary kind, const StepperSpec& spec);
+/// `scheme`: the problem's (Auto: Douglas here, constant coefficients).
+Check manufactured_faces(Boundary kind, const StepperSpec& spec, SchemeType scheme = SchemeType::Auto);
 
 /// Three layers along x with K jumping 1000x between them (interfaces midway
 /// between nodes), fixed values on the x faces, run to steady state: the
