@@ -10,6 +10,8 @@
                       their file system (exit 3, nothing written); --force runs
   disk_warning        an output that takes more than 80 % of the free space is
                       warned about; a small one says "fits"
+  cuda_off_message    a CPU-only configure where nvcc is installed says so (and
+                      the README's pip lines name options CMake has)
 """
 
 import os
@@ -147,8 +149,42 @@ output: {file: big.h5, every: 1}
           nomatch=[r"\[warning\]"])
 
 
+def cuda_off_message(a):
+    """CMake says whether it builds the CUDA backend, where nvcc is and how to
+    choose the other way: here a CPU-only configure (ADI_ENABLE_CUDA=OFF, as
+    the README's pip line passes it) on a machine where an nvcc is on PATH (a
+    stand-in; a real one in /usr/local/cuda/bin is named instead)."""
+    import shutil
+    import subprocess
+    w = a.work
+    fake = os.path.join(w, "cuda", "bin")
+    os.makedirs(fake)
+    T.write(os.path.join(fake, "nvcc"), "#!/bin/sh\necho 'stand-in nvcc' >&2\nexit 1\n")
+    os.chmod(os.path.join(fake, "nvcc"), 0o755)
+    cmake = shutil.which("cmake")
+    T.check(cmake is not None, "cmake is not on PATH")
+    env = T.env()
+    env["PATH"] = fake + os.pathsep + env["PATH"]
+    cmd = [cmake, "-S", a.source, "-B", os.path.join(w, "build"), "-DADI_ENABLE_CUDA=OFF", "-DADI_BUILD_TESTS=OFF",
+           "-DADI_BUILD_EXAMPLES=OFF", "-DADI_BUILD_APP=OFF"]
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    print(p.stdout + p.stderr, flush=True)
+    T.check(p.returncode == 0, "configure failed")
+    T.check(re.search(r"-- CUDA backend: off \(ADI_ENABLE_CUDA=OFF\); nvcc at \S*/nvcc is not used: a CPU-only build",
+                      p.stdout), "no word that the nvcc found is not used")
+    T.check("CUDA=OFF" in p.stdout, "the summary line")
+    # The README's pip lines name CMake options that exist.
+    readme = open(os.path.join(a.source, "README.md")).read()
+    cmakelists = open(os.path.join(a.source, "CMakeLists.txt")).read()
+    lines = [l for l in readme.splitlines() if l.startswith("pip install")]
+    T.check(any("cmake.define.ADI_ENABLE_CUDA=OFF" in l for l in lines), "no CPU-only pip line in the README: %s" % lines)
+    for name in re.findall(r"cmake\.define\.(\w+)=", "\n".join(lines)):
+        T.check(re.search(r"option\(%s\b" % name, cmakelists), "README's pip line names %s, not a CMake option" % name)
+
+
 PARTS = {f.__name__: f for f in (summary_decayed, lambda_flat_axis, dry_run_numbers, theta_message, disk_refused,
-                                 disk_warning)}
+                                 disk_warning, cuda_off_message)}
 
 
 def body():
