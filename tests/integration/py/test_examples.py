@@ -20,6 +20,8 @@
                   blocks (stand-in sbatch), as written, in order
   user_guide_mpi  the guide's mpirun blocks (after the sh blocks before them)
   user_guide_paraview  the guide's pvbatch blocks (likewise)
+  readme          the command lines of README.md: run as written, or listed with
+                  the test or script that runs them
 """
 
 import os
@@ -633,6 +635,60 @@ def user_guide_mpi(a):
     print("block_mpi.h5 equals block.h5 to round-off at steps %s" % sorted(mpi))
 
 
+# README.md's command lines that this test does not run, and where they run.
+# Every other command line of the README's blocks runs in `readme` as written.
+README_ELSEWHERE = {
+    "./run.sh": "CI: ./test.sh runs the same set-up (scripts/setup.sh) and the default case (cli_run_default)",
+    "./test.sh": "CI runs it",
+    "pip install -v .": "scripts/python_tests.sh (./test.sh's python stage), with --no-build-isolation",
+    "pip install -v . -C cmake.define.ADI_ENABLE_CUDA=OFF": "first_day_cuda_off_message (the option and its message)",
+    "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$HOME/opt/adi3d": "install_consumer",
+    "cmake --build build -j && cmake --install build": "install_consumer",
+    "mpirun -np 2 adi3d run case.yaml --backend cuda": "needs GPUs: scripts/mpi_gpu_check.sh",
+    "mpirun -np 2 adi3d bench --size 1024 --precision float32 --backend cuda": "needs GPUs: scripts/mpi_gpu_check.sh",
+    "adi3d bench --size 257 --size 513 --size 500x384x260 --precision both": "needs a GPU: scripts/gpu_sizes.sh",
+}
+
+
+def readme(a):
+    """The command lines of README.md's blocks (adi3d, mpirun, sbatch, pip,
+    cmake, ./...): each runs here as written (case.yaml: a small case of
+    the test's own; sbatch: the stand-in) or is listed in README_ELSEWHERE
+    with the test or script that runs it; a new command line that is neither
+    fails the test."""
+    import re
+    w = a.work
+    text = open(os.path.join(a.source, "README.md")).read()
+    lines = []
+    for lang, block in re.findall(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M):
+        if lang not in ("", "sh", "console"):
+            continue
+        for line in block.splitlines():
+            cmd = line.split("  #")[0].rstrip()
+            if re.match(r"((adi3d|mpirun|sbatch|pip|cmake)\s|\./)", cmd + " ") and not cmd.startswith("adi3d:"):
+                lines.append(cmd)
+    T.check(len(lines) >= 10, "README command lines: %s" % lines)
+    for d in ("examples", "configs"):
+        shutil.copytree(os.path.join(a.source, d), os.path.join(w, d))
+    T.write(os.path.join(w, "case.yaml"), "grid: {nx: 33, ny: 25, nz: 21}\ntime: {dt: 1.0e-4, steps: 10}\nbackend: cpu\n")
+    env = T.env()
+    env["PATH"] = os.pathsep.join([os.path.dirname(a.adi3d), os.path.join(a.source, "tests", "integration", "bin"),
+                                   env["PATH"]])
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_mpi_yield_when_idle="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    ran = 0
+    for cmd in lines:
+        if cmd in README_ELSEWHERE:
+            print("not run here: %s  (%s)" % (cmd, README_ELSEWHERE[cmd]))
+            continue
+        p = sh(["bash", "-e", "-c", cmd], w, env=env)
+        T.check("error" not in p.stderr.lower(), "a README command printed an error: " + cmd)
+        ran += 1
+    T.check(ran >= 4, "only %d README command lines ran" % ran)
+    stale = [c for c in README_ELSEWHERE if c not in lines]
+    T.check(not stale, "README_ELSEWHERE lists lines the README no longer has: %s" % stale)
+
+
 def user_guide_paraview(a):
     """The guide's pvbatch blocks, after the sh blocks before them: the
     pictures are written and not blank. Skipped (exit 77) without pvbatch."""
@@ -647,7 +703,7 @@ def user_guide_paraview(a):
         check_not_blank(os.path.join(w, f))
 
 
-PARTS = {"user_guide": user_guide, "user_guide_mpi": user_guide_mpi, "user_guide_paraview": user_guide_paraview,
+PARTS = {"readme": readme, "user_guide": user_guide, "user_guide_mpi": user_guide_mpi, "user_guide_paraview": user_guide_paraview,
          "paraview": paraview, "paraview_dims": paraview_dims, "plot_edges": plot_edges, "plot_dims": plot_dims,
          "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm, "physics": physics}
 
