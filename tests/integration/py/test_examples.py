@@ -641,7 +641,7 @@ README_ELSEWHERE = {
     "./run.sh": "CI: ./test.sh runs the same set-up (scripts/setup.sh) and the default case (cli_run_default)",
     "./test.sh": "CI runs it",
     "pip install -v .": "scripts/python_tests.sh (./test.sh's python stage), with --no-build-isolation",
-    "pip install -v . -C cmake.define.ADI_ENABLE_CUDA=OFF": "first_day_cuda_off_message (the option and its message)",
+    "pip install -v . --config-settings=cmake.define.ADI_ENABLE_CUDA=OFF": "first_day_cuda_off_message (the option and its message)",
     "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$HOME/opt/adi3d": "install_consumer",
     "cmake --build build -j && cmake --install build": "install_consumer",
     "mpirun -np 2 adi3d run case.yaml --backend cuda": "needs GPUs: scripts/mpi_gpu_check.sh",
