@@ -48,14 +48,14 @@ def lambda_flat_axis(a):
     w = a.work
     T.write(os.path.join(w, "sheet.yaml"), """grid: {nx: 41, ny: 31, nz: 1}
 domain: {lx: 0.2, ly: 0.15, lz: 0.002}
-material: {conductivity: 200.0, heat_capacity: 2.4e6}
+diffusivity: 8.3333e-5
 boundary: {x: {lo: {type: dirichlet, value: 300}, hi: insulated}, y: insulated}
 initial: {value: 293.15}
 time: {dt: 20, steps: 3}
 backend: cpu
 """)
-    # lambda_x = lambda_y = 200 / 2.4e6 * 20 / 0.005^2 = 66.7; the flat z
-    # axis (h = lz = 0.002 m) would have shown 417.
+    # lambda_x = lambda_y = 8.3333e-5 * 20 / 0.005^2 = 66.7; the flat z axis
+    # (h = lz = 0.002 m) would have shown 417.
     T.run(a, ["run", "sheet.yaml"], cwd=w,
           match=[r"\[warning\] lambda = alpha dt / h\^2 = \(66\.7, 66\.7\) \(x, y\) is large: .* \(along [xy](, [xy])?\) "],
           nomatch=[r"lambda = alpha dt / h\^2 = \([^)]*, [^)]*, [^)]*\)", r"\(x, y, z\)", r"417"])
