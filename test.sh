@@ -24,6 +24,7 @@ t0=$(date +%s)
 stage() { echo; echo "==== test.sh: $* [$(date +%H:%M:%S), $(( $(date +%s) - t0 )) s so far]"; }
 
 stage "setup and main build"
+ADI_SETUP_TESTS=1  # also what only the tests use (ParaView: scripts/setup.sh)
 source scripts/setup.sh
 for s in $STAGES; do
   case "$s" in

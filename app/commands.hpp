@@ -23,6 +23,7 @@ struct RunOptions {
   bool dry_run = false;
   bool overwrite = false;
   bool discard_after_checkpoint = false;  ///< a restart may delete output steps it does not write again
+  bool force = false;              ///< run even when the outputs are estimated not to fit on their disk
   std::string restart;             ///< checkpoint to continue from
   std::vector<std::string> argv;   ///< the whole command line (provenance)
   bool quiet = false;              ///< no progress line, no periodic log lines

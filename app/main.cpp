@@ -49,8 +49,12 @@ int main(int argc, char** argv) {
   c_run->add_option("--backend", run.backend, "cpu | cuda | auto (same as --set backend=...)");
   c_run->add_option("--precision", run.precision, "float32 | float64 (same as --set precision=...)");
   c_run->add_flag("--dry-run", run.dry_run,
-                  "print the resolved config and the memory the run needs, and stop (exit 7 if it does not fit)");
+                  "print the resolved config, the memory and disk space the run needs, and stop (exit 7 if it does not fit in "
+                  "memory, 3 if its outputs do not fit on their disk)");
   c_run->add_flag("--overwrite", run.overwrite, "replace an existing output file");
+  c_run->add_flag("--force", run.force,
+                  "run even when the outputs are estimated not to fit in the free disk space (refused otherwise, "
+                  "exit 3)");
   c_run->add_flag("--discard-after-checkpoint", run.discard_after_checkpoint,
                   "with --restart: allow deleting output steps after the checkpoint that this run will not write "
                   "again (refused otherwise, exit 2)");

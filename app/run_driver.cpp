@@ -1041,6 +1041,7 @@ void analytic_errors(FieldBuffer<T>& field, const RunMode& m, const io::RunConfi
   const double scales[2] = {std::exp(-mode.decay_rate * c.t_end),
                             std::pow(mode.amplification, static_cast<double>(c.steps))};
   ErrorNorms* norms[2] = {&rep.exact, &rep.discrete};
+  rep.exact_decay = scales[0];
   if (m.collective) {
     field.fetch_box();
     for (int q = 0; q < 2; ++q) {

@@ -70,6 +70,9 @@ struct RunReport {
   std::string backend, device;
   bool have_error = false;  ///< analytic initial data, run completed
   ErrorNorms exact, discrete;
+  /// exp(-rate t_end): what is left of the analytic mode's initial amplitude
+  /// (exact.ref_max / exact_decay is the initial max|u|).
+  double exact_decay = 1.0;
 };
 
 /// Runs the plan; throws on errors (after marking the output failed).

@@ -2,12 +2,18 @@
 """Plots for adi3d results (matplotlib with the Agg backend: no display needed).
 
   plot.py slices RUN.h5 [--step N] [--x X] [--y Y] [--z Z] [--unit K] [-o slices.png]
-      slices z = const, y = const, x = const (default: the middle planes;
-      --x/--y/--z pick the node nearest to a coordinate in m) of one output
-      step or of a checkpoint, in physical coordinates from /grid (origin,
-      spacing), each pixel centred on its node. Works on the file of a
-      running job (opened without HDF5 file locking). Slabs thinner than
-      1 : --max-stretch are drawn stretched, and say so.
+      one output step or a checkpoint, drawn for its dimensionality:
+        3D  three panels, the planes z, y, x = const (default: the middle
+            planes; --x/--y/--z pick the node nearest to a coordinate in m);
+        2D  (one axis with nz/ny/nx = 1) one panel, the whole plane;
+        1D  a line plot of u along the axis.
+      In physical coordinates (the node coordinates of /grid), each cell
+      centred on its node and the axes spanning the box exactly (the
+      boundary nodes sit on its faces; a periodic axis spans n spacings).
+      Orientation: x to the right and y up (z = const), x to the right and
+      z up (y = const), y to the right and z up (x = const). Works on the
+      file of a running job (opened without HDF5 file locking). Slabs
+      thinner than 1 : --max-stretch are drawn stretched, and say so.
   plot.py convergence VALIDATE.json [-o convergence.png]
       error against the exact solution versus h, log-log, with a slope-2
       guide, from `adi3d validate --json VALIDATE.json`.
@@ -67,60 +73,165 @@ def read_step(f, path, step):
     raise SystemExit("%s is neither an adi3d output (/steps) nor a checkpoint (/u)" % path)
 
 
-def plane_index(value, origin, h, n, name):
+AXES = "xyz"
+
+
+def node_coordinates(f, n):
+    """The node coordinates of each axis (x, y, z): /grid/x, /grid/y, /grid/z
+    where the file has them (so a stretched grid is drawn where its nodes
+    are), else origin + i * spacing from /grid's attributes."""
+    g = f["grid"]
+    origin = np.array(g.attrs["origin"], dtype=float)
+    spacing = np.array(g.attrs["spacing"], dtype=float)
+    coords = []
+    for a, name in enumerate(AXES):
+        if name in g and g[name].shape == (n[a],):
+            coords.append(np.array(g[name][()], dtype=float))
+        else:
+            coords.append(origin[a] + spacing[a] * np.arange(n[a]))
+    return coords, spacing
+
+
+def periodic_axes(f):
+    """Which axes wrap around, from the run's resolved config (/provenance/config)."""
+    try:
+        text = f["provenance"]["config"][()]
+    except (KeyError, TypeError):
+        return set()
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    import re
+    return set(re.findall(r"\b([xyz])_lo: periodic", text))
+
+
+def cell_edges(c):
+    """Edges of the cells around the nodes c: half-way between neighbours,
+    and the box's own ends, so that the picture covers the true extent of
+    the axis: [first node, last node] where the boundary nodes sit on the
+    faces; [x0, x0 + n h] on a periodic axis (whose node 0 is drawn again at
+    its end, see extend_periodic)."""
+    mid = 0.5 * (c[1:] + c[:-1])
+    return np.concatenate(([c[0]], mid, [c[-1]]))
+
+
+def extend_periodic(c, h, img, axis):
+    """A periodic axis of n distinct nodes spans n h: node 0 is also the node
+    at x0 + n h, so it is appended there (the picture then ends at the box's
+    end, not half a cell short of it)."""
+    c = np.append(c, c[0] + h * len(c))
+    img = np.concatenate([img, np.take(img, [0], axis=axis)], axis=axis)
+    return c, img
+
+
+def plane_index(value, c, name):
     """Index of the node nearest to coordinate `value` (default: the middle)."""
+    n = len(c)
     if value is None:
         return n // 2
-    i = int(round((value - origin) / h)) if h > 0 else 0
-    if not 0 <= i < n:
-        raise SystemExit("--%s %g is outside the grid (%g .. %g m)" % (name, value, origin, origin + h * (n - 1)))
+    i = int(np.argmin(np.abs(c - value)))
+    half = 0.5 * (c[1] - c[0]) if n > 1 else 0.0
+    if not c[0] - half <= value <= c[-1] + half:
+        raise SystemExit("--%s %g is outside the grid (%g .. %g m)" % (name, value, c[0], c[-1]))
     return i
 
 
 def slices(a):
     with open_h5(a.file) as f:
         u, t, step = read_step(f, a.file, a.step)
-        origin = np.array(f["grid"].attrs["origin"], dtype=float)   # x, y, z
-        spacing = np.array(f["grid"].attrs["spacing"], dtype=float)  # x, y, z
-    nz, ny, nx = u.shape  # datasets are (nz, ny, nx), x fastest
-    n = np.array([nx, ny, nz])
-    k = plane_index(a.z, origin[2], spacing[2], nz, "z")
-    j = plane_index(a.y, origin[1], spacing[1], ny, "y")
-    i = plane_index(a.x, origin[0], spacing[0], nx, "x")
-    # Values live on nodes: each pixel is centred on its node, so the image
-    # reaches half a spacing beyond the first and last node.
-    lo = origin - 0.5 * spacing
-    hi = origin + spacing * (n - 1) + 0.5 * spacing
+        nz, ny, nx = u.shape  # datasets are (nz, ny, nx), x fastest
+        n = [nx, ny, nz]
+        coords, spacing = node_coordinates(f, n)
+        periodic = periodic_axes(f)
+    live = [ax for ax in range(3) if n[ax] > 1]  # axes with more than one node; the others are flat
+    chosen = {0: a.x, 1: a.y, 2: a.z}
+    flat = [AXES[ax] for ax in range(3) if n[ax] == 1]
+    if len(live) < 3:
+        asked = [AXES[ax] for ax in live if chosen[ax] is not None]
+        if asked:
+            raise SystemExit("--%s: %s is a %dD output (flat %s): it is drawn whole, there is no plane to choose"
+                             % (asked[0], a.file, len(live), ", ".join(flat)))
     vmin, vmax = float(u.min()), float(u.max())
     plt = pyplot()
-    fig, ax = plt.subplots(1, 3, figsize=(15, 5), constrained_layout=True)
-    views = [
-        (u[k, :, :], (lo[0], hi[0], lo[1], hi[1]), "x [m]", "y [m]", "z = %.4g m (k = %d)" % (origin[2] + spacing[2] * k, k)),
-        (u[:, j, :], (lo[0], hi[0], lo[2], hi[2]), "x [m]", "z [m]", "y = %.4g m (j = %d)" % (origin[1] + spacing[1] * j, j)),
-        (u[:, :, i], (lo[1], hi[1], lo[2], hi[2]), "y [m]", "z [m]", "x = %.4g m (i = %d)" % (origin[0] + spacing[0] * i, i)),
-    ]
+    label = "u [%s]" % a.unit if a.unit else "u"
+    title = "%s: step %d, t = %.6g s" % (a.file, step, t)
+    # u as a 3-D array indexed [x][y][z] (the dataset is [z][y][x]).
+    uxyz = np.transpose(u, (2, 1, 0))
+
+    if len(live) <= 1:
+        # 1D (or a single node): u along the one axis that has nodes.
+        ax_i = live[0] if live else 0
+        c = coords[ax_i]
+        line = uxyz.reshape(n[ax_i]) if live else uxyz.reshape(1)
+        if AXES[ax_i] in periodic:
+            c, line = extend_periodic(c, spacing[ax_i], line, 0)
+        fig, ax = plt.subplots(figsize=(8, 4.5), constrained_layout=True)
+        ax.plot(c, line, "-", marker="." if len(c) <= 200 else None, color="C3")
+        ax.set_xlim(c[0], c[-1])
+        ax.set_xlabel("%s [m]" % AXES[ax_i])
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.set_title(title, fontsize=11)
+        write_new(a.output, a.overwrite, lambda tmp: fig.savefig(tmp, dpi=100))
+        print("wrote %s (step %d, t = %g s; 1D: u along %s, %d nodes; extent %s %.6g .. %.6g m)"
+              % (a.output, step, t, AXES[ax_i], n[ax_i], AXES[ax_i], c[0], c[-1]))
+        return
+
+    # The panels: (horizontal axis, vertical axis, index of the plane along
+    # the third axis). Conventional orientation: x to the right, y (or z) up;
+    # in the x = const plane y to the right, z up.
+    if len(live) == 2:
+        h_ax, v_ax = live
+        third = 3 - h_ax - v_ax
+        panels = [(h_ax, v_ax, third, 0)]
+    else:
+        idx = [plane_index(chosen[ax], coords[ax], AXES[ax]) for ax in range(3)]
+        panels = [(0, 1, 2, idx[2]), (0, 2, 1, idx[1]), (1, 2, 0, idx[0])]
+    fig, axs = plt.subplots(1, len(panels), figsize=(5 * len(panels) + (2 if len(panels) == 1 else 0), 5),
+                            constrained_layout=True, squeeze=False)
     stretched = []
-    for axis, (img, extent, xl, yl, title) in zip(ax, views):
-        width, height = extent[1] - extent[0], extent[3] - extent[2]
+    extent = {}  # axis -> (first, last) coordinate drawn
+    for axis, (h_ax, v_ax, third, k) in zip(axs[0], panels):
+        img = np.take(uxyz, k, axis=third)  # [h][v]
+        if h_ax > v_ax:
+            img = img.T
+        ch, cv = coords[h_ax], coords[v_ax]
+        if AXES[h_ax] in periodic:
+            ch, img = extend_periodic(ch, spacing[h_ax], img, 0)
+        if AXES[v_ax] in periodic:
+            cv, img = extend_periodic(cv, spacing[v_ax], img, 1)
+        eh, ev = cell_edges(ch), cell_edges(cv)
+        width, height = eh[-1] - eh[0], ev[-1] - ev[0]
+        extent[h_ax], extent[v_ax] = (eh[0], eh[-1]), (ev[0], ev[-1])
+        where = "%s = %.4g m (%s = %d)" % (AXES[third], coords[third][k], "ijk"[third], k)
+        name = where if len(live) == 3 else "%s-%s plane, %s = %.4g m" % (AXES[h_ax], AXES[v_ax], AXES[third],
+                                                                         coords[third][k])
         # True proportions, unless the slab is so thin that it would be a
         # strip of a few pixels: then stretched, and the title says so.
         ratio = max(width, height) / max(min(width, height), 1e-300)
         aspect = "equal" if ratio <= a.max_stretch else "auto"
         if aspect == "auto":
-            stretched.append(title.split(" (")[0])
-            title += "\n(stretched: true aspect %.3g : 1)" % ratio
-        im = axis.imshow(img, origin="lower", extent=extent, vmin=vmin, vmax=vmax, cmap="inferno", aspect=aspect,
-                         interpolation="nearest")
-        axis.set_xlabel(xl)
-        axis.set_ylabel(yl)
-        axis.set_title(title, fontsize=10)
-    fig.colorbar(im, ax=ax, shrink=0.9, label="u [%s]" % a.unit if a.unit else "u")
+            stretched.append(where.split(" (")[0])
+            name += "\n(stretched: true aspect %.3g : 1)" % ratio
+        im = axis.pcolormesh(eh, ev, img.T, vmin=vmin, vmax=vmax, cmap="inferno", shading="flat")
+        axis.set_xlim(eh[0], eh[-1])
+        axis.set_ylim(ev[0], ev[-1])
+        axis.set_aspect(aspect)
+        axis.set_xlabel("%s [m]" % AXES[h_ax])
+        axis.set_ylabel("%s [m]" % AXES[v_ax])
+        axis.set_title(name, fontsize=10)
+    fig.colorbar(im, ax=axs[0].tolist(), shrink=0.9, label=label)
     # The file and time go in the window's title line above the panels
     # (constrained layout keeps it clear of the panel titles).
-    fig.suptitle("%s: step %d, t = %.6g s" % (a.file, step, t), fontsize=12)
+    fig.suptitle(title, fontsize=12)
     write_new(a.output, a.overwrite, lambda tmp: fig.savefig(tmp, dpi=100))
-    print("wrote %s (step %d, t = %g s; planes i = %d, j = %d, k = %d%s)"
-          % (a.output, step, t, i, j, k, "; stretched: " + ", ".join(stretched) if stretched else ""))
+    drawn = ", ".join("%s %.6g .. %.6g m" % (AXES[q], extent[q][0], extent[q][1]) for q in sorted(extent))
+    if len(live) == 2:
+        h_ax, v_ax, third, _ = panels[0]
+        print("wrote %s (step %d, t = %g s; 2D (flat %s): one panel, the %s-%s plane%s; extent %s)"
+              % (a.output, step, t, AXES[third], AXES[h_ax], AXES[v_ax], "; stretched" if stretched else "", drawn))
+    else:
+        print("wrote %s (step %d, t = %g s; planes i = %d, j = %d, k = %d%s; extent %s)"
+              % (a.output, step, t, idx[0], idx[1], idx[2], "; stretched: " + ", ".join(stretched) if stretched else "",
+                 drawn))
 
 
 def convergence(a):

@@ -18,7 +18,9 @@
 #SBATCH --nodes=1
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=16
-#SBATCH --gpus=1
+# No GPU by default, so that the script runs as it is on CPU nodes too; for the
+# CUDA backend ask for one on the sbatch line (it overrides these lines):
+#   sbatch --gpus=1 examples/slurm_job.sh case.yaml --backend cuda
 #SBATCH --time=04:00:00
 #SBATCH --signal=B:USR1@600
 #SBATCH --requeue
@@ -30,6 +32,30 @@ set -u
 ADI3D=${ADI3D:-adi3d}              # the executable
 CONFIG=${1:-configs/heat.yaml}
 shift || true
+# Job arrays: "%a" in the config's name or in an argument stands for this
+# task's index (SLURM_ARRAY_TASK_ID), as in sbatch's own --output patterns:
+#   sbatch --array=1-4 examples/slurm_job.sh case_%a.yaml
+#   sbatch --array=1-4 examples/slurm_job.sh case.yaml --set output.file=case_%a.h5
+# (${SLURM_ARRAY_TASK_ID} on the sbatch line would be expanded by the shell
+# that submits, where it is empty: every task would write the same file).
+task=${SLURM_ARRAY_TASK_ID:-}
+case "$CONFIG $*" in
+  *%a*)
+    if [ -z "$task" ]; then
+      echo "adi3d job ${SLURM_JOB_ID:-?}: '%a' in the arguments stands for the array task, but this job is not" \
+        "a job array (submit it with sbatch --array=...)" >&2
+      exit 2
+    fi ;;
+  *)
+    if [ -n "$task" ] && [ "${SLURM_ARRAY_TASK_COUNT:-0}" != 1 ]; then
+      echo "adi3d job ${SLURM_JOB_ID:-?}: array task $task: no '%a' in the arguments, so every task of the array" \
+        "would run the same case into the same files; put %a where the tasks differ (case_%a.yaml, or" \
+        "--set output.file=case_%a.h5)" >&2
+      exit 2
+    fi ;;
+esac
+CONFIG=${CONFIG//\%a/$task}
+set -- "${@//\%a/$task}"
 # The checkpoint belongs to this case: named after the output file (a
 # --set output.file=... argument) or else the config, plus the array task, so
 # that two cases in one folder, or the tasks of a job array, never share one.

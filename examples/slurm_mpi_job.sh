@@ -1,5 +1,5 @@
 #!/bin/bash
-# adi3d as an MPI job under Slurm (one rank per GPU), with checkpoint / requeue:
+# adi3d as an MPI job under Slurm (CPU ranks, or one GPU per rank), with checkpoint / requeue:
 # the MPI variant of slurm_job.sh.
 #
 #   sbatch examples/slurm_mpi_job.sh configs/heat.yaml [--set key=value ...]
@@ -20,7 +20,8 @@
 #SBATCH --job-name=adi3d-mpi
 #SBATCH --nodes=1
 #SBATCH --ntasks-per-node=2
-#SBATCH --gpus-per-task=1
+# No GPU by default (CPU ranks); GPU ranks, one GPU each, from the sbatch line:
+#   sbatch --gpus-per-task=1 examples/slurm_mpi_job.sh case.yaml --backend cuda
 #SBATCH --cpus-per-task=8
 #SBATCH --time=04:00:00
 #SBATCH --signal=B:USR1@600
@@ -33,6 +34,30 @@ set -u
 ADI3D=${ADI3D:-adi3d}              # the executable (built with -DADI_ENABLE_MPI=ON)
 CONFIG=${1:-configs/heat.yaml}
 shift || true
+# Job arrays: "%a" in the config's name or in an argument stands for this
+# task's index (SLURM_ARRAY_TASK_ID), as in sbatch's own --output patterns:
+#   sbatch --array=1-4 examples/slurm_job.sh case_%a.yaml
+#   sbatch --array=1-4 examples/slurm_job.sh case.yaml --set output.file=case_%a.h5
+# (${SLURM_ARRAY_TASK_ID} on the sbatch line would be expanded by the shell
+# that submits, where it is empty: every task would write the same file).
+task=${SLURM_ARRAY_TASK_ID:-}
+case "$CONFIG $*" in
+  *%a*)
+    if [ -z "$task" ]; then
+      echo "adi3d job ${SLURM_JOB_ID:-?}: '%a' in the arguments stands for the array task, but this job is not" \
+        "a job array (submit it with sbatch --array=...)" >&2
+      exit 2
+    fi ;;
+  *)
+    if [ -n "$task" ] && [ "${SLURM_ARRAY_TASK_COUNT:-0}" != 1 ]; then
+      echo "adi3d job ${SLURM_JOB_ID:-?}: array task $task: no '%a' in the arguments, so every task of the array" \
+        "would run the same case into the same files; put %a where the tasks differ (case_%a.yaml, or" \
+        "--set output.file=case_%a.h5)" >&2
+      exit 2
+    fi ;;
+esac
+CONFIG=${CONFIG//\%a/$task}
+set -- "${@//\%a/$task}"
 # The checkpoint belongs to this case: named after the output file (a
 # --set output.file=... argument) or else the config, plus the array task, so
 # that two cases in one folder, or the tasks of a job array, never share one.

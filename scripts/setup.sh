@@ -20,6 +20,14 @@ ADI_PACKAGES=(
   # and clang's OpenMP runtime.
   clang libclang-rt-14-dev libomp-dev
 )
+# ./test.sh only (ADI_SETUP_TESTS=1): ParaView's pvbatch and Xvfb, so that the
+# user guide's ParaView commands and examples/render_slice.py are tested for
+# real (user_guide_paraview, example_paraview_*; skipped without them). About
+# 450 MB and 1-2 minutes to install once; the tests take about 2 minutes of
+# the main stage (docs/TESTING.md). ./run.sh does not need them.
+if [ "${ADI_SETUP_TESTS:-0}" = 1 ]; then
+  ADI_PACKAGES+=(paraview python3-paraview xvfb)
+fi
 
 missing=()
 for p in "${ADI_PACKAGES[@]}"; do

@@ -250,7 +250,12 @@ void check_restart_compatible(const std::string& path, const CheckpointState& s,
   if (old.origin != c.origin) fail("domain.origin differs");
   if (a.alpha != b.alpha) fail("diffusivity differs: checkpoint " + str3(a.alpha) + ", config " + str3(b.alpha));
   if (a.lo != b.lo || a.hi != b.hi) fail("boundary conditions differ");
-  if (a.theta != b.theta) fail("scheme.theta differs");
+  if (a.theta != b.theta) {
+    std::ostringstream o;
+    o.precision(17);
+    o << "scheme.theta differs: checkpoint theta = " << a.theta << ", config theta = " << b.theta;
+    fail(o.str());
+  }
   if (a.dt != b.dt) {
     std::ostringstream o;
     o.precision(17);

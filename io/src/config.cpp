@@ -1095,9 +1095,17 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
 std::string num(double v) {
   char buf[40];
   // %g with the fewest digits that read back exactly (%.17g always does).
-  for (int digits = 1; digits <= 17; ++digits) {
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     if (std::strtod(buf, nullptr) == v) break;
+  }
+  // %g turns to exponent form once the exponent reaches the digits printed
+  // (20 -> "2e+01", 30000 -> "3e+04"): below 1e16 a plain number is as short
+  // to read and reads back the same, so print enough digits for that.
+  if (std::strchr(buf, 'e') && std::isfinite(v) && std::fabs(v) >= 1 && std::fabs(v) < 1e16) {
+    const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    std::snprintf(buf, sizeof buf, "%.*g", std::max(digits, exponent + 1), v);
   }
   return buf;
 }

@@ -131,11 +131,33 @@ def solve_tridiagonal(a, b, c, d, axis: int = -1, cyclic: bool = False, out=None
             kw = Kind(work, "out")
         coefs = [v if k.strides == kw.strides and usable_strides(k) else contiguous_copy(v, kd.lib)
                  for v, k in zip(coefs, ks)]
-    with on_device(kd):
+    with on_device(kd), _axis_named(ax, kd.shape):
         _core.solve_general(*coefs, work, ax, bool(cyclic), current_stream(kd))
     if work is not x:
         assign(x, work, kd.lib)
     return x
+
+
+class _axis_named:
+    """Names the caller's array axis in a solver error: the library solves
+    along its x, y, z (x the last array axis), which is not how the caller
+    sees a 1-D or 2-D array ("along x" for the only axis of a 1-D array)."""
+
+    def __init__(self, axis: int, shape: tuple):
+        self.where = f"along axis {axis} of the {len(shape)}-D array of shape {tuple(shape)}"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, tb):
+        if e is None or not isinstance(e, _core.NumericalError):
+            return False
+        import re
+
+        text, n = re.subn(r"\balong [xyz]\b", self.where, str(e), count=1)
+        if n:
+            raise type(e)(text) from None
+        return False
 
 
 def _overlap(x, y, lib: str) -> bool:
@@ -196,7 +218,7 @@ def solve_constant(lower, diag, upper, d, axis: int = -1, out=None):
     diags = [_diagonal(v, n, name) for v, name in ((lower, "lower"), (diag, "diag"), (upper, "upper"))]
     x, kx = _output(d, kd, out)
     work = x if usable_strides(kx) else contiguous_copy(x, kd.lib)
-    with on_device(kd):
+    with on_device(kd), _axis_named(ax, kd.shape):
         _core.solve_constant(*diags, work, ax, current_stream(kd))
     if work is not x:
         assign(x, work, kd.lib)

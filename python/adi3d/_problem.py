@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import numpy as np
 
 from . import ConfigError, _core  # (the package defines ConfigError before it imports this module)
+
+
+# The name the config reader gives the keyword arguments' YAML (never shown:
+# Problem._in_callers_words takes it out of messages).
+_KEYWORDS = "<keyword arguments>"
 
 
 def _overrides(overrides, backend, precision) -> list:
@@ -53,11 +59,34 @@ class Problem:
         # density) is written to an HDF5 file of the Problem's own, which is
         # read exactly as a user's file would be (same checks and messages).
         self._fields_dir = None
+        self._arrays = {}  # the file written for each array -> the keyword argument it came from
         sections = self._files_for_arrays(sections, ())
-        # The keyword arguments are the YAML document (JSON is YAML), one key
-        # per line so that a message's line number points at the key.
+        # The keyword arguments are the YAML document (JSON is YAML).
         text = json.dumps(sections, indent=2, allow_nan=False, default=_jsonable)
-        self._p = _core.Problem.from_text(text, "<keyword arguments>", _overrides(overrides, backend, precision))
+        sets = _overrides(overrides, backend, precision)
+        try:
+            self._p = _core.Problem.from_text(text, _KEYWORDS, sets)
+        except (ValueError, OSError) as e:
+            raise type(e)(self._in_callers_words(str(e), backend, precision)) from None
+
+    def _in_callers_words(self, msg: str, backend, precision) -> str:
+        """A message of the config reader, in terms of the arguments the caller
+        passed: the key path ("material.conductivity: ..."), not a position in
+        the YAML text made of them; "the array passed as K", not the HDF5 file
+        it went through; `overrides`, `backend=`, `precision=`, not --set."""
+        for path, key in self._arrays.items():
+            msg = msg.replace(path + ":/v", f"the array passed as {key}").replace(path, f"the array passed as {key}")
+            # "<key>: the array passed as <key> has shape ..." says the key twice.
+            msg = msg.replace(f"{key}: the array passed as {key}", f"{key}: the array")
+            if msg.startswith(f"the array passed as {key}: "):
+                msg = key + ": the array: " + msg[len(f"the array passed as {key}: "):]
+        if self._arrays:
+            msg = msg.replace("(dataset index [", "(array index [").replace("to take the file's", "to take the array's")
+        msg = re.sub(r"^" + re.escape(_KEYWORDS) + r"(:\d+:\d+)?: ", "", msg)
+        for name, value in (("backend", backend), ("precision", precision)):
+            if value is not None:
+                msg = msg.replace(f"--set {name}={value}: ", f"{name}={value!r}: ")
+        return re.sub(r"^--set (.*?): ", r"overrides '\1': ", msg)
 
     def _files_for_arrays(self, v, key):
         if isinstance(v, dict):
@@ -69,9 +98,9 @@ class Problem:
             return [self._files_for_arrays(x, key[:-1] + (f"{key[-1]}[{i}]",) if key else (f"[{i}]",))
                     for i, x in enumerate(v)]
         if isinstance(v, (float, np.floating)) and not math.isfinite(v):
-            raise ConfigError(f"<keyword arguments>: {'.'.join(key)}: expected a finite number, got {float(v)!r}")
+            raise ConfigError(f"{'.'.join(key)}: expected a finite number, got {float(v)!r}")
         if isinstance(v, np.ndarray) and v.ndim != 3 and v.dtype.kind in "fc" and not np.isfinite(v).all():
-            raise ConfigError(f"<keyword arguments>: {'.'.join(key)}: expected finite numbers, the array holds NaN or Inf")
+            raise ConfigError(f"{'.'.join(key)}: expected finite numbers, the array holds NaN or Inf")
         if isinstance(v, np.ndarray) and v.ndim == 3:
             if self._fields_dir is None:
                 import shutil
@@ -87,6 +116,7 @@ class Problem:
                 raise RuntimeError(f"{'.'.join(key)}: passing an array needs h5py (or write an HDF5 file and pass "
                                    "{'file': ..., 'dataset': ...})") from e
             path = os.path.join(self._fields_dir, ".".join(key) + ".h5")
+            self._arrays[path] = ".".join(key)
             with h5py.File(path, "x") as f:
                 f.create_dataset("v", data=v)
             return {"file": path, "dataset": "/v"}

@@ -3,6 +3,7 @@
 layout, refuses to overwrite, and reports bad configs as the CLI does."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -171,16 +172,18 @@ def test_config_errors_name_file_line_and_key(tmp_path):
         adi3d.Problem.from_yaml(bad)
     assert str(e.value).startswith(f"{bad}:4:") and "boundary.x.lo" in str(e.value)
     assert isinstance(e.value, ValueError)
-    with pytest.raises(adi3d.ConfigError, match=r"<keyword arguments>:\d+:\d+: time.dt"):
+    # Keyword arguments: the message names the argument's key path, not a
+    # position in the YAML text the Problem made of them.
+    with pytest.raises(adi3d.ConfigError, match=r"^time.dt: expected"):
         adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": -1.0, "steps": 2})
     # NaN and Inf, which JSON (the keyword arguments' way to the reader) has no
     # words for: named by their key like any other bad value.
     for bad, key in (({"dt": float("nan"), "steps": 2}, "time.dt"), ({"dt": np.inf, "steps": 2}, "time.dt")):
-        with pytest.raises(adi3d.ConfigError, match=rf"^<keyword arguments>: {key}: expected a finite number, got (nan|inf)$"):
+        with pytest.raises(adi3d.ConfigError, match=rf"^{key}: expected a finite number, got (nan|inf)$"):
             adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time=bad)
-    with pytest.raises(adi3d.ConfigError, match=r"^<keyword arguments>: domain.origin\[1\]: expected a finite number"):
+    with pytest.raises(adi3d.ConfigError, match=r"^domain.origin\[1\]: expected a finite number"):
         adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, domain={"origin": [0.0, -np.inf, 0.0]})
-    with pytest.raises(adi3d.ConfigError, match=r"^<keyword arguments>: domain.origin: expected finite numbers"):
+    with pytest.raises(adi3d.ConfigError, match=r"^domain.origin: expected finite numbers"):
         adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, domain={"origin": np.array([0.0, np.nan, 0.0])})
     with pytest.raises(adi3d.ConfigError, match="did you mean 'time'"):
         adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, tme={"dt": 1.0})
@@ -232,3 +235,57 @@ def test_arrays_stand_for_fields(tmp_path):
     del p
     gc.collect()
     assert not os.path.exists(own)
+
+
+def test_errors_name_the_callers_arguments(tmp_path):
+    """A bad keyword argument is named by its key path ("material.conductivity:
+    ..."), never by a position in the YAML text the Problem made of the
+    arguments nor by the HDF5 file an array went through (issue #59)."""
+    base = dict(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, initial={"value": 1.0})
+    K = np.ones((9, 9, 9))
+    K[3, 3, 3] = -1.0
+    cases = [
+        (dict(material={"conductivity": "abc", "heat_capacity": 1e6}), adi3d.ConfigError,
+         r"^material.conductivity: expected a number, got 'abc'$"),
+        (dict(material={"conductivity": K, "heat_capacity": 1e6}), OSError,
+         r"^material.conductivity: the array: the conductivity field holds -1 at node \(i, j, k\) = \(3, 3, 3\) "
+         r"\(array index \[3, 3, 3\]\); expected a finite value > 0$"),
+        (dict(material={"conductivity": np.ones((9, 9, 8)), "heat_capacity": 1e6}), adi3d.ConfigError,
+         r"^material.conductivity: the array has shape \(nz, ny, nx\) = \(9, 9, 8\) but the grid is \(9, 9, 9\)"),
+        (dict(material={"conductivity": {"x": np.ones((9, 9, 8)), "y": 1.0, "z": 1.0}, "heat_capacity": 1e6}),
+         adi3d.ConfigError, r"^material.conductivity.x: the array has shape"),
+        (dict(material={"conductivity": 1.0, "heat_capacity": 1.0},
+              source={"power_density": np.ones((9, 9, 9), dtype=np.int32)}), OSError,
+         r"^source.power_density: the array: expected float32 or float64 values, got 32-bit integers"),
+        (dict(material={"conductivity": 1.0, "heat_capacity": 1.0}, boundary={"x": "periodic"}), adi3d.ConfigError,
+         r"^boundary: missing face y_lo"),
+        (dict(bogus=1), adi3d.ConfigError, r"^bogus: unknown key 'bogus'"),
+    ]
+    for extra, kind, pattern in cases:
+        kw = dict(base)
+        kw.update(extra)
+        with pytest.raises(kind) as e:
+            adi3d.Problem(**kw)
+        text = str(e.value)
+        assert re.search(pattern, text), text
+        assert "<keyword arguments>" not in text and "adi3d-fields-" not in text and ".h5" not in text, text
+    # An initial array of another shape than the grid.
+    with pytest.raises(adi3d.ConfigError) as e:
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, initial=np.zeros((9, 9, 8)))
+    assert re.search(r"^grid: the config says nx, ny, nz = 9, 9, 9 but the array passed as initial has shape "
+                     r"\(nz, ny, nx\) = \(9, 9, 8\); drop the grid section to take the array's", str(e.value)), str(e.value)
+    # NaN in an initial array: the array, not a temporary file.
+    bad = np.zeros((9, 9, 9))
+    bad[0, 1, 2] = np.nan
+    with pytest.raises(OSError) as e:
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2}, initial=bad)
+    assert str(e.value).startswith("initial: the array: ") and "(i, j, k) = (2, 1, 0)" in str(e.value), str(e.value)
+    # overrides, backend= and precision= are named as the caller passed them.
+    with pytest.raises(adi3d.ConfigError, match=r"^overrides 'time.dt=abc': time.dt: expected a number"):
+        adi3d.Problem(**base, overrides=["time.dt=abc"])
+    with pytest.raises(adi3d.ConfigError, match=r"^precision='float16': precision: "):
+        adi3d.Problem(**base, precision="float16")
+    # A file of the caller's own keeps its name.
+    with pytest.raises(OSError, match="nope.h5"):
+        adi3d.Problem(grid={"nx": 9, "ny": 9, "nz": 9}, time={"dt": 1e-3, "steps": 2},
+                      initial={"file": str(tmp_path / "nope.h5"), "dataset": "/u"})

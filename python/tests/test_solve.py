@@ -2,6 +2,8 @@
 backend), against the dense oracle: awkward sizes, every axis, any strides,
 cyclic lines, and bad input."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -150,6 +152,23 @@ def test_zero_pivot_is_an_arithmetic_error():
         adi3d.solve_tridiagonal(a, b, c, d, axis=1)
     with pytest.raises(ArithmeticError, match="pivot"):
         adi3d.solve_constant(0.0, 0.0, 0.0, d, axis=1)
+
+
+@pytest.mark.parametrize("shape, axis", [((8,), 0), ((3, 8), 1), ((8, 3), 0), ((2, 8, 3), 1), ((2, 3, 8), -1)])
+@pytest.mark.parametrize("cyclic", [False, True])
+def test_singular_error_names_the_array_axis(shape, axis, cyclic):
+    # The library solves along its x, y, z (x the last array axis); the
+    # caller's message names the caller's axis: "along x" for the only axis
+    # of a 1-D array read as if it were a 3-D grid's x (issue #59).
+    a, b, c, d = dominant_system(shape, np.float64)
+    b[...] = 0.0
+    a[...] = 0.0
+    c[...] = 0.0
+    with pytest.raises(ArithmeticError) as e:
+        adi3d.solve_tridiagonal(a, b, c, d, axis=axis, cyclic=cyclic)
+    text = str(e.value)
+    assert f"along axis {axis % len(shape)} of the {len(shape)}-D array of shape {shape}" in text, text
+    assert not re.search(r"along [xyz]\b", text), text
 
 
 @pytest.mark.parametrize("cyclic", [False, True])

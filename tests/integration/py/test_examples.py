@@ -8,7 +8,20 @@
   slurm           slurm_job.sh with stand-in srun and scontrol: SIGUSR1 to the script ->
                   exit 75 -> "scontrol requeue <job id>"; the requeued script
                   continues with --restart to the end; the output equals an
-                  uninterrupted run's bit for bit
+                  uninterrupted run's bit for bit; array tasks name their
+                  files with %a
+  plot_dims       plot.py on 1D, 2D (each flat axis) and periodic 3D outputs: a
+                  line plot, one panel, three panels; the axes span the box;
+                  the images are not blank (pixel statistics)
+  paraview_dims   render_slice.py under pvbatch: each view of a 3D ramp in the
+                  conventional orientation (read from the pixels), 2D outputs
+                  drawn whole, renders back to back that never abort
+  user_guide      every sh block of docs/USER_GUIDE.md and its Slurm console
+                  blocks (stand-in sbatch), as written, in order
+  user_guide_mpi  the guide's mpirun blocks (after the sh blocks before them)
+  user_guide_paraview  the guide's pvbatch blocks (likewise)
+  readme          the command lines of README.md: run as written, or listed with
+                  the test or script that runs them
 """
 
 import os
@@ -57,6 +70,32 @@ def check_png(path, min_bytes=5000):
         head = f.read(8)
     T.check(head == b"\x89PNG\r\n\x1a\n", "%s is not a PNG" % path)
     T.check(os.path.getsize(path) > min_bytes, "%s is suspiciously small" % path)
+
+
+def image_stats(path):
+    """(fraction of pixels that differ from the most common colour, the
+    background; number of distinct colours among them) of a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image as mpimg
+    img = mpimg.imread(path)[:, :, :3]
+    q = np.round(img * 255).astype(np.int32)
+    codes = (q[:, :, 0] << 16) | (q[:, :, 1] << 8) | q[:, :, 2]
+    values, counts = np.unique(codes, return_counts=True)
+    background = values[np.argmax(counts)]
+    fg = codes != background
+    return float(fg.mean()), int(len(np.unique(codes[fg]))), q, fg
+
+
+def check_not_blank(path, min_fraction=0.1, min_colours=50):
+    """A picture, not an empty canvas: enough pixels differ from the
+    background and they hold many colours (a colour map, not a frame)."""
+    check_png(path, min_bytes=2000)
+    frac, colours, _, _ = image_stats(path)
+    print("%s: %.1f %% of the pixels drawn, %d colours" % (os.path.basename(path), 100 * frac, colours))
+    T.check(frac >= min_fraction and colours >= min_colours,
+            "%s looks blank: %.1f %% of its pixels differ from the background, %d colours"
+            % (path, 100 * frac, colours))
 
 
 def grid_and_plot(a):
@@ -218,11 +257,29 @@ log: {every: 50}
     T.check("checkpoint retired to case.final.1.ckpt.h5" in p.stdout, "the second checkpoint: %s" % p.stdout)
     with open(os.path.join(w, "case.final.ckpt.h5"), "rb") as f:
         T.check(f.read() == first, "the first retired checkpoint was overwritten")
-    # An array task with its own output runs beside the finished case.
-    arr = dict(env, SLURM_ARRAY_TASK_ID="3", SLURM_RESTART_COUNT="0")
-    p = sh(["bash", job, "case.yaml", "--set", "output.file=task3.h5", "--set", "time.steps=5"], w, env=arr)
-    T.check("finished" in p.stdout, "array task run")
+    # An array task names its output with %a (the task's index) and runs
+    # beside the finished case.
+    arr = dict(env, SLURM_ARRAY_TASK_ID="3", SLURM_ARRAY_TASK_COUNT="4", SLURM_RESTART_COUNT="0")
+    p = sh(["bash", job, "case.yaml", "--set", "output.file=task%a.h5", "--set", "time.steps=5"], w, env=arr)
+    T.check("finished" in p.stdout and os.path.exists(os.path.join(w, "task3.h5")), "array task run")
     T.check(not os.path.exists(os.path.join(w, "case.ckpt.h5")), "the array task used the case's checkpoint")
+    # An array whose tasks would all run the same case into the same files
+    # (${SLURM_ARRAY_TASK_ID} expanded, empty, by the submitting shell) is
+    # refused before it runs; %a outside an array too.
+    for args, e, text in ((["--set", "output.file=case_.h5"], arr, "no '%a' in the arguments, so every task of the array"),
+                          (["--set", "output.file=case_%a.h5"], dict(env, SLURM_RESTART_COUNT="0"),
+                           "'%a' in the arguments stands for the array task, but this job is not a job array")):
+        p = sh(["bash", job, "case.yaml"] + args, w, env=e, rc=2)
+        T.check(text in p.stderr, "no refusal: %s" % p.stderr)
+    T.check(not os.path.exists(os.path.join(w, "case_.h5")), "a refused array task ran")
+    # An array of one task may run a case without %a.
+    one = dict(arr, SLURM_ARRAY_TASK_COUNT="1")
+    sh(["bash", job, "case.yaml", "--set", "output.file=single.h5", "--set", "time.steps=5"], w, env=one)
+    # The templates run as they are on CPU nodes: no GPU asked for by an
+    # #SBATCH line (sbatch --gpus=1 ... asks for one).
+    for script in (job, os.path.join(a.source, "examples", "slurm_mpi_job.sh")):
+        gpu = [l for l in open(script).read().splitlines() if l.startswith("#SBATCH") and "gpu" in l.lower()]
+        T.check(not gpu, "%s asks for a GPU: %s" % (script, gpu))
     # The naming rule itself: the script's lines, run on an array task's arguments.
     p = subprocess.run(["bash", "-c", 'set -- case.yaml --set output.file=res/a.h5; CONFIG=$1; shift; '
                         + _ckpt_rule(job) + '; echo "CKPT=$CKPT"'], cwd=w, env=dict(arr), capture_output=True,
@@ -233,6 +290,7 @@ log: {every: 50}
     mpi_job = os.path.join(a.source, "examples", "slurm_mpi_job.sh")
     T.check(_ckpt_rule(mpi_job) == _ckpt_rule(job), "the two job scripts name checkpoints differently")
     T.check(_retire_rule(mpi_job) == _retire_rule(job), "the two job scripts retire checkpoints differently")
+    T.check(_array_rule(mpi_job) == _array_rule(job), "the two job scripts expand %a differently")
     for text in ('if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]', 'mv -n "$CKPT" "$final"',
                  "#SBATCH --signal=B:USR1@600", "trap forward USR1 TERM"):
         T.check(text in open(mpi_job).read() and text in open(job).read(), "not in both job scripts: " + text)
@@ -244,6 +302,14 @@ def _retire_rule(job):
     lines = open(job).read().splitlines()
     a = next(i for i, l in enumerate(lines) if l.strip().startswith("final=${CKPT%.ckpt.h5}"))
     b = next(i for i, l in enumerate(lines) if "it stays $CKPT" in l)
+    return "\n".join(lines[a:b + 1])
+
+
+def _array_rule(job):
+    """The lines that expand %a (from 'task=' to the 'set --' that applies it)."""
+    lines = open(job).read().splitlines()
+    a = next(i for i, l in enumerate(lines) if l.startswith("task=${SLURM_ARRAY_TASK_ID"))
+    b = next(i for i, l in enumerate(lines) if l.startswith('set -- "${@//'))
     return "\n".join(lines[a:b + 1])
 
 
@@ -274,6 +340,7 @@ checkpoint: {file: slab.ckpt.h5, every: 4}
         p = sh([PY, plot, "slices", "slab.h5", "--z", "0.01", "--x", "0.26", "-o", "slab.png"], w)
     check_png(os.path.join(w, "slab.png"))
     T.check("planes i = 10, j = 15, k = 2" in p.stdout, "planes chosen: %s" % p.stdout)
+    T.check("extent x 0 .. 1 m, y 0 .. 0.75 m, z 0 .. 0.01 m" in p.stdout, "axes drawn: %s" % p.stdout)
     T.check("stretched: y = 0.375 m, x = 0.25 m" in p.stdout, "thin slab panels not stretched: %s" % p.stdout)
     p = sh([PY, plot, "slices", "slab.ckpt.h5", "-o", "ck.png", "--unit", "degC"], w)
     check_png(os.path.join(w, "ck.png"))
@@ -283,12 +350,14 @@ checkpoint: {file: slab.ckpt.h5, every: 4}
 
 
 def paraview(a):
-    """examples/render_slice.py under pvbatch (headless: xvfb-run where it is
-    installed, else pvbatch's offscreen rendering). Without pvbatch the test
-    cannot run: exit 77, which ctest reports as skipped, not passed."""
+    """examples/render_slice.py under pvbatch, headless (no DISPLAY: the script
+    starts an Xvfb of its own), as the user guide's section 6 runs it. Without
+    pvbatch the test cannot run: exit 77, which ctest reports as skipped, not
+    passed."""
     pvbatch = shutil.which("pvbatch")
     if not pvbatch:
-        print("SKIPPED: pvbatch is not installed (Debian: python3-paraview, paraview); the ParaView recipe is untested here")
+        print("SKIPPED: pvbatch is not installed (Debian: apt-get install paraview python3-paraview xvfb); the "
+              "ParaView recipe is untested here")
         sys.exit(77)
     w = a.work
     T.write(os.path.join(w, "case.yaml"), """grid: {nx: 33, ny: 25, nz: 17}
@@ -299,39 +368,344 @@ output: {file: run.h5, every: 10}
     T.run(a, ["run", "case.yaml", "--quiet"], cwd=w)
     script = os.path.join(a.source, "examples", "render_slice.py")
     cmd = [pvbatch, script, "run.xmf", "-o", "slice.png", "--axis", "z"]
-    if shutil.which("xvfb-run"):
-        cmd = ["xvfb-run", "-a"] + cmd
-    else:
-        cmd.insert(1, "--force-offscreen-rendering")
-    p = sh(cmd, w)
-    T.check("wrote slice.png (z = 0.5 m, t = 0.002 s)" in p.stdout, "render_slice.py: %s" % p.stdout)
-    check_png(os.path.join(w, "slice.png"))
-    sh(cmd[:-2] + ["--step", "10", "-o", "slice10.png"], w)
-    check_png(os.path.join(w, "slice10.png"))
+    env = T.env()
+    env.pop("DISPLAY", None)
+    p = sh(cmd, w, env=env)
+    T.check("wrote slice.png (z = 0.5 m, t = 0.002 s; seen from +z: x to the right, y up)" in p.stdout,
+            "render_slice.py: %s" % p.stdout)
+    check_not_blank(os.path.join(w, "slice.png"))
+    sh(cmd[:-2] + ["--step", "10", "-o", "slice10.png"], w, env=env)
+    check_not_blank(os.path.join(w, "slice10.png"))
 
 
-def user_guide(a):
-    """Every ```sh block of docs/USER_GUIDE.md, in order, as written, in a
-    scratch copy of the source tree's examples/ and configs/ (adi3d on PATH)."""
+def plot_dims(a):
+    """plot.py draws what each dimensionality asks for (issue #59): a line
+    plot for 1D, one panel for 2D (whichever axis is flat), three panels for
+    3D; the axes span the box exactly (boundary nodes on the faces, a
+    periodic axis n spacings long); no image is blank."""
+    w = a.work
+    plot = os.path.join(a.source, "examples", "plot.py")
+    cases = {
+        "rod": ("grid: {nx: 101, ny: 1, nz: 1}\ndomain: {lx: 0.5, ly: 0.01, lz: 0.01}\n"
+                "boundary: {x: {lo: {type: dirichlet, value: 373.15}, hi: insulated}}\n",
+                r"1D: u along x, 101 nodes; extent x 0 \.\. 0\.5 m\)", (600, 1000)),
+        "sheet_z": ("grid: {nx: 41, ny: 21, nz: 1}\ndomain: {lx: 0.2, ly: 0.1, lz: 0.002}\n"
+                    "boundary: {x: {lo: {type: dirichlet, value: 373.15}, hi: insulated}, y: insulated}\n",
+                    r"2D \(flat z\): one panel, the x-y plane; extent x 0 \.\. 0\.2 m, y 0 \.\. 0\.1 m\)",
+                    (500, 1000)),
+        "sheet_y": ("grid: {nx: 41, ny: 1, nz: 21}\ndomain: {lx: 0.2, ly: 0.002, lz: 0.1}\n"
+                    "boundary: {x: {lo: {type: dirichlet, value: 373.15}, hi: insulated}, z: insulated}\n",
+                    r"2D \(flat y\): one panel, the x-z plane; extent x 0 \.\. 0\.2 m, z 0 \.\. 0\.1 m\)",
+                    (500, 1000)),
+        "sheet_x": ("grid: {nx: 1, ny: 41, nz: 21}\ndomain: {lx: 0.002, ly: 0.2, lz: 0.1}\n"
+                    "boundary: {y: {lo: {type: dirichlet, value: 373.15}, hi: insulated}, z: insulated}\n",
+                    r"2D \(flat x\): one panel, the y-z plane; extent y 0 \.\. 0\.2 m, z 0 \.\. 0\.1 m\)",
+                    (500, 1000)),
+        "channel": ("grid: {nx: 40, ny: 16, nz: 9}\ndomain: {lx: 0.1, ly: 0.04, lz: 0.02}\n"
+                    "source: {power_density: 5.0e4}\n"
+                    "boundary: {x: periodic, y: periodic, z: {lo: {type: dirichlet, value: 293.15}, hi: insulated}}\n",
+                    r"planes i = 20, j = 8, k = 4; extent x 0 \.\. 0\.1 m, y 0 \.\. 0\.04 m, z 0 \.\. 0\.02 m\)",
+                    (1400, 1600)),
+    }
     import re
+    for name, (geometry, message, width) in cases.items():
+        T.write(os.path.join(w, name + ".yaml"), geometry + "material: {conductivity: 50, heat_capacity: 3.6e6}\n"
+                "initial: {value: 293.15}\ntime: {dt: 10, steps: 30}\nbackend: cpu\n"
+                "output: {file: %s.h5, every: 10}\n" % name)
+        T.run(a, ["run", name + ".yaml", "--quiet"], cwd=w)
+        p = sh([PY, plot, "slices", name + ".h5", "-o", name + ".png"], w)
+        T.check(re.search(message, p.stdout), "%s: plot.py said %r, expected %r" % (name, p.stdout, message))
+        png = os.path.join(w, name + ".png")
+        if name == "rod":
+            # A line plot: mostly white, the line (matplotlib's C3, red) drawn.
+            _, _, q, _ = image_stats(png)
+            red = (q[:, :, 0] > 180) & (q[:, :, 1] < 80) & (q[:, :, 2] < 80)
+            print("rod.png: %d red pixels" % red.sum())
+            T.check(red.sum() > 2000, "rod.png: no line drawn (%d red pixels)" % red.sum())
+        else:
+            check_not_blank(png)
+        import matplotlib.image as mpimg
+        cols = mpimg.imread(png).shape[1]
+        T.check(width[0] <= cols <= width[1], "%s.png is %d pixels wide, expected %s (panels)" % (name, cols, width))
+    # Choosing a plane of a 2D output is refused, naming why.
+    p = sh([PY, plot, "slices", "sheet_z.h5", "--x", "0.1", "-o", "no.png"], w, rc=1)
+    T.check("--x: sheet_z.h5 is a 2D output (flat z): it is drawn whole" in p.stderr, p.stderr)
+
+
+def _ramp_field(w, name, n, lengths):
+    """A field u = x/lx + y/ly + z/lz (harmonic: Dirichlet faces that keep
+    it make it steady), written as an initial field."""
+    nx, ny, nz = n
+    x = np.linspace(0, 1, nx) if nx > 1 else np.zeros(1)
+    y = np.linspace(0, 1, ny) if ny > 1 else np.zeros(1)
+    z = np.linspace(0, 1, nz) if nz > 1 else np.zeros(1)
+    u = x[None, None, :] + y[None, :, None] + z[:, None, None]
+    with h5py.File(os.path.join(w, name + "_init.h5"), "w") as f:
+        f.create_dataset("u", data=u)
+    faces = {"x": nx > 1, "y": ny > 1, "z": nz > 1}
+    T.write(os.path.join(w, name + ".yaml"), """grid: {nx: %d, ny: %d, nz: %d}
+domain: {lx: %g, ly: %g, lz: %g}
+boundary: {%s}
+initial: {file: %s_init.h5, dataset: /u}
+time: {dt: 1.0e-4, steps: 2}
+backend: cpu
+output: {file: %s.h5, every: 1}
+""" % (nx, ny, nz, lengths[0], lengths[1], lengths[2], ", ".join("%s: dirichlet" % k for k, v in faces.items() if v),
+       name, name))
+
+
+def _warmth(q, fg, axis, line):
+    """Mean (red - blue) of the first and last fifth of the drawn pixels of
+    the image's middle row (axis 'h') or column ('v', bottom first)."""
+    H, W = fg.shape
+    if axis == "h":
+        idx = np.nonzero(fg[H // 2, :])[0]
+        px = q[H // 2, idx]
+    else:
+        idx = np.nonzero(fg[:, W // 2])[0][::-1]  # bottom to top
+        px = q[idx, W // 2]
+    T.check(len(idx) > 50, "%s: the slice covers %d pixels of the middle %s" % (line, len(idx),
+                                                                              "row" if axis == "h" else "column"))
+    k = max(len(idx) // 5, 1)
+    warm = px[:, 0] - px[:, 2]
+    return float(warm[:k].mean()), float(warm[-k:].mean())
+
+
+def paraview_dims(a):
+    """render_slice.py under pvbatch (issue #59): each view of a 3D ramp
+    u = x/lx + y/ly + z/lz is seen in the conventional orientation (ParaView's
+    cool-to-warm map: the warm side is where u is high: right and up); 2D
+    outputs (each flat axis) are drawn whole, not a blank cut; a 1D output is
+    refused; ten renders back to back never abort. Skipped (exit 77) without
+    pvbatch."""
+    pvbatch = shutil.which("pvbatch")
+    if not pvbatch:
+        print("SKIPPED: pvbatch is not installed (Debian: apt-get install paraview python3-paraview xvfb)")
+        sys.exit(77)
+    w = a.work
+    script = os.path.join(a.source, "examples", "render_slice.py")
+    env = T.env()
+    env.pop("DISPLAY", None)  # the script starts its own X server
+    cases = [("ramp3d", (21, 17, 13), (1.0, 0.8, 0.6), ["z", "y", "x"]),
+             ("ramp_flat_z", (21, 17, 1), (1.0, 0.8, 0.01), [None]),
+             ("ramp_flat_y", (21, 1, 13), (1.0, 0.01, 0.6), [None]),
+             ("ramp_flat_x", (1, 17, 13), (0.01, 0.8, 0.6), [None])]
+    # Which coordinates lie along the picture's right and up, per view.
+    right_up = {"z": "xy", "y": "xz", "x": "yz"}
+    for name, n, lengths, axes in cases:
+        _ramp_field(w, name, n, lengths)
+        T.run(a, ["run", name + ".yaml", "--quiet"], cwd=w)
+        for axis in axes:
+            png = "%s_%s.png" % (name, axis or "default")
+            p = sh([pvbatch, script, name + ".xmf", "-o", png] + (["--axis", axis] if axis else []), w, env=env)
+            view = axis or "xyz"[[i for i in range(3) if n[i] == 1][0]]
+            T.check("seen from %s" % {"z": "+z", "y": "-y", "x": "+x"}[view] in p.stdout, p.stdout)
+            if axis is None:
+                T.check("the 2D sheet" in p.stdout, "a 2D output is drawn whole: %s" % p.stdout)
+            check_not_blank(os.path.join(w, png))
+            _, _, q, fg = image_stats(os.path.join(w, png))
+            for direction, label in (("h", "right"), ("v", "up")):
+                lo, hi = _warmth(q, fg, direction, png)
+                coord = right_up[view][0 if direction == "h" else 1]
+                print("%s: warmth %.0f -> %.0f going %s (%s grows)" % (png, lo, hi, label, coord))
+                T.check(hi > lo + 60, "%s: u should grow going %s (%s to the %s), the pixels say %.0f -> %.0f"
+                        % (png, label, coord, label, lo, hi))
+    # A cut of a 2D output along a live axis, and a 1D output: refused.
+    p = sh([pvbatch, script, "ramp_flat_z.xmf", "-o", "no.png", "--axis", "x"], w, env=env, rc=1)
+    T.check("is a 2D output (flat z): it is drawn whole with --axis z" in p.stderr, p.stderr)
+    T.write(os.path.join(w, "rod.yaml"), "grid: {nx: 31, ny: 1, nz: 1}\ninitial: {value: 1}\n"
+            "boundary: {x: insulated}\ntime: {dt: 1.0e-3, steps: 2}\nbackend: cpu\noutput: {file: rod.h5, every: 1}\n")
+    T.run(a, ["run", "rod.yaml", "--quiet"], cwd=w)
+    p = sh([pvbatch, script, "rod.xmf", "-o", "no.png"], w, env=env, rc=1)
+    T.check("is a 1D output (flat y, z)" in p.stderr, p.stderr)
+    T.check(not os.path.exists(os.path.join(w, "no.png")), "a refused render wrote no.png")
+    # Back to back, with the script's own Xvfb and under xvfb-run -a: an Xvfb
+    # that resets when its last client leaves made about one in five abort.
+    runs = [[pvbatch, script, "ramp_flat_z.xmf", "-o", "again.png", "--overwrite"]] * 5
+    if shutil.which("xvfb-run"):
+        runs += [["xvfb-run", "-a", pvbatch, script, "ramp3d.xmf", "-o", "again.png", "--overwrite", "--axis", "y"]] * 5
+    for cmd in runs:
+        sh(cmd, w, env=env)
+
+
+# ---- the user guide ----------------------------------------------------------
+
+def guide_blocks(source):
+    """The guide's fenced blocks in order: (language, text)."""
+    import re
+    guide = open(os.path.join(source, "docs", "USER_GUIDE.md")).read()
+    return re.findall(r"^```(\w*)\n(.*?)^```", guide, flags=re.S | re.M)
+
+
+def console_tool(text):
+    """The program a console block's commands call (sbatch, mpirun, pvbatch):
+    every line of a block calls the same one, and the test knows how to run it."""
+    tools = {line.split()[0] for line in text.splitlines() if line.strip() and not line.startswith("#")}
+    T.check(len(tools) == 1 and tools <= {"sbatch", "mpirun", "pvbatch"},
+            "a console block of the guide that no test runs (one of sbatch, mpirun, pvbatch per block): %s" % text)
+    return tools.pop()
+
+
+def run_guide(a, tools):
+    """Runs the guide's sh blocks and its console blocks of `tools`, in the
+    guide's order, in a scratch copy of examples/ and configs/; returns
+    [(language, text, completed process)]."""
     w = a.work
     for d in ("examples", "configs"):
         shutil.copytree(os.path.join(a.source, d), os.path.join(w, d))
-    guide = open(os.path.join(a.source, "docs", "USER_GUIDE.md")).read()
-    blocks = re.findall(r"^```sh\n(.*?)^```", guide, flags=re.S | re.M)
-    T.check(len(blocks) >= 6, "only %d sh blocks in the guide" % len(blocks))
     env = T.env()
-    env["PATH"] = os.path.dirname(a.adi3d) + os.pathsep + env["PATH"]
-    for b in blocks:
-        p = sh(["bash", "-e", "-c", b], w, env=env)
-        T.check("error" not in p.stderr.lower(), "a guide command printed an error:\n" + b)
-    for f in ("block.h5", "block.xmf", "block.png", "block300.png", "from_checkpoint.png", "from_file.h5"):
+    env["PATH"] = os.pathsep.join([os.path.dirname(a.adi3d), os.path.join(a.source, "tests", "integration", "bin"),
+                                   env["PATH"]])
+    env.pop("DISPLAY", None)
+    # mpirun as root and with more ranks than this machine's cores (CI).
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_mpi_yield_when_idle="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", PRTE_MCA_rmaps_default_mapping_policy=":oversubscribe")
+    done = []
+    blocks = guide_blocks(a.source)
+    T.check(sum(1 for lang, _ in blocks if lang == "sh") >= 6, "only a few sh blocks in the guide")
+    for lang, text in blocks:
+        if lang == "console":
+            tool = console_tool(text)
+            if tool not in tools:
+                continue
+        elif lang != "sh":
+            continue
+        p = sh(["bash", "-e", "-c", text], w, env=env)
+        T.check("error" not in p.stderr.lower(), "a guide command printed an error:\n" + text)
+        done.append((lang, text, p))
+    return done
+
+
+def _complete(path):
+    with h5py.File(path, "r") as f:
+        return f.attrs["status"], sorted(f["steps"])
+
+
+def user_guide(a):
+    """Every ```sh block of docs/USER_GUIDE.md and its Slurm ```console blocks
+    (a stand-in sbatch: tests/integration/bin/sbatch), in order, as written,
+    in a scratch copy of the source tree's examples/ and configs/ (adi3d on
+    PATH); then what they should have made."""
+    import re
+    w = a.work
+    done = run_guide(a, {"sbatch"})
+    first = next(p for lang, text, p in done if "adi3d run block.yaml\n" in text)
+    # The first example reads right: the error is a small fraction of the
+    # solution, which has not decayed to nothing.
+    m = re.search(r"error vs exact solution +max \S+ +rms \S+ +\(max relative ([0-9.e+-]+)\)", first.stdout)
+    T.check(m and float(m.group(1)) < 1e-2, "the first example's summary: %s" % first.stdout)
+    for f in ("block.h5", "block.xmf", "block.png", "block30.png", "from_checkpoint.png", "from_file.h5",
+              "plate_2d.png"):
         T.check(os.path.exists(os.path.join(w, f)), "the guide's commands did not make %s" % f)
-    with h5py.File(os.path.join(w, "block.h5"), "r") as f:
-        T.check(f.attrs["status"] == "complete" and "001200" in f["steps"], "the extended run did not reach 1200 s")
+    for f in ("block.png", "block30.png", "from_checkpoint.png", "plate_2d.png", "cooling.png"):
+        check_not_blank(os.path.join(w, f))
+    status, steps = _complete(os.path.join(w, "block.h5"))
+    T.check(status == "complete" and "000120" in steps, "the extended run did not reach 240 s: %s" % steps)
+    # The Slurm lines: one job, an array over four configs, an array over
+    # four outputs; each task its own files, all complete; the checkpoints
+    # retired; the four cases differ (alpha 1e-5 .. 4e-5).
+    T.check(any("sbatch --array" in text for _, text, _ in done), "no Slurm array line ran")
+    finals = []
+    for k in range(1, 5):
+        for out in ("case_%d.h5" % k, "block_%d.h5" % k):
+            status, steps = _complete(os.path.join(w, out))
+            T.check(status == "complete" and steps[-1] == "000060", "%s: %s, steps %s" % (out, status, steps))
+        with h5py.File(os.path.join(w, "case_%d.h5" % k), "r") as f:
+            finals.append(float(f["steps/000060/u"][()].max()))
+        T.check(os.path.exists(os.path.join(w, "case_%d.task%d.final.ckpt.h5" % (k, k))),
+                "case %d's checkpoint was not retired: %s" % (k, sorted(os.listdir(w))))
+    T.check(all(x > y for x, y in zip(finals, finals[1:])), "a larger alpha should cool faster: %s" % finals)
+    T.check(_complete(os.path.join(w, "block_job.h5"))[0] == "complete", "the single Slurm job")
+    T.check(not os.path.exists(os.path.join(w, "block_.h5")), "an array task wrote block_.h5")
+    logs = [f for f in os.listdir(w) if re.match(r"adi3d-[0-9]+\.log$", f)]
+    T.check(len(logs) == 9, "job logs (one a job and array task, #SBATCH --output): %s" % logs)
 
 
-PARTS = {"user_guide": user_guide, "paraview": paraview, "plot_edges": plot_edges, "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm, "physics": physics}
+def user_guide_mpi(a):
+    """The guide's mpirun blocks, after the sh blocks before them; the MPI run
+    equals the single-process run of the same case to round-off."""
+    w = a.work
+    done = run_guide(a, {"mpirun"})
+    T.check(any(lang == "console" for lang, _, _ in done), "no mpirun block in the guide")
+    mpi, serial = T.fields(os.path.join(w, "block_mpi.h5")), T.fields(os.path.join(w, "block.h5"))
+    T.check(sorted(mpi) == [0, 10, 20, 30, 40, 50, 60], "block_mpi.h5 steps %s" % sorted(mpi))
+    for s in sorted(mpi):
+        diff = float(np.max(np.abs(mpi[s] - serial[s])))
+        T.check(diff <= 1e-12 * float(np.max(np.abs(serial[0]))), "step %d: MPI and serial differ by %g" % (s, diff))
+    print("block_mpi.h5 equals block.h5 to round-off at steps %s" % sorted(mpi))
+
+
+# README.md's command lines that this test does not run, and where they run.
+# Every other command line of the README's blocks runs in `readme` as written.
+README_ELSEWHERE = {
+    "./run.sh": "CI: ./test.sh runs the same set-up (scripts/setup.sh) and the default case (cli_run_default)",
+    "./test.sh": "CI runs it",
+    "pip install -v .": "scripts/python_tests.sh (./test.sh's python stage), with --no-build-isolation",
+    "pip install -v . --config-settings=cmake.define.ADI_ENABLE_CUDA=OFF": "first_day_cuda_off_message (the option and its message)",
+    "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$HOME/opt/adi3d": "install_consumer",
+    "cmake --build build -j && cmake --install build": "install_consumer",
+    "mpirun -np 2 adi3d run case.yaml --backend cuda": "needs GPUs: scripts/mpi_gpu_check.sh",
+    "mpirun -np 2 adi3d bench --size 1024 --precision float32 --backend cuda": "needs GPUs: scripts/mpi_gpu_check.sh",
+    "adi3d bench --size 257 --size 513 --size 500x384x260 --precision both": "needs a GPU: scripts/gpu_sizes.sh",
+}
+
+
+def readme(a):
+    """The command lines of README.md's blocks (adi3d, mpirun, sbatch, pip,
+    cmake, ./...): each runs here as written (case.yaml: a small case of
+    the test's own; sbatch: the stand-in) or is listed in README_ELSEWHERE
+    with the test or script that runs it; a new command line that is neither
+    fails the test."""
+    import re
+    w = a.work
+    text = open(os.path.join(a.source, "README.md")).read()
+    lines = []
+    for lang, block in re.findall(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M):
+        if lang not in ("", "sh", "console"):
+            continue
+        for line in block.splitlines():
+            cmd = line.split("  #")[0].rstrip()
+            if re.match(r"((adi3d|mpirun|sbatch|pip|cmake)\s|\./)", cmd + " ") and not cmd.startswith("adi3d:"):
+                lines.append(cmd)
+    T.check(len(lines) >= 10, "README command lines: %s" % lines)
+    for d in ("examples", "configs"):
+        shutil.copytree(os.path.join(a.source, d), os.path.join(w, d))
+    T.write(os.path.join(w, "case.yaml"), "grid: {nx: 33, ny: 25, nz: 21}\ntime: {dt: 1.0e-4, steps: 10}\nbackend: cpu\n")
+    env = T.env()
+    env["PATH"] = os.pathsep.join([os.path.dirname(a.adi3d), os.path.join(a.source, "tests", "integration", "bin"),
+                                   env["PATH"]])
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_mpi_yield_when_idle="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    ran = 0
+    for cmd in lines:
+        if cmd in README_ELSEWHERE:
+            print("not run here: %s  (%s)" % (cmd, README_ELSEWHERE[cmd]))
+            continue
+        p = sh(["bash", "-e", "-c", cmd], w, env=env)
+        T.check("error" not in p.stderr.lower(), "a README command printed an error: " + cmd)
+        ran += 1
+    T.check(ran >= 4, "only %d README command lines ran" % ran)
+    stale = [c for c in README_ELSEWHERE if c not in lines]
+    T.check(not stale, "README_ELSEWHERE lists lines the README no longer has: %s" % stale)
+
+
+def user_guide_paraview(a):
+    """The guide's pvbatch blocks, after the sh blocks before them: the
+    pictures are written and not blank. Skipped (exit 77) without pvbatch."""
+    if not shutil.which("pvbatch"):
+        print("SKIPPED: pvbatch is not installed (Debian: apt-get install paraview python3-paraview xvfb); the "
+              "guide's ParaView commands are untested here")
+        sys.exit(77)
+    w = a.work
+    done = run_guide(a, {"pvbatch"})
+    T.check(sum(1 for lang, _, _ in done if lang == "console") >= 2, "the guide's pvbatch blocks did not run")
+    for f in ("slice.png", "slice_y.png", "slice_x.png", "plate_2d_paraview.png"):
+        check_not_blank(os.path.join(w, f))
+
+
+PARTS = {"readme": readme, "user_guide": user_guide, "user_guide_mpi": user_guide_mpi, "user_guide_paraview": user_guide_paraview,
+         "paraview": paraview, "paraview_dims": paraview_dims, "plot_edges": plot_edges, "plot_dims": plot_dims,
+         "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm, "physics": physics}
 
 
 def body():
