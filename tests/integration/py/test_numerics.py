@@ -79,7 +79,9 @@ def nan_injected(a):
     T.write(os.path.join(d, "case.yaml"), CASE)
     T.run(a, ["run", "case.yaml"], cwd=d, rc=5, extra_env={"ADI_FAULT_NAN_AT_STEP": "7"},
           match=[r"fault injection \(ADI_FAULT_NAN_AT_STEP=7\)",
-                 r"adi3d: numerical error: the field holds NaN or Inf after step 8 .*nothing was written from it; "
+                 # Seen after the chunk it was put in (step 7: the energy guard of this
+                 # problem without data looks at every chunk) or at the next output (8).
+                 r"adi3d: numerical error: the field holds NaN or Inf after step [78] .*nothing was written from it; "
                  r"the checkpoint ck\.h5 \(step 6\) is the last good state; out\.h5 holds the steps up to 6"])
     with h5py.File(os.path.join(d, "ck.h5"), "r") as f:
         T.check(int(f.attrs["step"]) == 6, "checkpoint at step %d, expected the last good one (6)" % f.attrs["step"])
