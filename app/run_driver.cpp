@@ -6,7 +6,6 @@
 
 #include "run_driver.hpp"
 
-#include "energy_guard.hpp"
 
 #include "errors.hpp"
 #include "exit_codes.hpp"
@@ -16,6 +15,7 @@
 #include "signals.hpp"
 #include "util.hpp"
 
+#include <adi/energy_guard.hpp>
 #include <adi/mpi.hpp>
 
 #include <algorithm>

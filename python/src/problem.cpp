@@ -7,6 +7,7 @@
 
 #include "bindings.hpp"
 
+#include <adi/energy_guard.hpp>
 #include <adi/io/io.hpp>
 #include <adi/solver.hpp>
 
@@ -61,6 +62,10 @@ class Problem {
   void step(index_t count) {
     if (count < 0) ADI_THROW(InvalidArgument, "step(n): n must be >= 0, got " + std::to_string(count));
     visit([&](auto& st) {
+      if (count > 0 && guard_.active()) {
+        guard_ = EnergyGuard(true, config_.precision == Precision::F32, config_.problem);
+        (void)guard_.observe(st.field_stats(), st.step_index(), st.time());
+      }
       {
         nb::gil_scoped_release unlocked;
         st.advance(count);
@@ -70,6 +75,14 @@ class Problem {
         ADI_THROW(NumericalError, "the field holds NaN or Inf after step " + std::to_string(st.step_index()) +
                                       " (t = " + std::to_string(st.time()) +
                                       " s): the problem's data or time step make it blow up");
+      // The energy guard of `adi3d run` (energy_guard.hpp), over the calls of
+      // step(): the field may have been written through `u` in between, so
+      // each call starts from the energy it finds.
+      if (count > 0 && guard_.active()) {
+        const FieldStats after = st.field_stats();
+        const std::string grew = guard_.observe(after, st.step_index(), st.time());
+        if (!grew.empty()) ADI_THROW(NumericalError, grew);
+      }
     });
   }
 
@@ -191,10 +204,13 @@ class Problem {
     st->set_step_index(0);
     st->impose_boundary_values();
     stepper_ = std::move(st);
+    guard_ = EnergyGuard(energy_cannot_grow(config_.problem, field_faces_zero(config_.problem, init.values)),
+                         config_.precision == Precision::F32, config_.problem);
   }
 
   io::RunConfig config_;
   std::optional<io::FieldInfo> initial_;
+  EnergyGuard guard_;
   std::variant<std::unique_ptr<Stepper<float>>, std::unique_ptr<Stepper<double>>> stepper_;
 };
 

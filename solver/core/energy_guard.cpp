@@ -1,12 +1,12 @@
 // The energy guard (energy_guard.hpp).
 
-#include "energy_guard.hpp"
+#include <adi/energy_guard.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace adi::app {
+namespace adi {
 
 bool energy_cannot_grow(const HeatProblem& p, bool faces_zero) {
   if (p.has_source()) return false;
@@ -75,4 +75,4 @@ std::string EnergyGuard::observe(const FieldStats& s, index_t step, double t) {
 template bool field_faces_zero<float>(const HeatProblem&, const std::vector<float>&);
 template bool field_faces_zero<double>(const HeatProblem&, const std::vector<double>&);
 
-}  // namespace adi::app
+}  // namespace adi

@@ -7,8 +7,9 @@
 // that norm; the Douglas step is one for commuting operators). So a run
 // whose energy rises above the lowest value it had is unstable: it stops
 // with exit 4 and a line naming the step, the growth and what to do, before
-// anything is written from the field. Pure (no stepper, no MPI): the run
-// driver feeds it the stats it gathers anyway.
+// anything is written from the field. Pure (no stepper, no MPI): `adi3d run`
+// (app/run_driver.cpp) and the Python Problem feed it the stats they gather
+// anyway.
 
 #include <adi/common.hpp>
 #include <adi/problem.hpp>
@@ -17,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace adi::app {
+namespace adi {
 
 /// Whether p feeds no energy in (above); `field_faces_zero`: the Dirichlet
 /// faces that keep the initial field's values hold 0 there.
@@ -49,4 +50,4 @@ class EnergyGuard {
   index_t lowest_step_ = 0;
 };
 
-}  // namespace adi::app
+}  // namespace adi
