@@ -117,6 +117,11 @@ void GeneralCpuStepper<T>::get_work(T* host) {
 }
 
 template <class T>
+void GeneralCpuStepper<T>::set_work(const T* host) {
+  std::memcpy(w_.data(), host, sizeof(T) * w_.size());
+}
+
+template <class T>
 void GeneralCpuStepper<T>::impose_boundary_values() {
   impose_dirichlet(dirichlet_, this->time(), u_.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
 }

@@ -355,6 +355,13 @@ class CudaGeneralStepper final : public Stepper<T> {
   }
   void get_field(T* host) override { download(u_.get(), host); }
   void get_work(T* host) override { download(w_.get(), host); }
+  void set_work(const T* host) override {
+    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
+    ADI_CUDA_CHECK(cudaMemcpy2DAsync(w_.get(), sizeof(T) * layout_.stride[1], host, row, row,
+                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
+                                     stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
 
   // Once per run: through the host, with the CPU's own impose_dirichlet.
   void impose_boundary_values() override {

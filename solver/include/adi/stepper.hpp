@@ -153,6 +153,14 @@ class Stepper {
     (void)host;
     ADI_THROW(InvalidArgument, "this stepper does not expose its work array");
   }
+  /// Sets the work array (packed like set_field): what the solve phases
+  /// then read, so that SolveX, SolveY and SolveZ (which adds into the field)
+  /// apply the step's line inverses to any vector (the steady solver's
+  /// preconditioner, steady.hpp). The general-path steppers have it.
+  virtual void set_work(const T* host) {
+    (void)host;
+    ADI_THROW(InvalidArgument, "this stepper does not take a work array");
+  }
 
  protected:
   index_t step_index_ = 0;
