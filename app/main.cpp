@@ -149,7 +149,14 @@ int main(int argc, char** argv) {
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info(env, verbose);
     if (c_recover->parsed()) {
-      const bool undone = io::recover_output(recover_file);
+      std::vector<std::string> removed;
+      const bool undone = io::recover_output(recover_file, &removed);
+      if (!removed.empty()) {
+        std::string list;
+        for (std::size_t q = 0; q < removed.size(); ++q) list += (q ? ", " : "") + removed[q];
+        spdlog::info("removed {} {} that killed adi3d runs left (their processes are gone): {}", removed.size(),
+                     removed.size() == 1 ? "temporary" : "temporaries", list);
+      }
       std::printf("%s: %s\n", recover_file.c_str(),
                   undone ? "the unfinished write of a killed run was undone; the file is back at its last complete "
                            "step (the one its .xmf lists last)"

@@ -57,6 +57,37 @@ std::string hdf5_error_text() {
   return text;
 }
 
+void require_regular_input(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // the open says why
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISREG(st.st_mode)  ? nullptr
+                                            : "not a regular file";
+  if (kind)
+    throw IoError(path + ": cannot read " + what + ": it is " + kind +
+                      ", not a file (adi3d reads HDF5 files; a FIFO would block the read, a device never ends)",
+                  __FILE__, __LINE__);
+}
+
+std::string open_failure_words(const std::string& h5) {
+  // HDF5 locks a file that a program has open for writing (a running job,
+  // an open h5py session): "unable to lock file, errno = 11 ... Resource
+  // temporarily unavailable". (Not every "lock" is one: a truncated file's
+  // message names the superblock, "sblock".)
+  if (h5.find("unable to lock") != std::string::npos || h5.find("Resource temporarily unavailable") != std::string::npos)
+    return "the file is locked by another program that has it open for writing (HDF5 file locking; a running job "
+           "or an open h5py/ParaView session?); close it first, or set HDF5_USE_FILE_LOCKING=FALSE to read it "
+           "anyway (HDF5: " + h5 + ")";
+  if (h5.find("truncated file") != std::string::npos)
+    return "the file is truncated or damaged: it is shorter than its HDF5 superblock says (a copy or transfer that did not "
+           "finish?) (HDF5: " + h5 + ")";
+  return "the file is truncated or damaged" + (h5.empty() ? std::string() : " (HDF5: " + h5 + ")");
+}
+
 void throw_hdf5(const std::string& context, const std::string& what, const char* file, int line) {
   const std::string h5 = hdf5_error_text();
   throw IoError(context + ": " + what + (h5.empty() ? "" : " (HDF5: " + h5 + ")"), file, line);

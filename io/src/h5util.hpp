@@ -184,5 +184,13 @@ bool write_all(int fd, const void* p, std::size_t n);
 std::string parent_dir(const std::string& path);
 std::string base_name(const std::string& path);
 std::string errno_text(int err);
+/// An input that is not a regular file (a FIFO, a device, a folder: reading
+/// one blocks, or reads endless or no bytes): IoError "<path>: cannot read
+/// <what>: it is a FIFO (named pipe), not a file", before any byte is read.
+void require_regular_input(const std::string& path, const std::string& what);
+/// Why H5Fopen failed on an existing file, in words, from HDF5's error
+/// text (consumed): "the file is locked by another program ...", "the file
+/// is truncated ...", or "the file is damaged (HDF5: ...)".
+std::string open_failure_words(const std::string& h5);
 
 }  // namespace adi::io::detail

@@ -5,6 +5,7 @@
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>
+#include <adi/io/identity.hpp>
 #include <adi/io/lock.hpp>
 #include <adi/io/xdmf.hpp>
 
@@ -265,6 +266,10 @@ GridFile GridFile::create(const Options& o) {
     detail::write_attr(f, "format_version", 1LL, im->what());
     detail::write_attr(f, "precision", std::string(precision_name(o.precision)), im->what());
     detail::write_attr(f, "status", std::string("running"), im->what());
+    if (!o.problem.empty()) {
+      detail::write_attr(f, "problem", o.problem, im->what());
+      detail::write_attr(f, "problem_hash", o.problem_hash, im->what());
+    }
     detail::write_grid_group(f, o.geometry, im->what());
     detail::write_provenance(f, "provenance", o.provenance, im->what());
     detail::create_group(f, "steps", im->what());
@@ -292,6 +297,25 @@ struct ReopenScan {
   std::vector<detail::ByteRange> raw;   // the kept steps' raw data (parallel)
 };
 
+/// An adi3d output of this grid and precision, or IoError naming what differs.
+void check_output_header(hid_t f, const GridGeometry& geometry, Precision precision, const std::string& ctx,
+                         const std::string& advice) {
+  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
+    throw IoError(ctx + ": not an adi3d output file (no format = adi3d-output attribute)" + advice, __FILE__,
+                  __LINE__);
+  const std::string prec = detail::read_string_attr(f, "precision", ctx);
+  if (prec != precision_name(precision))
+    throw IoError(ctx + ": holds " + prec + " fields, the run is " + precision_name(precision) + advice, __FILE__,
+                  __LINE__);
+  const GridGeometry g = detail::read_grid_group(f, ctx);
+  for (int a = 0; a < 3; ++a) {
+    const double tol = 1e-9 * std::max({std::fabs(g.origin[a]), std::fabs(geometry.origin[a]), g.spacing[a]});
+    if (g.n[a] != geometry.n[a] || std::fabs(g.spacing[a] - geometry.spacing[a]) > 1e-9 * g.spacing[a] ||
+        std::fabs(g.origin[a] - geometry.origin[a]) > tol)
+      throw IoError(ctx + ": its /grid differs from the run's grid" + advice, __FILE__, __LINE__);
+  }
+}
+
 ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, const std::string& ctx,
                            const std::string& journal, bool extents) {
   const std::string advice = "; move it away to start a new output file";
@@ -310,20 +334,7 @@ ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, con
   }
   H5Id file(fid, H5Fclose);
   const hid_t f = file.get();
-  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
-    throw IoError(ctx + ": not an adi3d output file (no format = adi3d-output attribute)" + advice, __FILE__,
-                  __LINE__);
-  const std::string prec = detail::read_string_attr(f, "precision", ctx);
-  if (prec != precision_name(o.precision))
-    throw IoError(ctx + ": holds " + prec + " fields, the run is " + precision_name(o.precision) + advice, __FILE__,
-                  __LINE__);
-  const GridGeometry g = detail::read_grid_group(f, ctx);
-  for (int a = 0; a < 3; ++a) {
-    const double tol = 1e-9 * std::max({std::fabs(g.origin[a]), std::fabs(o.geometry.origin[a]), g.spacing[a]});
-    if (g.n[a] != o.geometry.n[a] || std::fabs(g.spacing[a] - o.geometry.spacing[a]) > 1e-9 * g.spacing[a] ||
-        std::fabs(g.origin[a] - o.geometry.origin[a]) > tol)
-      throw IoError(ctx + ": its /grid differs from the run's grid" + advice, __FILE__, __LINE__);
-  }
+  check_output_header(f, o.geometry, o.precision, ctx, advice);
   // Steps after the checkpoint are written again by the restarted run.
   H5Id sg = detail::open_group(f, "/steps", ctx);
   for (const std::string& name : detail::member_names(sg.get(), ctx, "/steps")) {
@@ -557,7 +568,7 @@ std::vector<index_t> steps_on_disk(const std::string& path) {
 }
 }  // namespace
 
-bool recover_output(const std::string& path) {
+bool recover_output(const std::string& path, std::vector<std::string>* removed) {
   detail::init_hdf5();
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0)
@@ -570,6 +581,9 @@ bool recover_output(const std::string& path) {
   // killed run's (lock.hpp). Held while recovering, so no run starts.
   const FileLock lock(path, "output file '" + path + "'");
   const std::string journal = detail::journal_path_for(path);
+  if (removed)
+    for (const std::string& t : {path, xdmf_path_for(path), journal})
+      for (std::string& f : remove_dead_temporaries(t)) removed->push_back(std::move(f));
   if (!detail::path_exists_on_disk(journal)) {
     try {
       (void)steps_on_disk(path);
@@ -605,6 +619,44 @@ std::vector<index_t> output_file_steps(const std::string& path) {
   detail::init_hdf5();
   detail::undo_recover(path, detail::journal_path_for(path));
   return steps_on_disk(path);
+}
+
+void check_output_continuable(const std::string& path, const GridGeometry& g, Precision p) {
+  detail::init_hdf5();
+  detail::undo_recover(path, detail::journal_path_for(path));
+  const std::string ctx = "output file '" + path + "' (continuing it after the restart)";
+  const std::string advice = "; move it away to start a new output file";
+  const hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    const std::string h5 = detail::hdf5_error_text();
+    throw IoError(ctx + ": cannot open (" + (h5.empty() ? "HDF5 error" : h5) + ")" + advice, __FILE__, __LINE__);
+  }
+  H5Id file(fid, H5Fclose);
+  check_output_header(file.get(), g, p, ctx, advice);
+}
+
+std::string output_file_problem(const std::string& path) {
+  detail::init_hdf5();
+  const std::string ctx = "output file '" + path + "'";
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(ctx + ": not a readable HDF5 file", __FILE__, __LINE__);
+  }
+  const hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    const std::string h5 = detail::hdf5_error_text();
+    throw IoError(ctx + ": cannot open (" + (h5.empty() ? "HDF5 error" : h5) + ")", __FILE__, __LINE__);
+  }
+  H5Id file(fid, H5Fclose);
+  const hid_t f = file.get();
+  if (detail::has_attr(f, "problem")) return detail::read_string_attr(f, "problem", ctx);
+  // Written before the attribute: the resolved config of the run that made it.
+  const std::string config = detail::read_string_dataset(f, "/provenance/config", ctx);
+  std::string fields;
+  H5Id pg = detail::open_group(f, "/provenance", ctx);
+  if (detail::has_attr(pg.get(), "input_fields"))
+    fields = detail::read_string_attr(pg.get(), "input_fields", ctx + ":/provenance");
+  return problem_items_text(problem_items_of_stored(config, fields, path + ":/provenance/config"));
 }
 
 bool GridFile::has_step(index_t step) const {

@@ -434,7 +434,7 @@ TEST(Config, MaterialSourceAndFaces) {
   EXPECT_EQ(r.problem.lo_data[2].table.t, p.lo_data[2].table.t);
   EXPECT_EQ(r.problem.hi_data[0].flux, -50.0);
   // An isotropic field and a scalar source.
-  const RunConfig i = parse_config(kPhys + "material: {conductivity: {file: k.h5, dataset: /K}}\nsource: 5.0\n"
+  const RunConfig i = parse_config(kPhys + "material: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}\nsource: 5.0\n"
                                            "boundary: insulated\n", "case.yaml");
   EXPECT_TRUE(i.material.isotropic_field);
   EXPECT_EQ(i.material.conductivity[2].dataset, "/K");
