@@ -309,7 +309,7 @@ int cmd_run(const RunOptions& o) {
       check_memory(plan.memory);
       check_paths(plan, o);
       probe_inputs(plan, o.env.app);
-      identify_problem(plan);
+      identify_problem(plan, o.env.app);
     });
     if (root) std::printf("# checked: memory, output and checkpoint paths and locks, every input's values%s\n",
                           plan.restart.empty() ? "" : ", the problem against the checkpoint's");
@@ -320,7 +320,7 @@ int cmd_run(const RunOptions& o) {
     check_memory(plan.memory);
     check_paths(plan, o);
     probe_inputs(plan, o.env.app);
-    identify_problem(plan);
+    identify_problem(plan, o.env.app);
     remove_dead_temporaries(plan);
   });
   // Rank 0's identity of the problem on every rank (a collective file's

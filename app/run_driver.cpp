@@ -232,9 +232,16 @@ RunPlan plan_run(const RunOptions& o) {
   }
   // The material and source fields: headers, shapes and geometry now (a
   // bad one stops the run before anything is allocated); values as read.
+  // Their headers are read in a child first, as every input's (probe.hpp).
   for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
-                                &c.material.conductivity[2], &c.material.capacity, &c.material.source})
-    if (f->given()) io::require_regular_input(io::resolve_input(c, f->file), "the " + f->key + " field");
+                                &c.material.conductivity[2], &c.material.capacity, &c.material.source}) {
+    if (!f->given() || (f != &c.material.conductivity[0] && f->file == c.material.conductivity[0].file &&
+                        f->dataset == c.material.conductivity[0].dataset))
+      continue;  // an isotropic field: once
+    const std::string file = io::resolve_input(c, f->file), what = "the " + f->key + " field";
+    io::require_regular_input(file, what);
+    probe_read(file, what, [&] { (void)io::inspect_field(file, f->dataset, what); }, header_limits(o.env.app));
+  }
   io::attach_fields(c, o.env.app.parallel_io);
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
@@ -283,7 +290,7 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
                                      data_limits(a, h->info().file, field)));
 }
 
-void identify_problem(RunPlan& plan) {
+void identify_problem(RunPlan& plan, const AppOptions& a) {
   const io::RunConfig& c = plan.config;
   const std::vector<io::ProblemItem> items = io::problem_items(c);
   plan.problem = io::problem_items_text(items);
@@ -297,6 +304,12 @@ void identify_problem(RunPlan& plan) {
                             "was written for another problem, and a run continues only its own output: " + diff +
                                 "; choose another output.file, or move the file away",
                             __FILE__, __LINE__);
+    // What a restart's reopen checks first: the grid and precision.
+    const io::GridGeometry g = io::geometry_of(c);
+    const Precision prec = c.precision;
+    probe_read(plan.output, "output file", [&] { io::check_output_continuable(plan.output, g, prec); },
+               header_limits(a));
+    io::check_output_continuable(plan.output, g, prec);
   }
 }
 
@@ -506,9 +519,10 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
         // of its problem (identify_problem compares what is read here).
         const io::GridGeometry g = io::geometry_of(c);
         const Precision prec = c.precision;
-        auto read = [p = id.path, g, prec] {
+        // (Its grid and precision: identify_problem, after the checkpoint's
+        // problem, whose difference is the cause to name first.)
+        auto read = [p = id.path] {
           (void)io::output_file_steps(p);
-          io::check_output_continuable(p, g, prec);
           return io::output_file_problem(p);
         };
         (void)probe_result(id.path, "output file", read, header_limits(o.env.app));

@@ -59,7 +59,7 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a);
 /// Rank 0, after probe_inputs: the problem's items; a restart refuses a
 /// checkpoint written for another problem, and an output written for
 /// another problem (ConfigError naming the first item that differs).
-void identify_problem(RunPlan& plan);
+void identify_problem(RunPlan& plan, const AppOptions& a);
 
 /// Removes what dead adi3d processes left of their unique temporaries
 /// (`adi3d.<pid>.<random>.<name>.tmp`) beside the run's output, its .xmf and

@@ -849,7 +849,7 @@ void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
     q.by_t_end = true;
     q.t_end = r.real(e, "time.t_end");
     require(r, e, "time.t_end", q.t_end >= c.t_start,
-            c.t_start == 0.0 ? std::string("a time >= 0 [s]") : "a time >= time.start = " + num(c.t_start) + " [s]");
+            c.t_start == 0.0 ? std::string("a time >= 0 [s]") : "a time >= time.start = " + number_words(c.t_start) + " [s]");
     q.where = r.where(e, "time.t_end");
   } else {
     r.fail(t, "time", "missing time.steps or time.t_end");
@@ -1289,7 +1289,7 @@ std::string emit_resolved_impl(const RunConfig& c) {
   e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
     << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps;
   // Only when set: the resolved configs of the other runs stay as they were.
-  if (c.t_start != 0.0) e << YAML::Key << "start" << YAML::Value << num(c.t_start);
+  if (c.t_start != 0.0) e << YAML::Key << "start" << YAML::Value << number_words(c.t_start);
   e << YAML::EndMap;
   e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "theta"
     << YAML::Value << num(p.theta) << YAML::EndMap;
@@ -1327,6 +1327,22 @@ std::string emit_resolved_impl(const RunConfig& c) {
 
 }  // namespace
 
+std::string number_words(double v) {
+  char buf[64];
+  const double a = std::fabs(v);
+  if (v == 0 || (a >= 1e-4 && a < 1e16)) {
+    for (int decimals = 0; decimals <= 20; ++decimals) {
+      std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+      if (std::strtod(buf, nullptr) == v) return buf;
+    }
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 namespace {
 std::string position_of(const RunConfig& c, const std::string& key, const std::string& fallback) {
   for (const auto& [k, w] : c.positions)
@@ -1358,7 +1374,7 @@ void check_face_data(const RunConfig& c) {
                   const std::string& advice) {
     if (std::isfinite(v) && std::fabs(v) <= largest) return;
     throw ConfigError(where, key,
-                      what + " = " + num(v) + " is not a finite " + prec +
+                      what + " = " + number_words(v) + " is not a finite " + prec +
                           " number: the step would overflow (exit 5 at the first step); expected " + advice,
                       __FILE__, __LINE__);
   };
@@ -1375,30 +1391,30 @@ void check_face_data(const RunConfig& c) {
       const double F = fmax(d.table), S = fspan(d.table);
       const std::string hx = std::string("h_") + ax[a];
       if (b == Boundary::Dirichlet && !d.value_from_initial) {
-        need(face + ".value", at("value"), "value x table factor = " + num(d.value) + " x " + num(F), d.value * F,
+        need(face + ".value", at("value"), "value x table factor = " + number_words(d.value) + " x " + number_words(F), d.value * F,
              "a value whose product with the table's factors is finite");
-        need(face + ".value", at("value"), "value x (largest - smallest table factor) = " + num(d.value) + " x " + num(S),
+        need(face + ".value", at("value"), "value x (largest - smallest table factor) = " + number_words(d.value) + " x " + number_words(S),
              d.value * S, "a value whose changes over the table are finite");
       } else if (b == Boundary::Neumann && d.flux != 0.0) {
         const double beta = 2.0 * d.flux * F / h;
-        need(face + ".flux", at("flux"), "2 flux x table factor / " + hx + " = 2 x " + num(d.flux) + " x " + num(F) + " / " + num(h),
+        need(face + ".flux", at("flux"), "2 flux x table factor / " + hx + " = 2 x " + number_words(d.flux) + " x " + number_words(F) + " / " + number_words(h),
              beta, "a smaller flux or table factor");
         if (cap > 0)
-          need(face + ".flux", at("flux"), "dt x 2 flux x table factor / (" + hx + " c) = " + num(p.dt) + " x " + num(beta) + " / " + num(cap),
+          need(face + ".flux", at("flux"), "dt x 2 flux x table factor / (" + hx + " c) = " + number_words(p.dt) + " x " + number_words(beta) + " / " + number_words(cap),
                p.dt * beta / cap, "a smaller flux, table factor or time step");
       } else if (b == Boundary::Robin) {
         const double g = 2.0 * d.h / h;
-        need(face + ".h", at("h"), "2 h / " + hx + " = 2 x " + num(d.h) + " / " + num(h), g,
+        need(face + ".h", at("h"), "2 h / " + hx + " = 2 x " + number_words(d.h) + " / " + number_words(h), g,
              "a smaller heat transfer coefficient h");
         if (cap > 0)
-          need(face + ".h", at("h"), "theta dt 2 h / (" + hx + " c) = " + num(p.theta) + " x " + num(p.dt) + " x " + num(g) + " / " + num(cap),
+          need(face + ".h", at("h"), "theta dt 2 h / (" + hx + " c) = " + number_words(p.theta) + " x " + number_words(p.dt) + " x " + number_words(g) + " / " + number_words(cap),
                p.theta * p.dt * g / cap, "a smaller heat transfer coefficient h or time step");
         const double beta = g * d.ambient * F;
         need(face + ".ambient", at("ambient"),
-             "2 h x ambient x table factor / " + hx + " = " + num(g) + " x " + num(d.ambient) + " x " + num(F), beta,
+             "2 h x ambient x table factor / " + hx + " = " + number_words(g) + " x " + number_words(d.ambient) + " x " + number_words(F), beta,
              "a smaller ambient temperature, table factor or h");
         if (cap > 0)
-          need(face + ".ambient", at("ambient"), "dt x 2 h ambient f / (" + hx + " c) = " + num(p.dt) + " x " + num(beta) + " / " + num(cap),
+          need(face + ".ambient", at("ambient"), "dt x 2 h ambient f / (" + hx + " c) = " + number_words(p.dt) + " x " + number_words(beta) + " / " + number_words(cap),
                p.dt * beta / cap, "a smaller ambient temperature, table factor, h or time step");
       }
     }
@@ -1406,10 +1422,10 @@ void check_face_data(const RunConfig& c) {
   if (!p.material.source && p.source != 0.0) {
     const double F = std::max(fmax(p.source_table), 0.0);
     const std::string at = position_of(c, "source.power_density", c.source);
-    need("source.power_density", at, "power density x table factor = " + num(p.source) + " x " + num(F), p.source * F,
+    need("source.power_density", at, "power density x table factor = " + number_words(p.source) + " x " + number_words(F), p.source * F,
          "a smaller power density or table factor");
     if (cap > 0)
-      need("source.power_density", at, "dt x power density x table factor / c = " + num(p.dt) + " x " + num(p.source * F) + " / " + num(cap),
+      need("source.power_density", at, "dt x power density x table factor / c = " + number_words(p.dt) + " x " + number_words(p.source * F) + " / " + number_words(cap),
            p.dt * p.source * F / cap, "a smaller power density, table factor or time step");
   }
 }
@@ -1483,13 +1499,13 @@ void resolve_time(RunConfig& c) {
     const double span = q.t_end - c.axis.t0;
     if (!(span >= 0))
       throw ConfigError(q.where, "time.t_end",
-                        "expected a time >= " + num(c.axis.t0) + " s (the time of step " + std::to_string(c.axis.s0) +
-                            ", where this run's time axis starts), got " + num(q.t_end),
+                        "expected a time >= " + number_words(c.axis.t0) + " s (the time of step " + std::to_string(c.axis.s0) +
+                            ", where this run's time axis starts), got " + number_words(q.t_end),
                         __FILE__, __LINE__);
     const double n = span / q.dt;
     if (!(n < 1e12))
       throw ConfigError(q.where, "time.t_end",
-                        "expected fewer than 1e12 steps of dt, got (t_end - " + num(c.axis.t0) + ") / dt = " + num(n),
+                        "expected fewer than 1e12 steps of dt, got (t_end - " + number_words(c.axis.t0) + ") / dt = " + number_words(n),
                         __FILE__, __LINE__);
     const double whole = std::round(n);
     index_t count = 0;

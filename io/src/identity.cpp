@@ -14,24 +14,7 @@ namespace adi::io {
 
 namespace {
 
-/// The shortest text that reads back to the same double, as people write
-/// numbers: 40, 0.0125, 3600000 (not 4e+01), with an exponent only for the
-/// very small and very large (1e-07, 1e+20). Stored in files: stable.
-std::string num(double v) {
-  char buf[64];
-  const double a = std::fabs(v);
-  if (v == 0 || (a >= 1e-4 && a < 1e16)) {
-    for (int decimals = 0; decimals <= 20; ++decimals) {
-      std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-      if (std::strtod(buf, nullptr) == v) return buf;
-    }
-  }
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+std::string num(double v) { return number_words(v); }
 
 std::string list3(const std::array<double, 3>& v) { return "[" + num(v[0]) + ", " + num(v[1]) + ", " + num(v[2]) + "]"; }
 

@@ -187,6 +187,12 @@ struct RunConfig {
   std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };
 
+/// A number as people write it, in the fewest digits that read back to the
+/// same double: 40, 0.0125, 3600000, with an exponent only for the very
+/// small and the very large (1e-07, 1e+20). For messages and the problem's
+/// identity (identity.hpp), whose texts are stored: keep it stable.
+std::string number_words(double v);
+
 /// Resolves c.steps, c.problem.dt, c.t_end and c.dt_given from
 /// c.time_request on c.axis: time.steps is the last step; time.t_end is
 /// reached in whole steps of dt from the axis' origin, rounded up, dt
