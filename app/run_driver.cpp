@@ -658,28 +658,65 @@ RunMode run_mode(const RunPlan& plan, const AppOptions& a) {
 /// A distributed run's collective writes (and the agreements around them)
 /// block until every rank takes part. A rank that failed outside them, or
 /// hangs in HDF5 on a full disk, used to leave the others waiting for ever.
-/// While a collective write is under way a watchdog thread waits for it;
-/// past ADI_COLLECTIVE_TIMEOUT it says so and ends this rank with exit 3
-/// (mpirun then ends the job). Files stay as a kill leaves them: the output
-/// at its last complete step (journal, `adi3d recover`), the checkpoint the
+/// While a collective write is under way a watchdog thread waits for it:
+///   * this rank met an HDF5 error in it (io::io_error_note): after
+///     kFailureGrace seconds more it names that error (a full disk: "No space
+///     left on device") and ends this rank with exit 3. A failure inside a
+///     collective HDF5 call on one rank can leave that rank in the clean-up
+///     and another inside the library, each waiting for the other;
+///   * otherwise, past ADI_COLLECTIVE_TIMEOUT: it says so and ends this rank
+///     with exit 3 (a rank that truly hangs).
+/// mpirun then ends the job. Files stay as a kill leaves them: the output at
+/// its last complete step (journal, `adi3d recover`), the checkpoint the
 /// previous one.
+constexpr double kFailureGrace = 5.0;
+
 class CollectiveWatch {
  public:
-  CollectiveWatch(bool on, double timeout_s, std::string what) {
+  CollectiveWatch(bool on, double timeout_s, std::string what, std::string file = "") {
     if (!on) return;
+    io::clear_io_error_note();
     state_ = std::make_shared<State>();
     state_->what = std::move(what);
     auto st = state_;
+    const auto start = Clock::now();
     const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-    thread_ = std::thread([st, deadline, timeout_s] {
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    thread_ = std::thread([st, start, deadline, timeout_s, file] {
       std::unique_lock<std::mutex> lock(st->m);
-      if (st->cv.wait_until(lock, deadline, [&] { return st->done; })) return;
-      std::fprintf(stderr,
-                   "adi3d: [rank %d] error: %s did not complete on every rank within %.0f s "
-                   "(ADI_COLLECTIVE_TIMEOUT): another rank failed or hangs in it; stopping the job (exit 3); the "
-                   "output stays at its last complete step, the previous checkpoint is unchanged\n",
-                   mpi::world_rank(), st->what.c_str(), timeout_s);
+      Clock::time_point failed_at{};
+      std::string note;
+      for (;;) {
+        const auto now = Clock::now();
+        if (note.empty()) {
+          note = io::io_error_note();
+          if (!note.empty()) failed_at = now;
+        }
+        const auto limit = note.empty() ? deadline
+                                        : std::min(deadline, failed_at + std::chrono::duration_cast<Clock::duration>(
+                                                                             std::chrono::duration<double>(kFailureGrace)));
+        if (now >= limit) break;
+        const auto wake = std::min(limit, now + std::chrono::milliseconds(250));
+        if (st->cv.wait_until(lock, wake, [&] { return st->done; })) return;
+      }
+      if (!note.empty()) {
+        const double need = 1 << 20;
+        std::fprintf(stderr,
+                     "adi3d: [rank %d] error: %s%s; %s failed on this rank and the ranks could not finish it together "
+                     "(they wait in different calls of the HDF5 library): stopping the job (exit 3); the output stays "
+                     "at its last complete step (adi3d recover, or the restart, undoes the rest), the previous "
+                     "checkpoint is unchanged\n",
+                     mpi::world_rank(), printable(note, 600).c_str(),
+                     file.empty() ? "" : printable(io::disk_space_note(file, need, note), 200).c_str(),
+                     st->what.c_str());
+      } else {
+        std::fprintf(stderr,
+                     "adi3d: [rank %d] error: %s did not complete on every rank within %.0f s "
+                     "(ADI_COLLECTIVE_TIMEOUT): another rank failed or hangs in it; stopping the job (exit 3); the "
+                     "output stays at its last complete step, the previous checkpoint is unchanged\n",
+                     mpi::world_rank(), st->what.c_str(), timeout_s);
+      }
+      (void)start;
       std::fflush(stderr);
       ::_exit(kIoError);
     });
@@ -873,7 +910,7 @@ class RunWriters {
   void open(index_t start_step) {
     const io::RunConfig& c = plan_.config;
     const CollectiveWatch watch(m_.collective && !plan_.output.empty(), a_.collective_timeout_s,
-                                "opening " + plan_.output + " (collective)");
+                                "opening " + plan_.output + " (collective)", plan_.output);
     collectively([&] {
       if (plan_.output.empty() || !m_.writes()) return;
       io::GridFile::Options oo;
@@ -913,7 +950,7 @@ class RunWriters {
     if (!m_.writes()) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
     together([&] { out_->write_step(s, t, values); },
-             "the collective write of step " + std::to_string(s) + " to " + plan_.output);
+             "the collective write of step " + std::to_string(s) + " to " + plan_.output, plan_.output);
     ++outputs_written_;
     last_output_ = s;
   }
@@ -933,7 +970,7 @@ class RunWriters {
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
     together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); },
-             "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint);
+             "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint, plan_.checkpoint);
     checkpoint_written_ = plan_.checkpoint;
     last_checkpoint_ = s;
     spdlog::debug("checkpoint at step {} written to {}", s, plan_.checkpoint);
@@ -943,7 +980,7 @@ class RunWriters {
   void finish(const std::string& status) {
     if (!out_) return;
     CriticalWrite cw;
-    together([&] { out_->finish(status); }, "closing " + plan_.output);
+    together([&] { out_->finish(status); }, "closing " + plan_.output, plan_.output);
   }
 
   /// After an error: marks the output "failed: <why>" where that is safe.
@@ -977,12 +1014,12 @@ class RunWriters {
   const std::string& checkpoint_written() const { return checkpoint_written_; }
 
  private:
-  void together(const std::function<void()>& f, const std::string& what) {
+  void together(const std::function<void()>& f, const std::string& what, const std::string& file) {
     if (!m_.collective) {
       f();
       return;
     }
-    const CollectiveWatch watch(true, a_.collective_timeout_s, what);
+    const CollectiveWatch watch(true, a_.collective_timeout_s, what, file);
     // Test hook (docs/BAD_INPUT.md): one rank hangs, as in a stuck write.
     if (a_.fault_stall_rank == mpi::world_rank() && !stalled_) {
       stalled_ = true;

@@ -72,9 +72,16 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
   // Parallel: every rank makes the same calls; each step's failure is agreed
   // (par::agree) before the next collective one.
   auto together = [&](const std::function<void()>& f) { detail::par::together(par, f); };
+  double need = 1 << 20;
   try {
+    // The whole field in a temporary beside the old checkpoint: refused
+    // before any (collective) HDF5 call if the disk cannot hold it.
+    need = 64.0 * 1024 + static_cast<double>(sizeof(T)) * static_cast<double>(s.geometry.n[0]) *
+                              static_cast<double>(s.geometry.n[1]) * static_cast<double>(s.geometry.n[2]);
     together([&] {
-      if (root) detail::probe_creatable(tmp, what);
+      if (!root) return;
+      detail::probe_creatable(tmp, what);
+      detail::require_space(tmp, need, what);
     });
     together([&] {
       H5Id fapl = par ? detail::par::fapl(what) : H5Id(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -137,7 +144,9 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
   } catch (const IoError& e) {
     H5Eclear2(H5E_DEFAULT);
     if (root) detail::remove_quietly(tmp);
-    throw IoError(std::string(e.what()) + "; the previous checkpoint (if any) is unchanged", __FILE__, __LINE__);
+    throw IoError(std::string(e.what()) + detail::space_note(path, need, e.what()) +
+                      "; the previous checkpoint (if any) is unchanged",
+                  __FILE__, __LINE__);
   }
 }
 

@@ -46,6 +46,8 @@ struct GridFile::Impl {
   std::vector<OutputStep> steps;
   std::vector<std::string> materials;  // the /material/ datasets the file holds (listed in the sidecar)
   std::string provenance_group = "/provenance";  // where this run's end_time goes
+  double need = 1 << 20;  // bytes the last write needed (about): for a failure's disk-space note
+  bool changing = false;  // a write under way has begun to change the file (not only checked it)
   // Parallel, rank 0: the raw data of the steps in the file. No change ever
   // writes there (a step is written once, into new space), so a change's
   // journal (begin_change) holds everything else.
@@ -60,7 +62,8 @@ struct GridFile::Impl {
     file.reset();  // close what can be closed; errors here are expected
     H5Eclear2(H5E_DEFAULT);
     closed = true;
-    std::string msg = reason;
+    // The cause users act on: HDF5 over MPI-IO says only "file write failed".
+    std::string msg = reason + detail::space_note(o.path, need, reason);
     if (root && live) {
       // Back to the last complete step (the journal holds what the failed
       // write overwrote), then aside: the final name never holds a file that
@@ -75,8 +78,9 @@ struct GridFile::Impl {
       for (int k = 1; detail::path_exists_on_disk(aside) && k < 1000; ++k)
         aside = o.path + ".failed." + std::to_string(k);
       if (!detail::path_exists_on_disk(aside) && std::rename(o.path.c_str(), aside.c_str()) == 0)
-        msg += undone ? "; the file, back at its last complete step, was moved to " + aside
-                      : "; the incomplete file was moved to " + aside;
+        msg += undone      ? "; the file, back at its last complete step, was moved to " + aside
+               : !changing ? "; the file, unchanged since its last complete step, was moved to " + aside
+                           : "; the incomplete file was moved to " + aside;
       if (o.xdmf) detail::remove_quietly(xmf);
     } else if (root) {
       detail::remove_quietly(tmp);
@@ -251,10 +255,14 @@ GridFile GridFile::create(const Options& o) {
   auto im = Impl::make(o);
   // A killed run's unfinished write to the file this one replaces: undo it
   // first, so the old file is whole until the new one takes its name.
+  // Its metadata and the material fields, before anything is written.
+  im->need = (64.0 * 1024) + 8.0 * static_cast<double>(o.geometry.n[0] * o.geometry.n[1] * o.geometry.n[2]) *
+                                 static_cast<double>(o.fields.size());
   detail::par::together(im->par, [&] {
     if (!im->root) return;
     detail::undo_recover(o.path, im->journal);
     detail::probe_creatable(im->tmp, im->what());
+    detail::require_space(im->tmp, im->need, im->what());
   });
   im->guarded([&] {
     H5Id fapl = im->access_plist(im->what());
@@ -484,6 +492,18 @@ void GridFile::write_step(index_t step, double time, const T* values) {
   const std::string ds = step_dataset(step);
   const std::string ctx = im.what() + ", step " + std::to_string(step);
   std::vector<detail::ByteRange> extents;
+  // About what the step takes on disk (compressed: unknown, a margin only).
+  const double raw = static_cast<double>(sizeof(T)) * static_cast<double>(im.o.geometry.n[0]) *
+                     static_cast<double>(im.o.geometry.n[1]) * static_cast<double>(im.o.geometry.n[2]);
+  im.need = (im.o.compression > 0 ? 256.0 * 1024 : raw) + 64.0 * 1024;
+  // Agreed before any collective call (a change of its own: the body below
+  // agrees inside it): a full disk found inside HDF5 on one rank leaves the
+  // ranks in different calls of the library.
+  im.changing = false;
+  im.guarded([&] {
+    if (im.root) detail::require_space(im.live ? im.o.path : im.tmp, im.need, ctx);
+  });
+  im.changing = true;
   im.guarded([&] {
     im.begin_change();
     const hid_t f = im.file.get();
@@ -671,6 +691,7 @@ void GridFile::set_status(const std::string& status) {
   if (im.closed) return;
   std::string end = status == "running" ? std::string() : utc_now_iso8601();
   if (im.par) detail::par::bcast(end);  // attributes must be the same on every rank
+  im.changing = true;
   im.guarded([&] {
     im.begin_change();
     detail::write_attr(im.file.get(), "status", status, im.what());

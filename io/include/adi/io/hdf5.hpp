@@ -164,6 +164,24 @@ bool recover_output(const std::string& path, std::vector<std::string>* removed =
 /// not write again. Throws IoError if the file cannot be read as an output.
 std::vector<index_t> output_file_steps(const std::string& path);
 
+/// The first HDF5 error this process met since clear_io_error_note() (""
+/// if none). A collective write that fails inside the HDF5 library on one rank
+/// can leave that rank waiting in the clean-up while another waits inside the
+/// library: the app's watch of collective writes ends such a rank after a few
+/// seconds with this message, instead of after ADI_COLLECTIVE_TIMEOUT with
+/// none.
+std::string io_error_note();
+void clear_io_error_note();
+/// Whether this process has an HDF5 file open. After a failed close HDF5
+/// 1.10 keeps one, and the library's termination (at exit, or in
+/// MPI_Finalize for parallel HDF5) then crashes closing it again: a process
+/// in that state must end without MPI_Finalize.
+bool hdf5_files_open();
+/// "; No space left on device: the file system of 'dir' has N free (this
+/// write needs about M)" when the folder of `path` has less than `need`
+/// bytes free and `message` does not say so already; else "".
+std::string disk_space_note(const std::string& path, double need, const std::string& message = "");
+
 /// An input file that is not a regular file (a FIFO, a device, a folder)
 /// is refused before a byte is read: IoError "<path>: cannot read <what>: it
 /// is a FIFO (named pipe), not a file ..." (a FIFO blocked the read until
