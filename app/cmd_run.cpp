@@ -311,6 +311,8 @@ int cmd_run(const RunOptions& o) {
       probe_inputs(plan, o.env.app);
       identify_problem(plan, o.env.app);
     });
+    // A signal is a stop here too (75), as in the run before its first step.
+    stop_if_signalled("during the dry run");
     if (root) std::printf("# checked: memory, output and checkpoint paths and locks, every input's values%s\n",
                           plan.restart.empty() ? "" : ", the problem against the checkpoint's");
     return kOk;
