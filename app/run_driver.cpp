@@ -238,7 +238,11 @@ RunPlan plan_run(const RunOptions& o) {
     if (!f->given() || (f != &c.material.conductivity[0] && f->file == c.material.conductivity[0].file &&
                         f->dataset == c.material.conductivity[0].dataset))
       continue;  // an isotropic field: once
-    const std::string file = io::resolve_input(c, f->file), what = "the " + f->key + " field";
+    // Named as attach_fields names them ("the conductivity field").
+    const std::string kind = f->key.rfind("material.conductivity", 0) == 0 ? "conductivity"
+                             : f->key == "material.heat_capacity"           ? "heat capacity"
+                                                                            : "heat source";
+    const std::string file = io::resolve_input(c, f->file), what = "the " + kind + " field";
     io::require_regular_input(file, what);
     probe_read(file, what, [&] { (void)io::inspect_field(file, f->dataset, what); }, header_limits(o.env.app));
   }

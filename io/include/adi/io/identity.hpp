@@ -64,6 +64,8 @@ std::string first_difference(const std::vector<ProblemItem>& stored, const std::
 /// The items of a file written before they were recorded (a version 1
 /// checkpoint, an older output), from its stored resolved config and its
 /// provenance attribute input_fields ("conductivity = k.h5:/K fnv1a64:...").
+/// Fields without a recorded checksum are left out; a config this adi3d no
+/// longer accepts gives an empty list (nothing can be compared).
 std::vector<ProblemItem> problem_items_of_stored(const std::string& config_yaml, const std::string& input_fields,
                                                  const std::string& name);
 
