@@ -1390,7 +1390,16 @@ void check_face_data(const RunConfig& c) {
       auto at = [&](const char* sub) { return position_of(c, face + "." + sub, o.where.empty() ? c.source : o.where); };
       const double F = fmax(d.table), S = fspan(d.table);
       const std::string hx = std::string("h_") + ax[a];
-      if (b == Boundary::Dirichlet && !d.value_from_initial) {
+      if (b == Boundary::Dirichlet && d.value_from_initial && !d.table.empty()) {
+        // The initial field's face values times f(t): known here for a
+        // uniform start; for a file, f itself must be a finite number.
+        const double v = c.initial.kind == InitialConfig::Kind::Uniform ? c.initial.value : 1.0;
+        need(face + ".table", at("table"),
+             c.initial.kind == InitialConfig::Kind::Uniform
+                 ? "initial.value x table factor = " + number_words(v) + " x " + number_words(F)
+                 : "the table factor " + number_words(F),
+             v * F, "table factors whose products with the face's values are finite");
+      } else if (b == Boundary::Dirichlet && !d.value_from_initial) {
         need(face + ".value", at("value"), "value x table factor = " + number_words(d.value) + " x " + number_words(F), d.value * F,
              "a value whose product with the table's factors is finite");
         need(face + ".value", at("value"), "value x (largest - smallest table factor) = " + number_words(d.value) + " x " + number_words(S),

@@ -252,6 +252,13 @@ void write_material_parts(hid_t f, const GridFile::Options& o, const std::string
 }  // namespace
 
 GridFile GridFile::create(const Options& o) {
+  // The .xmf names datasets "<file name>:/steps/..." and XDMF readers split
+  // that at the first colon (the config refuses such names; so does this,
+  // for the Python Problem's write).
+  if (o.xdmf && detail::base_name(o.path).find(':') != std::string::npos)
+    throw IoError("output file '" + o.path + "': a name with ':' cannot be named by its .xmf sidecar (readers split "
+                      "<file>:/dataset at the first ':'); choose another name, or write no .xmf",
+                  __FILE__, __LINE__);
   auto im = Impl::make(o);
   // A killed run's unfinished write to the file this one replaces: undo it
   // first, so the old file is whole until the new one takes its name.

@@ -589,6 +589,9 @@ TEST(Config, FaceAndSourceDataThatOverflowAreConfigErrors) {
                R"(^case\.yaml:4:\d+: boundary\.x\.flux: 2 flux x table factor / h_x)");
   expect_error(kSmall + t + "precision: float32\nsource: {power_density: 1e38, table: [[0, 1], [5, 10]]}\n",
                R"(source\.power_density: power density x table factor = 1e\+38 x 10 = 1e\+39 is not a finite float32)");
+  expect_error(kSmall + t + "boundary: {default: {type: dirichlet, table: [[0, 1], [1, 1e307]]}}\n",
+               R"(boundary\.default\.table: initial\.value x table factor = 1 x 1e\+307 = 1e\+307 is not)",
+               {"precision=float32"});
   // The same data in float64 are fine.
   EXPECT_NO_THROW(parse_config(kSmall + t + "source: {power_density: 1e38, table: [[0, 1], [5, 10]]}\n", "c.yaml"));
 }

@@ -804,6 +804,16 @@ TEST_F(Hdf5Test, RestartNeedsTheSameProblem) {
                                      R"(scheme\.theta differs: checkpoint 0\.5, config 0\.6)");
 }
 
+TEST_F(Hdf5Test, AnOutputNameItsXdmfCannotNameIsRefused) {
+  GridFile::Options o;
+  o.path = path("run:1.h5");
+  o.geometry.n = {3, 3, 3};
+  expect_throw_matching<IoError>([&] { (void)GridFile::create(o); }, R"(a name with ':' cannot be named by its \.xmf)");
+  EXPECT_FALSE(fs::exists(path("run:1.h5")));
+  o.xdmf = false;  // without the sidecar the name is fine
+  EXPECT_NO_THROW((void)GridFile::create(o));
+}
+
 // ---- XDMF ---------------------------------------------------------------------------
 
 TEST_F(Hdf5Test, XdmfListsSlowestFirst) {
