@@ -519,12 +519,9 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
     for (const PathId& id : ids) {
       if (!id.written || !id.exists) continue;
       if (id.role == "output.file" && !plan.restart.empty()) {
-        // A restart continues an adi3d output of its grid and precision, and
-        // of its problem (identify_problem compares what is read here).
-        const io::GridGeometry g = io::geometry_of(c);
-        const Precision prec = c.precision;
-        // (Its grid and precision: identify_problem, after the checkpoint's
-        // problem, whose difference is the cause to name first.)
+        // A restart continues an adi3d output of its problem, grid and
+        // precision: identify_problem compares what is read here, after the
+        // checkpoint's problem (whose difference is the cause to name first).
         auto read = [p = id.path] {
           (void)io::output_file_steps(p);
           return io::output_file_problem(p);
@@ -683,10 +680,9 @@ class CollectiveWatch {
     state_ = std::make_shared<State>();
     state_->what = std::move(what);
     auto st = state_;
-    const auto start = Clock::now();
     const auto deadline =
-        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-    thread_ = std::thread([st, start, deadline, timeout_s, file] {
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    thread_ = std::thread([st, deadline, timeout_s, file] {
       std::unique_lock<std::mutex> lock(st->m);
       Clock::time_point failed_at{};
       std::string note;
@@ -720,7 +716,6 @@ class CollectiveWatch {
                      "output stays at its last complete step, the previous checkpoint is unchanged\n",
                      mpi::world_rank(), st->what.c_str(), timeout_s);
       }
-      (void)start;
       std::fflush(stderr);
       ::_exit(kIoError);
     });
