@@ -166,7 +166,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       switch (ph) {
         case Phase::Rhs:
           halo({{true, true, true}});
-          local_->split_terms(this->time(), static_cast<double>(this->step_index() + 1) * p_.dt);
+          local_->split_terms(this->time(), this->time_at(this->step_index() + 1));
           break;
         case Phase::SolveX: factor(0); break;
         case Phase::SolveY: factor(1); break;

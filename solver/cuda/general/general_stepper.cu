@@ -504,7 +504,7 @@ class CudaGeneralStepper final : public Stepper<T> {
 
   // The Strang step's pieces (split_kernels.cuh).
   void split_terms() {
-    split_.terms(u_.get(), B_, dirichlet_, this->time(), static_cast<double>(this->step_index() + 1) * p_.dt,
+    split_.terms(u_.get(), B_, dirichlet_, this->time(), this->time_at(this->step_index() + 1),
                  stream_);
   }
   void factor(int a) {
