@@ -631,7 +631,7 @@ def full_disk(a):
             raise SystemExit(77)
         try:
             start = time.time()
-            p = mpirun_env(a, a.np, ["run", "case.yaml"], d, {"ADI_PARALLEL_IO": pio}, timeout=120)
+            p = mpirun_env(a, a.np, ["run", "case.yaml", "--force"], d, {"ADI_PARALLEL_IO": pio}, timeout=120)
             took = time.time() - start
             out = p.stdout + p.stderr
             print("--- %s (%s, ADI_PARALLEL_IO=%s): exit %d after %.1f s\n%s" % (name, size, pio, p.returncode, took,
