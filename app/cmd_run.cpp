@@ -130,6 +130,15 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
               p.spacing(2));
   if (plan.initial) std::printf("  geometry    %s\n", c.geometry.source.c_str());
   std::printf("  backend     %s (%s), %s\n", r.backend.c_str(), r.device.c_str(), precision_name(c.precision));
+  if (r.steady) {
+    std::printf("  steady      %s in %lld sweeps: relative residual %.3e (tolerance %.3g), imbalance %.6g W\n",
+                r.steady_converged ? "converged" : "NOT converged", static_cast<long long>(r.steady_iterations),
+                r.steady_residual, c.solve.tolerance, r.steady_imbalance_W);
+    std::printf("  wall time   %.3f s\n", r.wall);
+    if (!plan.output.empty()) std::printf("  output      %s (the steady state, and /steady)\n", plan.output.c_str());
+    std::printf("  max|u|      %.6e\n", r.stats.max_abs);
+    return;
+  }
   if (c.axis.s0 > 0)  // a restart changed dt: the steps since then have this dt
     std::printf("  time        %lld steps; dt = %.6g s from step %lld (t = %.6g s), t = %.6g s, theta = %g\n",
                 static_cast<long long>(c.steps), p.dt, static_cast<long long>(c.axis.s0), c.axis.t0, c.t_end, p.theta);
@@ -138,6 +147,13 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
                 p.dt, c.t_end, p.theta);
   if (r.start_step > 0)
     std::printf("  restart     from %s at step %lld\n", plan.restart.c_str(), static_cast<long long>(r.start_step));
+  if (r.stopped_at_rate >= 0)
+    std::printf("  stopped     at step %lld (t = %.6g s): max|u^(n+1) - u^n| / dt = %.3e K/s < time.stop_rate %.3g\n",
+                static_cast<long long>(r.stopped_at_rate), c.axis.time_of(r.stopped_at_rate, p.dt), r.final_rate,
+                c.solve.stop_rate);
+  else if (c.solve.stop_rate > 0 && !r.interrupted)
+    std::printf("  stop rate   not reached: max|u^(n+1) - u^n| / dt = %.3e K/s at the end (time.stop_rate %.3g)\n",
+                r.final_rate, c.solve.stop_rate);
   std::printf("  wall time   %.3f s for %lld steps (%.1f steps/s, %.1f Mnode-steps/s)\n", r.wall,
               static_cast<long long>(done), static_cast<double>(done) / std::max(r.wall, 1e-9),
               node_steps / std::max(r.wall, 1e-9) / 1e6);
@@ -319,9 +335,13 @@ int cmd_run(const RunOptions& o) {
   if (!o.dry_run) stop_if_signalled("while reading the config and the inputs");
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
-  if (root) warn_if_high_frequencies_poorly_damped(c);
-  if (root) warn_if_douglas_with_fields(c);
+  if (root && !c.solve.steady) warn_if_high_frequencies_poorly_damped(c);
+  if (root && !c.solve.steady) warn_if_douglas_with_fields(c);
   if (root) warn_if_geometry_is_a_guess(plan);
+  if (root && c.solve.stop_rate > 0 && p.scheme_in_use() == SchemeType::Strang)
+    spdlog::warn("time.stop_rate with the strang scheme: the state a split scheme settles to differs from the steady "
+                 "state by an error that grows with dt (docs/SCHEMES.md \"Limits\"; 43 % on a chip case at dt = 2 s); "
+                 "for the steady state use solve: steady");
   if (o.dry_run) {
     // Resolved as the run resolves it, failing where it would fail: the
     // backend (no CUDA device: the run's exit 6), the checkpoint's name,
@@ -336,6 +356,9 @@ int cmd_run(const RunOptions& o) {
                                        : " (auto: " + cuda_unavailable_reason() + ")";
       std::printf("# resolved: backend %s%s\n", backend_name(backend), why.c_str());
       if (plan.initial) std::printf("# resolved: geometry: %s\n", c.geometry.source.c_str());
+      if (c.solve.steady)
+        std::printf("# resolved: a steady solve (no time steps, no checkpoints)\n");
+      else
       std::printf("# resolved: checkpoint %s%s\n", plan.checkpoint.c_str(),
                   c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0
                       ? ""
@@ -385,8 +408,11 @@ int cmd_run(const RunOptions& o) {
   stop_if_signalled("while checking the inputs");
 
   spdlog::debug("resolved config:\n{}", c.resolved_yaml);
-  spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source, p.n[0],
-               p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
+  if (c.solve.steady)
+    spdlog::info("case {}: {} x {} x {} nodes, steady state", c.source, p.n[0], p.n[1], p.n[2]);
+  else
+    spdlog::info("case {}: {} x {} x {} nodes, {} steps of dt = {:.6g} s to t = {:.6g} s, theta = {}", c.source,
+                 p.n[0], p.n[1], p.n[2], c.steps, p.dt, c.t_end, p.theta);
   if (plan.decomposition) spdlog::info("MPI: {}", plan.decomposition->describe());
   if (root)
     for (const auto& n : time_adjustment_notes(plan)) spdlog::info("{}", n);

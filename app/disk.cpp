@@ -119,7 +119,7 @@ DiskEstimate estimate_disk(const RunPlan& plan, bool overwrite) {
                              : 0.0;
     files.emplace_back(f, freed);
   }
-  {
+  if (!plan.config.solve.steady) {  // (a steady solve writes none)
     // A checkpoint replaces the previous one through a temporary file: two
     // exist for a moment (one is there already when the file exists).
     DiskEstimate::File f;

@@ -1,5 +1,7 @@
 #include "memory.hpp"
 
+#include <adi/steady.hpp>
+
 #include "util.hpp"
 
 #include <adi/line_kernel_plan.hpp>
@@ -166,6 +168,20 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
     // field once, from one part-sized float64 buffer (io/src/hdf5_output.cpp).
     if (ranks > 1 && m.material_fields > 0)
       m.host_bytes += stepper_field * 8.0 / (c.precision == Precision::F32 ? 4.0 : 8.0);
+  }
+  if (c.solve.steady) {
+    // solve: steady (steady.hpp): one stepper for each of its sweep
+    // parameters (at most kSteadyMaxParameters, counted so) beside the run's (the general path's arrays each, device or
+    // host as the backend's), and on the host this rank's share of the
+    // Krylov vectors in double: V and Z of a restart cycle of 50 (101) and
+    // 8 work vectors.
+    const SteadyOptions so;
+    const double share = points * 8.0 / ranks;
+    m.host_bytes += (2.0 * so.restart + 1.0 + 8.0) * share;
+    if (m.backend == Backend::Cuda)
+      m.device_bytes *= 1.0 + kSteadyMaxParameters, m.device_bytes_rows16 *= 1.0 + kSteadyMaxParameters;
+    else
+      m.host_bytes += kSteadyMaxParameters * stepper_arrays * stepper_field;
   }
   m.host_available = mem_available();
   m.host_limit_source = "/proc/meminfo MemAvailable";

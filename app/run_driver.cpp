@@ -17,6 +17,7 @@
 
 #include <adi/energy_guard.hpp>
 #include <adi/mpi.hpp>
+#include <adi/steady.hpp>
 
 #include <algorithm>
 #include <condition_variable>
@@ -31,6 +32,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <functional>
+#include <iomanip>
+#include <sstream>
 #include <filesystem>
 #include <limits>
 #include <sys/stat.h>
@@ -195,6 +198,11 @@ RunPlan plan_run(const RunOptions& o) {
     } else {
       c = io::load_config(o.config, sets);
     }
+    if (c.solve.steady)
+      throw io::ConfigError("--restart " + o.restart, "solve",
+                            "a steady solve is not restarted (it writes no checkpoints and starts from initial:); "
+                            "remove --restart, or remove solve: steady to continue the transient run",
+                            __FILE__, __LINE__);
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       // The initial file is not read again: what the config left to it comes
       // from the checkpointed run's resolved config, exactly.
@@ -231,6 +239,12 @@ RunPlan plan_run(const RunOptions& o) {
       io::apply_field_geometry(c, *plan.initial);
     }
     io::attach_face_values(c, plan.initial);
+  }
+  if (c.solve.steady) {
+    const std::string why = steady_state_refusal(c.problem);
+    if (!why.empty())
+      throw io::ConfigError(c.solve.where.empty() ? c.source : c.solve.where, "solve", "no steady state: " + why,
+                            __FILE__, __LINE__);
   }
   // The material and source fields: headers, shapes and geometry now (a
   // bad one stops the run before anything is allocated); values as read.
@@ -944,6 +958,13 @@ class RunWriters {
     if (out_ && !out_->steps().empty()) last_output_ = out_->steps().back().step;
   }
 
+  /// The steady solve's record (collective).
+  void write_steady(const io::GridFile::SteadyRecord& r) {
+    if (!m_.writes() || !out_) return;
+    CriticalWrite cw;
+    together([&] { out_->write_steady(r); }, "the steady solve's record in " + plan_.output, plan_.output);
+  }
+
   /// Rank 0: the output file exists and holds step s already (a restart).
   bool output_holds(index_t s) const { return out_ && out_->has_step(s); }
 
@@ -1049,6 +1070,8 @@ struct LoopEnd {
   int signal = 0;    ///< the signal that stopped the run early (0: it reached the end)
   double wall = 0.0;
   FieldStats stats;  ///< of the last check
+  bool stopped_by_rate = false;  ///< time.stop_rate ended the run (at `step`)
+  double rate = -1.0;            ///< the last max|u^{n+1} - u^n| / dt measured (-1: none)
 };
 
 /// Advances the stepper from `start` to the last step in chunks of about
@@ -1090,8 +1113,20 @@ class StepLoop {
       if (m_.distributed ? stop_signal != 0 : SignalGuard::stop_requested() != 0) break;
       index_t target = std::min(schedule_.next_event(s_), s_ + max_chunk);
       if (nan_at_ > s_) target = std::min(target, nan_at_);
+      // time.stop_rate: the chunk's last step is taken alone, from a copy of
+      // the field before it (at output steps, and about once a second).
+      const double stop_rate = plan_.config.solve.stop_rate;
+      const bool rate_now = stop_rate > 0 && (schedule_.output_due(target) || target == schedule_.steps() ||
+                                              seconds(Clock::now() - last_rate_) >= 1.0);
       const auto c0 = Clock::now();
-      st_.advance(target - s_);
+      double rate = -1.0;
+      if (rate_now) {
+        if (target - s_ > 1) st_.advance(target - 1 - s_);
+        rate = step_rate();
+        last_rate_ = Clock::now();
+      } else {
+        st_.advance(target - s_);
+      }
       double agreed[4] = {seconds(Clock::now() - c0), seconds(Clock::now() - last_ckpt),
                           progress_.since_last_line(Clock::now()), static_cast<double>(SignalGuard::stop_requested())};
       // One small all-reduce per chunk (about 0.1 s of stepping): the ranks
@@ -1128,13 +1163,31 @@ class StepLoop {
       // The energy guard looks at every chunk (one pass over the field per
       // ~0.1 s of stepping), so an unstable run stops within a chunk.
       if (guard_.active() && !fetched) check();
+      if (rate >= 0.0) {
+        last_rate_value_ = rate;
+        spdlog::debug("step {}: max|u^(n+1) - u^n| / dt = {:.6g} K/s (time.stop_rate {:.6g})", s_, rate, stop_rate);
+        if (rate < stop_rate) {
+          stopped_by_rate_ = true;
+          if (!plan_.output.empty() && !schedule_.output_due(s_)) {  // the state it stopped at is the answer
+            fetch();
+            writers_.write_output(s_, t, field_.values());
+          }
+          spdlog::info("step {} (t = {:.6g} s): max|u^(n+1) - u^n| / dt = {:.3e} K/s is below time.stop_rate = "
+                       "{:.3g} K/s: the run stops here",
+                       s_, t, rate, stop_rate);
+          break;
+        }
+      }
     }
     progress_.clear();
     LoopEnd end;
     end.step = s_;
     end.wall = seconds(Clock::now() - t0);
-    if (s_ < schedule_.steps()) end.signal = m_.distributed ? stop_signal : SignalGuard::stop_requested();
+    if (s_ < schedule_.steps() && !stopped_by_rate_)
+      end.signal = m_.distributed ? stop_signal : SignalGuard::stop_requested();
     end.stats = stats_;
+    end.stopped_by_rate = stopped_by_rate_;
+    end.rate = last_rate_value_;
     return end;
   }
 
@@ -1171,6 +1224,29 @@ class StepLoop {
  private:
   using Clock = std::chrono::steady_clock;
 
+  /// Collective: one step, and max|u^{n+1} - u^n| / dt over it (every rank
+  /// compares its own box; the maximum over the ranks).
+  double step_rate() {
+    if (prev_.empty()) {
+      index_t pts = plan_.config.problem.points();
+      if (m_.distributed) {
+        const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(st_).part().box;
+        pts = box.size[0] * box.size[1] * box.size[2];
+      }
+      prev_.resize(static_cast<std::size_t>(pts));
+      cur_.resize(prev_.size());
+    }
+    st_.get_field(prev_.data());
+    st_.advance(1);
+    st_.get_field(cur_.data());
+    double d = 0.0;
+    for (std::size_t q = 0; q < cur_.size(); ++q)
+      d = std::max(d, std::fabs(static_cast<double>(cur_[q]) - static_cast<double>(prev_[q])));
+    if (!std::isfinite(d)) d = std::numeric_limits<double>::infinity();  // (the NaN guard reports it next)
+    if (m_.distributed) mpi::allreduce_max(&d, 1);
+    return d / plan_.config.problem.dt;
+  }
+
   // Fault injection for the tests of the NaN guard (docs/BAD_INPUT.md): no
   // valid input makes the default schemes produce NaN after a good step
   // (both are unconditionally stable where they are the default,
@@ -1193,6 +1269,10 @@ class StepLoop {
   index_t nan_at_, start_, s_;
   FieldStats stats_;
   EnergyGuard guard_;
+  std::vector<T> prev_, cur_;  ///< time.stop_rate: this rank's box before and after a step
+  Clock::time_point last_rate_ = Clock::now();
+  bool stopped_by_rate_ = false;
+  double last_rate_value_ = -1.0;
 };
 
 // ---- the final errors -----------------------------------------------------------
@@ -1249,6 +1329,29 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   double faces_zero = m.analytic_boxes || (m.root && field_faces_zero(c.problem, init.field)) ? 1.0 : 0.0;
   if (m.distributed) mpi::allreduce_max(&faces_zero, 1);
   const bool guarded = energy_cannot_grow(c.problem, faces_zero > 0.0);
+  // A problem with data: the energy may grow only as fast as the data feed
+  // it (energy_guard.hpp: DataBound), from this rank's box, over the ranks.
+  DataBound bound;
+  if (!guarded) {
+    std::array<index_t, 3> begin{{0, 0, 0}}, size = c.problem.n;
+    if (m.distributed) {
+      const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
+      begin = box.begin;
+      size = box.size;
+    }
+    DataBoundParts parts;
+    collectively([&] { parts = data_bound_parts(c.problem, begin, size); });
+    double u_max = m.analytic_boxes ? 1.0 : 0.0;
+    if (m.root)
+      for (const T v : init.field) u_max = std::max(u_max, std::fabs(static_cast<double>(v)));
+    double mx[4] = {-parts.c_min, parts.c_max, parts.k_max, u_max}, q2 = parts.q2;
+    if (m.distributed) {
+      mpi::allreduce_max(mx, 4);
+      mpi::allreduce_sum(&q2, 1);
+    }
+    parts = DataBoundParts{q2, -mx[0], mx[1], mx[2]};
+    bound = data_bound(c.problem, parts, mx[3]);
+  }
   place_initial_state(rs, init, m, c.problem);
   // Time-dependent data (tables, moving faces) are evaluated at the time of
   // the step on the run's axis (t0 + (step - s0) dt; step * dt from t = 0):
@@ -1273,17 +1376,25 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   const OutputSchedule schedule(c, !plan.output.empty());
   FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
   ProgressReporter progress(schedule, m.root && !o.quiet && isatty(STDERR_FILENO), o.quiet, rep.start_step);
+  const bool f32 = c.precision == Precision::F32;
   StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step,
-                   EnergyGuard(guarded, c.precision == Precision::F32, c.problem));
-  if (guarded) spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
+                   guarded ? EnergyGuard(true, f32, c.problem) : EnergyGuard(bound, f32, c.problem));
+  if (guarded)
+    spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
+  else
+    spdlog::debug("energy guard on: sqrt(sum w c u^2) may grow by at most {:.6g} a second (and {:.6g} for the "
+                  "Dirichlet nodes), x {}",
+                  bound.rate, bound.dirichlet, EnergyGuard::kDataBoundMargin);
   try {
-    if (guarded) loop.check();  // the energy the guard starts from
+    loop.check();  // the energy the guard starts from
     loop.write_start();
     spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", rep.start_step, c.steps, c.problem.dt,
                  plan.output.empty() ? std::string() : ", output to " + plan.output);
     const LoopEnd end = loop.run();
     rep.end_step = end.step;
     rep.wall = end.wall;
+    rep.final_rate = end.rate;
+    if (end.stopped_by_rate) rep.stopped_at_rate = end.step;
     if (end.signal != 0) {  // stopped by a signal: checkpoint, close the output, ask to be requeued
       rep.interrupted = true;
       rep.signal = end.signal;
@@ -1308,12 +1419,115 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   loop.check();
   rep.stats = loop.stats();
-  if (plan.from_analytic) analytic_errors(field, m, c, rs.part, rep);
+  // (a run that time.stop_rate ended early is not at the time the mode is compared at)
+  if (plan.from_analytic && rep.stopped_at_rate < 0) analytic_errors(field, m, c, rs.part, rep);
+  return rep;
+}
+
+/// solve: steady (steady.hpp): the run's stepper holds the start (initial
+/// field, Dirichlet data) and finally the steady state, which is written as
+/// the output's only step (step 0, t = time.start) with the solve's record
+/// (/steady). The iteration builds its own steppers (one per sweep
+/// parameter) on the same backend and ranks.
+template <class T>
+RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
+  const io::RunConfig& c = plan.config;
+  const RunMode m = run_mode(plan, o.env.app);
+  RunReport rep;
+  rep.steady = true;
+  InitialState<T> init = load_initial_state<T>(plan, m);
+  RunStepper<T> rs = build_stepper<T>(plan, m, o.env.solver);
+  rep.backend = backend_name(rs.stepper->backend());
+  rep.device = rs.stepper->device_name();
+  place_initial_state(rs, init, m, c.problem);
+  rs.stepper->set_time_origin(c.axis.t0, c.axis.s0);
+  rs.stepper->set_step_index(0);
+  rs.stepper->impose_boundary_values();
+  index_t box_points = c.problem.points();
+  if (m.distributed) {
+    const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
+    box_points = box.size[0] * box.size[1] * box.size[2];
+  }
+  std::vector<T> u(static_cast<std::size_t>(box_points));
+  rs.stepper->get_field(u.data());
+
+  io::Provenance prov =
+      io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
+  if (m.root)
+    for (const auto& [key, f] : io::named_fields(c)) prov.fields += key + " = " + f->name() + " " + f->checksum() + "\n";
+  if (m.collective) share_provenance(prov);
+  stop_if_signalled("while setting up the run");
+
+  StepperSpec spec;
+  spec.backend = c.backend;
+  spec.distributed = m.distributed;
+  spec.grid = c.parallel.grid;
+  spec.options = o.env.solver;
+  SteadyOptions so;
+  so.tolerance = c.solve.tolerance;
+  so.max_iterations = c.solve.max_iterations;
+  spdlog::info("steady solve: flexible GMRES with ADI sweeps as the preconditioner, to a relative residual of {:.3g} "
+               "(at most {} sweeps)",
+               so.tolerance, so.max_iterations);
+  const auto t0 = Clock::now();
+  SteadyResult sr;
+  collectively([&] {
+    sr = solve_steady<T>(io::stepper_problem(c, plan.initial), spec, u, so, [&](index_t it, double r) {
+      spdlog::info("steady: {} sweeps, relative residual {:.3e}", it, r);
+      // A signal ends the solve between restart cycles (it keeps no state to continue from).
+      stop_if_signalled("during the steady solve (a steady solve writes no checkpoint: run it again)");
+    });
+  });
+  rep.wall = seconds(Clock::now() - t0);
+  rep.steady_converged = sr.converged;
+  rep.steady_iterations = sr.iterations;
+  rep.steady_residual = sr.residual;
+  rep.steady_imbalance_W = sr.imbalance_W;
+  rs.stepper->set_field(u.data());
+
+  RunWriters<T> writers(plan, m, std::move(prov), rs.part, o.env.app);
+  writers.open(0);
+  FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
+  rep.stats = rs.stepper->field_stats();
+  try {
+    if (!rep.stats.finite)
+      throw CollectiveError(kNumericalError,
+                            "numerical error: the steady solve produced NaN or Inf; nothing was written from it",
+                            false, __FILE__, __LINE__);
+    field.fetch();
+    writers.write_output(0, c.axis.t0, field.values());
+    io::GridFile::SteadyRecord rec;
+    rec.converged = sr.converged;
+    rec.iterations = static_cast<long long>(sr.iterations);
+    rec.residual = sr.residual;
+    rec.tolerance = so.tolerance;
+    rec.imbalance_W = sr.imbalance_W;
+    for (std::size_t q = 0; q < sr.history.size(); ++q)
+      rec.history.emplace_back(static_cast<long long>(sr.history_iterations[q]), sr.history[q]);
+    writers.write_steady(rec);
+    if (!sr.converged) {
+      // The last iterate is kept (marked failed): a user may want to look at it.
+      std::ostringstream msg;
+      msg << "the steady solve did not converge: relative residual " << std::scientific << std::setprecision(3)
+          << sr.residual << std::defaultfloat << " after " << sr.iterations << " sweeps (solve.steady.tolerance "
+          << so.tolerance << ", solve.steady.max_iterations " << so.max_iterations << ")"
+          << (plan.output.empty() ? std::string() : "; the last iterate is in " + plan.output + " (status failed)")
+          << "; raise max_iterations or loosen the tolerance";
+      throw CollectiveError(kValidationFailed, msg.str(), false, __FILE__, __LINE__);
+    }
+    writers.finish("complete");
+  } catch (const std::exception& e) {
+    writers.fail(e);
+    throw;
+  }
+  rep.outputs_written = writers.outputs_written();
   return rep;
 }
 
 RunReport execute_run(const RunPlan& plan, const RunOptions& o) {
-  return dispatch_precision(plan.config.precision, [&](auto tag) { return drive<decltype(tag)>(plan, o); });
+  return dispatch_precision(plan.config.precision, [&](auto tag) {
+    return plan.config.solve.steady ? drive_steady<decltype(tag)>(plan, o) : drive<decltype(tag)>(plan, o);
+  });
 }
 
 }  // namespace adi::app

@@ -91,6 +91,16 @@ struct RunReport {
   /// exp(-rate t_end): what is left of the analytic mode's initial amplitude
   /// (exact.ref_max / exact_decay is the initial max|u|).
   double exact_decay = 1.0;
+  /// solve: steady (steady.hpp): whether it reached the tolerance, in how
+  /// many sweeps, the final relative residual and net imbalance [W].
+  bool steady = false;
+  bool steady_converged = false;
+  index_t steady_iterations = 0;
+  double steady_residual = 0.0, steady_imbalance_W = 0.0;
+  /// time.stop_rate: the step at which max|u^{n+1} - u^n| / dt fell below it
+  /// (-1: the run did not stop early), and that rate [K/s].
+  index_t stopped_at_rate = -1;
+  double final_rate = 0.0;
 };
 
 /// Runs the plan; throws on errors (after marking the output failed).

@@ -850,10 +850,60 @@ void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
   }
 }
 
+/// `solve: steady`, `solve: transient`, or `solve: {steady: {tolerance: ..,
+/// max_iterations: ..}}` (read before the sections that depend on it).
+void read_solve(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  SolveConfig& s = c.solve;
+  s.where = r.where(n, "solve");
+  const char* expected = "transient, steady or {steady: {tolerance: .., max_iterations: ..}}";
+  if (n.IsScalar()) {
+    const std::string v = n.Scalar();
+    if (v == "steady")
+      s.steady = true;
+    else if (v != "transient")
+      r.fail(n, "solve", std::string("expected ") + expected + ", got " + describe(n));
+    return;
+  }
+  r.only_keys(n, "solve", {"steady"});
+  const YAML::Node st = n["steady"];
+  if (!st) r.fail(n, "solve", std::string("expected ") + expected + ", got an empty mapping");
+  if (!st.IsMap()) r.fail(st, "solve.steady", "expected {tolerance: .., max_iterations: ..} (or write solve: steady), got " + describe(st));
+  r.only_keys(st, "solve.steady", {"tolerance", "max_iterations"});
+  s.steady = true;
+  if (const YAML::Node t = st["tolerance"]) {
+    s.tolerance = r.real(t, "solve.steady.tolerance");
+    require(r, t, "solve.steady.tolerance", s.tolerance > 0 && s.tolerance < 1,
+            "a relative residual 0 < tolerance < 1 (e.g. 1e-10)");
+  }
+  if (const YAML::Node m = st["max_iterations"]) {
+    s.max_iterations = r.integer(m, "solve.steady.max_iterations");
+    require(r, m, "solve.steady.max_iterations", s.max_iterations >= 1, "an integer >= 1");
+  }
+}
+
 void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
   TimeRequest& q = c.time_request;
+  if (c.solve.steady) {
+    // A steady state has no time: a time: section beside solve: steady would
+    // be read by nothing (and a user toggling the mode would not notice).
+    if (t)
+      r.fail(t, "time",
+             "contradicts solve: steady (" + c.solve.where +
+                 "): a steady state has no time step or end time; remove time:, or remove solve: steady to march in "
+                 "time");
+    q = TimeRequest{};
+    q.dt = 1.0;  // never used: the steady solver chooses its own sweep parameters
+    resolve_time(c);
+    return;
+  }
   if (!t) r.missing("time", "missing section 'time' (dt and either steps or t_end)");
-  r.only_keys(t, "time", {"dt", "steps", "t_end", "start"});
+  r.only_keys(t, "time", {"dt", "steps", "t_end", "start", "stop_rate"});
+  if (const YAML::Node sr = t["stop_rate"]) {
+    c.solve.stop_rate = r.real(sr, "time.stop_rate");
+    require(r, sr, "time.stop_rate", c.solve.stop_rate > 0,
+            "a rate > 0 [K/s]: the run stops once max|u^{n+1} - u^n| / dt falls below it");
+  }
   if (!t["dt"]) r.fail(t, "time.dt", "missing; expected a time step > 0 [s]");
   q.dt = r.real(t["dt"], "time.dt");
   require(r, t["dt"], "time.dt", q.dt > 0, "a time step > 0 [s]");
@@ -1044,7 +1094,7 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
   const HeatProblem& p = c.problem;
   const char* ax = "xyz";
   const YAML::Node time = root["time"];
-  const YAML::Node at = time.IsMap() && time["dt"] ? time["dt"] : time;
+  const YAML::Node at = time.IsDefined() && time.IsMap() && time["dt"] ? time["dt"] : time;
   for (int a = 0; a < 3; ++a) {
     if (p.flat(a)) continue;
     const double h = p.spacing(a);
@@ -1142,10 +1192,47 @@ constexpr Section kSections[] = {
     {"checkpoint", read_checkpoint},
     {"log", read_log},
     {"parallel", read_parallel},
+    {"solve", read_solve},
 };
 /// Read before the others: sections whose values others depend on (with an
 /// initial HDF5 file the grid may come from the file).
-constexpr const char* kReadFirst[] = {"initial"};
+constexpr const char* kReadFirst[] = {"initial", "solve"};
+
+/// solve: steady: what a steady solve has no use for is refused, not
+/// ignored (a section read by nothing would look as if it mattered).
+void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
+  const std::string why = "contradicts solve: steady (" + c.solve.where + "): ";
+  if (const YAML::Node n = root["scheme"])
+    r.fail(n, "scheme", why + "a steady solve has no time scheme (its sweeps are its own, docs/USER_GUIDE.md "
+                              "\"Steady states\"); remove scheme:");
+  if (const YAML::Node n = root["checkpoint"])
+    r.fail(n, "checkpoint", why + "a steady solve writes no checkpoints (it is not restarted); remove checkpoint:");
+  if (const YAML::Node o = root["output"]; o.IsDefined() && o.IsMap())
+    for (const char* k : {"every", "every_time", "initial", "final"})
+      if (const YAML::Node n = o[k])
+        r.fail(n, std::string("output.") + k,
+               why + "a steady solve writes one field, the steady state (step 0); remove output." + k);
+  const YAML::Node in = root["initial"];
+  if (!in) {
+    // The start changes the number of sweeps, never the answer.
+    c.initial.kind = InitialConfig::Kind::Uniform;
+    c.initial.value = 0.0;
+  } else if (c.initial.kind == InitialConfig::Kind::Analytic) {
+    r.fail(in, "initial",
+           why + "the analytic mode is a transient's start; expected initial: {value: T} or {file: .., dataset: ..} "
+                 "(the start of the iteration: it changes the number of sweeps, not the steady state), or no "
+                 "initial: (0)");
+  }
+  if (c.precision == Precision::F32 && c.solve.tolerance < 1e-5) {
+    const YAML::Node s = root["solve"];
+    const YAML::Node t = s.IsMap() && s["steady"].IsMap() && s["steady"]["tolerance"] ? s["steady"]["tolerance"]
+                                                                                     : root["precision"];
+    r.fail(t, s.IsMap() && s["steady"].IsMap() && s["steady"]["tolerance"] ? "solve.steady.tolerance" : "precision",
+           "float32 cannot reach a relative residual of " + number_words(c.solve.tolerance) +
+               " (its round-off is about 1e-7 of the field); expected precision: float64, or "
+               "solve.steady.tolerance >= 1e-5");
+  }
+}
 
 RunConfig build(const YAML::Node& root, const Reader& r) {
   RunConfig c;
@@ -1187,6 +1274,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
              "dataset: ..}): there is no default for it (for a diffusivity alpha [m^2/s] with c = 1 write diffusivity: "
              "alpha instead of material:)");
   }
+  if (c.solve.steady) check_steady(r, root, c);
   // The analytic mode is the eigenmode of the constant-coefficient problem
   // with Dirichlet / insulated faces: its errors mean nothing elsewhere.
   if (c.initial.kind == InitialConfig::Kind::Analytic && (!c.problem.classic_problem() || c.material.any_field())) {
@@ -1313,13 +1401,21 @@ std::string emit_resolved_impl(const RunConfig& c) {
     }
   }
   e << YAML::EndMap;
-  e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
-    << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps;
-  // Only when set: the resolved configs of the other runs stay as they were.
-  if (c.t_start != 0.0) e << YAML::Key << "start" << YAML::Value << number_words(c.t_start);
-  e << YAML::EndMap;
-  e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
-    << scheme_name(p.scheme_in_use()) << YAML::Key << "theta" << YAML::Value << num(p.theta) << YAML::EndMap;
+  const bool steady = c.solve.steady;
+  if (steady) {
+    e << YAML::Key << "solve" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "steady" << YAML::Value
+      << YAML::Flow << YAML::BeginMap << YAML::Key << "tolerance" << YAML::Value << num(c.solve.tolerance)
+      << YAML::Key << "max_iterations" << YAML::Value << c.solve.max_iterations << YAML::EndMap << YAML::EndMap;
+  } else {
+    e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
+      << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps;
+    // Only when set: the resolved configs of the other runs stay as they were.
+    if (c.t_start != 0.0) e << YAML::Key << "start" << YAML::Value << number_words(c.t_start);
+    if (c.solve.stop_rate > 0) e << YAML::Key << "stop_rate" << YAML::Value << num(c.solve.stop_rate);
+    e << YAML::EndMap;
+    e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
+      << scheme_name(p.scheme_in_use()) << YAML::Key << "theta" << YAML::Value << num(p.theta) << YAML::EndMap;
+  }
   e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
   e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);
   if (c.initial.kind == InitialConfig::Kind::Analytic) {
@@ -1332,14 +1428,20 @@ std::string emit_resolved_impl(const RunConfig& c) {
       << YAML::Value << c.initial.file << YAML::Key << "dataset" << YAML::Value << c.initial.dataset << YAML::Key
       << "boundary_from_file" << YAML::Value << c.initial.boundary_from_file << YAML::EndMap;
   }
-  e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
-    << c.output.file << YAML::Key << "every" << YAML::Value << c.output.every_steps << YAML::Key << "every_time"
-    << YAML::Value << num(c.output.every_time) << YAML::Key << "initial" << YAML::Value << c.output.write_initial
-    << YAML::Key << "final" << YAML::Value << c.output.write_final << YAML::Key << "compression" << YAML::Value
-    << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf << YAML::EndMap;
-  e << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
-    << YAML::Value << c.checkpoint.file << YAML::Key << "every" << YAML::Value << c.checkpoint.every_steps
-    << YAML::Key << "every_seconds" << YAML::Value << num(c.checkpoint.every_seconds) << YAML::EndMap;
+  if (steady) {  // (the keys check_steady allows)
+    e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
+      << c.output.file << YAML::Key << "compression" << YAML::Value << c.output.compression << YAML::Key << "xdmf"
+      << YAML::Value << c.output.xdmf << YAML::EndMap;
+  } else {
+    e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
+      << c.output.file << YAML::Key << "every" << YAML::Value << c.output.every_steps << YAML::Key << "every_time"
+      << YAML::Value << num(c.output.every_time) << YAML::Key << "initial" << YAML::Value << c.output.write_initial
+      << YAML::Key << "final" << YAML::Value << c.output.write_final << YAML::Key << "compression" << YAML::Value
+      << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf << YAML::EndMap;
+    e << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
+      << YAML::Value << c.checkpoint.file << YAML::Key << "every" << YAML::Value << c.checkpoint.every_steps
+      << YAML::Key << "every_seconds" << YAML::Value << num(c.checkpoint.every_seconds) << YAML::EndMap;
+  }
   e << YAML::Key << "log" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every" << YAML::Value
     << c.log_every << YAML::EndMap;
   // Only when set: the automatic grid depends on the rank count of each run,

@@ -709,6 +709,41 @@ void GridFile::set_status(const std::string& status) {
   });
 }
 
+void GridFile::write_steady(const SteadyRecord& r) {
+  Impl& im = *impl_;
+  if (im.closed) return;
+  im.changing = true;
+  im.guarded([&] {
+    im.begin_change();
+    const std::string ctx = im.what();
+    H5Id g = detail::create_group(im.file.get(), "steady", ctx);
+    detail::write_attr(g.get(), "converged", static_cast<long long>(r.converged ? 1 : 0), ctx);
+    detail::write_attr(g.get(), "iterations", r.iterations, ctx);
+    detail::write_attr(g.get(), "relative_residual", r.residual, ctx);
+    detail::write_attr(g.get(), "tolerance", r.tolerance, ctx);
+    detail::write_attr(g.get(), "imbalance_W", r.imbalance_W, ctx);
+    std::vector<double> rows;
+    for (const auto& [it, res] : r.history) {
+      rows.push_back(static_cast<double>(it));
+      rows.push_back(res);
+    }
+    const hsize_t dims[2] = {static_cast<hsize_t>(r.history.size()), 2};
+    H5Id space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+    H5Id d(ADI_H5_CHECK(H5Dcreate2(g.get(), "residual", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        ctx, "cannot create dataset /steady/residual"),
+           H5Dclose);
+    // (a collective file: every rank writes the same rows, as the string datasets)
+    if (!rows.empty())
+      ADI_H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), ctx,
+                   "cannot write /steady/residual");
+    detail::write_attr(d.get(), "columns", std::string("sweeps, relative residual"), ctx);
+    ADI_H5_CHECK(d.close(), ctx, "cannot write /steady/residual");
+    ADI_H5_CHECK(g.close(), ctx, "cannot close group /steady");
+    im.flush(ctx);
+  });
+}
+
 void GridFile::finish(const std::string& status) {
   Impl& im = *impl_;
   if (im.closed) return;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace adi {
 
@@ -41,20 +42,77 @@ bool field_faces_zero(const HeatProblem& p, const std::vector<T>& u) {
   return true;
 }
 
-std::string EnergyGuard::observe(const FieldStats& s, index_t step, double t) {
-  if (!active_ || !s.finite) return "";
-  if (!seen_) {
-    seen_ = true;
-    first_ = lowest_ = s.energy;
-    lowest_step_ = step;
-    return "";
+namespace {
+double table_max(const TimeTable& t) {
+  if (t.empty()) return 1.0;
+  double m = 0.0;
+  for (double v : t.v) m = std::max(m, std::fabs(v));
+  return m;
+}
+}  // namespace
+
+DataBoundParts data_bound_parts(const HeatProblem& p, const std::array<index_t, 3>& begin,
+                                const std::array<index_t, 3>& size) {
+  DataBoundParts r;
+  r.c_min = std::numeric_limits<double>::infinity();
+  const EnergyWeights w = energy_weights(p, begin);
+  const std::array<index_t, 3> plane{{size[0], size[1], 1}};
+  std::vector<double> q(static_cast<std::size_t>(size[0] * size[1])), c(q.size()), k(q.size());
+  for (index_t kk = 0; kk < size[2]; ++kk) {
+    const std::array<index_t, 3> lo{{begin[0], begin[1], begin[2] + kk}};
+    if (p.material.source) p.material.source->read(lo, plane, q.data());
+    else std::fill(q.begin(), q.end(), p.source);
+    if (p.material.capacity) p.material.capacity->read(lo, plane, c.data());
+    else std::fill(c.begin(), c.end(), p.capacity);
+    for (std::size_t n = 0; n < q.size(); ++n) {
+      const index_t i = static_cast<index_t>(n) % size[0], j = static_cast<index_t>(n) / size[0];
+      r.q2 += w.volume(i, j, kk) * q[n] * q[n];
+      r.c_min = std::min(r.c_min, c[n]);
+      r.c_max = std::max(r.c_max, c[n]);
+    }
+    for (int a = 0; a < 3; ++a) {
+      if (p.material.conductivity[a]) p.material.conductivity[a]->read(lo, plane, k.data());
+      else std::fill(k.begin(), k.end(), p.alpha[a]);
+      for (double v : k) r.k_max = std::max(r.k_max, v);
+    }
   }
-  // Below this the field has decayed to round-off of its start: no verdict.
-  const double floor = first_ * (single_ ? 1e-20 : 1e-100);
-  if (s.energy <= std::max(lowest_, floor) * (1.0 + tolerance())) {
-    if (s.energy < lowest_) lowest_ = s.energy, lowest_step_ = step;
-    return "";
+  return r;
+}
+
+DataBound data_bound(const HeatProblem& p, const DataBoundParts& all, double u_max) {
+  // ||s / c||_{wc} by the triangle inequality, term by term (each an upper bound).
+  DataBound b;
+  const double cmin = all.c_min > 0 ? all.c_min : p.capacity;
+  double volume = 1.0;
+  for (int a = 0; a < 3; ++a) volume *= p.flat(a) ? p.spacing(a) : p.length[a];
+  b.rate = table_max(p.source_table) * std::sqrt(all.q2 / cmin);
+  double g2 = 0.0;  // the Dirichlet nodes: |g| <= gmax on at most the whole box
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a) || p.periodic(a)) continue;
+    const double h = p.spacing(a);
+    const double area = volume / (p.flat(a) ? h : p.length[a]);
+    for (int side = 0; side < 2; ++side) {
+      const Boundary kind = side ? p.hi[a] : p.lo[a];
+      const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+      const double f = table_max(d.table);
+      // A mirror face's data: beta = 2 q_in / (c h) on its half cells (w = A h / 2).
+      double q_in = 0.0;
+      if (kind == Boundary::Neumann) q_in = std::fabs(d.flux) * f;
+      if (kind == Boundary::Robin) q_in = d.h * std::fabs(d.ambient) * f;
+      b.rate += q_in * std::sqrt(2.0 * area / (cmin * h));
+      if (kind == Boundary::Dirichlet) {
+        // The body's nodes next to it: K g / (c h^2) on a layer A h.
+        const double g = (d.value_from_initial ? u_max : std::fabs(d.value)) * f;
+        b.rate += all.k_max * g * std::sqrt(area / (cmin * h * h * h));
+        g2 = std::max(g2, g);
+      }
+    }
   }
+  b.dirichlet = g2 * std::sqrt((all.c_max > 0 ? all.c_max : p.capacity) * volume);
+  return b;
+}
+
+std::string EnergyGuard::unstable(const std::string& head) const {
   const SchemeType scheme = p_.scheme_in_use();
   const std::string what =
       scheme == SchemeType::Douglas && p_.material.lines_vary()
@@ -63,13 +121,44 @@ std::string EnergyGuard::observe(const FieldStats& s, index_t step, double t) {
           : std::string("the ") + scheme_name(scheme) +
                 " step should not do this (docs/SCHEMES.md): please report it with the config; a smaller time.dt "
                 "may avoid it";
+  return head + what;
+}
+
+std::string EnergyGuard::observe(const FieldStats& s, index_t step, double t) {
+  if (!active_ || !s.finite) return "";
+  if (!seen_) {
+    seen_ = true;
+    first_ = lowest_ = s.energy;
+    lowest_step_ = step;
+    t0_ = t;
+    return "";
+  }
+  if (bounded_) {
+    const double allowed =
+        kDataBoundMargin * (std::sqrt(first_) + bound_.dirichlet + (t - t0_) * bound_.rate) * (1.0 + tolerance());
+    if (std::sqrt(s.energy) <= allowed) return "";
+    char head[500];
+    std::snprintf(head, sizeof head,
+                  "the discrete energy sum w c u^2 reached %.6g at step %lld (t = %.6g s), above what the source and "
+                  "the faces' data can feed a stable run by then (sqrt(E) <= %.3g: %g x the bound of "
+                  "docs/SCHEMES.md \"Energy guard\"; sqrt(E) was %.6g at step %lld): the run is unstable; ",
+                  s.energy, static_cast<long long>(step), t, allowed, kDataBoundMargin, std::sqrt(first_),
+                  static_cast<long long>(lowest_step_));
+    return unstable(head);
+  }
+  // Below this the field has decayed to round-off of its start: no verdict.
+  const double floor = first_ * (single_ ? 1e-20 : 1e-100);
+  if (s.energy <= std::max(lowest_, floor) * (1.0 + tolerance())) {
+    if (s.energy < lowest_) lowest_ = s.energy, lowest_step_ = step;
+    return "";
+  }
   char head[400];
   std::snprintf(head, sizeof head,
                 "the discrete energy sum w c u^2 grew from %.6g (step %lld) to %.6g at step %lld (t = %.6g s), %.3g "
                 "times, in a problem with no source and no inflow, whose energy cannot grow: the run is unstable; ",
                 lowest_, static_cast<long long>(lowest_step_), s.energy, static_cast<long long>(step), t,
                 s.energy / lowest_);
-  return head + what;
+  return unstable(head);
 }
 
 template bool field_faces_zero<float>(const HeatProblem&, const std::vector<float>&);

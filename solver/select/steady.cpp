@@ -116,7 +116,17 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
   }
   // The parameter cycle: taus geometric between 1 / lam_max and 1 / lam_min,
   // one stepper each (its line matrices are factorised for its tau).
-  const int ncycle = o.parameters;
+  int ncycle = o.parameters;
+  if (ncycle <= 0) {
+    // A ratio of about 4 between neighbouring parameters (ADI's parameter
+    // cycles cover [lam_min, lam_max] geometrically; every sweep damps the
+    // modes near its 1/tau). Measured on a chip-like case (K 4..400, 33 x 29
+    // x 17, h_z = h_x / 4; spectral ratio 2.7e6): 3 parameters took 791
+    // sweeps, ratios of 30 / 10 / 4 took 340 / 251 / 195, and more (ratio 2,
+    // 20 parameters) no fewer.
+    ncycle = 1 + static_cast<int>(std::ceil(std::log(lam_max / lam_min) / std::log(4.0)));
+    ncycle = std::clamp(ncycle, 2, kSteadyMaxParameters);
+  }
   std::vector<double> taus;
   if (ncycle <= 1) taus.push_back(1.0 / std::sqrt(lam_min * lam_max));
   else
@@ -216,10 +226,12 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
     u.assign(data.begin(), data.end());
     res.converged = true;
     res.history.push_back(0.0);
+    res.history_iterations.push_back(0);
     return res;
   }
   res.residual = r / r_data;
   res.history.push_back(res.residual);
+  res.history_iterations.push_back(0);
   if (progress) progress(0, res.residual);
   if (res.residual <= o.tolerance) {
     res.converged = true;
@@ -311,6 +323,7 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
     res.residual = r / r_data;
     res.imbalance_W = sum_vol(rcur);
     res.history.push_back(res.residual);
+    res.history_iterations.push_back(res.iterations);
     if (progress) progress(res.iterations, res.residual);
     if (res.residual <= o.tolerance) {
       res.converged = true;

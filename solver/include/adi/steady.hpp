@@ -15,7 +15,8 @@
 // the Krylov method converges where the iteration would not. The steady
 // state does not depend on c: the sweeps use a constant one (K alone).
 //
-// tau: a cycle of `parameters` values, geometric between 1 / lambda_max and
+// tau: a cycle of `parameters` values (by default a ratio of about 4 between
+// neighbours, at most kSteadyMaxParameters), geometric between 1 / lambda_max and
 // 1 / lambda_min of the axis operators (Gershgorin above, the box's lowest
 // quarter wave and the smallest K below), taken in turn from one iteration
 // to the next (ADI's parameter cycle; FGMRES allows a preconditioner that
@@ -38,11 +39,14 @@
 
 namespace adi {
 
+/// The most sweep parameters (and steppers) a steady solve builds.
+constexpr int kSteadyMaxParameters = 12;
+
 struct SteadyOptions {
   double tolerance = 1e-10;       ///< relative residual to reach
   index_t max_iterations = 2000;  ///< GMRES iterations (each one set of sweeps and one residual)
   int restart = 50;               ///< Krylov vectors per restart cycle (each twice: FGMRES keeps V and Z)
-  int parameters = 3;             ///< sweep parameters tau taken in turn (one stepper each)
+  int parameters = 0;             ///< sweep parameters tau taken in turn (one stepper each; 0: from the spectral range)
 };
 
 struct SteadyResult {
@@ -50,7 +54,8 @@ struct SteadyResult {
   index_t iterations = 0;       ///< sweeps (GMRES iterations)
   double residual = 0.0;        ///< the final relative residual
   double imbalance_W = 0.0;     ///< sum of vol (L u + s) [W]: the net heat the steady field does not balance
-  std::vector<double> history;  ///< the relative residual at every restart and at the end (true residual)
+  std::vector<double> history;  ///< the relative residual at the start, every restart and the end (true residual)
+  std::vector<index_t> history_iterations;  ///< the sweeps done at each entry of history
   std::vector<double> estimates;  ///< GMRES's residual estimate of every iteration (relative)
   std::vector<double> taus;     ///< the parameter of each cycle
 };

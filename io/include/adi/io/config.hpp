@@ -73,6 +73,18 @@ struct OutputConfig {
   bool xdmf = true;              ///< write the .xmf sidecar
 };
 
+/// `solve:` what a run computes: the transient (the default: marching in
+/// time, `time:`) or the steady state L u + s = 0 (`solve: steady`, or
+/// `solve: {steady: {tolerance: 1e-10, max_iterations: 2000}}`; steady.hpp).
+struct SolveConfig {
+  bool steady = false;
+  double tolerance = 1e-10;       ///< the relative residual to reach (steady.hpp defines it)
+  index_t max_iterations = 2000;  ///< sweeps (each one preconditioner application and one residual)
+  std::string where;              ///< file:line:column of `solve`, for messages
+  /// time.stop_rate [K/s] (transient runs; 0 = off): stop once max|u^{n+1} - u^n| / dt falls below it.
+  double stop_rate = 0.0;
+};
+
 struct CheckpointConfig {
   std::string file;              ///< checkpoint file ("" = derived from output or config name), relative to the working directory
   index_t every_steps = 0;       ///< 0 = off
@@ -183,6 +195,7 @@ struct RunConfig {
   OutputConfig output;
   CheckpointConfig checkpoint;
   ParallelConfig parallel;
+  SolveConfig solve;
   index_t log_every = 0;   ///< log a line every N steps (0 = about every 2 s of wall time)
   std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };

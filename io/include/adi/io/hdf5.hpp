@@ -280,6 +280,19 @@ class GridFile {
   bool rolled_back() const;
   const std::string& path() const;
 
+  /// A steady solve's record (adi3d run with solve: steady): /steady with
+  /// attributes converged, iterations, relative_residual, tolerance,
+  /// imbalance_W and the dataset /steady/residual, rows (sweeps, relative
+  /// residual) at the start, every restart and the end. Every rank passes
+  /// the same record (a collective file).
+  struct SteadyRecord {
+    bool converged = false;
+    long long iterations = 0;
+    double residual = 0.0, tolerance = 0.0, imbalance_W = 0.0;
+    std::vector<std::pair<long long, double>> history;
+  };
+  void write_steady(const SteadyRecord& r);
+
   /// Sets the root `status` attribute and /provenance end_time, flushes.
   void set_status(const std::string& status);
   /// set_status(status), closes, and puts the file under its final name if it
