@@ -20,6 +20,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace adi::app {
 
@@ -127,8 +130,12 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
               p.spacing(2));
   if (plan.initial) std::printf("  geometry    %s\n", c.geometry.source.c_str());
   std::printf("  backend     %s (%s), %s\n", r.backend.c_str(), r.device.c_str(), precision_name(c.precision));
-  std::printf("  time        %lld steps of dt = %.6g s, t = %.6g s, theta = %g\n", static_cast<long long>(c.steps),
-              p.dt, c.t_end, p.theta);
+  if (c.axis.s0 > 0)  // a restart changed dt: the steps since then have this dt
+    std::printf("  time        %lld steps; dt = %.6g s from step %lld (t = %.6g s), t = %.6g s, theta = %g\n",
+                static_cast<long long>(c.steps), p.dt, static_cast<long long>(c.axis.s0), c.axis.t0, c.t_end, p.theta);
+  else
+    std::printf("  time        %lld steps of dt = %.6g s, t = %.6g s, theta = %g\n", static_cast<long long>(c.steps),
+                p.dt, c.t_end, p.theta);
   if (r.start_step > 0)
     std::printf("  restart     from %s at step %lld\n", plan.restart.c_str(), static_cast<long long>(r.start_step));
   std::printf("  wall time   %.3f s for %lld steps (%.1f steps/s, %.1f Mnode-steps/s)\n", r.wall,
@@ -173,17 +180,64 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
   }
 }
 
+/// A fingerprint of an input file as this rank sees it: its size, its
+/// modification time and a checksum of its first and last 64 KiB (cheap,
+/// and files that differ differ there: HDF5 keeps its metadata at the start,
+/// the data runs to the end), or why it cannot be read.
+std::string input_fingerprint(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::string("cannot be read (") + std::strerror(errno) + ")";
+  std::uint64_t h = 1469598103934665603ull;
+  if (std::FILE* f = S_ISREG(st.st_mode) ? std::fopen(path.c_str(), "rb") : nullptr) {
+    std::vector<unsigned char> buf(65536);
+    auto take = [&](long at) {
+      if (std::fseek(f, at, SEEK_SET) != 0) return;
+      const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
+      for (std::size_t q = 0; q < n; ++q) h = (h ^ buf[q]) * 1099511628211ull;
+    };
+    take(0);
+    if (st.st_size > 65536) take(static_cast<long>(st.st_size) - 65536);
+    std::fclose(f);
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%lld bytes, modified %lld.%09ld, fnv1a64 %016llx", static_cast<long long>(st.st_size),
+                static_cast<long long>(st.st_mtim.tv_sec), static_cast<long>(st.st_mtim.tv_nsec),
+                static_cast<unsigned long long>(h));
+  return buf;
+}
+
 /// What every rank of a distributed run must agree on before it does
-/// anything collective: the resolved config (grid, steps, output, ...), the
-/// command-line choices and the ADI_* settings that change what the ranks
-/// do. Ranks started with different ones used to hang until killed.
-std::string run_identity(const RunPlan& plan, const RunOptions& o) {
-  std::string s = plan.config.resolved_yaml;
-  s += "\n# restart: " + plan.restart + "\n# output: " + plan.output + "\n# checkpoint: " + plan.checkpoint;
-  s += "\n# overwrite: " + std::to_string(o.overwrite) + " discard: " + std::to_string(o.discard_after_checkpoint) +
-       " dry-run: " + std::to_string(o.dry_run);
-  s += "\n" + o.env.solver.describe() + "\n" + o.env.app.describe();
-  return s;
+/// anything collective, item by item: the resolved config (grid, steps,
+/// output, ...), the command-line choices, the ADI_* settings that change
+/// what the ranks do, the working folder (relative paths resolve against
+/// it) and the input files as each rank sees them (a rank started in
+/// another folder reads other field files). Ranks started with different
+/// ones used to hang until killed, then fail with a misleading message.
+std::vector<std::pair<std::string, std::string>> run_identity(const RunPlan& plan, const RunOptions& o) {
+  std::vector<std::pair<std::string, std::string>> items;
+  items.emplace_back("the resolved config", plan.config.resolved_yaml);
+  items.emplace_back("the command line", "restart: " + plan.restart + "; output: " + plan.output + "; checkpoint: " +
+                                             plan.checkpoint + "; overwrite: " + std::to_string(o.overwrite) +
+                                             "; discard: " + std::to_string(o.discard_after_checkpoint) +
+                                             "; dry-run: " + std::to_string(o.dry_run));
+  items.emplace_back("the ADI_* environment", o.env.solver.describe() + "\n" + o.env.app.describe());
+  char cwd[4096] = "";
+  if (!::getcwd(cwd, sizeof cwd)) std::snprintf(cwd, sizeof cwd, "(unknown: %s)", std::strerror(errno));
+  items.emplace_back("the working folder", cwd);
+  const io::RunConfig& c = plan.config;
+  std::vector<std::string> inputs;
+  if (!o.config.empty()) inputs.push_back(o.config);
+  if (!plan.restart.empty()) inputs.push_back(plan.restart);
+  if (c.initial.kind == io::InitialConfig::Kind::File) inputs.push_back(io::resolve_input(c, c.initial.file));
+  for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
+                                &c.material.conductivity[2], &c.material.capacity, &c.material.source})
+    if (f->given()) inputs.push_back(io::resolve_input(c, f->file));
+  for (const std::string& f : inputs) {
+    const std::string name = "the input file " + f;
+    if (std::none_of(items.begin(), items.end(), [&](const auto& it) { return it.first == name; }))
+      items.emplace_back(name, input_fingerprint(f));
+  }
+  return items;
 }
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -192,27 +246,63 @@ std::uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-/// Collective: every rank compares its identity's hash with rank 0's; a
-/// difference stops every rank with exit 2 and one message.
+/// Collective: every rank compares its identity with rank 0's, item by item;
+/// a difference stops every rank with exit 2 and one message, from the
+/// highest rank that differs, naming the first item it differs in (and both
+/// values, where they are one short line).
 void agree_on_the_run(const RunPlan& plan, const RunOptions& o) {
   if (plan.ranks <= 1) return;
-  char mine[24];
-  std::snprintf(mine, sizeof mine, "%016llx", static_cast<unsigned long long>(fnv1a(run_identity(plan, o))));
-  std::string root_hash = mine;
-  mpi::broadcast(root_hash);
+  const auto items = run_identity(plan, o);
+  // Rank 0's items as "name\tvalue-or-hash" lines.
+  std::string mine, root_text;
+  for (const auto& [name, value] : items) {
+    char h[24];
+    std::snprintf(h, sizeof h, "%016llx", static_cast<unsigned long long>(fnv1a(value)));
+    mine += name + "\t" + h + "\t" + (value.find('\n') == std::string::npos && value.size() < 300 ? value : "") + "\n";
+  }
+  root_text = mine;
+  mpi::broadcast(root_text);
   const int rank = mpi::world_rank();
-  double highest = root_hash == mine ? -1.0 : static_cast<double>(rank);
-  double count = root_hash == mine ? 0.0 : 1.0;
+  std::string detail;
+  if (root_text != mine) {
+    std::istringstream a(root_text), b(mine);
+    std::string la, lb;
+    while (std::getline(b, lb)) {
+      if (!std::getline(a, la)) la.clear();
+      if (la == lb) continue;
+      const auto split = [](const std::string& l) {
+        std::vector<std::string> f;
+        std::istringstream in(l);
+        for (std::string x; std::getline(in, x, '\t');) f.push_back(x);
+        f.resize(3);
+        return f;
+      };
+      const auto fa = split(la), fb = split(lb);
+      detail = fb[0];
+      if (fa[0] == fb[0] && !fa[2].empty() && !fb[2].empty())
+        detail += " (rank " + std::to_string(rank) + ": " + fb[2] + "; rank 0: " + fa[2] + ")";
+      break;
+    }
+    if (detail.empty()) detail = "the number of input files";
+  }
+  double highest = detail.empty() ? -1.0 : static_cast<double>(rank);
+  double count = detail.empty() ? 0.0 : 1.0;
   mpi::allreduce_max(&highest, 1);
   mpi::allreduce_sum(&count, 1);
   if (highest < 0) return;
-  throw CollectiveError(
-      kUsageError,
-      "error: the MPI ranks were started with different runs: " + std::to_string(static_cast<int>(count)) + " of " +
-          std::to_string(plan.ranks) + " ranks (the highest: rank " + std::to_string(static_cast<int>(highest)) +
-          ") differ from rank 0 in the resolved config, the command line or the ADI_* environment (hash " +
-          root_hash + "); start every rank with the same config, options and environment",
-      false, __FILE__, __LINE__);
+  const std::string msg = "error: the MPI ranks were started with different runs: " +
+                          std::to_string(static_cast<int>(count)) + " of " + std::to_string(plan.ranks) +
+                          " ranks (the highest: rank " + std::to_string(static_cast<int>(highest)) +
+                          ") differ from rank 0; rank " + std::to_string(static_cast<int>(highest)) +
+                          " differs in " + detail +
+                          "; start every rank with the same config, options, environment and working folder, "
+                          "reading the same files";
+  if (rank == static_cast<int>(highest)) {
+    std::fprintf(stderr, "adi3d: %s\n", printable(msg, 1000).c_str());
+    std::fflush(stderr);
+  }
+  mpi::barrier();
+  throw CollectiveError(kUsageError, msg, true, __FILE__, __LINE__);
 }
 
 }  // namespace
@@ -255,6 +345,10 @@ int cmd_run(const RunOptions& o) {
       std::printf("%s", describe_memory(plan.memory).c_str());
       std::fflush(stdout);
     }
+    // Every check the run makes before its first step (memory, locks,
+    // paths, journals, the values of every input field, the problem against
+    // a checkpoint's and an output's), without the work and without changing
+    // a file (no temporaries removed).
     collectively([&] {
       if (!root) return;
       check_memory(plan.memory);
@@ -264,7 +358,13 @@ int cmd_run(const RunOptions& o) {
       std::printf("%s", describe_disk(disk).c_str());
       std::fflush(stdout);
       check_disk(disk, o.force);
+      probe_inputs(plan, o.env.app);
+      identify_problem(plan, o.env.app);
     });
+    // A signal is a stop here too (75), as in the run before its first step.
+    stop_if_signalled("during the dry run");
+    if (root) std::printf("# checked: memory, output and checkpoint paths and locks, every input's values%s\n",
+                          plan.restart.empty() ? "" : ", the problem against the checkpoint's");
     return kOk;
   }
   collectively([&] {
@@ -273,7 +373,15 @@ int cmd_run(const RunOptions& o) {
     check_paths(plan, o);
     check_disk(estimate_disk(plan, o.overwrite), o.force);
     probe_inputs(plan, o.env.app);
+    identify_problem(plan, o.env.app);
+    remove_dead_temporaries(plan);
   });
+  // Rank 0's identity of the problem on every rank (a collective file's
+  // attributes are the same on all of them).
+  if (plan.ranks > 1) {
+    mpi::broadcast(plan.problem);
+    mpi::broadcast(plan.problem_hash);
+  }
   stop_if_signalled("while checking the inputs");
 
   spdlog::debug("resolved config:\n{}", c.resolved_yaml);
@@ -287,6 +395,11 @@ int cmd_run(const RunOptions& o) {
   // missing it means the stepper did not take the Douglas step (exit 4).
   RoundoffVerdict roundoff;
   if (r.have_error) roundoff = roundoff_verdict(r.discrete, c.precision, c.steps);
+  if (r.have_error && c.axis.s0 > 0) {
+    // g^n holds for n steps of one dt: a restart changed dt at step s0.
+    roundoff.kind = RoundoffVerdict::Kind::NotChecked;
+    roundoff.note = "dt changed on restart at step " + std::to_string(c.axis.s0);
+  }
   // SIGPIPE is ignored (signals.hpp): a closed stdout fails here instead of
   // killing a run whose files are complete; say so, and exit 3.
   bool summary_failed = false;

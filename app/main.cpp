@@ -142,21 +142,40 @@ int main(int argc, char** argv) {
     return kBackendError;
   }
 
+  // Parallel HDF5 closes its library in MPI_Finalize; after a failed write
+  // HDF5 1.10 keeps a file it could not close and crashes closing it again
+  // there (exit 139 after the right error). Such a process ends with
+  // MPI_Abort and its exit code instead.
+  const auto ending = [&](int code) {
+    if (session.active() && io::hdf5_files_open()) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      mpi::abort(code);
+    }
+    return code;
+  };
   try {
     // The environment, once: a malformed ADI_* value stops every command (exit 2).
     EnvOptions env;
     collectively([&] { env = read_env_options(); });
     run.env = env;
     bench.solver = env.solver;
-    if (c_run->parsed()) return cmd_run(run);
-    if (c_bench->parsed()) return cmd_bench(bench);
+    if (c_run->parsed()) return ending(cmd_run(run));
+    if (c_bench->parsed()) return ending(cmd_bench(bench));
     // The rest is not distributed: rank 0 answers.
     if (rank != 0) return kOk;
     if (c_layout->parsed()) return cmd_layout(lay);
     if (c_val->parsed()) return cmd_validate(val);
     if (c_info->parsed()) return cmd_info(env, verbose);
     if (c_recover->parsed()) {
-      const bool undone = io::recover_output(recover_file);
+      std::vector<std::string> removed;
+      const bool undone = io::recover_output(recover_file, &removed);
+      if (!removed.empty()) {
+        std::string list;
+        for (std::size_t q = 0; q < removed.size(); ++q) list += (q ? ", " : "") + removed[q];
+        spdlog::info("removed {} {} that killed adi3d runs left (their processes are gone): {}", removed.size(),
+                     removed.size() == 1 ? "temporary" : "temporaries", list);
+      }
       std::printf("%s: %s\n", recover_file.c_str(),
                   undone ? "the unfinished write of a killed run was undone; the file is back at its last complete "
                            "step (the one its .xmf lists last)"
@@ -169,7 +188,7 @@ int main(int argc, char** argv) {
     if (!e.reported() && rank == 0) std::fprintf(stderr, "adi3d: %s\n", printable(e.what()).c_str());
     std::fflush(stderr);
     if (!e.reported()) mpi::barrier();  // (see collectively)
-    return e.code();
+    return ending(e.code());
   } catch (const std::exception& e) {
     const int code = report(e, ranks > 1);
     // The other ranks may be waiting for this one in a collective call.

@@ -10,6 +10,7 @@ namespace adi::app {
 OutputSchedule::OutputSchedule(const io::RunConfig& c, bool have_output)
     : steps_(c.steps),
       dt_(c.problem.dt),
+      axis_(c.axis),
       have_output_(have_output),
       output_every_(c.output.every_steps),
       output_every_time_(c.output.every_time),
@@ -44,7 +45,8 @@ index_t OutputSchedule::next_event(index_t s) const {
   if (have_output_ && output_every_time_ > 0) {
     // A guess just before the next multiple's step, then forward to it.
     const double k = static_cast<double>(time_index(s) + 1);
-    const double guess = std::floor(k * output_every_time_ / dt_) - 1.0;
+    const double guess =
+        static_cast<double>(axis_.s0) + std::floor((k * output_every_time_ - axis_.t0) / dt_) - 1.0;
     index_t cand = guess >= static_cast<double>(e) ? e : std::max<index_t>(s + 1, static_cast<index_t>(guess));
     while (cand < e && time_index(cand) <= time_index(s)) ++cand;
     e = std::min(e, cand);
@@ -63,7 +65,7 @@ std::vector<OutputSchedule::OffTime> OutputSchedule::off_time_outputs(std::size_
   if (!outputs_off_time()) return out;
   // Walk the every_time output steps as the run does (next_event), at most
   // a few hundred of them: the pattern shows early.
-  index_t s = 0;
+  index_t s = axis_.s0;
   for (int n = 0; n < 512 && out.size() < max && s < steps_; ++n) {
     const long long before = time_index(s);
     while (s < steps_ && time_index(s) == before) s = next_event(s);

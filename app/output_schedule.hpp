@@ -4,10 +4,12 @@
 // checkpoint.every, log.every and the number of steps. Pure (no file, no
 // clock, no stepper), so it is unit-tested (tests/unit/test_output_schedule.cpp).
 //
-// Time is always t = step * dt, never a running sum, and every decision is a
-// function of the step only, so a run restarted at step k (a checkpoint
-// stores the step) schedules exactly the steps after k that the
-// uninterrupted run schedules.
+// Time is always t = t0 + (step - s0) dt on the run's time axis (t = step *
+// dt for a fresh run from t = 0; io::TimeAxis), never a running sum, and every
+// decision is a function of the step only, so a run restarted at step k (a
+// checkpoint stores the step and the axis) schedules exactly the steps after
+// k that the uninterrupted run schedules. A restart that changed dt (a new
+// segment of the axis) schedules output.every_time by the new times.
 //
 // The wall-clock events are not here: checkpoint.every_seconds and, with
 // log.every = 0, a log line about every 2 s (0.25 s on a terminal); the
@@ -25,7 +27,7 @@ class OutputSchedule {
   OutputSchedule(const io::RunConfig& c, bool have_output);
 
   index_t steps() const { return steps_; }
-  double time_of(index_t s) const { return static_cast<double>(s) * dt_; }
+  double time_of(index_t s) const { return axis_.time_of(s, dt_); }
 
   /// Step s writes an output: step 0 if output.initial; multiples of
   /// output.every; the first step whose time reaches each multiple of
@@ -77,6 +79,7 @@ class OutputSchedule {
 
   index_t steps_;
   double dt_;
+  io::TimeAxis axis_;
   bool have_output_;
   index_t output_every_;
   double output_every_time_;

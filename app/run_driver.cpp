@@ -61,7 +61,7 @@ bool collective_io(const AppOptions& a) { return io::parallel_hdf5_built() && a.
 void share_provenance(io::Provenance& p) {
   for (std::string* f : {&p.version, &p.git_hash, &p.build_type, &p.cxx_compiler, &p.cuda_compiler, &p.hdf5_version,
                          &p.backend, &p.device, &p.host, &p.command_line, &p.slurm_job_id, &p.start_time,
-                         &p.end_time, &p.config_yaml, &p.fields})
+                         &p.end_time, &p.config_yaml, &p.fields, &p.time_segments})
     mpi::broadcast(*f);
 }
 
@@ -126,15 +126,27 @@ io::ProbeLimits data_limits(const AppOptions& a, const std::string& path, double
   return {a.isolate_reads, a.read_timeout_s + (ec ? 0.0 : static_cast<double>(bytes) / 20e6),
           kProbeHeaderBytes + 2.0 * field_bytes, signalled};
 }
+/// A signal during a read in a child is a stop (exit 75), not an I/O error.
+[[noreturn]] void stopped_while_reading(const std::string& file, const std::string& what) {
+  throw StoppedBySignal(std::string(signal_name(SignalGuard::stop_requested())) + " received while reading " + file +
+                            " (" + what + "): stopped before the first step; nothing was written (run the same "
+                            "command again)",
+                        __FILE__, __LINE__);
+}
 void probe_read(const std::string& file, const std::string& what, const std::function<void()>& read,
                 const io::ProbeLimits& limits) {
   try {
     io::probe_in_child(file, what, read, limits);
   } catch (const io::ProbeInterrupted&) {
-    throw StoppedBySignal(std::string(signal_name(SignalGuard::stop_requested())) + " received while reading " +
-                              file + " (" + what + "): stopped before the first step; nothing was written (run the "
-                              "same command again)",
-                          __FILE__, __LINE__);
+    stopped_while_reading(file, what);
+  }
+}
+std::string probe_result(const std::string& file, const std::string& what, const std::function<std::string()>& read,
+                         const io::ProbeLimits& limits) {
+  try {
+    return io::probe_result_in_child(file, what, read, limits);
+  } catch (const io::ProbeInterrupted&) {
+    stopped_while_reading(file, what);
   }
 }
 
@@ -155,9 +167,14 @@ RunPlan plan_run(const RunOptions& o) {
   };
   shorthand("backend", o.backend);
   shorthand("precision", o.precision);
+  // A flag that does nothing here is a mistake to name, not to ignore.
   if (o.restart.empty() && o.discard_after_checkpoint)
-    spdlog::warn("--discard-after-checkpoint has no effect without --restart (it allows a restart to delete output "
-                 "steps it will not write again)");
+    throw io::ConfigError("--discard-after-checkpoint", "",
+                          "only with --restart: it allows a restart to delete output steps after the checkpoint that "
+                          "it will not write again, and without --restart there is nothing to discard; remove it",
+                          __FILE__, __LINE__);
+  // Not an error: a batch script that passes --overwrite to its first run
+  // passes it to the requeued one too (which adds --restart).
   if (!o.restart.empty() && o.overwrite)
     spdlog::warn("--overwrite has no effect with --restart: the run continues its output file (a restart never "
                  "replaces it)");
@@ -165,6 +182,9 @@ RunPlan plan_run(const RunOptions& o) {
   io::RunConfig& c = plan.config;
   if (!o.restart.empty()) {
     plan.restart = o.restart;
+    // A FIFO or a device would block the read (until the time-out) or never
+    // end: refused by what it is, before a byte is read.
+    io::require_regular_input(o.restart, "the checkpoint given to --restart");
     probe_read(o.restart, "checkpoint", [&] { (void)io::read_checkpoint_state(o.restart); },
                        header_limits(o.env.app));
     plan.restart_state = io::read_checkpoint_state(o.restart);
@@ -184,10 +204,20 @@ RunPlan plan_run(const RunOptions& o) {
       for (int a = 0; a < 3; ++a)
         if (!c.given.length[a]) c.problem.length[a] = stored.problem.length[a];
       if (!c.given.origin) c.origin = stored.origin;
+      io::settle_grid(c, o.restart + " (the grid its run took from " + c.initial.file + ")");
       c.problem.validate();
       c.resolved_yaml = io::to_yaml(c);
     }
+    // The time axis: the checkpoint's, or a new segment where dt changes.
+    io::resolve_restart_time(c, plan.restart_state);
     io::check_restart_compatible(o.restart, plan.restart_state, c);
+    if (io::faces_read_initial(c) && c.initial.kind == io::InitialConfig::Kind::File) {
+      const std::string file = io::resolve_input(c, c.initial.file);
+      io::require_regular_input(file, "the initial field");
+      probe_read(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
+                 header_limits(o.env.app));
+    }
+    io::attach_face_values(c, std::nullopt);
     plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic &&
                          stored.initial.kind == io::InitialConfig::Kind::Analytic;
   } else {
@@ -196,14 +226,30 @@ RunPlan plan_run(const RunOptions& o) {
     plan.from_analytic = c.initial.kind == io::InitialConfig::Kind::Analytic;
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       const std::string file = io::resolve_input(c, c.initial.file);
+      io::require_regular_input(file, "the initial field");
       probe_read(file, "initial field", [&] { (void)io::inspect_field(file, c.initial.dataset); },
                          header_limits(o.env.app));
       plan.initial = io::inspect_field(file, c.initial.dataset);
       io::apply_field_geometry(c, *plan.initial);
     }
+    io::attach_face_values(c, plan.initial);
   }
   // The material and source fields: headers, shapes and geometry now (a
   // bad one stops the run before anything is allocated); values as read.
+  // Their headers are read in a child first, as every input's (probe.hpp).
+  for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
+                                &c.material.conductivity[2], &c.material.capacity, &c.material.source}) {
+    if (!f->given() || (f != &c.material.conductivity[0] && f->file == c.material.conductivity[0].file &&
+                        f->dataset == c.material.conductivity[0].dataset))
+      continue;  // an isotropic field: once
+    // Named as attach_fields names them ("the conductivity field").
+    const std::string kind = f->key.rfind("material.conductivity", 0) == 0 ? "conductivity"
+                             : f->key == "material.heat_capacity"           ? "heat capacity"
+                                                                            : "heat source";
+    const std::string file = io::resolve_input(c, f->file), what = "the " + kind + " field";
+    io::require_regular_input(file, what);
+    probe_read(file, what, [&] { (void)io::inspect_field(file, f->dataset, what); }, header_limits(o.env.app));
+  }
   io::attach_fields(c, o.env.app.parallel_io);
   (void)io::locate_probes(c);  // the grid is final: a probe outside the box is a ConfigError now
   plan.output = c.output.file;
@@ -240,13 +286,40 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
       probe_read(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
                          data_limits(a, plan.initial->file, field));
   });
-  // The material and source fields likewise: a damaged file that crashes
-  // HDF5 stops the run with an IoError, and a bad value is found before
-  // anything is written (their checksum reads every plane).
-  for (const auto& [key, f] : io::named_fields(plan.config))
+  // The material and source fields likewise, and the initial field where
+  // moving faces read it again: a damaged file that crashes HDF5 stops the
+  // run with an IoError, a bad value is found before anything is written
+  // (their checksum reads every plane), and the checksum comes back for the
+  // problem's identity and the provenance. A signal stops the read (75).
+  auto fields = io::named_fields(plan.config);
+  if (plan.config.problem.initial_field) fields.emplace_back("initial", plan.config.problem.initial_field);
+  for (const auto& [key, f] : fields)
     if (const auto* h = dynamic_cast<const io::Hdf5Field*>(f.get()))
-      io::probe_in_child(h->info().file, h->what() + " field", [&] { (void)h->checksum(); },
-                         data_limits(a, h->info().file, field));
+      h->adopt_checksum(probe_result(h->info().file, h->what() + " field", [h = h] { return h->checksum(); },
+                                     data_limits(a, h->info().file, field)));
+}
+
+void identify_problem(RunPlan& plan, const AppOptions& a) {
+  const io::RunConfig& c = plan.config;
+  const std::vector<io::ProblemItem> items = io::problem_items(c);
+  plan.problem = io::problem_items_text(items);
+  plan.problem_hash = io::problem_hash(items);
+  if (!plan.restart.empty()) io::check_same_problem(plan.restart, plan.restart_state, items);
+  if (plan.output_problem) {
+    const std::string diff =
+        io::first_difference(io::parse_problem_items(*plan.output_problem), "the output file", items, "this run");
+    if (!diff.empty())
+      throw io::ConfigError(plan.output, "output.file",
+                            "was written for another problem, and a run continues only its own output: " + diff +
+                                "; choose another output.file, or move the file away",
+                            __FILE__, __LINE__);
+    // What a restart's reopen checks first: the grid and precision.
+    const io::GridGeometry g = io::geometry_of(c);
+    const Precision prec = c.precision;
+    probe_read(plan.output, "output file", [&] { io::check_output_continuable(plan.output, g, prec); },
+               header_limits(a));
+    io::check_output_continuable(plan.output, g, prec);
+  }
 }
 
 namespace {
@@ -399,18 +472,29 @@ std::vector<io::FileLock>& run_locks() {
   return locks;
 }
 
-void check_paths(const RunPlan& plan, const RunOptions& o) {
+/// The files whose locks this run holds (their dead processes' temporaries
+/// may be removed): the output, the checkpoint.
+std::vector<std::string>& locked_targets() {
+  static std::vector<std::string> t;
+  return t;
+}
+
+void check_paths(RunPlan& plan, const RunOptions& o) {
   const bool overwrite = o.overwrite, discard_after_checkpoint = o.discard_after_checkpoint;
   const io::RunConfig& c = plan.config;
   // First, one run per file: a second run on the same output or checkpoint
   // fails here, having touched nothing (the checks below may repair a
   // killed run's file, and the run then writes it).
-  if (!plan.output.empty()) run_locks().emplace_back(plan.output, "output file '" + plan.output + "'");
+  if (!plan.output.empty()) {
+    run_locks().emplace_back(plan.output, "output file '" + plan.output + "'");
+    locked_targets().push_back(plan.output);
+  }
   const bool checkpoints_wanted =
       !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
   if (plan.output.empty() || !same_file(plan.output, plan.checkpoint)) {
     try {
       run_locks().emplace_back(plan.checkpoint, "checkpoint '" + plan.checkpoint + "'");
+      locked_targets().push_back(plan.checkpoint);
     } catch (const io::IoError& e) {
       // Not configured: written only on a signal, to a default name that
       // runs of one config share (heat.yaml -> heat.ckpt.h5). Those runs
@@ -439,8 +523,18 @@ void check_paths(const RunPlan& plan, const RunOptions& o) {
     check_no_aliases(ids);
     for (const PathId& id : ids) {
       if (!id.written || !id.exists) continue;
-      if (id.role == "output.file" && (overwrite || !plan.restart.empty())) {
-        // --overwrite replaces an adi3d output only; a restart continues one.
+      if (id.role == "output.file" && !plan.restart.empty()) {
+        // A restart continues an adi3d output of its problem, grid and
+        // precision: identify_problem compares what is read here, after the
+        // checkpoint's problem (whose difference is the cause to name first).
+        auto read = [p = id.path] {
+          (void)io::output_file_steps(p);
+          return io::output_file_problem(p);
+        };
+        (void)probe_result(id.path, "output file", read, header_limits(o.env.app));
+        plan.output_problem = read();
+      } else if (id.role == "output.file" && overwrite) {
+        // --overwrite replaces an adi3d output only.
         require_adi3d_file(id.path, "output file", [p = id.path] { (void)io::output_file_steps(p); }, o.env.app);
       } else if (id.role == "the output's .xmf" && (overwrite || !plan.restart.empty())) {
         if (!looks_like_adi3d_xdmf(id.path))
@@ -472,6 +566,14 @@ void check_paths(const RunPlan& plan, const RunOptions& o) {
     if (!plan.restart.empty() && same_file(plan.output, plan.restart))
       throw io::ConfigError(c.source, "output.file", "is the checkpoint given to --restart", __FILE__, __LINE__);
     const std::string xmf = io::xdmf_path_for(plan.output);
+    // A journal without its file (the file was moved or deleted after its
+    // run was killed): the run would stop on it when it creates the file.
+    const std::string journal = plan.output + ".journal";
+    if (fs::exists(fs::symlink_status(journal)) && !fs::exists(fs::symlink_status(plan.output)))
+      throw io::IoError("output file '" + plan.output + "': its journal " + journal +
+                            " exists but the file does not (left by a killed run whose file was moved or deleted); "
+                            "it is not ours to remove: move it away; nothing was changed",
+                        __FILE__, __LINE__);
     if (plan.restart.empty() && !overwrite) {
       for (const std::string& f : {plan.output, c.output.xdmf ? xmf : plan.output})
         if (fs::exists(fs::symlink_status(f)))
@@ -496,6 +598,27 @@ void check_paths(const RunPlan& plan, const RunOptions& o) {
       spdlog::warn("{}; a signal will stop the run without a checkpoint", e.what());
     }
   }
+}
+
+void remove_dead_temporaries(const RunPlan& plan) {
+  std::vector<std::string> targets;
+  for (const std::string& t : locked_targets()) {
+    targets.push_back(t);
+    if (t == plan.output) {  // the output's lock covers its .xmf and journal
+      targets.push_back(io::xdmf_path_for(t));
+      targets.push_back(t + ".journal");
+    }
+  }
+  std::vector<std::string> removed;
+  for (const std::string& t : targets)
+    for (std::string& f : io::remove_dead_temporaries(t)) removed.push_back(std::move(f));
+  if (removed.empty()) return;
+  std::string list;
+  for (std::size_t q = 0; q < removed.size() && q < 8; ++q) list += (q ? ", " : "") + removed[q];
+  if (removed.size() > 8) list += ", ... (" + std::to_string(removed.size()) + " in all)";
+  spdlog::info("removed {} {} that killed adi3d runs left (their processes are gone, this run holds the files' "
+               "locks): {}",
+               removed.size(), removed.size() == 1 ? "temporary" : "temporaries", list);
 }
 
 // ---------------------------------------------------------------------------
@@ -543,28 +666,63 @@ RunMode run_mode(const RunPlan& plan, const AppOptions& a) {
 /// A distributed run's collective writes (and the agreements around them)
 /// block until every rank takes part. A rank that failed outside them, or
 /// hangs in HDF5 on a full disk, used to leave the others waiting for ever.
-/// While a collective write is under way a watchdog thread waits for it;
-/// past ADI_COLLECTIVE_TIMEOUT it says so and ends this rank with exit 3
-/// (mpirun then ends the job). Files stay as a kill leaves them: the output
-/// at its last complete step (journal, `adi3d recover`), the checkpoint the
+/// While a collective write is under way a watchdog thread waits for it:
+///   * this rank met an HDF5 error in it (io::io_error_note): after
+///     kFailureGrace seconds more it names that error (a full disk: "No space
+///     left on device") and ends this rank with exit 3. A failure inside a
+///     collective HDF5 call on one rank can leave that rank in the clean-up
+///     and another inside the library, each waiting for the other;
+///   * otherwise, past ADI_COLLECTIVE_TIMEOUT: it says so and ends this rank
+///     with exit 3 (a rank that truly hangs).
+/// mpirun then ends the job. Files stay as a kill leaves them: the output at
+/// its last complete step (journal, `adi3d recover`), the checkpoint the
 /// previous one.
+constexpr double kFailureGrace = 5.0;
+
 class CollectiveWatch {
  public:
-  CollectiveWatch(bool on, double timeout_s, std::string what) {
+  CollectiveWatch(bool on, double timeout_s, std::string what, std::string file = "") {
     if (!on) return;
+    io::clear_io_error_note();
     state_ = std::make_shared<State>();
     state_->what = std::move(what);
     auto st = state_;
     const auto deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-    thread_ = std::thread([st, deadline, timeout_s] {
+    thread_ = std::thread([st, deadline, timeout_s, file] {
       std::unique_lock<std::mutex> lock(st->m);
-      if (st->cv.wait_until(lock, deadline, [&] { return st->done; })) return;
-      std::fprintf(stderr,
-                   "adi3d: [rank %d] error: %s did not complete on every rank within %.0f s "
-                   "(ADI_COLLECTIVE_TIMEOUT): another rank failed or hangs in it; stopping the job (exit 3); the "
-                   "output stays at its last complete step, the previous checkpoint is unchanged\n",
-                   mpi::world_rank(), st->what.c_str(), timeout_s);
+      Clock::time_point failed_at{};
+      std::string note;
+      for (;;) {
+        const auto now = Clock::now();
+        if (note.empty()) {
+          note = io::io_error_note();
+          if (!note.empty()) failed_at = now;
+        }
+        const auto limit = note.empty() ? deadline
+                                        : std::min(deadline, failed_at + std::chrono::duration_cast<Clock::duration>(
+                                                                             std::chrono::duration<double>(kFailureGrace)));
+        if (now >= limit) break;
+        const auto wake = std::min(limit, now + std::chrono::milliseconds(250));
+        if (st->cv.wait_until(lock, wake, [&] { return st->done; })) return;
+      }
+      if (!note.empty()) {
+        const double need = 1 << 20;
+        std::fprintf(stderr,
+                     "adi3d: [rank %d] error: %s%s; %s failed on this rank and the ranks could not finish it together "
+                     "(they wait in different calls of the HDF5 library): stopping the job (exit 3); the output stays "
+                     "at its last complete step (adi3d recover, or the restart, undoes the rest), the previous "
+                     "checkpoint is unchanged\n",
+                     mpi::world_rank(), printable(note, 600).c_str(),
+                     file.empty() ? "" : printable(io::disk_space_note(file, need, note), 200).c_str(),
+                     st->what.c_str());
+      } else {
+        std::fprintf(stderr,
+                     "adi3d: [rank %d] error: %s did not complete on every rank within %.0f s "
+                     "(ADI_COLLECTIVE_TIMEOUT): another rank failed or hangs in it; stopping the job (exit 3); the "
+                     "output stays at its last complete step, the previous checkpoint is unchanged\n",
+                     mpi::world_rank(), st->what.c_str(), timeout_s);
+      }
       std::fflush(stderr);
       ::_exit(kIoError);
     });
@@ -614,7 +772,11 @@ InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
     if (!plan.restart.empty()) {
       st.field = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
       spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, st.step, c.steps,
-                   static_cast<double>(st.step) * p.dt);
+                   plan.restart_state.time);
+      if (c.axis.s0 == st.step && st.step > 0 && c.axis.dt_before > 0)
+        spdlog::info("time step changed on restart: dt = {:.6g} s from step {} (was {:.6g} s): a new segment of the "
+                     "time axis, t = {:.6g} s + (step - {}) x dt (recorded in the provenance: time_segments)",
+                     p.dt, st.step, c.axis.dt_before, c.axis.t0, c.axis.s0);
     } else if (plan.initial) {
       io::FieldData<T> fd = io::initial_values<T>(c, plan.initial);
       if (fd.rounded > 0)
@@ -754,7 +916,7 @@ class RunWriters {
   void open(index_t start_step) {
     const io::RunConfig& c = plan_.config;
     const CollectiveWatch watch(m_.collective && !plan_.output.empty(), a_.collective_timeout_s,
-                                "opening " + plan_.output + " (collective)");
+                                "opening " + plan_.output + " (collective)", plan_.output);
     collectively([&] {
       if (plan_.output.empty() || !m_.writes()) return;
       io::GridFile::Options oo;
@@ -767,6 +929,8 @@ class RunWriters {
       oo.part = part_;
       oo.fields = io::named_fields(c);
       oo.probes = io::probe_series(c);
+      oo.problem = plan_.problem;
+      oo.problem_hash = plan_.problem_hash;
       // Rank 0 looks (a collective reopen or create must be the same on all).
       double exists = m_.root && !plan_.restart.empty() && fs::exists(plan_.output) ? 1.0 : 0.0;
       if (m_.collective) mpi::allreduce_max(&exists, 1);
@@ -793,14 +957,15 @@ class RunWriters {
   void write_probes(const io::ProbeRows& rows) {
     if (!m_.writes() || !out_) return;
     CriticalWrite cw;
-    together([&] { out_->append_probes(rows); }, "the collective write of probe rows to " + plan_.output);
+    together([&] { out_->append_probes(rows); }, "the collective write of probe rows to " + plan_.output,
+             plan_.output);
   }
 
   void write_output(index_t s, double t, const T* values, const T* heat_flux = nullptr) {
     if (!m_.writes()) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
     together([&] { out_->write_step(s, t, values, heat_flux); },
-             "the collective write of step " + std::to_string(s) + " to " + plan_.output);
+             "the collective write of step " + std::to_string(s) + " to " + plan_.output, plan_.output);
     ++outputs_written_;
     last_output_ = s;
   }
@@ -811,12 +976,16 @@ class RunWriters {
     io::CheckpointState st;
     st.step = s;
     st.time = t;
+    st.dt = c.problem.dt;
+    st.axis = c.axis;
+    st.problem = plan_.problem;
+    st.problem_hash = plan_.problem_hash;
     st.steps_total = c.steps;
     st.precision = c.precision;
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
     together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); },
-             "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint);
+             "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint, plan_.checkpoint);
     checkpoint_written_ = plan_.checkpoint;
     last_checkpoint_ = s;
     spdlog::debug("checkpoint at step {} written to {}", s, plan_.checkpoint);
@@ -826,7 +995,7 @@ class RunWriters {
   void finish(const std::string& status) {
     if (!out_) return;
     CriticalWrite cw;
-    together([&] { out_->finish(status); }, "closing " + plan_.output);
+    together([&] { out_->finish(status); }, "closing " + plan_.output, plan_.output);
   }
 
   /// After an error: marks the output "failed: <why>" where that is safe.
@@ -860,12 +1029,12 @@ class RunWriters {
   const std::string& checkpoint_written() const { return checkpoint_written_; }
 
  private:
-  void together(const std::function<void()>& f, const std::string& what) {
+  void together(const std::function<void()>& f, const std::string& what, const std::string& file) {
     if (!m_.collective) {
       f();
       return;
     }
-    const CollectiveWatch watch(true, a_.collective_timeout_s, what);
+    const CollectiveWatch watch(true, a_.collective_timeout_s, what, file);
     // Test hook (docs/BAD_INPUT.md): one rank hangs, as in a stuck write.
     if (a_.fault_stall_rank == mpi::world_rank() && !stalled_) {
       stalled_ = true;
@@ -1072,7 +1241,9 @@ void analytic_errors(FieldBuffer<T>& field, const RunMode& m, const io::RunConfi
                      const std::optional<io::FieldPart>& part, RunReport& rep) {
   const HeatProblem& p = c.problem;
   const AnalyticMode mode = analytic_mode(p);
-  const double scales[2] = {std::exp(-mode.decay_rate * c.t_end),
+  // The mode from its start (time.start) to the end; g^n only on one time
+  // axis segment (a restart that changed dt: cmd_run does not judge it).
+  const double scales[2] = {std::exp(-mode.decay_rate * (c.t_end - c.t_start)),
                             std::pow(mode.amplification, static_cast<double>(c.steps))};
   ErrorNorms* norms[2] = {&rep.exact, &rep.discrete};
   rep.exact_decay = scales[0];
@@ -1114,10 +1285,13 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   if (m.distributed) mpi::allreduce_max(&faces_zero, 1);
   const bool guarded = energy_cannot_grow(c.problem, faces_zero > 0.0);
   place_initial_state(rs, init, m, c.problem);
-  // Time-dependent data (tables, moving faces) are evaluated at step * dt: a
-  // restart continues the uninterrupted run's times exactly. A fresh start
-  // sets the Dirichlet faces to their values at t = 0 (a `value:` face, a
-  // table with f(0) != 1); a restart's field holds them already.
+  // Time-dependent data (tables, moving faces) are evaluated at the time of
+  // the step on the run's axis (t0 + (step - s0) dt; step * dt from t = 0):
+  // a restart that keeps dt continues the uninterrupted run's times exactly,
+  // one that changes it starts a new segment at the checkpoint's time. A
+  // fresh start sets the Dirichlet faces to their values at time.start (a
+  // `value:` face, a table with f != 1 there); a restart's field holds them.
+  rs.stepper->set_time_origin(c.axis.t0, c.axis.s0);
   rs.stepper->set_step_index(init.step);
   if (plan.restart.empty()) rs.stepper->impose_boundary_values();
 
@@ -1125,6 +1299,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       io::collect_provenance(o.argv, rep.backend, rep.device, c.resolved_yaml, o.env.app.batch_job);
   if (m.root)
     for (const auto& [key, f] : io::named_fields(c)) prov.fields += key + " = " + f->name() + " " + f->checksum() + "\n";
+  prov.time_segments = c.axis.segments;
   if (m.collective) share_provenance(prov);
   stop_if_signalled("while setting up the run");
   RunWriters<T> writers(plan, m, std::move(prov), rs.part, o.env.app);

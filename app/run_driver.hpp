@@ -38,6 +38,13 @@ struct RunPlan {
   int ranks = 1;                          ///< MPI ranks of this run
   std::optional<Decomposition> decomposition;  ///< how they split the grid (ranks > 1)
   MemoryEstimate memory;
+  /// The problem's identity (io/identity.hpp: items text and hash), made by
+  /// rank 0 once the fields are read (identify_problem) and shared with
+  /// every rank: outputs and checkpoints record it.
+  std::string problem, problem_hash;
+  /// Rank 0, a restart that continues an existing output: the problem that
+  /// output was written for (check_paths reads it).
+  std::optional<std::string> output_problem;
 };
 
 /// Reads the config (or the checkpoint's), checks a restart's compatibility,
@@ -49,6 +56,17 @@ RunPlan plan_run(const RunOptions& o);
 /// HDF5 library stops the run with an IoError instead.
 void probe_inputs(const RunPlan& plan, const AppOptions& a);
 
+/// Rank 0, after probe_inputs: the problem's items; a restart refuses a
+/// checkpoint written for another problem, and an output written for
+/// another problem (ConfigError naming the first item that differs).
+void identify_problem(RunPlan& plan, const AppOptions& a);
+
+/// Removes what dead adi3d processes left of their unique temporaries
+/// (`adi3d.<pid>.<random>.<name>.tmp`) beside the run's output, its .xmf and
+/// journal, and its checkpoint, where this run holds their locks; one log
+/// line names them.
+void remove_dead_temporaries(const RunPlan& plan);
+
 /// Resolves every path the run reads or writes (folder's real path + name,
 /// device and inode) and refuses paths that alias (ConfigError), a file to
 /// be written that is not a regular file, an existing output without
@@ -56,7 +74,7 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a);
 /// adi3d output, its .xmf, a checkpoint of the same case) (IoError); a restart
 /// that would delete output steps it does not write again (ConfigError,
 /// unless `discard_after_checkpoint`).
-void check_paths(const RunPlan& plan, const RunOptions& o);
+void check_paths(RunPlan& plan, const RunOptions& o);
 
 struct RunReport {
   index_t start_step = 0;  ///< 0, or the restart step

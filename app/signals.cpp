@@ -86,6 +86,18 @@ CriticalWrite::~CriticalWrite() {
   if (g_critical.fetch_sub(1) == 1 && (g_abort_wanted.load() || g_count.load() >= 2)) abort_now();
 }
 
+// The handlers go in before any other code of the process runs: the
+// dynamic loader calls the executable's .preinit_array before the
+// initialisers of every shared library (Open MPI, HDF5, the C++ runtime,
+// CUDA: some 20 ms at start-up, in which a SIGTERM used to kill adi3d by
+// the default action, exit 143). Only the loader's own relocations come
+// before it. main() installs them again (harmless: the same handlers).
+namespace {
+extern "C" void adi_preinit_signals(int, char**, char**) { install_signal_handlers(); }
+__attribute__((section(".preinit_array"), used)) void (*adi_preinit_entry)(int, char**, char**) =
+    adi_preinit_signals;
+}  // namespace
+
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGTERM: return "SIGTERM";

@@ -54,6 +54,7 @@ SOLVER_HEADER_LEVEL = {
     "solver.hpp": ("solver/select", 5),
     "factory.hpp": ("solver/select", 5),
     "verification.hpp": ("solver/select", 5),
+    "steady.hpp": ("solver/select", 5),
 }
 SOLVER_HEADER_DEFAULT = ("solver/core", 2)
 

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sys/stat.h>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -58,6 +59,13 @@ std::string describe(const YAML::Node& n) {
   return "'" + printable(n.Scalar(), kQuoteMax) + "'";
 }
 
+/// Whether key path `key` is `path` or inside it: "source.table[2]" and
+/// "source.table.x" are inside "source.table" (a --set of that path made them).
+bool inside(const std::string& key, const std::string& path) {
+  if (key.compare(0, path.size(), path) != 0) return false;
+  return key.size() == path.size() || key[path.size()] == '.' || key[path.size()] == '[';
+}
+
 class Reader {
  public:
   Reader(std::string name, std::vector<Override> ov, YAML::Node root)
@@ -65,7 +73,7 @@ class Reader {
 
   std::string where(const YAML::Node& n, const std::string& key) const {
     for (const auto& o : overrides_)
-      if (o.path == key || key.rfind(o.path + ".", 0) == 0) return set_where(o.text);
+      if (inside(key, o.path)) return set_where(o.text);
     std::ostringstream s;
     s << name_;
     if (n.IsDefined() && n.Mark().line >= 0) s << ":" << n.Mark().line + 1 << ":" << n.Mark().column + 1;
@@ -188,6 +196,39 @@ class Reader {
   YAML::Node root_;
 };
 
+/// A number as the shortest text that reads back to the same double
+/// (0.0002, not 0.00020000000000000001 as 17 significant digits print it):
+/// what users read in --dry-run, the log and the files' provenance.
+std::string num(double v) {
+  char buf[40];
+  // %g with the fewest digits that read back exactly (%.17g always does).
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  // %g turns to exponent form once the exponent reaches the digits printed
+  // (20 -> "2e+01", 30000 -> "3e+04"): below 1e16 a plain number is as short
+  // to read and reads back the same, so print enough digits for that.
+  if (std::strchr(buf, 'e') && std::isfinite(v) && std::fabs(v) >= 1 && std::fabs(v) < 1e16) {
+    const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    std::snprintf(buf, sizeof buf, "%.*g", std::max(digits, exponent + 1), v);
+  }
+  return buf;
+}
+
+/// scheme.type auto made definite: the Strang step when K or c is a field in
+/// 3D (the axis operators do not commute; split.hpp), the Douglas step
+/// otherwise; decided where the fields are known by name and the grid is
+/// settled, so that the resolved config (outputs, checkpoints, --dry-run)
+/// records the scheme that runs.
+void resolve_scheme(RunConfig& c) {
+  if (c.problem.scheme != SchemeType::Auto) return;
+  bool fields = c.material.capacity.given();
+  for (int a = 0; a < 3; ++a) fields = fields || c.material.conductivity[a].given();
+  c.problem.scheme = HeatProblem::auto_scheme(fields, c.problem.n);
+}
+
 // Range checks in one line each at the call site.
 void require(const Reader& r, const YAML::Node& n, const std::string& key, bool ok, const std::string& expected) {
   if (!ok) r.fail(n, key, "expected " + expected + ", got " + describe(n));
@@ -234,6 +275,48 @@ void reject_duplicate_keys(const YAML::Node& n, const std::string& path,
   }
 }
 
+/// yaml-cpp builds an alias inside the node its anchor names (`grid: &a {nx:
+/// *a}`) as a node that contains itself: every walk over the config would
+/// never end (adi3d died of a stack overflow, from a file, a --set value and
+/// --dry-run alike). Refused, naming the key where the alias sits and the
+/// anchor's position. An alias shares its anchor's node and mark, so nodes
+/// are told apart by their marks; a node explored once is not walked again,
+/// so nested aliases (a "billion laughs" document) cost no more than the
+/// text. Other aliases (a shared `&defaults` mapping) stay allowed.
+void reject_recursive_aliases(const YAML::Node& n, const std::string& path,
+                              const std::function<std::string(const YAML::Mark&)>& where,
+                              std::map<std::pair<int, int>, int>& state) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  const YAML::Mark m = n.Mark();
+  const std::pair<int, int> id{m.line, m.column};
+  if (m.line >= 0) {
+    const auto it = state.find(id);
+    if (it != state.end()) {
+      if (it->second == 1)
+        throw ConfigError(where(m), path.empty() ? "(the document)" : path,
+                          "a recursive YAML alias: the node anchored at line " + std::to_string(m.line + 1) +
+                              ", column " + std::to_string(m.column + 1) +
+                              " contains an alias to itself, which makes an endless config; write the values out "
+                              "(an alias may only name a node outside itself)",
+                          __FILE__, __LINE__);
+      return;  // explored already
+    }
+    state[id] = 1;
+  }
+  if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i)
+      reject_recursive_aliases(n[i], path + "[" + std::to_string(i) + "]", where, state);
+  } else {
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string k = it->first.IsScalar() ? printable(it->first.Scalar(), kQuoteMax) : std::string("?");
+      const std::string key = path.empty() ? k : path + "." + k;
+      reject_recursive_aliases(it->first, key, where, state);
+      reject_recursive_aliases(it->second, key, where, state);
+    }
+  }
+  if (m.line >= 0) state[id] = 2;
+}
+
 /// The one document of `text`. YAML::Load reads the first document and drops
 /// the rest without a word; YAML::LoadAll would see them, but yaml-cpp's
 /// LoadAll never returns on some inputs (a lone "," value: found by
@@ -250,6 +333,10 @@ YAML::Node load_one_document(const std::string& text, const std::function<std::s
   } catch (const YAML::ParserException& e) {
     throw ConfigError(where(e.mark), key, (key.empty() ? "YAML syntax error: " : "value is not valid YAML: ") + e.msg,
                       __FILE__, __LINE__);
+  }
+  {
+    std::map<std::pair<int, int>, int> state;
+    reject_recursive_aliases(root, key, where, state);
   }
   auto content_from = [](const std::string& line, std::size_t from) {
     const std::size_t q = line.find_first_not_of(" \t\r", from);
@@ -420,6 +507,9 @@ void read_grid(const Reader& r, const YAML::Node& n, RunConfig& c) {
   r.only_keys(n, "grid", {"nx", "ny", "nz"});
   const char* nn[3] = {"nx", "ny", "nz"};
   c.given.grid = n.IsDefined() && !n.IsNull();
+  // Which axes are flat is known once the file is read (settle_grid): the
+  // readers below then record what they would check against the grid.
+  c.grid_pending = from_file && !c.given.grid;
   for (int a = 0; a < 3 && c.given.grid; ++a) {
     const std::string key = std::string("grid.") + nn[a];
     const YAML::Node v = n[nn[a]];
@@ -509,21 +599,25 @@ TimeTable read_table(const Reader& r, const YAML::Node& n, const std::string& ke
 /// A per-axis map {x: .., y: .., z: ..}: every axis that is not flat must be
 /// named, or a `default:` given (#15: a partial map never fills in silently).
 template <class F>
-void read_per_axis(const Reader& r, const YAML::Node& n, const std::string& key, const HeatProblem& p, F&& one) {
+void read_per_axis(const Reader& r, const YAML::Node& n, const std::string& key, RunConfig& c, F&& one) {
   r.only_keys(n, key, {"x", "y", "z", "default"});
   const char* an[3] = {"x", "y", "z"};
   std::string missing;
+  PendingAxes pending{key, r.where(n, key), {}};
   for (int a = 0; a < 3; ++a) {
     if (const YAML::Node v = n[an[a]])
       one(a, v, key + "." + an[a]);
     else if (const YAML::Node d = n["default"])
       one(a, d, key + ".default");
-    else if (!p.flat(a))
+    else if (c.grid_pending)
+      pending.missing[a] = true;  // fine if the file's grid makes the axis flat
+    else if (!c.problem.flat(a))
       missing += (missing.empty() ? "" : ", ") + std::string(an[a]);
   }
   if (!missing.empty())
     r.fail(n, key,
            "missing axis " + missing + ": a per-axis map names x, y and z (or gives default: for the others)");
+  if (pending.missing[0] || pending.missing[1] || pending.missing[2]) c.pending_axes.push_back(pending);
 }
 
 void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c) {
@@ -535,7 +629,7 @@ void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c) {
     alpha.fill(v);
     return;
   }
-  read_per_axis(r, n, "diffusivity", c.problem, [&](int a, const YAML::Node& v, const std::string& key) {
+  read_per_axis(r, n, "diffusivity", c, [&](int a, const YAML::Node& v, const std::string& key) {
     alpha[a] = r.real(v, key);
     require(r, v, key, alpha[a] >= 0, "a diffusivity >= 0 [m^2/s]");
   });
@@ -548,6 +642,7 @@ void read_material(const Reader& r, const YAML::Node& n, RunConfig& c) {
   r.only_keys(n, "material", {"conductivity", "heat_capacity"});
   MaterialConfig& m = c.material;
   m.given = true;
+  if (!n.IsMap()) r.fail(n, "material", "expected a mapping {conductivity: K, heat_capacity: c}, got " + describe(n));
   if (const YAML::Node k = n["conductivity"]) {
     const std::string key = "material.conductivity";
     if (k.IsMap() && (k["file"] || k["dataset"])) {  // one field for all axes
@@ -555,7 +650,7 @@ void read_material(const Reader& r, const YAML::Node& n, RunConfig& c) {
       m.conductivity[1] = m.conductivity[2] = m.conductivity[0];
       m.isotropic_field = true;
     } else if (k.IsMap()) {
-      read_per_axis(r, k, key, c.problem, [&](int a, const YAML::Node& v, const std::string& ak) {
+      read_per_axis(r, k, key, c, [&](int a, const YAML::Node& v, const std::string& ak) {
         read_number_or_field(r, v, ak, c.problem.alpha[a], m.conductivity[a], true, kConductivityExpected);
       });
     } else {
@@ -578,9 +673,12 @@ void read_source(const Reader& r, const YAML::Node& n, RunConfig& c) {
     FieldRef unused;
     read_number_or_field(r, n, "source", v, unused, false, expected);
     c.problem.source = v;
+    c.positions.emplace_back("source.power_density", r.where(n, "source"));
     return;
   }
   r.only_keys(n, "source", {"power_density", "table"});
+  for (const char* k : {"power_density", "table"})
+    if (n[k]) c.positions.emplace_back(std::string("source.") + k, r.where(n[k], std::string("source.") + k));
   if (!n["power_density"])
     r.fail(n, "source.power_density", "missing; expected a power density [W/m^3] or a field {file: ..., dataset: ...}");
   read_number_or_field(r, n["power_density"], "source.power_density", c.problem.source, c.material.source, false,
@@ -597,8 +695,12 @@ struct FaceSpec {
 
 /// One face: a short form (dirichlet, neumann, insulated, periodic) or
 /// {type: ..., and the keys of that type}.
-FaceSpec read_face(const Reader& r, const YAML::Node& n, const std::string& key) {
+FaceSpec read_face(const Reader& r, const YAML::Node& n, const std::string& key,
+                   std::vector<std::pair<std::string, std::string>>& positions) {
   FaceSpec f;
+  if (n.IsMap())
+    for (const char* k : {"value", "flux", "h", "ambient", "table"})
+      if (n[k]) positions.emplace_back(key + "." + k, r.where(n[k], key + "." + k));
   const std::vector<std::pair<const char*, int>> types{{"dirichlet", 0}, {"neumann", 1},   {"insulated", 2},
                                                        {"convective", 3}, {"robin", 3},    {"periodic", 4}};
   const YAML::Node t = n.IsMap() ? n["type"] : n;
@@ -667,9 +769,10 @@ void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
     set[2 * a + side] = true;
     node[2 * a + side] = n;
     key[2 * a + side] = k;
+    c.faces[2 * a + side] = FaceOrigin{k, r.where(n, k), k != "boundary" && k != "boundary.default", false};
   };
   if (!b.IsMap()) {  // one kind for all faces
-    const FaceSpec f = read_face(r, b, "boundary");
+    const FaceSpec f = read_face(r, b, "boundary", c.positions);
     for (int a = 0; a < 3; ++a)
       if (!p.flat(a))
         for (int side = 0; side < 2; ++side) put(a, side, f, b, "boundary");
@@ -693,10 +796,10 @@ void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
           if (!n[s])
             r.fail(n, k + "." + s, std::string("missing; name both faces of the axis (lo and hi), or use ") + ax[a] +
                                        "_lo / " + ax[a] + "_hi and boundary.default");
-          put(a, side, read_face(r, n[s], k + "." + s), n[s], k + "." + s);
+          put(a, side, read_face(r, n[s], k + "." + s, c.positions), n[s], k + "." + s);
         }
       } else {
-        const FaceSpec f = read_face(r, n, k);
+        const FaceSpec f = read_face(r, n, k, c.positions);
         put(a, 0, f, n, k);
         put(a, 1, f, n, k);
       }
@@ -716,16 +819,18 @@ void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
           if (!face_set)
             r.fail(n, "boundary." + face, "this face is also set by " + key[2 * a + side] + "; give each face once");
         }
-        put(a, side, read_face(r, n, "boundary." + face), n, "boundary." + face);
+        put(a, side, read_face(r, n, "boundary." + face, c.positions), n, "boundary." + face);
       }
     std::string missing;
     const YAML::Node d = b["default"];
-    const FaceSpec def = d ? read_face(r, d, "boundary.default") : FaceSpec{};
+    const FaceSpec def = d ? read_face(r, d, "boundary.default", c.positions) : FaceSpec{};
     for (int a = 0; a < 3; ++a)
       for (int side = 0; side < 2; ++side) {
         if (p.flat(a) || set[2 * a + side]) continue;
         if (d)
           put(a, side, def, d, "boundary.default");
+        else if (c.grid_pending)  // an error unless the file's grid makes the axis flat (settle_grid)
+          c.faces[2 * a + side] = FaceOrigin{"boundary", r.where(b, "boundary"), false, true};
         else
           missing += (missing.empty() ? "" : ", ") + std::string(ax[a]) + (side ? "_hi" : "_lo");
       }
@@ -747,42 +852,32 @@ void read_boundary(const Reader& r, const YAML::Node& b, RunConfig& c) {
 }
 
 void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
-  double& dt = c.problem.dt;
+  TimeRequest& q = c.time_request;
   if (!t) r.missing("time", "missing section 'time' (dt and either steps or t_end)");
-  r.only_keys(t, "time", {"dt", "steps", "t_end"});
+  r.only_keys(t, "time", {"dt", "steps", "t_end", "start"});
   if (!t["dt"]) r.fail(t, "time.dt", "missing; expected a time step > 0 [s]");
-  dt = r.real(t["dt"], "time.dt");
-  require(r, t["dt"], "time.dt", dt > 0, "a time step > 0 [s]");
+  q.dt = r.real(t["dt"], "time.dt");
+  require(r, t["dt"], "time.dt", q.dt > 0, "a time step > 0 [s]");
+  if (const YAML::Node s0 = t["start"]) c.t_start = r.real(s0, "time.start");
+  c.axis = TimeAxis{};
+  c.axis.t0 = c.t_start;
   if (t["steps"] && t["t_end"]) r.fail(t["t_end"], "time.t_end", "give either time.steps or time.t_end, not both");
   if (const YAML::Node s = t["steps"]) {
-    c.steps = r.integer(s, "time.steps");
-    require(r, s, "time.steps", c.steps >= 0, "an integer >= 0");
+    q.steps = r.integer(s, "time.steps");
+    require(r, s, "time.steps", q.steps >= 0, "an integer >= 0");
+    q.where = r.where(s, "time.steps");
   } else if (const YAML::Node e = t["t_end"]) {
-    const double te = r.real(e, "time.t_end");
-    require(r, e, "time.t_end", te >= 0, "a time >= 0 [s]");
-    // The run ends exactly at t_end: the number of steps is rounded up and dt
-    // shrunk to fit, never stretched (the run logs it). When t_end is a whole
-    // number of steps up to round-off, dt stays the value given, bit for bit:
-    // te / round(te / dt) differs from dt in the last bit for a third of
-    // such t_end (0.07 / 0.0002), and a restarted run extended by
-    // --set time.t_end=... must keep the checkpoint's dt.
-    const double q = te / dt;
-    require(r, e, "time.t_end", q < 1e12, "fewer than 1e12 steps of dt");
-    const double whole = std::round(q);
-    if (whole >= 1 && std::fabs(q - whole) <= 1e-9 * whole) {
-      c.steps = static_cast<index_t>(whole);
-    } else {
-      c.steps = static_cast<index_t>(std::ceil(q));
-      if (c.steps > 0) {
-        c.dt_given = dt;
-        dt = te / static_cast<double>(c.steps);
-      }
-    }
+    q.by_t_end = true;
+    q.t_end = r.real(e, "time.t_end");
+    require(r, e, "time.t_end", q.t_end >= c.t_start,
+            c.t_start == 0.0 ? std::string("a time >= 0 [s]") : "a time >= time.start = " + number_words(c.t_start) + " [s]");
+    q.where = r.where(e, "time.t_end");
   } else {
     r.fail(t, "time", "missing time.steps or time.t_end");
   }
-  // Every step's time t = step * dt must be a finite number (the files store
-  // it; the output schedule divides it): check_derived, after the mesh ratio.
+  resolve_time(c);
+  // Every step's time must be a finite number (the files store it; the
+  // output schedule divides it): check_derived, after the mesh ratio.
 }
 
 void read_scheme(const Reader& r, const YAML::Node& n, RunConfig& c) {
@@ -1025,6 +1120,20 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
            "expected a path of at most 4095 bytes whose names are at most 255 bytes each, got " +
                std::to_string(name->size()) + " bytes ('" + printable(*name, kQuoteMax) + "')");
   }
+  // The .xmf names each dataset as "<file name>:/steps/.../u", and XDMF
+  // readers (ParaView's) split that at the first colon: a colon in the
+  // output's name makes a sidecar that points at a file that is not there.
+  if (c.output.xdmf) {
+    const std::string& f = c.output.file;
+    const std::string base = f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1);
+    if (base.find(':') != std::string::npos) {
+      const YAML::Node o = root["output"];
+      r.fail(o.IsMap() && o["file"] ? o["file"] : o, "output.file",
+             "expected a file name without ':' (the .xmf sidecar names datasets as <file>:/steps/..., and ParaView "
+             "splits that at the first ':'), got '" + printable(f, kQuoteMax) +
+                 "'; choose another name, or set output.xdmf: false");
+    }
+  }
   if (!std::isfinite(c.t_end) || c.t_end > 1e300) {
     std::ostringstream s;
     s << "time.steps x time.dt = " << c.steps << " x " << p.dt << " is not a finite time; expected fewer steps or a smaller dt";
@@ -1152,7 +1261,6 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
     for (const Section& s : kSections)
       if (first(s.key) == pass_first) s.read(r, root[s.key], c);
 
-  c.t_end = static_cast<double>(c.steps) * c.problem.dt;
   // diffusivity is K / c with c = 1: beside a material it would say K twice.
   if (const YAML::Node m = root["material"]) {
     if (root["diffusivity"] && m.IsMap() && (m["conductivity"] || m["heat_capacity"]))
@@ -1161,14 +1269,22 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
                  ": diffusivity is K / c with c = 1; give either diffusivity or material {conductivity, "
                  "heat_capacity}");
   }
-  // scheme.type auto: the Strang step when K or c is a field in 3D (the
-  // axis operators do not commute; split.hpp), the Douglas step otherwise;
-  // decided here, where the fields are known by name, so that the resolved
-  // config (outputs, checkpoints, --dry-run) records the scheme that runs.
-  if (c.problem.scheme == SchemeType::Auto) {
-    bool fields = c.material.capacity.given();
-    for (int a = 0; a < 3; ++a) fields = fields || c.material.conductivity[a].given();
-    c.problem.scheme = HeatProblem::auto_scheme(fields, c.problem.n);
+  // scheme.type auto (resolve_scheme; a grid taken from the initial file
+  // is settled later: settle_grid).
+  if (!c.grid_pending) resolve_scheme(c);
+  if (const YAML::Node n = root["material"]) {
+    // Inside `material:` the values are SI: a forgotten property has no
+    // meaningful default (c = 1 J/(m^3 K) made steel diffuse about 3.6
+    // million times too fast). `diffusivity:` is the form whose c is 1.
+    if (!n["conductivity"])
+      r.fail(n, "material.conductivity",
+             "missing; expected the conductivity K [W/(m K)] (a number, {x: .., y: .., z: ..} or a field {file: .., "
+             "dataset: ..}); for a diffusivity alpha [m^2/s] write diffusivity: alpha instead of material:");
+    if (!n["heat_capacity"])
+      r.fail(n, "material.heat_capacity",
+             "missing; expected the volumetric heat capacity c = rho c_p [J/(m^3 K)] (a number or a field {file: .., "
+             "dataset: ..}): there is no default for it (for a diffusivity alpha [m^2/s] with c = 1 write diffusivity: "
+             "alpha instead of material:)");
   }
   // The analytic mode is the eigenmode of the constant-coefficient problem
   // with Dirichlet / insulated faces: its errors mean nothing elsewhere.
@@ -1180,6 +1296,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
                "no source; this case has none: expected initial: {value: T} or {file: ..., dataset: ...}");
   }
   check_derived(r, root, c);
+  if (!c.grid_pending) check_face_data(c);
   check_probes_destination(r, root, c);
   try {
     c.problem.validate();  // belt and braces: the checks above should have caught everything
@@ -1187,27 +1304,6 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
     r.fail(root, "", e.what());
   }
   return c;
-}
-
-/// A number as the shortest text that reads back to the same double
-/// (0.0002, not 0.00020000000000000001 as 17 significant digits print it):
-/// what users read in --dry-run, the log and the files' provenance.
-std::string num(double v) {
-  char buf[40];
-  // %g with the fewest digits that read back exactly (%.17g always does).
-  int digits = 1;
-  for (; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  // %g turns to exponent form once the exponent reaches the digits printed
-  // (20 -> "2e+01", 30000 -> "3e+04"): below 1e16 a plain number is as short
-  // to read and reads back the same, so print enough digits for that.
-  if (std::strchr(buf, 'e') && std::isfinite(v) && std::fabs(v) >= 1 && std::fabs(v) < 1e16) {
-    const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-    std::snprintf(buf, sizeof buf, "%.*g", std::max(digits, exponent + 1), v);
-  }
-  return buf;
 }
 
 void emit_field(YAML::Emitter& e, const FieldRef& f) {
@@ -1318,7 +1414,10 @@ std::string emit_resolved_impl(const RunConfig& c) {
   }
   e << YAML::EndMap;
   e << YAML::Key << "time" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "dt" << YAML::Value
-    << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps << YAML::EndMap;
+    << num(p.dt) << YAML::Key << "steps" << YAML::Value << c.steps;
+  // Only when set: the resolved configs of the other runs stay as they were.
+  if (c.t_start != 0.0) e << YAML::Key << "start" << YAML::Value << number_words(c.t_start);
+  e << YAML::EndMap;
   e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
     << scheme_name(p.scheme_in_use()) << YAML::Key << "theta" << YAML::Value << num(p.theta) << YAML::EndMap;
   e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
@@ -1351,9 +1450,9 @@ std::string emit_resolved_impl(const RunConfig& c) {
     const ProbesConfig& pc = c.probes;
     e << YAML::Key << "probes" << YAML::Value << YAML::BeginMap << YAML::Key << "points" << YAML::Value
       << YAML::BeginMap;
-    for (const ProbePoint& p : pc.points)
-      e << YAML::Key << p.name << YAML::Value << YAML::Flow << YAML::BeginSeq << num(p.x[0]) << num(p.x[1])
-        << num(p.x[2]) << YAML::EndSeq;
+    for (const ProbePoint& pt : pc.points)
+      e << YAML::Key << pt.name << YAML::Value << YAML::Flow << YAML::BeginSeq << num(pt.x[0]) << num(pt.x[1])
+        << num(pt.x[2]) << YAML::EndSeq;
     e << YAML::EndMap << YAML::Key << "every" << YAML::Value << pc.every << YAML::Key << "csv" << YAML::Value;
     if (!pc.csv_file.empty())
       e << YAML::DoubleQuoted << pc.csv_file;
@@ -1372,6 +1471,212 @@ std::string emit_resolved_impl(const RunConfig& c) {
 }
 
 }  // namespace
+
+std::string number_words(double v) {
+  char buf[64];
+  const double a = std::fabs(v);
+  if (v == 0 || (a >= 1e-4 && a < 1e16)) {
+    for (int decimals = 0; decimals <= 20; ++decimals) {
+      std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+      if (std::strtod(buf, nullptr) == v) return buf;
+    }
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+namespace {
+std::string position_of(const RunConfig& c, const std::string& key, const std::string& fallback) {
+  for (const auto& [k, w] : c.positions)
+    if (k == key) return w;
+  return fallback;
+}
+}  // namespace
+
+void check_face_data(const RunConfig& c) {
+  const HeatProblem& p = c.problem;
+  const bool f32 = c.precision == Precision::F32;
+  const double largest = f32 ? static_cast<double>(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+  const char* prec = precision_name(c.precision);
+  // The largest |f(t)| of a table (piecewise linear: at its points; 1 without
+  // one) and the largest change of f between two times.
+  auto fmax = [](const TimeTable& t) {
+    double m = t.empty() ? 1.0 : 0.0;
+    for (const double v : t.v) m = std::max(m, std::fabs(v));
+    return m;
+  };
+  auto fspan = [](const TimeTable& t) {
+    if (t.empty()) return 0.0;
+    return *std::max_element(t.v.begin(), t.v.end()) - *std::min_element(t.v.begin(), t.v.end());
+  };
+  // With a capacity field the values of c are not known here: the checks
+  // that divide by c use the constant only.
+  const double cap = p.material.capacity ? 0.0 : p.capacity;
+  auto need = [&](const std::string& key, const std::string& where, const std::string& what, double v,
+                  const std::string& advice) {
+    if (std::isfinite(v) && std::fabs(v) <= largest) return;
+    throw ConfigError(where, key,
+                      what + " = " + number_words(v) + " is not a finite " + prec +
+                          " number: the step would overflow (exit 5 at the first step); expected " + advice,
+                      __FILE__, __LINE__);
+  };
+  const char* ax = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a) || p.periodic(a)) continue;
+    const double h = p.spacing(a);
+    for (int side = 0; side < 2; ++side) {
+      const Boundary b = side ? p.hi[a] : p.lo[a];
+      const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+      const FaceOrigin& o = c.faces[2 * a + side];
+      const std::string face = o.key.empty() ? std::string("boundary.") + ax[a] + (side ? "_hi" : "_lo") : o.key;
+      auto at = [&](const char* sub) { return position_of(c, face + "." + sub, o.where.empty() ? c.source : o.where); };
+      const double F = fmax(d.table), S = fspan(d.table);
+      const std::string hx = std::string("h_") + ax[a];
+      if (b == Boundary::Dirichlet && d.value_from_initial && !d.table.empty()) {
+        // The initial field's face values times f(t): known here for a
+        // uniform start; for a file, f itself must be a finite number.
+        const double v = c.initial.kind == InitialConfig::Kind::Uniform ? c.initial.value : 1.0;
+        need(face + ".table", at("table"),
+             c.initial.kind == InitialConfig::Kind::Uniform
+                 ? "initial.value x table factor = " + number_words(v) + " x " + number_words(F)
+                 : "the table factor " + number_words(F),
+             v * F, "table factors whose products with the face's values are finite");
+      } else if (b == Boundary::Dirichlet && !d.value_from_initial) {
+        need(face + ".value", at("value"), "value x table factor = " + number_words(d.value) + " x " + number_words(F), d.value * F,
+             "a value whose product with the table's factors is finite");
+        need(face + ".value", at("value"), "value x (largest - smallest table factor) = " + number_words(d.value) + " x " + number_words(S),
+             d.value * S, "a value whose changes over the table are finite");
+      } else if (b == Boundary::Neumann && d.flux != 0.0) {
+        const double beta = 2.0 * d.flux * F / h;
+        need(face + ".flux", at("flux"), "2 flux x table factor / " + hx + " = 2 x " + number_words(d.flux) + " x " + number_words(F) + " / " + number_words(h),
+             beta, "a smaller flux or table factor");
+        if (cap > 0)
+          need(face + ".flux", at("flux"), "dt x 2 flux x table factor / (" + hx + " c) = " + number_words(p.dt) + " x " + number_words(beta) + " / " + number_words(cap),
+               p.dt * beta / cap, "a smaller flux, table factor or time step");
+      } else if (b == Boundary::Robin) {
+        const double g = 2.0 * d.h / h;
+        need(face + ".h", at("h"), "2 h / " + hx + " = 2 x " + number_words(d.h) + " / " + number_words(h), g,
+             "a smaller heat transfer coefficient h");
+        if (cap > 0)
+          need(face + ".h", at("h"), "theta dt 2 h / (" + hx + " c) = " + number_words(p.theta) + " x " + number_words(p.dt) + " x " + number_words(g) + " / " + number_words(cap),
+               p.theta * p.dt * g / cap, "a smaller heat transfer coefficient h or time step");
+        const double beta = g * d.ambient * F;
+        need(face + ".ambient", at("ambient"),
+             "2 h x ambient x table factor / " + hx + " = " + number_words(g) + " x " + number_words(d.ambient) + " x " + number_words(F), beta,
+             "a smaller ambient temperature, table factor or h");
+        if (cap > 0)
+          need(face + ".ambient", at("ambient"), "dt x 2 h ambient f / (" + hx + " c) = " + number_words(p.dt) + " x " + number_words(beta) + " / " + number_words(cap),
+               p.dt * beta / cap, "a smaller ambient temperature, table factor, h or time step");
+      }
+    }
+  }
+  if (!p.material.source && p.source != 0.0) {
+    const double F = std::max(fmax(p.source_table), 0.0);
+    const std::string at = position_of(c, "source.power_density", c.source);
+    need("source.power_density", at, "power density x table factor = " + number_words(p.source) + " x " + number_words(F), p.source * F,
+         "a smaller power density or table factor");
+    if (cap > 0)
+      need("source.power_density", at, "dt x power density x table factor / c = " + number_words(p.dt) + " x " + number_words(p.source * F) + " / " + number_words(cap),
+           p.dt * p.source * F / cap, "a smaller power density, table factor or time step");
+  }
+}
+
+void settle_grid(RunConfig& c, const std::string& grid_from) {
+  if (!c.grid_pending) return;
+  c.grid_pending = false;
+  HeatProblem& p = c.problem;
+  const char* ax = "xyz";
+  const char* nn[3] = {"nx", "ny", "nz"};
+  auto grid_words = [&](int a) {
+    return std::string(nn[a]) + " = " + std::to_string(p.n[a]) + " from " + grid_from;
+  };
+  // A flat axis has no faces: naming one is an error, as with nz: 1 in the
+  // config; faces a scalar `boundary:` or `default:` gave it are dropped.
+  for (int a = 0; a < 3; ++a) {
+    if (!p.flat(a)) continue;
+    for (int side = 0; side < 2; ++side) {
+      FaceOrigin& o = c.faces[2 * a + side];
+      if (o.named)
+        throw ConfigError(o.where, o.key,
+                          std::string("the ") + ax[a] + " axis is flat (" + grid_words(a) +
+                              ": a 2D or 1D problem) and has no faces; remove this key",
+                          __FILE__, __LINE__);
+      o = FaceOrigin{};
+      (side ? p.hi : p.lo)[a] = Boundary::Dirichlet;
+      (side ? p.hi_data : p.lo_data)[a] = FaceData{};
+    }
+  }
+  std::string missing, where;
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      const FaceOrigin& o = c.faces[2 * a + side];
+      if (p.flat(a) || !o.missing) continue;
+      missing += (missing.empty() ? "" : ", ") + std::string(1, ax[a]) + (side ? "_hi" : "_lo");
+      where = o.where;
+    }
+  if (!missing.empty())
+    throw ConfigError(where, "boundary",
+                      "missing face " + missing + " (the grid of " + grid_from +
+                          " is not flat there): name every face (x, y, z, or x_lo ... z_hi), or give boundary.default",
+                      __FILE__, __LINE__);
+  for (const PendingAxes& m : c.pending_axes) {
+    std::string axes;
+    for (int a = 0; a < 3; ++a)
+      if (m.missing[a] && !p.flat(a)) axes += (axes.empty() ? "" : ", ") + std::string(1, ax[a]);
+    if (!axes.empty())
+      throw ConfigError(m.where, m.key,
+                        "missing axis " + axes + " (the grid of " + grid_from +
+                            " is not flat there): a per-axis map names x, y and z (or gives default: for the others)",
+                        __FILE__, __LINE__);
+  }
+  c.pending_axes.clear();
+  resolve_scheme(c);
+  check_face_data(c);
+}
+
+void resolve_time(RunConfig& c) {
+  const TimeRequest& q = c.time_request;
+  double& dt = c.problem.dt;
+  dt = q.dt;
+  c.dt_given = 0.0;
+  if (!q.by_t_end) {
+    c.steps = q.steps;
+  } else {
+    // The run ends exactly at t_end: the number of steps from the axis'
+    // origin is rounded up and dt shrunk to fit, never stretched (the run
+    // logs it). When t_end is a whole number of steps up to round-off, dt
+    // stays the value given, bit for bit: span / round(span / dt) differs
+    // from dt in the last bit for a third of such t_end (0.07 / 0.0002), and
+    // a restarted run extended by --set time.t_end=... keeps its dt.
+    const double span = q.t_end - c.axis.t0;
+    if (!(span >= 0))
+      throw ConfigError(q.where, "time.t_end",
+                        "expected a time >= " + number_words(c.axis.t0) + " s (the time of step " + std::to_string(c.axis.s0) +
+                            ", where this run's time axis starts), got " + number_words(q.t_end),
+                        __FILE__, __LINE__);
+    const double n = span / q.dt;
+    if (!(n < 1e12))
+      throw ConfigError(q.where, "time.t_end",
+                        "expected fewer than 1e12 steps of dt, got (t_end - " + number_words(c.axis.t0) + ") / dt = " + number_words(n),
+                        __FILE__, __LINE__);
+    const double whole = std::round(n);
+    index_t count = 0;
+    if (whole >= 1 && std::fabs(n - whole) <= 1e-9 * whole) {
+      count = static_cast<index_t>(whole);
+    } else {
+      count = static_cast<index_t>(std::ceil(n));
+      if (count > 0) {
+        c.dt_given = q.dt;
+        dt = span / static_cast<double>(count);
+      }
+    }
+    c.steps = c.axis.s0 + count;
+  }
+  c.t_end = c.axis.time_of(c.steps, dt);
+}
 
 RunConfig parse_config(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
   YAML::Node root = parse_yaml(text, name);

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <mutex>
 #include <unistd.h>
 
 namespace adi::io::detail {
@@ -57,9 +60,82 @@ std::string hdf5_error_text() {
   return text;
 }
 
+void require_regular_input(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // the open says why
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISREG(st.st_mode)  ? nullptr
+                                            : "not a regular file";
+  if (kind)
+    throw IoError(path + ": cannot read " + what + ": it is " + kind +
+                      ", not a file (adi3d reads HDF5 files; a FIFO would block the read, a device never ends)",
+                  __FILE__, __LINE__);
+}
+
+std::string open_failure_words(const std::string& h5) {
+  // HDF5 locks a file that a program has open for writing (a running job,
+  // an open h5py session): "unable to lock file, errno = 11 ... Resource
+  // temporarily unavailable". (Not every "lock" is one: a truncated file's
+  // message names the superblock, "sblock".)
+  if (h5.find("unable to lock") != std::string::npos || h5.find("Resource temporarily unavailable") != std::string::npos)
+    return "the file is locked by another program that has it open for writing (HDF5 file locking; a running job "
+           "or an open h5py/ParaView session?); close it first, or set HDF5_USE_FILE_LOCKING=FALSE to read it "
+           "anyway (HDF5: " + h5 + ")";
+  if (h5.find("truncated file") != std::string::npos)
+    return "the file is truncated or damaged: it is shorter than its HDF5 superblock says (a copy or transfer that did not "
+           "finish?) (HDF5: " + h5 + ")";
+  return "the file is truncated or damaged" + (h5.empty() ? std::string() : " (HDF5: " + h5 + ")");
+}
+
 void throw_hdf5(const std::string& context, const std::string& what, const char* file, int line) {
   const std::string h5 = hdf5_error_text();
-  throw IoError(context + ": " + what + (h5.empty() ? "" : " (HDF5: " + h5 + ")"), file, line);
+  const std::string msg = context + ": " + what + (h5.empty() ? "" : " (HDF5: " + h5 + ")");
+  note_error(msg);
+  throw IoError(msg, file, line);
+}
+
+namespace {
+std::mutex g_note_mutex;
+std::string g_note;
+std::string human(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024.0 && u < 4) b /= 1024.0, ++u;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return buf;
+}
+}  // namespace
+
+void note_error(const std::string& message) {
+  std::lock_guard<std::mutex> lock(g_note_mutex);
+  if (g_note.empty()) g_note = message.empty() ? std::string("an HDF5 call failed") : message;
+}
+
+double free_bytes(const std::string& path) {
+  struct statvfs v {};
+  if (::statvfs(parent_dir(path).c_str(), &v) != 0) return -1.0;
+  return static_cast<double>(v.f_bavail) * static_cast<double>(v.f_frsize);
+}
+
+std::string space_note(const std::string& path, double need, const std::string& message) {
+  if (message.find("No space left on device") != std::string::npos) return "";
+  const double free = free_bytes(path);
+  if (free < 0 || free >= need) return "";
+  return "; No space left on device: the file system of '" + parent_dir(path) + "' has " + human(free) +
+         " free (this write needs about " + human(need) + ")";
+}
+
+void require_space(const std::string& path, double need, const std::string& what) {
+  const double free = free_bytes(path);
+  if (free < 0 || free >= need) return;
+  throw IoError(what + ": No space left on device: the file system of '" + parent_dir(path) + "' has " + human(free) +
+                    " free, and this write needs about " + human(need) + "; nothing of it was written",
+                __FILE__, __LINE__);
 }
 
 H5Id open_group(hid_t loc, const std::string& name, const std::string& context) {
@@ -499,3 +575,26 @@ bool path_exists_on_disk(const std::string& path) {
 }
 
 }  // namespace adi::io::detail
+
+namespace adi::io {
+
+std::string io_error_note() {
+  std::lock_guard<std::mutex> lock(detail::g_note_mutex);
+  return detail::g_note;
+}
+
+void clear_io_error_note() {
+  std::lock_guard<std::mutex> lock(detail::g_note_mutex);
+  detail::g_note.clear();
+}
+
+bool hdf5_files_open() {
+  detail::init_hdf5();
+  return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) > 0;
+}
+
+std::string disk_space_note(const std::string& path, double need, const std::string& message) {
+  return detail::space_note(path, need, message);
+}
+
+}  // namespace adi::io

@@ -184,5 +184,29 @@ bool write_all(int fd, const void* p, std::size_t n);
 std::string parent_dir(const std::string& path);
 std::string base_name(const std::string& path);
 std::string errno_text(int err);
+/// Bytes an unprivileged process may still write on the file system of
+/// `path`'s folder (statvfs f_bavail; -1 when unknown).
+double free_bytes(const std::string& path);
+/// "; No space left on device: the file system of 'dir' has 12 KiB free
+/// (this write needs about 2.0 MiB)" when it has less than `need` bytes free
+/// (and the message does not say so already), else "".
+std::string space_note(const std::string& path, double need, const std::string& message = "");
+/// IoError "<what>: No space left on device: ..." before a write of about
+/// `need` bytes that cannot fit: refused before HDF5 is called (a collective
+/// write that fails inside HDF5 on one rank leaves the ranks in different
+/// calls of the library).
+void require_space(const std::string& path, double need, const std::string& what);
+/// Records the first HDF5 error this process meets (throw_hdf5 calls it), for
+/// io_error_note().
+void note_error(const std::string& message);
+
+/// An input that is not a regular file (a FIFO, a device, a folder: reading
+/// one blocks, or reads endless or no bytes): IoError "<path>: cannot read
+/// <what>: it is a FIFO (named pipe), not a file", before any byte is read.
+void require_regular_input(const std::string& path, const std::string& what);
+/// Why H5Fopen failed on an existing file, in words, from HDF5's error
+/// text (consumed): "the file is locked by another program ...", "the file
+/// is truncated ...", or "the file is damaged (HDF5: ...)".
+std::string open_failure_words(const std::string& h5);
 
 }  // namespace adi::io::detail

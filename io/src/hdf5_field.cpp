@@ -45,22 +45,14 @@ H5Id open_existing(const std::string& file, const std::string& what) {
     throw IoError(file + ": cannot open " + what + " (" + detail::errno_text(err) + ")", __FILE__, __LINE__);
   }
   if (S_ISDIR(st.st_mode)) throw IoError(file + ": is a directory, expected an HDF5 file", __FILE__, __LINE__);
+  detail::require_regular_input(file, what);
   const htri_t is = H5Fis_hdf5(file.c_str());
   if (is == 0) throw IoError(file + ": not an HDF5 file (no HDF5 signature)", __FILE__, __LINE__);
   if (is < 0) detail::throw_hdf5(file, "cannot read " + what, __FILE__, __LINE__);
   const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) {
-    const std::string h5 = detail::hdf5_error_text();
-    // HDF5 locks a file that a program has open for writing (a running job,
-    // an open h5py session): say that, not "damaged".
-    if (h5.find("lock") != std::string::npos)
-      throw IoError(file + ": cannot open " + what +
-                        ": the file is locked by another program that has it open for writing (HDF5 file "
-                        "locking; a running job or an open h5py/ParaView session?); close it first, or set "
-                        "HDF5_USE_FILE_LOCKING=FALSE to read it anyway (HDF5: " + h5 + ")",
-                    __FILE__, __LINE__);
-    throw IoError(file + ": cannot open " + what + ": the file is truncated or damaged" +
-                      (h5.empty() ? "" : " (HDF5: " + h5 + ")"),
+    // A lock (a running job's file) is not damage: say which it is.
+    throw IoError(file + ": cannot open " + what + ": " + detail::open_failure_words(detail::hdf5_error_text()),
                   __FILE__, __LINE__);
   }
   return H5Id(f, H5Fclose);
@@ -200,6 +192,10 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
   return info;
 }
 
+void require_regular_input(const std::string& path, const std::string& what) {
+  detail::require_regular_input(path, what);
+}
+
 template <class T>
 FieldData<T> read_field(const FieldInfo& info) {
   H5Id f = open_existing(info.file, "the initial field");
@@ -293,6 +289,8 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
       c.origin = *f.origin;
     }
   }
+  // Which axes are flat is known now: the checks that needed it.
+  settle_grid(c, ctx);
   try {
     p.validate();
   } catch (const Error& e) {

@@ -6,6 +6,7 @@
 #include "output_probes.hpp"
 
 #include <adi/io/hdf5.hpp>
+#include <adi/io/identity.hpp>
 #include <adi/io/lock.hpp>
 #include <adi/io/xdmf.hpp>
 
@@ -52,6 +53,8 @@ struct GridFile::Impl {
   std::vector<OutputStep> steps;
   std::vector<std::string> materials;  // the /material/ datasets the file holds (listed in the sidecar)
   std::string provenance_group = "/provenance";  // where this run's end_time goes
+  double need = 1 << 20;  // bytes the last write needed (about): for a failure's disk-space note
+  bool changing = false;  // a write under way has begun to change the file (not only checked it)
   // Parallel, rank 0: the raw data of the steps in the file. No change ever
   // writes there (a step is written once, into new space), so a change's
   // journal (begin_change) holds everything else.
@@ -66,7 +69,8 @@ struct GridFile::Impl {
     file.reset();  // close what can be closed; errors here are expected
     H5Eclear2(H5E_DEFAULT);
     closed = true;
-    std::string msg = reason;
+    // The cause users act on: HDF5 over MPI-IO says only "file write failed".
+    std::string msg = reason + detail::space_note(o.path, need, reason);
     if (root && live) {
       // Back to the last complete step (the journal holds what the failed
       // write overwrote), then aside: the final name never holds a file that
@@ -81,8 +85,9 @@ struct GridFile::Impl {
       for (int k = 1; detail::path_exists_on_disk(aside) && k < 1000; ++k)
         aside = o.path + ".failed." + std::to_string(k);
       if (!detail::path_exists_on_disk(aside) && std::rename(o.path.c_str(), aside.c_str()) == 0)
-        msg += undone ? "; the file, back at its last complete step, was moved to " + aside
-                      : "; the incomplete file was moved to " + aside;
+        msg += undone      ? "; the file, back at its last complete step, was moved to " + aside
+               : !changing ? "; the file, unchanged since its last complete step, was moved to " + aside
+                           : "; the incomplete file was moved to " + aside;
       if (o.xdmf) detail::remove_quietly(xmf);
     } else if (root) {
       detail::remove_quietly(tmp);
@@ -254,13 +259,24 @@ void write_material_parts(hid_t f, const GridFile::Options& o, const std::string
 }  // namespace
 
 GridFile GridFile::create(const Options& o) {
+  // The .xmf names datasets "<file name>:/steps/..." and XDMF readers split
+  // that at the first colon (the config refuses such names; so does this,
+  // for the Python Problem's write).
+  if (o.xdmf && detail::base_name(o.path).find(':') != std::string::npos)
+    throw IoError("output file '" + o.path + "': a name with ':' cannot be named by its .xmf sidecar (readers split "
+                      "<file>:/dataset at the first ':'); choose another name, or write no .xmf",
+                  __FILE__, __LINE__);
   auto im = Impl::make(o);
   // A killed run's unfinished write to the file this one replaces: undo it
   // first, so the old file is whole until the new one takes its name.
+  // Its metadata and the material fields, before anything is written.
+  im->need = (64.0 * 1024) + 8.0 * static_cast<double>(o.geometry.n[0] * o.geometry.n[1] * o.geometry.n[2]) *
+                                 static_cast<double>(o.fields.size());
   detail::par::together(im->par, [&] {
     if (!im->root) return;
     detail::undo_recover(o.path, im->journal);
     detail::probe_creatable(im->tmp, im->what());
+    detail::require_space(im->tmp, im->need, im->what());
   });
   im->guarded([&] {
     H5Id fapl = im->access_plist(im->what());
@@ -272,6 +288,10 @@ GridFile GridFile::create(const Options& o) {
     detail::write_attr(f, "format_version", 1LL, im->what());
     detail::write_attr(f, "precision", std::string(precision_name(o.precision)), im->what());
     detail::write_attr(f, "status", std::string("running"), im->what());
+    if (!o.problem.empty()) {
+      detail::write_attr(f, "problem", o.problem, im->what());
+      detail::write_attr(f, "problem_hash", o.problem_hash, im->what());
+    }
     detail::write_grid_group(f, o.geometry, im->what());
     detail::write_provenance(f, "provenance", o.provenance, im->what());
     detail::create_group(f, "steps", im->what());
@@ -301,6 +321,25 @@ struct ReopenScan {
   std::vector<detail::ProbeScan> probes;  // the probe series and the rows each keeps
 };
 
+/// An adi3d output of this grid and precision, or IoError naming what differs.
+void check_output_header(hid_t f, const GridGeometry& geometry, Precision precision, const std::string& ctx,
+                         const std::string& advice) {
+  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
+    throw IoError(ctx + ": not an adi3d output file (no format = adi3d-output attribute)" + advice, __FILE__,
+                  __LINE__);
+  const std::string prec = detail::read_string_attr(f, "precision", ctx);
+  if (prec != precision_name(precision))
+    throw IoError(ctx + ": holds " + prec + " fields, the run is " + precision_name(precision) + advice, __FILE__,
+                  __LINE__);
+  const GridGeometry g = detail::read_grid_group(f, ctx);
+  for (int a = 0; a < 3; ++a) {
+    const double tol = 1e-9 * std::max({std::fabs(g.origin[a]), std::fabs(geometry.origin[a]), g.spacing[a]});
+    if (g.n[a] != geometry.n[a] || std::fabs(g.spacing[a] - geometry.spacing[a]) > 1e-9 * g.spacing[a] ||
+        std::fabs(g.origin[a] - geometry.origin[a]) > tol)
+      throw IoError(ctx + ": its /grid differs from the run's grid" + advice, __FILE__, __LINE__);
+  }
+}
+
 ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, const std::string& ctx,
                            const std::string& journal, bool extents) {
   const std::string advice = "; move it away to start a new output file";
@@ -319,20 +358,7 @@ ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, con
   }
   H5Id file(fid, H5Fclose);
   const hid_t f = file.get();
-  if (!detail::has_attr(f, "format") || detail::read_string_attr(f, "format", ctx) != "adi3d-output")
-    throw IoError(ctx + ": not an adi3d output file (no format = adi3d-output attribute)" + advice, __FILE__,
-                  __LINE__);
-  const std::string prec = detail::read_string_attr(f, "precision", ctx);
-  if (prec != precision_name(o.precision))
-    throw IoError(ctx + ": holds " + prec + " fields, the run is " + precision_name(o.precision) + advice, __FILE__,
-                  __LINE__);
-  const GridGeometry g = detail::read_grid_group(f, ctx);
-  for (int a = 0; a < 3; ++a) {
-    const double tol = 1e-9 * std::max({std::fabs(g.origin[a]), std::fabs(o.geometry.origin[a]), g.spacing[a]});
-    if (g.n[a] != o.geometry.n[a] || std::fabs(g.spacing[a] - o.geometry.spacing[a]) > 1e-9 * g.spacing[a] ||
-        std::fabs(g.origin[a] - o.geometry.origin[a]) > tol)
-      throw IoError(ctx + ": its /grid differs from the run's grid" + advice, __FILE__, __LINE__);
-  }
+  check_output_header(f, o.geometry, o.precision, ctx, advice);
   // Steps after the checkpoint are written again by the restarted run.
   H5Id sg = detail::open_group(f, "/steps", ctx);
   for (const std::string& name : detail::member_names(sg.get(), ctx, "/steps")) {
@@ -443,7 +469,7 @@ ReopenScan decode(const std::string& s) {
       double time = 0;
       int used = 0;
       std::sscanf(l.c_str(), "k %lld %lf %n", &step, &time, &used);
-      r.kept.push_back({static_cast<index_t>(step), time, l.substr(static_cast<std::size_t>(used))});
+      r.kept.push_back({static_cast<index_t>(step), time, l.substr(static_cast<std::size_t>(used)), std::string()});
     }
   }
   return r;
@@ -541,6 +567,18 @@ void GridFile::write_step(index_t step, double time, const T* values, const T* h
   const std::string ds = step_dataset(step);
   const std::string ctx = im.what() + ", step " + std::to_string(step);
   std::vector<detail::ByteRange> extents;
+  // About what the step takes on disk (compressed: unknown, a margin only).
+  const double raw = static_cast<double>(sizeof(T)) * static_cast<double>(im.o.geometry.n[0]) *
+                     static_cast<double>(im.o.geometry.n[1]) * static_cast<double>(im.o.geometry.n[2]);
+  im.need = (im.o.compression > 0 ? 256.0 * 1024 : raw) + 64.0 * 1024;
+  // Agreed before any collective call (a change of its own: the body below
+  // agrees inside it): a full disk found inside HDF5 on one rank leaves the
+  // ranks in different calls of the library.
+  im.changing = false;
+  im.guarded([&] {
+    if (im.root) detail::require_space(im.live ? im.o.path : im.tmp, im.need, ctx);
+  });
+  im.changing = true;
   im.guarded([&] {
     im.begin_change();
     const hid_t f = im.file.get();
@@ -661,7 +699,7 @@ std::vector<index_t> steps_on_disk(const std::string& path) {
 }
 }  // namespace
 
-bool recover_output(const std::string& path) {
+bool recover_output(const std::string& path, std::vector<std::string>* removed) {
   detail::init_hdf5();
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0)
@@ -674,6 +712,9 @@ bool recover_output(const std::string& path) {
   // killed run's (lock.hpp). Held while recovering, so no run starts.
   const FileLock lock(path, "output file '" + path + "'");
   const std::string journal = detail::journal_path_for(path);
+  if (removed)
+    for (const std::string& t : {path, xdmf_path_for(path), journal})
+      for (std::string& f : remove_dead_temporaries(t)) removed->push_back(std::move(f));
   if (!detail::path_exists_on_disk(journal)) {
     try {
       (void)steps_on_disk(path);
@@ -723,6 +764,44 @@ std::vector<std::pair<std::string, std::vector<index_t>>> output_file_probes(con
   return out;
 }
 
+void check_output_continuable(const std::string& path, const GridGeometry& g, Precision p) {
+  detail::init_hdf5();
+  detail::undo_recover(path, detail::journal_path_for(path));
+  const std::string ctx = "output file '" + path + "' (continuing it after the restart)";
+  const std::string advice = "; move it away to start a new output file";
+  const hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    const std::string h5 = detail::hdf5_error_text();
+    throw IoError(ctx + ": cannot open (" + (h5.empty() ? "HDF5 error" : h5) + ")" + advice, __FILE__, __LINE__);
+  }
+  H5Id file(fid, H5Fclose);
+  check_output_header(file.get(), g, p, ctx, advice);
+}
+
+std::string output_file_problem(const std::string& path) {
+  detail::init_hdf5();
+  const std::string ctx = "output file '" + path + "'";
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(ctx + ": not a readable HDF5 file", __FILE__, __LINE__);
+  }
+  const hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    const std::string h5 = detail::hdf5_error_text();
+    throw IoError(ctx + ": cannot open (" + (h5.empty() ? "HDF5 error" : h5) + ")", __FILE__, __LINE__);
+  }
+  H5Id file(fid, H5Fclose);
+  const hid_t f = file.get();
+  if (detail::has_attr(f, "problem")) return detail::read_string_attr(f, "problem", ctx);
+  // Written before the attribute: the resolved config of the run that made it.
+  const std::string config = detail::read_string_dataset(f, "/provenance/config", ctx);
+  std::string fields;
+  H5Id pg = detail::open_group(f, "/provenance", ctx);
+  if (detail::has_attr(pg.get(), "input_fields"))
+    fields = detail::read_string_attr(pg.get(), "input_fields", ctx + ":/provenance");
+  return problem_items_text(problem_items_of_stored(config, fields, path + ":/provenance/config"));
+}
+
 bool GridFile::has_step(index_t step) const {
   return std::any_of(impl_->steps.begin(), impl_->steps.end(), [&](const OutputStep& s) { return s.step == step; });
 }
@@ -735,6 +814,7 @@ void GridFile::set_status(const std::string& status) {
   if (im.closed) return;
   std::string end = status == "running" ? std::string() : utc_now_iso8601();
   if (im.par) detail::par::bcast(end);  // attributes must be the same on every rank
+  im.changing = true;
   im.guarded([&] {
     im.begin_change();
     detail::write_attr(im.file.get(), "status", status, im.what());

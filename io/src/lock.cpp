@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
+#include <csignal>
 #include <fcntl.h>
 #include <random>
 #include <sys/file.h>
@@ -123,6 +125,42 @@ std::string unique_temp_path(const std::string& path) {
   std::snprintf(mid, sizeof mid, "adi3d.%ld.%08llx.", static_cast<long>(::getpid()),
                 static_cast<unsigned long long>(rng() & 0xffffffffull));
   return folder + mid + name + ".tmp";
+}
+
+std::vector<std::string> remove_dead_temporaries(const std::string& path) {
+  std::vector<std::string> removed;
+  const auto slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  const std::string prefix = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string tail = "." + name + ".tmp";
+  DIR* d = ::opendir(folder.c_str());
+  if (!d) return removed;
+  const long self = static_cast<long>(::getpid());
+  while (const dirent* e = ::readdir(d)) {
+    const std::string f = e->d_name;
+    // adi3d.<pid>.<8 hex>.<name>.tmp, exactly.
+    if (f.size() <= 6 + tail.size() || f.compare(0, 6, "adi3d.") != 0 ||
+        f.compare(f.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    const std::string mid = f.substr(6, f.size() - 6 - tail.size());  // "<pid>.<hex>"
+    const auto dot = mid.find('.');
+    if (dot == std::string::npos || dot == 0 || mid.size() - dot - 1 != 8) continue;
+    const std::string pid_text = mid.substr(0, dot), hex = mid.substr(dot + 1);
+    if (pid_text.size() > 10 || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+        hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+      continue;
+    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
+    if (pid <= 0 || pid == self) continue;
+    errno = 0;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask): kept
+    const std::string full = prefix + f;
+    struct stat st;
+    if (::lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::unlink(full.c_str()) == 0) removed.push_back(full);
+  }
+  ::closedir(d);
+  return removed;
 }
 
 }  // namespace adi::io

@@ -159,16 +159,28 @@ std::string crash_layer(const std::string& outcome) {
 void probe_in_child(const std::string& file, const std::string& what, const std::function<void()>& probe,
                     const ProbeLimits& limits) {
   if (!limits.isolate) return;
+  (void)probe_result_in_child(
+      file, what,
+      [&] {
+        probe();
+        return std::string();
+      },
+      limits);
+}
+
+std::string probe_result_in_child(const std::string& file, const std::string& what,
+                                  const std::function<std::string()>& probe, const ProbeLimits& limits) {
+  if (!limits.isolate) return probe();
   const double timeout_s = limits.timeout_s, memory_bytes = limits.memory_bytes;
   detail::init_hdf5();  // before the fork, so both processes start alike
   int fds[2];
-  if (::pipe(fds) != 0) return;  // cannot isolate: the parent's own read goes ahead
+  if (::pipe(fds) != 0) return probe();  // cannot isolate: read here
   std::fflush(nullptr);          // nothing buffered is written twice
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return;
+    return probe();
   }
   if (pid == 0) {
     // The child: the write end of the pipe closes when it exits, however it
@@ -199,7 +211,7 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
     std::string outcome = "O";
     install_crash_handlers(fds[1]);
     try {
-      probe();
+      outcome += probe();
     } catch (const Error& e) {
       outcome = std::string("E") + e.what();
     } catch (const std::bad_alloc&) {
@@ -320,6 +332,7 @@ void probe_in_child(const std::string& file, const std::string& what, const std:
                       "adi3d reads input files in a separate process first: nothing was written)",
                   __FILE__, __LINE__);
   if (outcome[0] == 'E') throw IoError(outcome.substr(1), __FILE__, __LINE__);
+  return outcome.substr(1);
 }
 
 }  // namespace adi::io

@@ -79,6 +79,7 @@ void write_provenance(hid_t loc, const std::string& name, const Provenance& p, c
   write_string_dataset(g.get(), "config", p.config_yaml, context);
   // Only when there are some: the provenance of other runs stays as it was.
   if (!p.fields.empty()) write_attr(g.get(), "input_fields", p.fields, context);
+  if (!p.time_segments.empty()) write_attr(g.get(), "time_segments", p.time_segments, context);
 }
 }  // namespace detail
 

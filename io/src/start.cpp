@@ -30,9 +30,36 @@ std::string resolve_input(const RunConfig& c, const std::string& p) {
   return c.base_dir + "/" + p;
 }
 
+bool faces_read_initial(const RunConfig& c) {
+  const HeatProblem& p = c.problem;
+  if (c.initial.kind == InitialConfig::Kind::File && !c.initial.boundary_from_file) return false;
+  for (int a = 0; a < 3; ++a) {
+    if (p.flat(a)) continue;
+    for (int side = 0; side < 2; ++side) {
+      const Boundary b = side ? p.hi[a] : p.lo[a];
+      const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+      if (b == Boundary::Dirichlet && d.value_from_initial && !d.table.empty()) return true;
+    }
+  }
+  return false;
+}
+
+void attach_face_values(RunConfig& c, const std::optional<FieldInfo>& initial) {
+  if (!faces_read_initial(c) || c.problem.initial_field) return;
+  if (c.initial.kind == InitialConfig::Kind::Uniform) {
+    c.problem.initial_field = std::make_shared<UniformField>(c.initial.value);
+  } else if (c.initial.kind == InitialConfig::Kind::File) {
+    const FieldInfo info =
+        initial ? *initial : inspect_field(resolve_input(c, c.initial.file), c.initial.dataset);
+    c.problem.initial_field = std::make_shared<Hdf5Field>(info, "initial", Hdf5Field::Values::Finite);
+  }
+}
+
 HeatProblem stepper_problem(const RunConfig& c, const std::optional<FieldInfo>& initial) {
   HeatProblem p = c.problem;
   if (p.classic()) return p;
+  // attach_face_values chose it already (the source the problem's identity names).
+  if (p.initial_field) return p;
   if (c.initial.kind == InitialConfig::Kind::Uniform) {
     p.initial_field = std::make_shared<UniformField>(c.initial.value);
   } else if (c.initial.kind == InitialConfig::Kind::File) {

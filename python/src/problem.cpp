@@ -261,6 +261,8 @@ class Problem {
     io::FieldData<T> init = io::initial_values<T>(config_, initial_);
     std::unique_ptr<Stepper<T>> st = make_stepper<T>(io::stepper_problem(config_, initial_), config_.backend);
     st->set_field(init.values.data());
+    // The time axis of `adi3d run`'s fresh start: t = time.start + step dt.
+    st->set_time_origin(config_.axis.t0, config_.axis.s0);
     st->set_step_index(0);
     st->impose_boundary_values();
     stepper_ = std::move(st);

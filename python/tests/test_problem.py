@@ -336,3 +336,20 @@ def test_energy_guard_stops_the_douglas_step_on_an_inclusion():
                       time={"dt": 1.0, "steps": 20}, scheme={"type": "douglas"}, backend="cpu")
     with pytest.raises(ArithmeticError, match=r"the discrete energy sum w c u\^2 grew .* the run is unstable"):
         p.step(3)
+
+
+def test_time_start_starts_the_clock():
+    # time: {start: T} (issue #59 item 5): the clock of a fresh Problem, as of
+    # `adi3d run`, and the tables are read on it: a moving face at t = 10 + k dt.
+    common = dict(grid={"nx": 9, "ny": 7, "nz": 5}, material={"conductivity": 2.0, "heat_capacity": 1.0},
+                  boundary={"x": {"type": "dirichlet", "value": 300.0, "table": [[0, 1], [10, 2], [20, 3]]},
+                            "default": "insulated"},
+                  initial={"value": 300.0})
+    p = adi3d.Problem(time={"dt": 1.0, "steps": 4, "start": 10.0}, **common)
+    assert p.time == 10.0
+    assert np.all(p.u[:, :, 0] == 600.0)  # V f(10) = 300 x 2 at the start
+    p.step(2)
+    assert p.step_index == 2 and p.time == 12.0
+    assert np.allclose(p.u[:, :, 0], 300.0 * 2.2)
+    q = adi3d.Problem(time={"dt": 1.0, "steps": 4}, **common)
+    assert q.time == 0.0 and np.all(q.u[:, :, 0] == 300.0)

@@ -117,6 +117,11 @@ void GeneralCpuStepper<T>::get_work(T* host) {
 }
 
 template <class T>
+void GeneralCpuStepper<T>::set_work(const T* host) {
+  std::memcpy(w_.data(), host, sizeof(T) * w_.size());
+}
+
+template <class T>
 void GeneralCpuStepper<T>::impose_boundary_values() {
   impose_dirichlet(dirichlet_, this->time(), u_.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
 }
@@ -323,7 +328,7 @@ void GeneralCpuStepper<T>::split_dirichlet_terms() {
   const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
   const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
   // g(t^{n+1}) at the time the next step starts from (time()), bit for bit.
-  const auto f1 = split_table_values(p_, static_cast<double>(this->step_index() + 1) * p_.dt);
+  const auto f1 = split_table_values(p_, this->time_at(this->step_index() + 1));
   T beta[3][2];
   face_betas(p_, tstar, beta);
   const T sq_f = static_cast<T>(strang_source_share(p_) * p_.source_table.at(tstar));

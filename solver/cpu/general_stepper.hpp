@@ -25,6 +25,7 @@ class GeneralCpuStepper final : public Stepper<T> {
   void get_field(T* host) override;
   FieldView<T> field_view() override { return {u_.data(), layout_, false, 0}; }
   void get_work(T* host) override;
+  void set_work(const T* host) override;
   void impose_boundary_values() override;
   void step() override;
   FieldStats field_stats() override;

@@ -92,6 +92,10 @@ class MpiStepper final : public DistributedStepper<T> {
   const LocalPart& part() const override { return lp_.part; }
 
   void set_field(const T* host) override { local_->set_field(host); }
+  void get_work(T* host) override {
+    local_->synchronize();
+    local_->get_work(host);
+  }
   void get_field(T* host) override {
     local_->synchronize();
     local_->get_field(host);

@@ -87,6 +87,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
   void set_field(const T* host) override { local_->set_field(host); }
   void get_field(T* host) override { local_->get_field(host); }
   void get_work(T* host) override { local_->get_work(host); }
+  void set_work(const T* host) override { local_->set_work(host); }
   void impose_boundary_values() override { local_->impose_boundary_values(this->time()); }
 
   void scatter_field(const T* root_host) override {
@@ -165,7 +166,7 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
       switch (ph) {
         case Phase::Rhs:
           halo({{true, true, true}});
-          local_->split_terms(this->time(), static_cast<double>(this->step_index() + 1) * p_.dt);
+          local_->split_terms(this->time(), this->time_at(this->step_index() + 1));
           break;
         case Phase::SolveX: factor(0); break;
         case Phase::SolveY: factor(1); break;

@@ -337,6 +337,11 @@ TYPED_TEST_P(StepperContract, StepIndexCountsSteps) {
   st->advance(2);
   st->advance(0);
   EXPECT_EQ(st->step_index(), 12);
+  // A time origin (time.start, or a restart that changed dt): t = t0 + (step - s0) dt.
+  st->set_time_origin(2.5, 10);
+  EXPECT_EQ(st->time(), 2.5 + 2 * p.dt);
+  st->step();
+  EXPECT_EQ(st->time(), 2.5 + 3 * p.dt);
 }
 
 /// The Strang step (split.hpp) on the classic problems: the analytic mode is

@@ -434,7 +434,7 @@ TEST(Config, MaterialSourceAndFaces) {
   EXPECT_EQ(r.problem.lo_data[2].table.t, p.lo_data[2].table.t);
   EXPECT_EQ(r.problem.hi_data[0].flux, -50.0);
   // An isotropic field and a scalar source.
-  const RunConfig i = parse_config(kPhys + "material: {conductivity: {file: k.h5, dataset: /K}}\nsource: 5.0\n"
+  const RunConfig i = parse_config(kPhys + "material: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}\nsource: 5.0\n"
                                            "boundary: insulated\n", "case.yaml");
   EXPECT_TRUE(i.material.isotropic_field);
   EXPECT_EQ(i.material.conductivity[2].dataset, "/K");
@@ -504,6 +504,165 @@ TEST(Config, BadPhysicsInputNamesKey) {
   expect_error(g + "material: {heat_capacity: -3}\n", R"(material\.heat_capacity: expected a volumetric heat capacity > 0)");
   expect_error(g + "material: {conductivity: {file: k.h5}}\n", R"(material\.conductivity\.dataset: missing)");
   expect_error(g + "source: {table: [[0, 1]]}\n", R"(source\.power_density: missing)");
+}
+
+}  // namespace
+
+// ---- issue #54 and #59 item 5 ------------------------------------------------------
+
+namespace {
+
+const std::string kSmall = "grid: {nx: 9, ny: 7, nz: 5}\ninitial: {value: 1}\n";
+
+TEST(Config, TimeStartIsTheTimeOfStepZero) {
+  const RunConfig c = parse_config(kSmall + "time: {dt: 0.5, t_end: 12, start: 10}\n", "case.yaml");
+  EXPECT_EQ(c.t_start, 10.0);
+  EXPECT_EQ(c.axis.t0, 10.0);
+  EXPECT_EQ(c.axis.s0, 0);
+  EXPECT_EQ(c.steps, 4);  // (12 - 10) / 0.5
+  EXPECT_EQ(c.t_end, 12.0);
+  EXPECT_EQ(c.axis.time_of(3, c.problem.dt), 11.5);
+  EXPECT_NE(c.resolved_yaml.find("time: {dt: 0.5, steps: 4, start: 10}"), std::string::npos) << c.resolved_yaml;
+  // The resolved config reads back to itself; without start it says nothing of it.
+  EXPECT_EQ(parse_config(c.resolved_yaml, "r.yaml").resolved_yaml, c.resolved_yaml);
+  EXPECT_EQ(parse_config(kSmall + "time: {dt: 0.5, steps: 3}\n", "c.yaml").resolved_yaml.find("start"),
+            std::string::npos);
+  expect_error(kSmall + "time: {dt: 0.5, t_end: 5, start: 10}\n",
+               R"(^case\.yaml:3:\d+: time\.t_end: expected a time >= time\.start = 10 \[s\], got '5')");
+}
+
+TEST(Config, ResolveTimeOnAnotherAxis) {
+  // A restart that changed dt: the steps from the axis' origin.
+  RunConfig c = parse_config(kSmall + "time: {dt: 0.5, t_end: 12}\n", "case.yaml");
+  c.axis = TimeAxis{8.0, 8, 1.0, ""};
+  resolve_time(c);
+  EXPECT_EQ(c.steps, 16);
+  EXPECT_EQ(c.t_end, 12.0);
+  EXPECT_EQ(c.axis.time_of(7, c.problem.dt), 7.0);  // the step before the segment: the old dt
+  // t_end not a whole number of steps from the origin: dt shortened to end there.
+  c.time_request.t_end = 12.2;
+  resolve_time(c);
+  EXPECT_EQ(c.steps, 17);
+  EXPECT_EQ(c.dt_given, 0.5);
+  EXPECT_DOUBLE_EQ(c.t_end, 12.2);
+  c.time_request.t_end = 7;
+  try {
+    resolve_time(c);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a time >= 8 s (the time of step 8"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, RecursiveAliasesAreRefusedOthersKept) {
+  expect_error("grid: &a\n  nx: *a\n  ny: 5\n  nz: 5\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^case\.yaml:1:7: grid\.nx: a recursive YAML alias: the node anchored at line 1, column 7)");
+  expect_error("grid: {nx: 5, ny: 5, nz: 5}\ntime: &t {dt: 0.1, steps: 2, x: [1, [*t]]}\n",
+               R"(time\.x\[1\]\[0\]: a recursive YAML alias)");
+  expect_error("grid: {nx: 5, ny: 5, nz: 5}\ntime: {dt: 0.1, steps: 2}\n",
+               R"(^--set grid=.*: grid\.nx: a recursive YAML alias)", {"grid=&b {nx: *b, ny: 5, nz: 5}"});
+  // An alias of a node outside itself is fine (and a deep chain is cheap).
+  std::string chain = "a0: &a0 [1, 1]\n";
+  for (int k = 1; k < 40; ++k)
+    chain += "a" + std::to_string(k) + ": &a" + std::to_string(k) + " [*a" + std::to_string(k - 1) + ", *a" +
+             std::to_string(k - 1) + "]\n";
+  expect_error(chain, R"(unknown key 'a0')");  // reached the section check: no walk blew up
+}
+
+TEST(Config, MaterialNeedsBothItsProperties) {
+  expect_error(kSmall + "time: {dt: 1, steps: 1}\nmaterial: {conductivity: 1.5}\n",
+               R"(^case\.yaml:4:11: material\.heat_capacity: missing; expected the volumetric heat capacity)");
+  expect_error(kSmall + "time: {dt: 1, steps: 1}\nmaterial: {heat_capacity: 4.0e6}\n",
+               R"(^case\.yaml:4:11: material\.conductivity: missing; expected the conductivity K)");
+  // diffusivity alone keeps c = 1.
+  const RunConfig d = parse_config(kSmall + "time: {dt: 1, steps: 1}\ndiffusivity: 2.0\n", "case.yaml");
+  EXPECT_EQ(d.problem.capacity, 1.0);
+}
+
+TEST(Config, FaceAndSourceDataThatOverflowAreConfigErrors) {
+  const std::string t = "time: {dt: 1, steps: 1}\n";
+  expect_error(kSmall + t + "boundary: {default: {type: dirichlet, value: 1e308, table: [[0, 1], [1, 10]]}}\n",
+               R"(boundary\.default\.value: value x table factor = 1e\+308 x 10 = inf is not a finite float64 number)");
+  expect_error(kSmall + t + "boundary: {default: {type: convective, h: 1e308, ambient: 300}}\n",
+               R"(boundary\.default\.h: 2 h / h_x = 2 x 1e\+308 / 0\.125 = inf)");
+  expect_error(kSmall + t + "boundary: {x: {type: neumann, flux: 1e308}, default: insulated}\n",
+               R"(^case\.yaml:4:\d+: boundary\.x\.flux: 2 flux x table factor / h_x)");
+  expect_error(kSmall + t + "precision: float32\nsource: {power_density: 1e38, table: [[0, 1], [5, 10]]}\n",
+               R"(source\.power_density: power density x table factor = 1e\+38 x 10 = 1e\+39 is not a finite float32)");
+  expect_error(kSmall + t + "boundary: {default: {type: dirichlet, table: [[0, 1], [1, 1e307]]}}\n",
+               R"(boundary\.default\.table: initial\.value x table factor = 1 x 1e\+307 = 1e\+307 is not)",
+               {"precision=float32"});
+  // The same data in float64 are fine.
+  EXPECT_NO_THROW(parse_config(kSmall + t + "source: {power_density: 1e38, table: [[0, 1], [5, 10]]}\n", "c.yaml"));
+}
+
+TEST(Config, ErrorsInsideASetTableNameTheSet) {
+  expect_error(kSmall + "time: {dt: 1, steps: 1}\nsource: {power_density: 1}\n",
+               R"(^--set source\.table=.*: source\.table\[2\]: expected times that increase strictly)",
+               {"source.table=[[0, 0], [10, 1], [5, 2]]"});
+}
+
+TEST(Config, OutputNamesTheXdmfCannotPointAt) {
+  expect_error(kSmall + "time: {dt: 1, steps: 1}\noutput: {file: 'run:1.h5'}\n",
+               R"(^case\.yaml:4:16: output\.file: expected a file name without ':')");
+  // In a folder name, or without the .xmf, it is fine.
+  EXPECT_NO_THROW(parse_config(kSmall + "time: {dt: 1, steps: 1}\noutput: {file: 'a:b/run.h5'}\n", "c.yaml"));
+  EXPECT_NO_THROW(parse_config(kSmall + "time: {dt: 1, steps: 1}\noutput: {file: 'run:1.h5', xdmf: false}\n", "c.yaml"));
+}
+
+TEST(Config, NumberWordsAreShortAndExact) {
+  EXPECT_EQ(number_words(40), "40");
+  EXPECT_EQ(number_words(0.0125), "0.0125");
+  EXPECT_EQ(number_words(3.6e6), "3600000");
+  EXPECT_EQ(number_words(1e-7), "1e-07");
+  EXPECT_EQ(number_words(1e308), "1e+308");
+  EXPECT_EQ(number_words(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(number_words(-2.5), "-2.5");
+}
+
+// ---- the problem's identity ---------------------------------------------------------
+
+TEST(ProblemIdentity, EveryItemIsNamedAndCompared) {
+  const std::string base = kSmall +
+                           "time: {dt: 1, steps: 4}\nmaterial: {conductivity: 15, heat_capacity: 4e6}\n"
+                           "source: {power_density: 5e4, table: [[0, 1], [40, 10]]}\n"
+                           "boundary: {x: {type: convective, h: 20, ambient: 293}, default: insulated}\n";
+  const auto a = problem_items(parse_config(base, "a.yaml"));
+  EXPECT_EQ(first_difference(a, "checkpoint", a, "config"), "");
+  // dt, steps and outputs are not the problem.
+  const auto same = problem_items(parse_config(base, "b.yaml", {"time.dt=0.5", "time.steps=9", "output.file=o.h5"}));
+  EXPECT_EQ(first_difference(a, "checkpoint", same, "config"), "");
+  EXPECT_EQ(problem_hash(a), problem_hash(same));
+  const std::pair<std::string, std::string> changes[] = {
+      {"source.table=[[0, 1], [40, 20]]",
+       "source.table differs: checkpoint [[0, 1], [40, 10]], config [[0, 1], [40, 20]]"},
+      {"boundary.x.h=25", "boundary.x_lo.h differs: checkpoint 20, config 25"},
+      {"material.heat_capacity=3e6", "material.heat_capacity differs: checkpoint 4000000, config 3000000"},
+      {"scheme.theta=0.7", "scheme.theta differs: checkpoint 0.5, config 0.7"},
+      {"time.start=3", "time.start differs: checkpoint 0, config 3"},
+      {"domain.ly=2", "domain.ly differs: checkpoint 1, config 2"},
+  };
+  for (const auto& [set, words] : changes) {
+    const auto b = problem_items(parse_config(base, "b.yaml", {set}));
+    EXPECT_EQ(first_difference(a, "checkpoint", b, "config"), words) << set;
+    EXPECT_NE(problem_hash(a), problem_hash(b)) << set;
+  }
+  // Stored as text and read back.
+  EXPECT_EQ(first_difference(parse_problem_items(problem_items_text(a)), "checkpoint", a, "config"), "");
+  // diffusivity: alpha is material {conductivity: alpha, heat_capacity: 1}, said in the config's words.
+  const auto d1 = problem_items(parse_config(kSmall + "time: {dt: 1, steps: 1}\ndiffusivity: 2\n", "d.yaml"));
+  const auto d2 = problem_items(parse_config(kSmall + "time: {dt: 1, steps: 1}\ndiffusivity: 3\n", "d.yaml"));
+  EXPECT_EQ(first_difference(d1, "checkpoint", d2, "config"), "diffusivity.x differs: checkpoint 2, config 3");
+}
+
+TEST(ProblemIdentity, ItemsOlderFilesLackCompareAsTheirLegacyValue) {
+  const auto now = problem_items(parse_config(kSmall + "time: {dt: 1, steps: 1}\n", "a.yaml"));
+  std::vector<ProblemItem> older;
+  for (const auto& it : now)
+    if (it.key != "time.start") older.push_back(it);
+  EXPECT_EQ(first_difference(older, "checkpoint", now, "config"), "");  // time.start: legacy 0
+  const auto later = problem_items(parse_config(kSmall + "time: {dt: 1, steps: 1, start: 4}\n", "a.yaml"));
+  EXPECT_EQ(first_difference(older, "checkpoint", later, "config"), "time.start differs: checkpoint 0, config 4");
 }
 
 }  // namespace

@@ -170,7 +170,7 @@ TEST_F(Hdf5Test, MaterialFieldReadsBoxesAndChecksValues) {
   EXPECT_EQ(named[0].first, "conductivity");
   EXPECT_EQ(named[1].first, "heat_capacity");
   RunConfig wrong = parse_config("grid: {nx: 7, ny: 5, nz: 5}\ntime: {dt: 0.1, steps: 1}\ninitial: {value: 1}\n"
-                                 "material: {conductivity: {file: k.h5, dataset: /K}}\n",
+                                 "material: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}\n",
                                  "case.yaml");
   wrong.base_dir = dir_.string();
   expect_throw_matching<ConfigError>([&] { attach_fields(wrong); },
@@ -751,26 +751,67 @@ TEST_F(Hdf5Test, RestartNeedsTheSameProblem) {
   CheckpointState s;
   s.step = 40;
   s.time = 40 * 0.001;
+  s.dt = 0.001;
   s.steps_total = 100;
   s.precision = Precision::F64;
   s.geometry = geometry_of(c);
   s.config_yaml = c.resolved_yaml;
+  s.problem = problem_items_text(problem_items(c));
+  s.problem_hash = problem_hash(problem_items(c));
   EXPECT_NO_THROW(check_restart_compatible("ck.h5", s, c));
-  // Time is step x dt (an edited step is caught), and the step is within
-  // the checkpointed run's steps.
+  EXPECT_NO_THROW(check_same_problem("ck.h5", s, problem_items(c)));
+  // Time is on the checkpoint's axis (an edited step is caught), and the
+  // step is within the checkpointed run's steps.
   CheckpointState edited = s;
   edited.step = 41;
   expect_throw_matching<IoError>([&] { check_restart_compatible("ck.h5", edited, c); },
-                                 R"(the checkpoint says step 41 at time 0\.040000 s, but step x dt = 0\.041000 s)");
-  const RunConfig dt = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.002, steps: 100}\n", "case.yaml");
-  expect_throw_matching<ConfigError>([&] { check_restart_compatible("ck.h5", s, dt); },
-                                     R"(^ck\.h5: cannot continue this run from the checkpoint: time step differs)");
+                                 R"(the checkpoint says step 41 at time 0\.040000 s, but its time axis .* puts it at t = 0\.041000 s)");
+  // Another dt is a new segment of the time axis, from the checkpoint on.
+  RunConfig dt = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.002, steps: 100}\n", "case.yaml");
+  resolve_restart_time(dt, s);
+  EXPECT_EQ(dt.axis.s0, 40);
+  EXPECT_EQ(dt.axis.t0, 0.04);
+  EXPECT_EQ(dt.axis.dt_before, 0.001);
+  EXPECT_EQ(dt.axis.time_of(41, dt.problem.dt), 0.04 + 0.002);
+  EXPECT_NO_THROW(check_restart_compatible("ck.h5", s, dt));
+  EXPECT_NO_THROW(check_same_problem("ck.h5", s, problem_items(dt)));
+  // The same dt keeps the checkpoint's axis (t = step x dt, bit for bit).
+  RunConfig same = c;
+  resolve_restart_time(same, s);
+  EXPECT_EQ(same.axis.s0, 0);
+  EXPECT_EQ(same.axis.t0, 0.0);
   const RunConfig grid = parse_config("grid: {nx: 9, ny: 5, nz: 4}\ntime: {dt: 0.001, steps: 100}\n", "case.yaml");
   expect_throw_matching<ConfigError>([&] { check_restart_compatible("ck.h5", s, grid); },
-                                     R"(written for a 7 x 5 x 4 grid, the config has 9 x 5 x 4)");
+                                     R"(grid differs: checkpoint \[7, 5, 4\], config \[9, 5, 4\])");
   const RunConfig shorter = parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.001, steps: 30}\n", "case.yaml");
   expect_throw_matching<ConfigError>([&] { check_restart_compatible("ck.h5", s, shorter); },
-                                     R"(it is at step 40, beyond the run's 30 steps)");
+                                     R"(it is at step 40 \(t = 0\.04 s\), beyond the run's end \(step 30)");
+  // Every problem-defining item is compared, and named.
+  const RunConfig theta =
+      parse_config("grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.001, steps: 100}\nscheme: {theta: 0.6}\n", "case.yaml");
+  expect_throw_matching<ConfigError>([&] { check_same_problem("ck.h5", s, problem_items(theta)); },
+                                     R"(scheme\.theta differs: checkpoint 0\.5, config 0\.6)");
+  // A version 1 checkpoint (no axis, no problem): t = step x dt, and its
+  // problem is read from its config.
+  CheckpointState v1 = s;
+  v1.format_version = 1;
+  v1.dt = 0;
+  v1.problem.clear();
+  v1.problem_hash.clear();
+  EXPECT_NO_THROW(check_restart_compatible("ck.h5", v1, c));
+  EXPECT_NO_THROW(check_same_problem("ck.h5", v1, problem_items(c)));
+  expect_throw_matching<ConfigError>([&] { check_same_problem("ck.h5", v1, problem_items(theta)); },
+                                     R"(scheme\.theta differs: checkpoint 0\.5, config 0\.6)");
+}
+
+TEST_F(Hdf5Test, AnOutputNameItsXdmfCannotNameIsRefused) {
+  GridFile::Options o;
+  o.path = path("run:1.h5");
+  o.geometry.n = {3, 3, 3};
+  expect_throw_matching<IoError>([&] { (void)GridFile::create(o); }, R"(a name with ':' cannot be named by its \.xmf)");
+  EXPECT_FALSE(fs::exists(path("run:1.h5")));
+  o.xdmf = false;  // without the sidecar the name is fine
+  EXPECT_NO_THROW((void)GridFile::create(o));
 }
 
 // ---- XDMF ---------------------------------------------------------------------------

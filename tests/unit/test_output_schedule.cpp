@@ -66,6 +66,28 @@ std::vector<std::vector<std::string>> awkward_cases() {
   };
 }
 
+
+// A restart that changed dt (a new segment of the time axis, issue #59 item 5):
+// every_time outputs land at the new times, t = t0 + (step - s0) dt; and a run
+// from time.start counts every_time from absolute times.
+TEST(OutputSchedule, EveryTimeOnASegmentAndFromTimeStart) {
+  adi::io::RunConfig c = config({"time.dt=1", "time.steps=8", "output.every_time=3"});
+  c.axis = adi::io::TimeAxis{8.0, 8, 1.0, ""};
+  c.problem.dt = 0.5;
+  c.steps = 16;  // t = 12
+  const OutputSchedule s = schedule(c);
+  EXPECT_EQ(s.time_of(7), 7.0);
+  EXPECT_EQ(s.time_of(9), 8.5);
+  EXPECT_EQ(output_steps(s, 8), (std::vector<index_t>{10, 16}));  // t = 9 and 12 (the last step)
+  // The list never skips a step brute force finds.
+  EXPECT_EQ(s.list(8), brute_force(s, 8));
+  const auto late = adi::io::parse_config(
+      "grid: {nx: 5, ny: 5, nz: 5}\ntime: {dt: 1, t_end: 20, start: 10}\noutput: {file: out.h5, every_time: 4}\n",
+      "case.yaml");
+  const OutputSchedule t = schedule(late);
+  EXPECT_EQ(output_steps(t), (std::vector<index_t>{0, 2, 6, 10}));  // t = 10, 12, 16, 20
+}
+
 }  // namespace
 
 TEST(OutputSchedule, EveryStepsWithInitialAndFinal) {

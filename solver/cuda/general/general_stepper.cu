@@ -363,6 +363,13 @@ class CudaGeneralStepper final : public Stepper<T> {
   }
   void get_field(T* host) override { download(u_.get(), host); }
   void get_work(T* host) override { download(w_.get(), host); }
+  void set_work(const T* host) override {
+    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
+    ADI_CUDA_CHECK(cudaMemcpy2DAsync(w_.get(), sizeof(T) * layout_.stride[1], host, row, row,
+                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
+                                     stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
 
   // Once per run: through the host, with the CPU's own impose_dirichlet.
   void impose_boundary_values() override {
@@ -505,7 +512,7 @@ class CudaGeneralStepper final : public Stepper<T> {
 
   // The Strang step's pieces (split_kernels.cuh).
   void split_terms() {
-    split_.terms(u_.get(), B_, dirichlet_, this->time(), static_cast<double>(this->step_index() + 1) * p_.dt,
+    split_.terms(u_.get(), B_, dirichlet_, this->time(), this->time_at(this->step_index() + 1),
                  stream_);
   }
   void factor(int a) {

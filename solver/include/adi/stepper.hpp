@@ -127,12 +127,21 @@ class Stepper {
   /// (adi::lanes_without_face: its increment is 0).
   virtual index_t moved_yz_lanes() const { return moved_extents()[0]; }
 
-  /// Steps taken since t = 0: the time is step_index() * dt (a restart sets
-  /// it from the checkpoint). Time-dependent data (tables, sources) are
-  /// evaluated from it, never from an accumulated time.
+  /// Steps taken since the run's first step: the time is t0 + (step_index()
+  /// - s0) * dt, where (t0, s0) is the time origin (0, 0 unless set: then the
+  /// time is step_index() * dt exactly; a run that starts at time.start, or a
+  /// restart that changed dt, sets it). A restart sets the step from the
+  /// checkpoint. Time-dependent data (tables, sources) are evaluated from it,
+  /// never from an accumulated time.
   index_t step_index() const { return step_index_; }
   void set_step_index(index_t s) { step_index_ = s; }
-  double time() const { return static_cast<double>(step_index_) * problem().dt; }
+  void set_time_origin(double t0, index_t s0) {
+    time_origin_ = t0;
+    step_origin_ = s0;
+  }
+  double time() const { return time_at(step_index_); }
+  /// The time of step s on this stepper's clock (time() of step s).
+  double time_at(index_t s) const { return time_origin_ + static_cast<double>(s - step_origin_) * problem().dt; }
 
   /// The field in place, after waiting for the work the stepper queued: valid
   /// while the stepper lives; values written through it are the state the
@@ -173,9 +182,19 @@ class Stepper {
     (void)host;
     ADI_THROW(InvalidArgument, "this stepper does not expose its work array");
   }
+  /// Sets the work array (packed like set_field): what the solve phases
+  /// then read, so that SolveX, SolveY and SolveZ (which adds into the field)
+  /// apply the step's line inverses to any vector (the steady solver's
+  /// preconditioner, steady.hpp). The general-path steppers have it.
+  virtual void set_work(const T* host) {
+    (void)host;
+    ADI_THROW(InvalidArgument, "this stepper does not take a work array");
+  }
 
  protected:
   index_t step_index_ = 0;
+  double time_origin_ = 0.0;  ///< the time of step step_origin_ (set_time_origin)
+  index_t step_origin_ = 0;
 };
 
 /// Builds a stepper. Throws BackendUnavailable when the backend was not built

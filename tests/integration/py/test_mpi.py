@@ -37,9 +37,11 @@ import os
 import re
 import xml.etree.ElementTree as ET
 import shlex
+import shutil
 import signal
 import stat
 import subprocess
+import time
 
 import h5py
 import numpy as np
@@ -407,6 +409,80 @@ def errors(a):
         del os.environ["ADI_MPI"]
 
 
+def disagree_inputs(a):
+    # Ranks started in different folders, or reading different field files
+    # under the same names (issue #54): they hung, then failed with a
+    # misleading message. Now refused at start-up, naming what differs.
+    import h5py as h5
+    for what in ("folder", "fields"):
+        d = os.path.join(a.work, "inputs_" + what)
+        dirs = [os.path.join(d, "r%d" % r) for r in range(a.np)]
+        for r, sub in enumerate(dirs):
+            os.makedirs(sub)
+            T.write(os.path.join(sub, "case.yaml"),
+                    "grid: {nx: 9, ny: 7, nz: 6}\nmaterial: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}\n"
+                    "boundary: insulated\ninitial: {value: 1}\ntime: {dt: 0.01, steps: 4}\nbackend: cpu\n"
+                    "output: {file: out.h5, every: 2}\n")
+            with h5.File(os.path.join(sub, "k.h5"), "w") as f:
+                f.create_dataset("K", data=np.full((6, 7, 9), 1.0 + r))
+        flags = shlex.split(a.mpiflags)
+        if what == "folder":  # every rank in its own folder: its own config and field file
+            cmd = [a.mpiexec] + flags
+            for r, sub in enumerate(dirs):
+                cmd += ([":"] if r else []) + [a.npflag, "1", "-wdir", sub, a.adi3d, "run", "case.yaml"]
+            cwd = d
+            expect = r"differs in the working folder \(rank %d: \S+/r%d; rank 0: \S+/r0\)" % (a.np - 1, a.np - 1)
+        else:  # one folder, each rank its own copy of the config and field (the same names inside)
+            cmd = [a.mpiexec] + flags
+            for r, sub in enumerate(dirs):
+                cmd += ([":"] if r else []) + [a.npflag, "1", a.adi3d, "run", "r%d/case.yaml" % r]
+            cwd = d
+            expect = r"differs in the input file r%d/case\.yaml" % (a.np - 1)
+        print("$ (cd %s && %s)" % (cwd, " ".join(cmd)), flush=True)
+        p = subprocess.run(cmd, cwd=cwd, env=mpi_env(), capture_output=True, text=True, timeout=60)
+        out = p.stdout + p.stderr
+        print(out, flush=True)
+        T.check(p.returncode == 2, "%s: expected exit code 2, got %d" % (what, p.returncode))
+        T.check(re.search(r"adi3d: error: the MPI ranks were started with different runs: .*" + expect, out),
+                "%s: no message naming the difference" % what)
+        T.check(out.count("adi3d: error:") == 1, "%s: the error is printed %d times" % (what, out.count("adi3d: error:")))
+        for sub in dirs:
+            T.check(sorted(os.listdir(sub)) == ["case.yaml", "k.h5"], "%s: files written: %s" % (what, os.listdir(sub)))
+
+
+def checks(a):
+    # Under mpirun as in one process (issue #54): --dry-run makes the run's
+    # checks (a NaN in a field: exit 3, as the run), and a restart of another
+    # problem is refused (exit 2), each with one message and nothing written.
+    import h5py as h5
+    d = os.path.join(a.work, "checks")
+    os.makedirs(d)
+    k = np.full((6, 7, 9), 2.0)
+    k[3, 2, 1] = np.nan
+    with h5.File(os.path.join(d, "k.h5"), "w") as f:
+        f.create_dataset("K", data=k)
+        f.create_dataset("good", data=np.full((6, 7, 9), 2.0))
+    base = ("grid: {nx: 9, ny: 7, nz: 6}\nmaterial: {conductivity: {file: k.h5, dataset: /%s}, heat_capacity: 3}\n"
+            "boundary: insulated\ninitial: {value: 1}\ntime: {dt: 0.01, steps: 8}\nbackend: cpu\n"
+            "output: {file: out.h5, every: 2}\ncheckpoint: {file: ck.h5, every: 4}\n")
+    T.write(os.path.join(d, "nan.yaml"), base % "K")
+    for dry in (["--dry-run"], []):
+        out = mpirun(a, a.np, ["run", "nan.yaml"] + dry, cwd=d, rc=3,
+                     match=[r"k\.h5:/K: the conductivity field holds nan at node \(i, j, k\) = \(1, 2, 3\)"])
+        T.check(out.count("adi3d: ") == 1, "the error is printed %d times" % out.count("adi3d: "))
+        T.check(sorted(os.listdir(d)) == ["k.h5", "nan.yaml"], "files written: %s" % os.listdir(d))
+    T.write(os.path.join(d, "good.yaml"), base % "good")
+    mpirun(a, a.np, ["run", "good.yaml", "-q", "--set", "time.steps=4"], cwd=d)
+    with open(os.path.join(d, "out.h5"), "rb") as f:
+        before = f.read()
+    out = mpirun(a, a.np, ["run", "good.yaml", "--restart", "ck.h5", "--set", "material.heat_capacity=4"], cwd=d, rc=2,
+                 match=[r"ck\.h5: cannot continue this run from the checkpoint: material\.heat_capacity differs: "
+                        r"checkpoint 3, config 4"])
+    T.check(out.count("adi3d: error:") == 1, "the error is printed %d times" % out.count("adi3d: error:"))
+    with open(os.path.join(d, "out.h5"), "rb") as f:
+        T.check(f.read() == before, "a refused restart changed the output")
+
+
 def disagree(a):
     # Ranks started with different runs (issue #14): another grid, another
     # number of steps, another output, another ADI_* setting on one rank.
@@ -486,7 +562,103 @@ def slurm(a):
     assert_close(os.path.join(ref, "out.h5"), os.path.join(d, "out.h5"), "requeued MPI job vs serial")
 
 
-PARTS = {"materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm,
+FULL_CASE = """grid: {nx: 48, ny: 40, nz: 36}
+diffusivity: 1.0
+boundary: dirichlet
+time: {dt: 1.0e-5, steps: 20}
+initial: %(initial)s
+domain: {lx: 1, ly: 1, lz: 1}
+backend: cpu
+output: {file: %(out)s, every: 5, compression: %(gzip)d}
+checkpoint: {file: %(ck)s, every: %(ck_every)d}
+"""
+
+
+def full_disk(a):
+    """mpirun onto a full file system (issue #54): every rank ends within
+    seconds (not ADI_COLLECTIVE_TIMEOUT's 600) with exit 3 and "No space
+    left on device", collective and gathered output, at the first step, at a
+    later one, at a checkpoint, and where the disk fills inside HDF5
+    (incompressible data, compressed: the space check before the write lets
+    it through); no rank crashes in MPI_Finalize (it did: exit 139). A real
+    full disk: a small tmpfs, mounted in a private mount namespace (unshare:
+    root, or a user namespace elsewhere); skipped (exit 77) where neither is
+    allowed."""
+    if os.environ.get("ADI_TEST_IN_MOUNT_NS") != "1":
+        import sys
+        env = dict(os.environ, ADI_TEST_IN_MOUNT_NS="1")
+        me = [sys.executable] + sys.argv
+        tries = [["unshare", "--mount", "--propagation", "private"],
+                 ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]]
+        for pre in tries:
+            if shutil.which("unshare") is None:
+                break
+            if subprocess.run(pre + ["true"], capture_output=True).returncode != 0:
+                continue
+            print("$ " + " ".join(pre + me), flush=True)
+            p = subprocess.run(pre + me, env=env)
+            raise SystemExit(p.returncode)
+        print("SKIPPED: a full file system needs a private mount namespace (unshare --mount, or a user namespace), "
+              "which this machine does not allow", flush=True)
+        raise SystemExit(77)
+    # A step is 48 x 40 x 36 float64 = 540 KiB; the space check asks for it
+    # (plus 64 KiB) before each write, or for 320 KiB of a compressed one:
+    # random data (a step compressed: about 460 KiB) in 900k leaves about 400 KiB after the first step, enough
+    # for the check and not for the write, which then fails inside HDF5.
+    scenarios = [
+        # (name, tmpfs size, ADI_PARALLEL_IO, gzip, initial, output, checkpoint)
+        ("collective, first step", "200k", "1", 0, "{value: 1}", "full/out.h5", ("ck.h5", 0)),
+        ("collective, a later step", "1400k", "1", 0, "{value: 1}", "full/out.h5", ("ck.h5", 0)),
+        ("gathered, a later step", "1400k", "0", 0, "{value: 1}", "full/out.h5", ("ck.h5", 0)),
+        ("collective, the checkpoint", "300k", "1", 0, "{value: 1}", "out.h5", ("full/ck.h5", 5)),
+        ("gathered, the checkpoint", "300k", "0", 0, "{value: 1}", "out.h5", ("full/ck.h5", 5)),
+        ("collective, inside HDF5", "900k", "1", 1, "{file: rand.h5, dataset: /u}", "full/out.h5", ("ck.h5", 0)),
+        ("gathered, inside HDF5", "900k", "0", 1, "{file: rand.h5, dataset: /u}", "full/out.h5", ("ck.h5", 0)),
+    ]
+    for name, size, pio, gzip, initial, out_file, (ck, ck_every) in scenarios:
+        if pio == "1" and not a.parallel_hdf5:
+            continue
+        d = os.path.join(a.work, name.replace(",", "").replace(" ", "_"))
+        os.makedirs(os.path.join(d, "full"))
+        T.write(os.path.join(d, "case.yaml"), FULL_CASE % dict(initial=initial, gzip=gzip, out=out_file, ck=ck,
+                                                                ck_every=ck_every))
+        with h5py.File(os.path.join(d, "rand.h5"), "w") as f:
+            f.create_dataset("u", data=np.random.default_rng(7).random((36, 40, 48)))
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", os.path.join(d, "full")],
+                           capture_output=True, text=True)
+        if m.returncode != 0:
+            print("SKIPPED: cannot mount a tmpfs here: " + m.stderr.strip(), flush=True)
+            raise SystemExit(77)
+        try:
+            start = time.time()
+            p = mpirun_env(a, a.np, ["run", "case.yaml", "--force"], d, {"ADI_PARALLEL_IO": pio}, timeout=120)
+            took = time.time() - start
+            out = p.stdout + p.stderr
+            print("--- %s (%s, ADI_PARALLEL_IO=%s): exit %d after %.1f s\n%s" % (name, size, pio, p.returncode, took,
+                                                                              out), flush=True)
+            T.check(p.returncode == 3, "%s: expected exit code 3, got %d" % (name, p.returncode))
+            T.check(took < 30, "%s: the job took %.1f s to end" % (name, took))
+            T.check(re.search(r"adi3d: (\[rank [0-9]+\] )?error: .*No space left on device", out),
+                    "%s: no adi3d message naming 'No space left on device'" % name)
+            T.check("Segmentation fault" not in out and "signal 11" not in out, "%s: a rank crashed" % name)
+            left = os.listdir(os.path.join(d, "full"))
+            print("left on the full file system: %s" % sorted(left), flush=True)
+            if "out.h5.journal" in left:  # as a kill leaves it: recover undoes the unfinished write,
+                # once there is room again (it works on a copy)
+                subprocess.run(["mount", "-o", "remount,size=8m", os.path.join(d, "full")], check=True)
+                T.run(a, ["recover", "full/out.h5"], cwd=d)
+            if "out.h5" in left:
+                T.fields(os.path.join(d, "full", "out.h5"))  # it opens and its steps read back
+            if "inside HDF5" in name:  # past the space check: the failure is the library's
+                T.check(re.search(r"HDF5: (file write failed|unable to|.*No space left)", out) or
+                        "failed on this rank" in out, "%s: the write did not fail inside HDF5" % name)
+            if "checkpoint" in name:
+                T.check(re.search(r"checkpoint 'full/ck\.h5'", out), "%s: the checkpoint is not named" % name)
+        finally:
+            subprocess.run(["umount", "-l", os.path.join(d, "full")])
+
+
+PARTS = {"full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm,
          "kill": kill}
 
 

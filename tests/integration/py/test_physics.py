@@ -212,7 +212,7 @@ output: {file: moving.h5, every: 7}
 # ---- bad material fields ------------------------------------------------------------
 
 BAD = """grid: {nx: 9, ny: 7, nz: 5}
-material: {conductivity: %s}
+material: {conductivity: %s, heat_capacity: 1}
 boundary: insulated
 initial: {value: 1}
 time: {dt: 0.1, steps: 3}

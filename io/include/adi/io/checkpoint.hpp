@@ -5,13 +5,19 @@
 // checkpoint survives until the new one is complete. The field dataset
 // carries HDF5's Fletcher-32 checksum, so damage is detected on read.
 //
-// Layout: root attributes format = "adi3d-checkpoint", format_version,
-// step, time, steps_total, precision, state_hash; dataset /u (nz, ny, nx); /grid and
-// /provenance as in the output file.
+// Layout: root attributes format = "adi3d-checkpoint", format_version (2),
+// step, time (exact: the time of `step` on the run's time axis), dt,
+// time_origin, step_origin, dt_before, time_segments (the axis, config.hpp
+// TimeAxis), steps_total, precision, problem and problem_hash (identity.hpp),
+// state_hash; dataset /u (nz, ny, nx); /grid and /provenance as in the
+// output file. Version 1 (before restarts could change dt) has no axis and
+// no problem: its time is step x dt, its problem is read from its config and
+// the provenance's input_fields.
 
 #include <adi/common.hpp>
 #include <adi/io/config.hpp>
 #include <adi/io/hdf5.hpp>
+#include <adi/io/identity.hpp>
 #include <adi/io/provenance.hpp>
 
 #include <string>
@@ -20,12 +26,22 @@
 namespace adi::io {
 
 struct CheckpointState {
+  int format_version = 2;    ///< as read (1: written before the time axis and the problem's identity)
   index_t step = 0;          ///< steps done
-  double time = 0.0;         ///< step * dt [s]
+  double time = 0.0;         ///< the time of `step`: axis.time_of(step, dt) [s]
+  double dt = 0.0;           ///< the time step that reached it (version 1: the config's)
+  TimeAxis axis;             ///< the time axis of the run that wrote it (version 1: t = step x dt)
   index_t steps_total = 0;   ///< the run's planned number of steps
   Precision precision = Precision::F64;
   GridGeometry geometry;
   std::string config_yaml;   ///< the resolved config of the run that wrote it
+  std::string problem;       ///< its problem's items (problem_items_text; "" in version 1)
+  std::string problem_hash;  ///< problem_hash of them ("" in version 1)
+  std::string input_fields;  ///< /provenance input_fields (version 1's field checksums)
+
+  /// The problem it was written for: `problem`, or for version 1 what its
+  /// config and input_fields say.
+  std::vector<ProblemItem> problem_items(const std::string& name) const;
 };
 
 /// Writes a checkpoint atomically; throws IoError (the previous checkpoint,
@@ -49,9 +65,27 @@ CheckpointState read_checkpoint_state(const std::string& path);
 template <class T>
 std::vector<T> read_checkpoint_field(const std::string& path, const CheckpointState& s);
 
-/// Throws ConfigError (where = `path`) unless a run with config `c` can
-/// continue from checkpoint `s` bit for bit: same grid, domain, origin,
-/// diffusivity, boundaries, theta, dt and precision, and s.step <= c.steps.
+/// The time axis of a restart from `s` with config `c` (its time request
+/// read, on the axis of a fresh run): the checkpoint's own axis when the
+/// config's dt resolves on it to the checkpoint's dt (then the times are the
+/// uninterrupted run's, bit for bit), else a new segment that starts at the
+/// checkpoint's step and time. Sets c.axis and resolves c's steps and dt on
+/// it (resolve_time); refreshes c.resolved_yaml.
+void resolve_restart_time(RunConfig& c, const CheckpointState& s);
+
+/// Checks what a restart trusts, before anything is read beyond the header:
+/// the header against itself (time = the axis' time of the step, steps
+/// within the run the config stored; IoError: edited or damaged), and
+/// against config `c` (ConfigError, where = `path`): the same precision and
+/// grid, the checkpoint's step not past c.steps. The problem itself (every
+/// item of identity.hpp) is compared by check_same_problem, once the fields
+/// are read.
 void check_restart_compatible(const std::string& path, const CheckpointState& s, const RunConfig& c);
+
+/// ConfigError (where = `path`, exit 2) naming the first item of the
+/// problem that differs between checkpoint `s` and the run's `items`:
+/// "cannot continue this run from the checkpoint: source.table differs:
+/// checkpoint [[0, 1], [40, 10]], config [[0, 1], [40, 20]]".
+void check_same_problem(const std::string& path, const CheckpointState& s, const std::vector<ProblemItem>& items);
 
 }  // namespace adi::io

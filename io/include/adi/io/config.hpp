@@ -10,6 +10,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adi::io {
@@ -123,6 +124,51 @@ struct GeometrySource {
   bool defaulted = false;  ///< no lengths in the config nor spacing in the file: the default 1 m box
 };
 
+/// The time axis of a run: step s is at t = t0 + (s - s0) dt, never a running
+/// sum. A fresh run: t0 = time.start, s0 = 0 (so t = step * dt exactly when
+/// time.start is 0). A restart that keeps dt keeps the checkpoint's axis, and
+/// so the uninterrupted run's times bit for bit; one that changes dt starts a
+/// new segment at the checkpoint: t0 = its time, s0 = its step (docs/IO.md).
+struct TimeAxis {
+  double t0 = 0.0;         ///< the time of step s0 [s]
+  index_t s0 = 0;          ///< the first step of this segment
+  double dt_before = 0.0;  ///< the previous segment's dt (0: none): step s0 - 1 is at t0 - dt_before
+  /// The segments so far, for the provenance: "step 0: t = 0 s, dt = 0.01 s;
+  /// step 40: t = 0.4 s, dt = 0.02 s" ("" while there is one segment).
+  std::string segments;
+  double time_of(index_t s, double dt) const {
+    if (dt_before > 0 && s == s0 - 1) return t0 - dt_before;
+    return t0 + static_cast<double>(s - s0) * dt;
+  }
+};
+
+/// `time:` as given: RunConfig::steps, problem.dt and t_end are resolved from
+/// it on the run's TimeAxis (resolve_time).
+struct TimeRequest {
+  double dt = 0.0;        ///< time.dt
+  bool by_t_end = false;  ///< time.t_end was given (else time.steps)
+  index_t steps = 0;      ///< time.steps: the number of the run's last step
+  double t_end = 0.0;     ///< time.t_end [s]: the time of the run's last step
+  std::string where;      ///< file:line:column (or --set) of time.t_end / time.steps, for messages
+};
+
+/// Where a face of the boundary was set (for the checks that need the
+/// grid, which an initial file may give only later): x_lo, x_hi, ..., z_hi.
+struct FaceOrigin {
+  std::string key;      ///< "boundary.x_lo", "boundary.x.lo", "boundary", "boundary.default" ("" = not set)
+  std::string where;    ///< file:line:column or the --set
+  bool named = false;   ///< the face's axis or the face itself was named (not a scalar boundary, not default)
+  bool missing = false; ///< not set, and no default: an error unless the axis turns out flat
+};
+
+/// A per-axis map (diffusivity, material.conductivity) that left axes out
+/// while the grid was still to come from the initial file: an axis left out
+/// must turn out flat.
+struct PendingAxes {
+  std::string key, where;
+  std::array<bool, 3> missing{};
+};
+
 /// Most nodes along one axis a case may have (grid.nx/ny/nz; also `adi3d
 /// bench --size`): 2^24, far past any grid that fits in memory, well inside
 /// the 2^31-row limit of the line kernels.
@@ -135,11 +181,22 @@ struct RunConfig {
   std::array<double, 3> origin{{0.0, 0.0, 0.0}};  ///< coordinates of node (0, 0, 0) [m]
   GivenGeometry given;
   GeometrySource geometry;  ///< set by apply_field_geometry
-  index_t steps = 0;       ///< number of steps (resolved from time.steps or time.t_end)
-  double t_end = 0.0;      ///< steps * dt
+  index_t steps = 0;       ///< the last step (resolved from time.steps or time.t_end)
+  double t_end = 0.0;      ///< the time of the last step: axis.time_of(steps, dt)
   /// time.dt as given, when time.t_end shortened it to end the run exactly
   /// at t_end (0: dt is as given).
   double dt_given = 0.0;
+  double t_start = 0.0;    ///< time.start [s]: the time of step 0 of a fresh run (tables continue from it)
+  TimeRequest time_request;
+  TimeAxis axis;           ///< t = axis.time_of(step, problem.dt)
+  /// The grid comes from the initial file (initial: {file}, no grid:): which
+  /// axes are flat is known only then (settle_grid).
+  bool grid_pending = false;
+  std::array<FaceOrigin, 6> faces;  ///< x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
+  std::vector<PendingAxes> pending_axes;
+  /// Where some keys were given ("boundary.x_lo.h" -> "case.yaml:5:28", or
+  /// the --set), for the checks made after the reading (check_face_data).
+  std::vector<std::pair<std::string, std::string>> positions;
   Precision precision = Precision::F64;
   Backend backend = Backend::Auto;
   InitialConfig initial;
@@ -151,6 +208,35 @@ struct RunConfig {
   index_t log_every = 0;   ///< log a line every N steps (0 = about every 2 s of wall time)
   std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };
+
+/// A number as people write it, in the fewest digits that read back to the
+/// same double: 40, 0.0125, 3600000, with an exponent only for the very
+/// small and the very large (1e-07, 1e+20). For messages and the problem's
+/// identity (identity.hpp), whose texts are stored: keep it stable.
+std::string number_words(double v);
+
+/// Resolves c.steps, c.problem.dt, c.t_end and c.dt_given from
+/// c.time_request on c.axis: time.steps is the last step; time.t_end is
+/// reached in whole steps of dt from the axis' origin, rounded up, dt
+/// shortened to end exactly there (unless t_end is a whole number of steps
+/// up to round-off: then dt is kept bit for bit). Throws ConfigError (a
+/// t_end before the axis' origin, too many steps, a time that overflows).
+void resolve_time(RunConfig& c);
+
+/// Once the grid is known (an initial file gave it, or a restart's stored
+/// config): the checks that depend on which axes are flat, as they are made
+/// for a grid the config gives: a face named on a flat axis, a face or a
+/// per-axis value missing on an axis that is not flat (ConfigError naming
+/// the key); faces of flat axes back to their defaults; the face data's
+/// derived values (check_face_data). Nothing to do without grid_pending.
+void settle_grid(RunConfig& c, const std::string& grid_from);
+
+/// Face and source data whose derived values the scheme computes (V f(t),
+/// 2 h / dx, 2 h u_inf f / dx, their products with dt / c) must be finite
+/// numbers of the run's precision: a face `value: 1e308` with a table that
+/// reaches 10 overflowed at the first step (exit 5). ConfigError naming the
+/// face's key and the values.
+void check_face_data(const RunConfig& c);
 
 /// The config with every default filled in, as YAML that parse_config reads
 /// back to the same RunConfig (numbers in their shortest round-trip form).

@@ -101,6 +101,9 @@ class Hdf5Field final : public FieldSource {
   /// same for a float32 and a float64 file holding the same numbers).
   /// Reads the whole field once, plane by plane; cached.
   std::string checksum() const override;
+  /// Takes the checksum a probe of the same file computed (probe.hpp: the
+  /// same read, in a child process), so that it is not read twice.
+  void adopt_checksum(const std::string& sum) const { checksum_ = sum; }
   const FieldInfo& info() const { return info_; }
   const std::string& what() const { return what_; }
 
@@ -151,13 +154,53 @@ bool parallel_hdf5_built();
 /// "<path>.journal" exists), restores the file to its last complete step and
 /// removes the journal; returns whether there was anything to undo. A
 /// restart does this itself; `adi3d recover` calls it.
-bool recover_output(const std::string& path);
+/// `removed` (if set) gets the temporaries of dead adi3d runs it removed
+/// beside the file, its .xmf and journal (remove_dead_temporaries; it holds
+/// the file's lock meanwhile).
+bool recover_output(const std::string& path, std::vector<std::string>* removed = nullptr);
 
 /// The steps an existing adi3d output file holds, sorted (read only, after
 /// undoing a killed run's unfinished write as a restart would). A restart
 /// uses it to refuse, before anything is written, to delete steps it would
 /// not write again. Throws IoError if the file cannot be read as an output.
 std::vector<index_t> output_file_steps(const std::string& path);
+
+/// The first HDF5 error this process met since clear_io_error_note() (""
+/// if none). A collective write that fails inside the HDF5 library on one rank
+/// can leave that rank waiting in the clean-up while another waits inside the
+/// library: the app's watch of collective writes ends such a rank after a few
+/// seconds with this message, instead of after ADI_COLLECTIVE_TIMEOUT with
+/// none.
+std::string io_error_note();
+void clear_io_error_note();
+/// Whether this process has an HDF5 file open. After a failed close HDF5
+/// 1.10 keeps one, and the library's termination (at exit, or in
+/// MPI_Finalize for parallel HDF5) then crashes closing it again: a process
+/// in that state must end without MPI_Finalize.
+bool hdf5_files_open();
+/// "; No space left on device: the file system of 'dir' has N free (this
+/// write needs about M)" when the folder of `path` has less than `need`
+/// bytes free and `message` does not say so already; else "".
+std::string disk_space_note(const std::string& path, double need, const std::string& message = "");
+
+/// An input file that is not a regular file (a FIFO, a device, a folder)
+/// is refused before a byte is read: IoError "<path>: cannot read <what>: it
+/// is a FIFO (named pipe), not a file ..." (a FIFO blocked the read until
+/// its time-out). A missing file passes (the open says so).
+void require_regular_input(const std::string& path, const std::string& what);
+
+/// Whether an existing output file can be continued by a run of this grid
+/// and precision (what a restart's reopen checks first): IoError otherwise,
+/// naming what differs. Read only (after undoing a killed run's unfinished
+/// write, as output_file_steps).
+void check_output_continuable(const std::string& path, const GridGeometry& g, Precision p);
+
+/// The problem an existing adi3d output file was written for, as
+/// identity.hpp's items text: its root attribute `problem`, or for a file
+/// written before that attribute what its /provenance/config and
+/// input_fields say (those items are returned as text too). Read only; throws
+/// IoError if it cannot be read as an output.
+std::string output_file_problem(const std::string& path);
 
 struct OutputStep {
   index_t step = 0;
@@ -222,6 +265,10 @@ class GridFile {
     /// refuses (ConfigError) a series of the same name at another position,
     /// and creates the ones the file lacks.
     std::vector<ProbeSeries> probes;
+    /// The problem the file is for (identity.hpp: items text and hash),
+    /// written by create() as root attributes `problem` and `problem_hash`
+    /// ("": not written).
+    std::string problem, problem_hash;
   };
   /// Starts a new file (as "<path>.tmp"; the caller has checked that
   /// replacing an existing "<path>" is wanted).

@@ -4,6 +4,7 @@
 #include <adi/io/config.hpp>
 #include <adi/io/hdf5.hpp>
 #include <adi/io/heat_flux.hpp>
+#include <adi/io/identity.hpp>
 #include <adi/io/lock.hpp>
 #include <adi/io/point_probes.hpp>
 #include <adi/io/probe.hpp>

@@ -17,6 +17,7 @@
 // (taking it over wrote a pid into it and removed it at the end).
 
 #include <string>
+#include <vector>
 
 namespace adi::io {
 
@@ -46,5 +47,16 @@ long locked_by(const std::string& path);
 /// A temporary name next to `path` that no other process uses:
 /// "<folder>/adi3d.<pid>.<random>.<name>.tmp".
 std::string unique_temp_path(const std::string& path);
+
+/// Removes the temporaries that dead adi3d processes left for `path`
+/// (unique_temp_path's names beside it: a killed run's first output step,
+/// checkpoint or .xmf being written, a journal snapshot). Only what can be
+/// proven theirs: a regular file (not a link) named exactly
+/// "adi3d.<pid>.<8 hex digits>.<name of path>.tmp" in path's folder whose
+/// pid is not this process and is not alive (kill(pid, 0): ESRCH). The
+/// caller must hold path's lock (FileLock, or the output's for its .xmf and
+/// journal): no live run of that file is then writing one. Returns the names
+/// removed (failures to remove are left, silently).
+std::vector<std::string> remove_dead_temporaries(const std::string& path);
 
 }  // namespace adi::io

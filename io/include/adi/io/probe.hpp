@@ -54,4 +54,11 @@ class ProbeInterrupted : public IoError {
 void probe_in_child(const std::string& file, const std::string& what, const std::function<void()>& probe,
                     const ProbeLimits& limits);
 
+/// The same for a read that finds something (a checksum, the problem a file
+/// was written for): `probe`'s result comes back from the child (at most
+/// 60 KiB), and the parent need not read again. Without isolation
+/// (limits.isolate false) `probe` runs here.
+std::string probe_result_in_child(const std::string& file, const std::string& what,
+                                  const std::function<std::string()>& probe, const ProbeLimits& limits);
+
 }  // namespace adi::io

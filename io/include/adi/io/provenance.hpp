@@ -25,6 +25,10 @@ struct Provenance {
   /// The input fields of the material and source, one per line:
   /// "conductivity = wall.h5:/K fnv1a64:0123..." ("" when there are none).
   std::string fields;
+  /// The run's time axis when it has more than one segment (a restart changed
+  /// dt): "step 0: t = 0 s, dt = 0.01 s; step 40: t = 0.4 s, dt = 0.02 s"
+  /// (attribute time_segments; "" otherwise).
+  std::string time_segments;
 };
 
 /// Fills in everything this process can know; `backend`, `device`,

@@ -27,6 +27,19 @@ std::string resolve_input(const RunConfig& c, const std::string& path);
 /// problems are returned unchanged.
 HeatProblem stepper_problem(const RunConfig& c, const std::optional<FieldInfo>& initial);
 
+/// Whether the stepper reads the initial field again during the run: some
+/// Dirichlet face keeps the initial field's values and moves with a table
+/// (its value at t is the initial value times f(t)), and the faces are not
+/// zeroed (`boundary_from_file: false`).
+bool faces_read_initial(const RunConfig& c);
+
+/// Where faces_read_initial(c): points c.problem.initial_field at what they
+/// read, an Hdf5Field of the initial file (`initial`, or the file inspected
+/// again: a restart) or the uniform value, so that its contents are part of
+/// the problem (identity.hpp) and every rank's stepper reads the same
+/// source. Does nothing otherwise.
+void attach_face_values(RunConfig& c, const std::optional<FieldInfo>& initial);
+
 /// Sets the nodes of every Dirichlet face to 0 (`boundary_from_file: false`).
 template <class T>
 void zero_dirichlet_faces(const HeatProblem& p, std::vector<T>& u);
