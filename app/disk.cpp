@@ -103,11 +103,14 @@ DiskEstimate estimate_disk(const RunPlan& plan, bool overwrite) {
     f.path = plan.output;
     const index_t steps = count_outputs(c, start);
     const std::size_t fields = plan.restart.empty() ? io::named_fields(c).size() : 0;
-    f.bytes = static_cast<double>(steps) * (field + kStepOverhead) + static_cast<double>(fields) * points * 8.0 +
+    // The heat flux (output.fields) is three more values a node each step;
+    // probe rows (24 bytes each) are noise beside a field.
+    const double step = field * (c.output.heat_flux ? 4.0 : 1.0);
+    f.bytes = static_cast<double>(steps) * (step + kStepOverhead) + static_cast<double>(fields) * points * 8.0 +
               (plan.restart.empty() ? kFileOverhead : 0.0);
-    f.detail = std::to_string(steps) + (steps == 1 ? " step of " : " steps of ") + human_bytes(field) + " (" +
+    f.detail = std::to_string(steps) + (steps == 1 ? " step of " : " steps of ") + human_bytes(step) + " (" +
                std::to_string(p.n[0]) + " x " + std::to_string(p.n[1]) + " x " + std::to_string(p.n[2]) + " " +
-               precision_name(c.precision) + ")" +
+               precision_name(c.precision) + (c.output.heat_flux ? ", u and heat_flux" : "") + ")" +
                (fields ? " + " + std::to_string(fields) + " material field" + (fields == 1 ? "" : "s") + " (float64)"
                        : std::string()) +
                ", about " + human_bytes(f.bytes) +

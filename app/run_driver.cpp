@@ -9,8 +9,10 @@
 
 #include "errors.hpp"
 #include "exit_codes.hpp"
+#include "heat_flux_output.hpp"
 #include "log.hpp"
 #include "output_schedule.hpp"
+#include "probes.hpp"
 #include "progress.hpp"
 #include "signals.hpp"
 #include "util.hpp"
@@ -263,6 +265,7 @@ RunPlan plan_run(const RunOptions& o) {
     probe_read(file, what, [&] { (void)io::inspect_field(file, f->dataset, what); }, header_limits(o.env.app));
   }
   io::attach_fields(c, o.env.app.parallel_io);
+  (void)io::locate_probes(c);  // the grid is final: a probe outside the box is a ConfigError now
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
   plan.ranks = mpi::world_size();
@@ -596,6 +599,8 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
     if (!plan.restart.empty()) check_restart_keeps_outputs(plan, discard_after_checkpoint);
     probe_create(io::unique_temp_path(plan.output), "output file '" + plan.output + "'");
   }
+  check_probe_paths(plan, o);  // probes.hpp
+  check_restart_keeps_probes(plan, discard_after_checkpoint);
   const bool checkpoints_configured =
       !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
   if (checkpoints_configured) {
@@ -937,6 +942,7 @@ class RunWriters {
       oo.provenance = prov_;
       oo.part = part_;
       oo.fields = io::named_fields(c);
+      oo.probes = io::probe_series(c);
       oo.problem = plan_.problem;
       oo.problem_hash = plan_.problem_hash;
       // Rank 0 looks (a collective reopen or create must be the same on all).
@@ -968,10 +974,18 @@ class RunWriters {
   /// Rank 0: the output file exists and holds step s already (a restart).
   bool output_holds(index_t s) const { return out_ && out_->has_step(s); }
 
-  void write_output(index_t s, double t, const T* values) {
+  /// Probe rows (probes.hpp) into the output, if there is one.
+  void write_probes(const io::ProbeRows& rows) {
+    if (!m_.writes() || !out_) return;
+    CriticalWrite cw;
+    together([&] { out_->append_probes(rows); }, "the collective write of probe rows to " + plan_.output,
+             plan_.output);
+  }
+
+  void write_output(index_t s, double t, const T* values, const T* heat_flux = nullptr) {
     if (!m_.writes()) return;
     CriticalWrite cw;  // a second signal waits for this step and its flush
-    together([&] { out_->write_step(s, t, values); },
+    together([&] { out_->write_step(s, t, values, heat_flux); },
              "the collective write of step " + std::to_string(s) + " to " + plan_.output, plan_.output);
     ++outputs_written_;
     last_output_ = s;
@@ -1088,18 +1102,27 @@ class StepLoop {
  public:
   StepLoop(Stepper<T>& st, FieldBuffer<T>& field, RunWriters<T>& writers, ProgressReporter& progress,
            const OutputSchedule& schedule, const RunMode& m, const RunPlan& plan, const AppOptions& a, index_t start,
-           EnergyGuard guard)
+           EnergyGuard guard, ProbeRecorder<T>& probes, HeatFluxOutput<T>& flux)
       : st_(st), field_(field), writers_(writers), progress_(progress), schedule_(schedule), m_(m), plan_(plan),
-        nan_at_(a.fault_nan_at_step), start_(start), s_(start), guard_(std::move(guard)) {}
+        nan_at_(a.fault_nan_at_step), start_(start), s_(start), guard_(std::move(guard)), probes_(probes),
+        flux_(flux) {}
 
   /// The output of the start step, unless the file has it (a restart).
   void write_start() {
+    // A restart's start step has its probe row already (written before the checkpoint).
+    if (plan_.restart.empty() && probes_.due(s_)) probes_.record(s_, schedule_.time_of(s_));
     double first = m_.root && schedule_.output_due(s_) && !writers_.output_holds(s_) ? 1.0 : 0.0;
     if (m_.distributed) mpi::allreduce_max(&first, 1);
     if (first > 0) {
       fetch();
-      writers_.write_output(s_, schedule_.time_of(s_), field_.values());
+      write_output(s_);
     }
+  }
+
+  /// Probe rows recorded so far into their files (probes.hpp): before every
+  /// checkpoint, so that a restart from it finds the rows up to its step.
+  void flush_probes() {
+    probes_.flush([&](const io::ProbeRows& rows) { writers_.write_probes(rows); });
   }
 
   LoopEnd run() {
@@ -1111,7 +1134,7 @@ class StepLoop {
     while (s_ < schedule_.steps()) {
       SignalGuard::abort_if_requested();
       if (m_.distributed ? stop_signal != 0 : SignalGuard::stop_requested() != 0) break;
-      index_t target = std::min(schedule_.next_event(s_), s_ + max_chunk);
+      index_t target = std::min({schedule_.next_event(s_), s_ + max_chunk, probes_.next_due(s_)});
       if (nan_at_ > s_) target = std::min(target, nan_at_);
       // time.stop_rate: the chunk's last step is taken alone, from a copy of
       // the field before it (at output steps, and about once a second).
@@ -1144,14 +1167,16 @@ class StepLoop {
       bool fetched = false;
       const auto now = Clock::now();
       const double t = schedule_.time_of(s_);
+      if (probes_.due(s_)) probes_.record(s_, t);
       if (schedule_.output_due(s_)) {
         fetch();
         fetched = true;
-        writers_.write_output(s_, t, field_.values());
+        write_output(s_);
       }
       if (schedule_.checkpoint_due(s_) || (ck.every_seconds > 0 && agreed[1] >= ck.every_seconds)) {
         if (!fetched) fetch();
         fetched = true;
+        flush_probes();
         writers_.write_checkpoint(s_, t, field_.values());
         last_ckpt = Clock::now();
       }
@@ -1168,10 +1193,13 @@ class StepLoop {
         spdlog::debug("step {}: max|u^(n+1) - u^n| / dt = {:.6g} K/s (time.stop_rate {:.6g})", s_, rate, stop_rate);
         if (rate < stop_rate) {
           stopped_by_rate_ = true;
-          if (!plan_.output.empty() && !schedule_.output_due(s_)) {  // the state it stopped at is the answer
+          // The state it stopped at is the answer: in the output and the probes.
+          if (probes_.active() && !probes_.due(s_)) probes_.record(s_, t);
+          if (!schedule_.output_due(s_)) {
             fetch();
-            writers_.write_output(s_, t, field_.values());
+            if (!plan_.output.empty()) write_output(s_);
           }
+          flush_probes();
           spdlog::info("step {} (t = {:.6g} s): max|u^(n+1) - u^n| / dt = {:.3e} K/s is below time.stop_rate = "
                        "{:.3g} K/s: the run stops here",
                        s_, t, rate, stop_rate);
@@ -1217,6 +1245,14 @@ class StepLoop {
   void fetch() {
     check();
     field_.fetch();
+  }
+
+  /// Collective: the output of step s from the fetched field (with its heat
+  /// flux when asked for), and the probe rows recorded up to it.
+  void write_output(index_t s) {
+    const double t = schedule_.time_of(s);
+    writers_.write_output(s, t, field_.values(), flux_.compute(t, field_.values()));
+    flush_probes();
   }
 
   const FieldStats& stats() const { return stats_; }
@@ -1273,6 +1309,8 @@ class StepLoop {
   Clock::time_point last_rate_ = Clock::now();
   bool stopped_by_rate_ = false;
   double last_rate_value_ = -1.0;
+  ProbeRecorder<T>& probes_;
+  HeatFluxOutput<T>& flux_;
 };
 
 // ---- the final errors -----------------------------------------------------------
@@ -1376,9 +1414,16 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   const OutputSchedule schedule(c, !plan.output.empty());
   FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
   ProgressReporter progress(schedule, m.root && !o.quiet && isatty(STDERR_FILENO), o.quiet, rep.start_step);
+  // Probes (their CSV) and the heat flux's conductivity: set up on every rank, failures agreed.
+  std::optional<ProbeRecorder<T>> probes;
+  std::optional<HeatFluxOutput<T>> flux;
+  collectively([&] {
+    probes.emplace(plan, *rs.stepper, m.distributed, m.root, rep.start_step);
+    flux.emplace(c, m.root, rs.part, plan.decomposition);
+  });
   const bool f32 = c.precision == Precision::F32;
   StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step,
-                   guarded ? EnergyGuard(true, f32, c.problem) : EnergyGuard(bound, f32, c.problem));
+                   guarded ? EnergyGuard(true, f32, c.problem) : EnergyGuard(bound, f32, c.problem), *probes, *flux);
   if (guarded)
     spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
   else
@@ -1401,11 +1446,13 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
       spdlog::warn("{} received: stopping after step {} of {} (t = {:.6g} s)", signal_name(rep.signal), end.step,
                    c.steps, schedule.time_of(end.step));
       loop.fetch();
+      loop.flush_probes();
       writers.write_checkpoint(end.step, schedule.time_of(end.step), field.values());
       writers.finish("interrupted");
       spdlog::warn("checkpoint written to {}; continue with: adi3d run ... --restart {}", plan.checkpoint,
                    plan.checkpoint);
     } else {
+      loop.flush_probes();
       writers.finish("complete");
     }
   } catch (const std::exception& e) {
@@ -1495,7 +1542,18 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
                             "numerical error: the steady solve produced NaN or Inf; nothing was written from it",
                             false, __FILE__, __LINE__);
     field.fetch();
-    writers.write_output(0, c.axis.t0, field.values());
+    // The steady state's heat flux and probe values, when asked for (step 0).
+    std::optional<ProbeRecorder<T>> probes;
+    std::optional<HeatFluxOutput<T>> flux;
+    collectively([&] {
+      probes.emplace(plan, *rs.stepper, m.distributed, m.root, 0);
+      flux.emplace(c, m.root, rs.part, plan.decomposition);
+    });
+    writers.write_output(0, c.axis.t0, field.values(), flux->compute(c.axis.t0, field.values()));
+    if (probes->active()) {
+      probes->record(0, c.axis.t0);
+      probes->flush([&](const io::ProbeRows& rows) { writers.write_probes(rows); });
+    }
     io::GridFile::SteadyRecord rec;
     rec.converged = sr.converged;
     rec.iterations = static_cast<long long>(sr.iterations);

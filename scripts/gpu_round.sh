@@ -8,6 +8,9 @@
 #           `adi3d validate --backend cuda`; the stability runs on the GPU
 #   half1   the whole `gpu` label, first half (ctest -I 1,,2)
 #   half2   the second half, then pytest python/tests (scripts/gpu_python.sh)
+#   steady  the rest of `new` (GPU ranks 3, 4; the inclusion), then solve:
+#           steady on CUDA at 65, 129, 257 per axis (a K field varying 100x)
+#           against theta = 1 Douglas marching at 257 (iterations, times)
 #   bench   adi3d bench: the constant-coefficient step, the K-field step
 #           (strang and douglas) with mixed faces and the cuSPARSE baseline,
 #           at 512^3, 257^3 and 500x384x260, both precisions
@@ -18,7 +21,7 @@ set -uo pipefail
 M=${1:?usage: scripts/gpu_round.sh new|half1|half2|bench}
 O="${OUT:-/tmp/out}/$M"; mkdir -p "$O"
 T0=$(date +%s); BUDGET=${BUDGET:-580}
-left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
+left() { local l=$(( BUDGET - ($(date +%s) - T0) )); [ $l -lt 1 ] && l=1; echo $l; }
 B=build-gpu/app/adi3d
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; git log -1 --format='%H %s';
   git status --short | head -20; } > "$O/machine.txt" 2>&1
@@ -63,6 +66,50 @@ PY
   # What time is left: a first look at the field step, Strang against Douglas.
   if [ $(left) -gt 120 ]; then bench field512 --size 512 --material field --faces mixed --scheme strang --reps 5; fi
   if [ $(left) -gt 60 ]; then bench field512d --size 512 --material field --faces mixed --scheme douglas --reps 5; fi
+  ;;
+steady)
+  build || exit 1
+  ct rest -j 4 -R "mpi_gpu_general_np3|mpi_gpu_general_np4"
+  BA="$PWD/$B"; mkdir -p "$O/st"
+  /usr/bin/env python3 - "$O/st" <<'PY'
+import sys, numpy as np, h5py
+d = sys.argv[1]
+for n in (65, 129, 257):
+    x = np.linspace(0, 1, n)
+    s = np.sin(2 * np.pi * x)
+    K = 10.0 ** (1.0 + s[:, None, None] * s[None, :, None] * s[None, None, :])  # 1 .. 100
+    with h5py.File("%s/k%d.h5" % (d, n), "w") as f:
+        f["K"] = K
+    base = """grid: {nx: %d, ny: %d, nz: %d}
+material: {conductivity: {file: k%d.h5, dataset: /K}, heat_capacity: 1.0}
+source: {power_density: 1.0e3}
+boundary: {x_lo: {type: dirichlet, value: 20}, z_hi: {type: convective, h: 100, ambient: 20}, x_hi: insulated, y: insulated, z_lo: insulated}
+backend: cuda
+""" % (n, n, n, n)
+    open("%s/s%d.yaml" % (d, n), "w").write(base + "solve: steady\noutput: {file: s%d.h5}\n" % n)
+    # Douglas theta = 1 (its fixed point is the steady state); dt ~ 1 / sqrt(lam_min lam_max)
+    h = 1.0 / (n - 1); lmax = 4 * 100 / h**2; lmin = np.pi**2 * 1 / 4
+    dt = 1.0 / np.sqrt(lmax * lmin)
+    open("%s/m%d.yaml" % (d, n), "w").write(base + "scheme: {type: douglas, theta: 1}\ninitial: {value: 0}\n"
+        "time: {dt: %.6g, steps: 200000, stop_rate: 1.0e-7}\noutput: {file: m%d.h5, every: 1000000}\n" % (dt, n))
+PY
+  for n in 65 129 257; do
+    (cd "$O/st" && /usr/bin/time -f "wall %e s" timeout $(( $(left) / 2 )) "$BA" run s$n.yaml > s$n.txt 2>&1; echo "steady $n rc=$?"; grep -E "steady  |wall" s$n.txt | head -3)
+  done
+  (cd "$O/st" && timeout $(( $(left) - 30 )) "$BA" run m257.yaml > m257.txt 2>&1; echo "march 257 rc=$?"; grep -E "stopped|stop rate|wall time" m257.txt)
+  /usr/bin/env python3 - "$O/st" <<'PY'
+import sys, h5py, numpy as np, os
+d = sys.argv[1]
+for n in (65, 129, 257):
+    try:
+        a = h5py.File("%s/s%d.h5" % (d, n))["steps/000000/u"][...]
+    except Exception as e:
+        print(n, "no steady output", e); continue
+    if os.path.exists("%s/m%d.h5" % (d, n)):
+        f = h5py.File("%s/m%d.h5" % (d, n)); k = sorted(f["steps"])[-1]
+        b = f["steps/" + k + "/u"][...]
+        print(n, "steady vs march (step %s): max rel diff %.3e" % (k, np.abs(a - b).max() / np.abs(a).max()))
+PY
   ;;
 half1) build || exit 1; ct half1 -j 8 -I 1,,2 ;;
 half2) build || exit 1; ct half2 -j 8 -I 2,,2

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cctype>
 #include <fstream>
 #include <sys/stat.h>
 #include <functional>
@@ -988,10 +989,27 @@ void read_initial(const Reader& r, const YAML::Node& n, RunConfig& c) {
   }
 }
 
+/// output.fields: the fields of each output step, u always among them
+/// (the output's steps are its /steps/NNNNNN/u datasets).
+void read_output_fields(const Reader& r, const YAML::Node& f, OutputConfig& out) {
+  const std::string key = "output.fields";
+  if (!f.IsSequence()) r.fail(f, key, "expected a list such as [u, heat_flux], got " + describe(f));
+  bool u = false;
+  std::set<std::string> seen;
+  for (std::size_t q = 0; q < f.size(); ++q) {
+    const std::string k = key + "[" + std::to_string(q) + "]";
+    const std::string name = r.choice<std::string>(f[q], k, {{"u", "u"}, {"heat_flux", "heat_flux"}});
+    if (!seen.insert(name).second) r.fail(f[q], k, "'" + name + "' is listed twice");
+    u = u || name == "u";
+    out.heat_flux = out.heat_flux || name == "heat_flux";
+  }
+  if (!u) r.fail(f, key, "expected a list that includes u (every output step holds u), got " + describe(f));
+}
+
 void read_output(const Reader& r, const YAML::Node& o, RunConfig& c) {
   if (!o) return;
   OutputConfig& out = c.output;
-  r.only_keys(o, "output", {"file", "every", "every_time", "initial", "final", "compression", "xdmf"});
+  r.only_keys(o, "output", {"file", "every", "every_time", "initial", "final", "compression", "xdmf", "fields"});
   if (o["file"]) out.file = r.text(o["file"], "output.file");
   if (const YAML::Node e = o["every"]) {
     out.every_steps = r.integer(e, "output.every");
@@ -1009,6 +1027,7 @@ void read_output(const Reader& r, const YAML::Node& o, RunConfig& c) {
     out.compression = static_cast<int>(lvl);
   }
   if (o["xdmf"]) out.xdmf = r.boolean(o["xdmf"], "output.xdmf");
+  if (const YAML::Node f = o["fields"]) read_output_fields(r, f, out);
   // Output steps asked for, and no file named: output.file defaults to ""
   // (no output), and the run wrote nothing without a word. An explicit
   // `file: ""` says "no output" (--set output.file="" turns a case's
@@ -1022,6 +1041,9 @@ void read_output(const Reader& r, const YAML::Node& o, RunConfig& c) {
       r.fail(o["every_time"], "output.every_time",
              "asks for output steps, but no output.file is given: set output.file (\"\" for no output), or remove "
              "output.every_time");
+    if (out.heat_flux)
+      r.fail(o["fields"], "output.fields",
+             "asks for the heat flux, but no output.file is given: set output.file, or remove heat_flux");
   }
 }
 
@@ -1169,6 +1191,82 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
   }
 }
 
+/// A probe's name becomes an HDF5 dataset (/probes/<name>) and a CSV column:
+/// letters, digits, '_', '-', '.', at most 64 of them, not "." or "..".
+bool probe_name_ok(const std::string& s) {
+  if (s.empty() || s.size() > 64 || s == "." || s == "..") return false;
+  return std::all_of(s.begin(), s.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '_' || ch == '-' || ch == '.';
+  });
+}
+
+/// probes: {points: {name: [x, y, z], ...}, every: N, csv: true | FILE}.
+/// Whether a point lies in the box is checked once the grid is final (an
+/// initial file may give it): io::locate_probes, with the `where` kept here.
+void read_probes(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  ProbesConfig& pc = c.probes;
+  r.only_keys(n, "probes", {"points", "every", "csv"});
+  const YAML::Node pts = n["points"];
+  if (!pts) r.fail(n, "probes.points", "missing: expected probes: {points: {name: [x, y, z], ...}}");
+  if (!pts.IsMap() || pts.size() == 0)
+    r.fail(pts, "probes.points", "expected a mapping of named points such as {junction: [0.01, 0.02, 0.003]}, got " +
+                                     describe(pts));
+  for (auto it = pts.begin(); it != pts.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const std::string key = "probes.points." + printable(name, kQuoteMax);
+    if (!probe_name_ok(name))
+      r.fail(it->first, key,
+             "expected a probe name of letters, digits, '_', '-' and '.' (at most 64; it names a dataset and a CSV "
+             "column), got '" + printable(name, kQuoteMax) + "'");
+    const YAML::Node v = it->second;
+    if (!v.IsSequence() || v.size() != 3)
+      r.fail(v, key,
+             "expected the point's coordinates [x, y, z] in m, got " +
+                 (v.IsSequence() ? std::to_string(v.size()) + " values" : describe(v)));
+    ProbePoint p;
+    p.name = name;
+    p.where = r.where(it->first, key);
+    for (int a = 0; a < 3; ++a) p.x[a] = r.real(v[a], key + "[" + std::to_string(a) + "]");
+    pc.points.push_back(p);
+  }
+  if (const YAML::Node e = n["every"]) {
+    pc.every = r.integer(e, "probes.every");
+    require(r, e, "probes.every", pc.every >= 1, "a number of steps >= 1");
+  }
+  if (const YAML::Node e = n["csv"]) {
+    std::string s = e.IsScalar() ? e.Scalar() : std::string();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    // A quoted scalar ("yes") is a file name; a plain true / false a switch.
+    const bool word = s == "true" || s == "yes" || s == "on" || s == "false" || s == "no" || s == "off";
+    if (word && e.Tag() != "!") {
+      pc.csv = r.boolean(e, "probes.csv");
+    } else {
+      pc.csv_file = r.text(e, "probes.csv");
+      pc.csv = true;
+      if (pc.csv_file.empty()) r.fail(e, "probes.csv", "expected true, false or a file name, got ''");
+      if (!printable_utf8(pc.csv_file))
+        r.fail(e, "probes.csv", "expected a file name of printable UTF-8 characters, got '" +
+                                    printable(pc.csv_file, kQuoteMax) + "'");
+    }
+  }
+}
+
+/// Where probes go, checked once output.file is known (after every section).
+void check_probes_destination(const Reader& r, const YAML::Node& root, const RunConfig& c) {
+  const ProbesConfig& pc = c.probes;
+  if (!pc.any()) return;
+  const YAML::Node n = root["probes"];
+  if (pc.csv && pc.csv_file.empty() && c.output.file.empty())
+    r.fail(n["csv"], "probes.csv",
+           "csv: true names the CSV after output.file (run.h5 -> run.probes.csv), and there is no output.file: "
+           "give the CSV a file name (csv: probes.csv)");
+  if (!pc.csv && c.output.file.empty())
+    r.fail(n, "probes",
+           "probes are recorded into output.file (/probes/<name>) or a CSV, and neither is set: set output.file, or "
+           "probes.csv: FILE");
+}
+
 /// The top-level sections, in the order the "unknown key" message lists
 /// them. Adding a section: a reader above, a row here, its struct in
 /// config.hpp and its lines in emit_resolved_impl (to_yaml).
@@ -1193,6 +1291,7 @@ constexpr Section kSections[] = {
     {"log", read_log},
     {"parallel", read_parallel},
     {"solve", read_solve},
+    {"probes", read_probes},
 };
 /// Read before the others: sections whose values others depend on (with an
 /// initial HDF5 file the grid may come from the file).
@@ -1286,6 +1385,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   }
   check_derived(r, root, c);
   if (!c.grid_pending) check_face_data(c);
+  check_probes_destination(r, root, c);
   try {
     c.problem.validate();  // belt and braces: the checks above should have caught everything
   } catch (const Error& e) {
@@ -1431,19 +1531,38 @@ std::string emit_resolved_impl(const RunConfig& c) {
   if (steady) {  // (the keys check_steady allows)
     e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
       << c.output.file << YAML::Key << "compression" << YAML::Value << c.output.compression << YAML::Key << "xdmf"
-      << YAML::Value << c.output.xdmf << YAML::EndMap;
+      << YAML::Value << c.output.xdmf;
   } else {
     e << YAML::Key << "output" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
       << c.output.file << YAML::Key << "every" << YAML::Value << c.output.every_steps << YAML::Key << "every_time"
       << YAML::Value << num(c.output.every_time) << YAML::Key << "initial" << YAML::Value << c.output.write_initial
       << YAML::Key << "final" << YAML::Value << c.output.write_final << YAML::Key << "compression" << YAML::Value
-      << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf << YAML::EndMap;
+      << c.output.compression << YAML::Key << "xdmf" << YAML::Value << c.output.xdmf;
+  }
+  // Only when asked for: the resolved configs of other runs stay as they were.
+  if (c.output.heat_flux)
+    e << YAML::Key << "fields" << YAML::Value << YAML::Flow << YAML::BeginSeq << "u" << "heat_flux" << YAML::EndSeq;
+  e << YAML::EndMap;
+  if (!steady)
     e << YAML::Key << "checkpoint" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "file"
       << YAML::Value << c.checkpoint.file << YAML::Key << "every" << YAML::Value << c.checkpoint.every_steps
       << YAML::Key << "every_seconds" << YAML::Value << num(c.checkpoint.every_seconds) << YAML::EndMap;
-  }
   e << YAML::Key << "log" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "every" << YAML::Value
     << c.log_every << YAML::EndMap;
+  if (c.probes.any()) {
+    const ProbesConfig& pc = c.probes;
+    e << YAML::Key << "probes" << YAML::Value << YAML::BeginMap << YAML::Key << "points" << YAML::Value
+      << YAML::BeginMap;
+    for (const ProbePoint& pt : pc.points)
+      e << YAML::Key << pt.name << YAML::Value << YAML::Flow << YAML::BeginSeq << num(pt.x[0]) << num(pt.x[1])
+        << num(pt.x[2]) << YAML::EndSeq;
+    e << YAML::EndMap << YAML::Key << "every" << YAML::Value << pc.every << YAML::Key << "csv" << YAML::Value;
+    if (!pc.csv_file.empty())
+      e << YAML::DoubleQuoted << pc.csv_file;
+    else
+      e << pc.csv;
+    e << YAML::EndMap;
+  }
   // Only when set: the automatic grid depends on the rank count of each run,
   // and configs of serial runs stay as they were.
   if (!c.parallel.automatic())

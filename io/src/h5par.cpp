@@ -10,20 +10,25 @@
 
 namespace adi::io::detail::par {
 
-PartSpaces part_spaces(const std::array<index_t, 3>& n, const FieldPart& p, const std::string& context) {
-  const hsize_t dims[3] = {static_cast<hsize_t>(n[2]), static_cast<hsize_t>(n[1]), static_cast<hsize_t>(n[0])};
-  const hsize_t start[3] = {static_cast<hsize_t>(p.offset[2]), static_cast<hsize_t>(p.offset[1]),
-                            static_cast<hsize_t>(p.offset[0])};
-  const hsize_t count[3] = {static_cast<hsize_t>(p.count[2]), static_cast<hsize_t>(p.count[1]),
-                            static_cast<hsize_t>(p.count[0])};
+PartSpaces part_spaces(const std::array<index_t, 3>& n, const FieldPart& p, const std::string& context,
+                       hsize_t components) {
+  // A vector field has a fourth, fastest axis of `components` values a node
+  // (0: a scalar field, 3-D).
+  const int rank = components > 0 ? 4 : 3;
+  const hsize_t dims[4] = {static_cast<hsize_t>(n[2]), static_cast<hsize_t>(n[1]), static_cast<hsize_t>(n[0]),
+                           components};
+  const hsize_t start[4] = {static_cast<hsize_t>(p.offset[2]), static_cast<hsize_t>(p.offset[1]),
+                            static_cast<hsize_t>(p.offset[0]), 0};
+  const hsize_t count[4] = {static_cast<hsize_t>(p.count[2]), static_cast<hsize_t>(p.count[1]),
+                            static_cast<hsize_t>(p.count[0]), components};
   for (int a = 0; a < 3; ++a)
     if (p.offset[a] < 0 || p.count[a] < 0 || p.offset[a] + p.count[a] > n[a])
       throw IoError(context + ": this rank's part lies outside the grid", __FILE__, __LINE__);
   PartSpaces s;
-  s.file = H5Id(ADI_H5_CHECK(H5Screate_simple(3, dims, nullptr), context, "cannot create a dataspace"), H5Sclose);
+  s.file = H5Id(ADI_H5_CHECK(H5Screate_simple(rank, dims, nullptr), context, "cannot create a dataspace"), H5Sclose);
   const bool empty = count[0] * count[1] * count[2] == 0;
-  const hsize_t one[3] = {1, 1, 1};
-  s.mem = H5Id(ADI_H5_CHECK(H5Screate_simple(3, empty ? one : count, nullptr), context, "cannot create a dataspace"),
+  const hsize_t one[4] = {1, 1, 1, 1};
+  s.mem = H5Id(ADI_H5_CHECK(H5Screate_simple(rank, empty ? one : count, nullptr), context, "cannot create a dataspace"),
                H5Sclose);
   if (empty) {  // a rank without nodes still takes part in the collective write
     ADI_H5_CHECK(H5Sselect_none(s.file.get()), context, "cannot select");

@@ -32,7 +32,10 @@ void barrier();
 struct PartSpaces {
   H5Id mem, file;
 };
-PartSpaces part_spaces(const std::array<index_t, 3>& n, const FieldPart& p, const std::string& context);
+/// components > 0: a vector field of that many values a node, dataset
+/// (nz, ny, nx, components), the values of a node together.
+PartSpaces part_spaces(const std::array<index_t, 3>& n, const FieldPart& p, const std::string& context,
+                       hsize_t components = 0);
 /// Runs f on every rank. If it threw on any rank, every rank throws an
 /// IoError: the message of the lowest rank that failed (broadcast), so all
 /// ranks report the same thing and go on together.

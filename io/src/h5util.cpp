@@ -430,12 +430,16 @@ std::array<hsize_t, 3> chunk_shape(const std::array<index_t, 3>& n, std::size_t 
 void chunk_extents(hid_t d, std::vector<ByteRange>& out, const std::string& context) {
   H5Id space(ADI_H5_CHECK(H5Dget_space(d), context, "cannot read a dataset's shape"), H5Sclose);
   H5Id dcpl(ADI_H5_CHECK(H5Dget_create_plist(d), context, "cannot read a dataset's layout"), H5Pclose);
-  hsize_t dims[3] = {0, 0, 0}, chunk[3] = {1, 1, 1};
-  if (H5Sget_simple_extent_ndims(space.get()) != 3 || H5Pget_layout(dcpl.get()) != H5D_CHUNKED ||
-      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 3 || H5Pget_chunk(dcpl.get(), 3, chunk) != 3)
+  // A field (z, y, x), or a vector field (z, y, x, 3) whose chunks hold all
+  // three components (the heat flux).
+  hsize_t dims[4] = {0, 0, 0, 1}, chunk[4] = {1, 1, 1, 1};
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if ((rank != 3 && rank != 4) || H5Pget_layout(dcpl.get()) != H5D_CHUNKED ||
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank || H5Pget_chunk(dcpl.get(), rank, chunk) != rank ||
+      (rank == 4 && chunk[3] != dims[3]))
     throw IoError(context + ": expected a chunked 3-D dataset", __FILE__, __LINE__);
   // By coordinate (a B-tree lookup each), not by index (a scan each).
-  hsize_t at[3];
+  hsize_t at[4] = {0, 0, 0, 0};
   for (at[0] = 0; at[0] < dims[0]; at[0] += chunk[0])
     for (at[1] = 0; at[1] < dims[1]; at[1] += chunk[1])
       for (at[2] = 0; at[2] < dims[2]; at[2] += chunk[2]) {

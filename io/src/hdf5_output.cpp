@@ -3,6 +3,7 @@
 
 #include "h5par.hpp"
 #include "h5util.hpp"
+#include "output_probes.hpp"
 
 #include <adi/io/hdf5.hpp>
 #include <adi/io/identity.hpp>
@@ -22,6 +23,12 @@ using detail::H5Id;
 std::string step_dataset(index_t step) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "/steps/%06lld/u", static_cast<long long>(step));
+  return buf;
+}
+
+std::string heat_flux_dataset(index_t step) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "/steps/%06lld/heat_flux", static_cast<long long>(step));
   return buf;
 }
 
@@ -288,6 +295,7 @@ GridFile GridFile::create(const Options& o) {
     detail::write_grid_group(f, o.geometry, im->what());
     detail::write_provenance(f, "provenance", o.provenance, im->what());
     detail::create_group(f, "steps", im->what());
+    detail::create_probe_series(f, o.probes, im->what());
     if (!o.fields.empty()) {
       if (im->par)
         write_material_parts(f, o, im->what());
@@ -310,6 +318,7 @@ struct ReopenScan {
   std::vector<std::string> materials;   // the /material/ datasets (an older collective file has none)
   std::string restart_group;            // "restart_NNN", the first free name
   std::vector<detail::ByteRange> raw;   // the kept steps' raw data (parallel)
+  std::vector<detail::ProbeScan> probes;  // the probe series and the rows each keeps
 };
 
 /// An adi3d output of this grid and precision, or IoError naming what differs.
@@ -364,10 +373,31 @@ ReopenScan scan_for_reopen(const GridFile::Options& o, index_t restart_step, con
     if (step > restart_step) {
       r.drop.emplace_back(name);
     } else {
-      r.kept.push_back({step, time, ds});
+      const std::string flux = heat_flux_dataset(step);
+      const bool has_flux = detail::path_exists(f, "/steps/" + name + "/heat_flux");
+      r.kept.push_back({step, time, ds, has_flux ? "/steps/" + name + "/heat_flux" : std::string()});
       if (extents) detail::chunk_extents(d.get(), r.raw, ctx + ":" + ds);
+      if (extents && has_flux) {
+        H5Id q(ADI_H5_CHECK(H5Dopen2(f, r.kept.back().heat_flux.c_str(), H5P_DEFAULT), ctx, "cannot open " + flux),
+               H5Dclose);
+        detail::chunk_extents(q.get(), r.raw, ctx + ":" + r.kept.back().heat_flux);
+      }
     }
   }
+  // A series records one point: one of the same name elsewhere is refused,
+  // before anything changes.
+  r.probes = detail::scan_probes(f, static_cast<long long>(restart_step), ctx);
+  for (const auto& have : r.probes)
+    for (const ProbeSeries& want : o.probes)
+      if (want.name == have.name && want.x != have.x) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "(%.17g, %.17g, %.17g) m, this run's probe at (%.17g, %.17g, %.17g) m",
+                      have.x[0], have.x[1], have.x[2], want.x[0], want.x[1], want.x[2]);
+        throw ConfigError(o.path, "probes.points." + want.name,
+                          std::string("the output's series /probes/") + want.name + " is at " + buf +
+                              ": a series records one point; give the probe another name, or move the output away",
+                          __FILE__, __LINE__);
+      }
   std::sort(r.kept.begin(), r.kept.end(), [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
   // The sidecar lists the material the file holds, whatever this run's
   // config says (the file keeps the first run's /material/).
@@ -398,6 +428,11 @@ std::string encode(const ReopenScan& r) {
   for (const auto& k : r.kept) {
     std::snprintf(buf, sizeof buf, "k %lld %.17g ", static_cast<long long>(k.step), k.time);
     s += buf + k.dataset + "\n";
+    if (!k.heat_flux.empty()) s += "f " + k.heat_flux + "\n";  // of the step before
+  }
+  for (const auto& p : r.probes) {
+    std::snprintf(buf, sizeof buf, "p %lld %lld %.17g %.17g %.17g ", p.rows, p.kept, p.x[0], p.x[1], p.x[2]);
+    s += buf + p.name + "\n";
   }
   for (const auto& d : r.drop) s += "d " + d + "\n";
   for (const auto& m : r.materials) s += "m " + m + "\n";
@@ -421,12 +456,20 @@ ReopenScan decode(const std::string& s) {
       r.drop.push_back(l.substr(2));
     } else if (l.compare(0, 2, "m ") == 0) {
       r.materials.push_back(l.substr(2));
+    } else if (l.compare(0, 2, "f ") == 0) {
+      r.kept.back().heat_flux = l.substr(2);
+    } else if (l.compare(0, 2, "p ") == 0) {
+      detail::ProbeScan p;
+      int used = 0;
+      std::sscanf(l.c_str(), "p %lld %lld %lf %lf %lf %n", &p.rows, &p.kept, &p.x[0], &p.x[1], &p.x[2], &used);
+      p.name = l.substr(static_cast<std::size_t>(used));
+      r.probes.push_back(p);
     } else {
       long long step = 0;
       double time = 0;
       int used = 0;
       std::sscanf(l.c_str(), "k %lld %lf %n", &step, &time, &used);
-      r.kept.push_back({static_cast<index_t>(step), time, l.substr(static_cast<std::size_t>(used))});
+      r.kept.push_back({static_cast<index_t>(step), time, l.substr(static_cast<std::size_t>(used)), std::string()});
     }
   }
   return r;
@@ -477,6 +520,10 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
     for (const auto& name : scan.drop)
       ADI_H5_CHECK(H5Ldelete(sg.get(), name.c_str(), H5P_DEFAULT), ctx, "cannot delete /steps/" + name);
     sg.reset();
+    // Probe rows after the restart step are recorded again, like the steps.
+    for (const auto& p : scan.probes)
+      if (p.kept < p.rows) detail::truncate_probe_series(f, p.name, p.kept, ctx);
+    detail::create_probe_series(f, o.probes, ctx);
     im->flush(im->what());
   };
   try {
@@ -490,8 +537,29 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
   return GridFile(std::move(im));
 }
 
+namespace {
+/// The dataset creation properties of a step's field: chunks of whole x rows
+/// (about 1 MiB), shuffle + gzip when asked for. components > 0: a vector
+/// field (z, y, x, components), a node's components in one chunk.
+detail::H5Id step_dcpl(const GridFile::Options& o, std::size_t elem, hsize_t components, const std::string& ctx) {
+  using detail::H5Id;
+  H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  const auto c3 = detail::chunk_shape(o.geometry.n, elem * (components > 0 ? components : 1));
+  const hsize_t chunk[4] = {c3[0], c3[1], c3[2], components};
+  ADI_H5_CHECK(H5Pset_chunk(dcpl.get(), components > 0 ? 4 : 3, chunk), ctx, "cannot set the chunk shape");
+  if (o.compression > 0) {
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+      throw IoError(ctx + ": this HDF5 library has no gzip (deflate) filter; set output.compression: 0", __FILE__,
+                    __LINE__);
+    ADI_H5_CHECK(H5Pset_shuffle(dcpl.get()), ctx, "cannot set the shuffle filter");
+    ADI_H5_CHECK(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(o.compression)), ctx, "cannot set the gzip filter");
+  }
+  return dcpl;
+}
+}  // namespace
+
 template <class T>
-void GridFile::write_step(index_t step, double time, const T* values) {
+void GridFile::write_step(index_t step, double time, const T* values, const T* heat_flux) {
   Impl& im = *impl_;
   ADI_REQUIRE(!im.closed, "GridFile::write_step after finish or failure");
   ADI_REQUIRE(precision_of<T>() == im.o.precision, "GridFile::write_step: precision differs from the file's");
@@ -521,17 +589,7 @@ void GridFile::write_step(index_t step, double time, const T* values) {
     const auto& n = im.o.geometry.n;
     const hsize_t dims[3] = {static_cast<hsize_t>(n[2]), static_cast<hsize_t>(n[1]), static_cast<hsize_t>(n[0])};
     H5Id space(H5Screate_simple(3, dims, nullptr), H5Sclose);
-    H5Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    const auto chunk = detail::chunk_shape(n, sizeof(T));
-    ADI_H5_CHECK(H5Pset_chunk(dcpl.get(), 3, chunk.data()), ctx, "cannot set the chunk shape");
-    if (im.o.compression > 0) {
-      if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
-        throw IoError(ctx + ": this HDF5 library has no gzip (deflate) filter; set output.compression: 0",
-                      __FILE__, __LINE__);
-      ADI_H5_CHECK(H5Pset_shuffle(dcpl.get()), ctx, "cannot set the shuffle filter");
-      ADI_H5_CHECK(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(im.o.compression)), ctx,
-                   "cannot set the gzip filter");
-    }
+    const H5Id dcpl = step_dcpl(im.o, sizeof(T), 0, ctx);
     H5Id d(ADI_H5_CHECK(H5Dcreate2(g.get(), "u", detail::file_type(im.o.precision), space.get(), H5P_DEFAULT,
                                    dcpl.get(), H5P_DEFAULT),
                         ctx, "cannot create dataset " + ds),
@@ -552,6 +610,32 @@ void GridFile::write_step(index_t step, double time, const T* values) {
     detail::write_attr(d.get(), "step", static_cast<long long>(step), ctx);
     if (im.par) detail::chunk_extents(d.get(), extents, ctx);  // collective metadata reads: every rank
     ADI_H5_CHECK(d.close(), ctx, "cannot write " + ds);  // closing writes the last chunk
+    if (heat_flux) {
+      const std::string qs = heat_flux_dataset(step);
+      const hsize_t qdims[4] = {dims[0], dims[1], dims[2], 3};
+      H5Id qspace(H5Screate_simple(4, qdims, nullptr), H5Sclose);
+      const H5Id qdcpl = step_dcpl(im.o, sizeof(T), 3, ctx);
+      H5Id q(ADI_H5_CHECK(H5Dcreate2(g.get(), "heat_flux", detail::file_type(im.o.precision), qspace.get(),
+                                     H5P_DEFAULT, qdcpl.get(), H5P_DEFAULT),
+                          ctx, "cannot create dataset " + qs),
+             H5Dclose);
+      if (im.par) {
+        const detail::par::PartSpaces sel = detail::par::part_spaces(n, *im.o.part, ctx, 3);
+        const H5Id xfer = detail::par::dxpl(ctx);
+        ADI_H5_CHECK(H5Dwrite(q.get(), detail::mem_type(im.o.precision), sel.mem.get(), sel.file.get(), xfer.get(),
+                              heat_flux),
+                     ctx, "cannot write " + qs);
+      } else {
+        ADI_H5_CHECK(H5Dwrite(q.get(), detail::mem_type(im.o.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, heat_flux),
+                     ctx, "cannot write " + qs);
+      }
+      detail::write_attr(q.get(), "time", time, ctx);
+      detail::write_attr(q.get(), "step", static_cast<long long>(step), ctx);
+      detail::write_attr(q.get(), "units", std::string("W/m^2"), ctx);
+      detail::write_attr(q.get(), "components", std::string("qx, qy, qz (the last axis): q = -K grad u"), ctx);
+      if (im.par) detail::chunk_extents(q.get(), extents, ctx);
+      ADI_H5_CHECK(q.close(), ctx, "cannot write " + qs);
+    }
     ADI_H5_CHECK(g.close(), ctx, "cannot close group " + grp);
     im.flush(ctx);
     if (!im.live) {
@@ -560,13 +644,33 @@ void GridFile::write_step(index_t step, double time, const T* values) {
     }
   });
   if (im.root) im.raw.insert(im.raw.end(), extents.begin(), extents.end());
-  im.steps.push_back({step, time, ds});
+  im.steps.push_back({step, time, ds, heat_flux ? heat_flux_dataset(step) : std::string()});
   std::sort(im.steps.begin(), im.steps.end(), [](const OutputStep& a, const OutputStep& b) { return a.step < b.step; });
   im.rewrite_xdmf();
 }
 
-template void GridFile::write_step<float>(index_t, double, const float*);
-template void GridFile::write_step<double>(index_t, double, const double*);
+template void GridFile::write_step<float>(index_t, double, const float*, const float*);
+template void GridFile::write_step<double>(index_t, double, const double*, const double*);
+
+void GridFile::append_probes(const ProbeRows& rows) {
+  Impl& im = *impl_;
+  ADI_REQUIRE(!im.closed, "GridFile::append_probes after finish or failure");
+  if (rows.empty() || im.o.probes.empty()) return;
+  ADI_REQUIRE(rows.probes == im.o.probes.size(), "GridFile::append_probes: one value a probe");
+  const std::string ctx = im.what() + ", probes at steps " + std::to_string(rows.steps.front()) + " to " +
+                          std::to_string(rows.steps.back());
+  im.guarded([&] {
+    im.begin_change();
+    detail::append_probe_rows(im.file.get(), im.o.probes, rows, im.par, im.root, ctx);
+    im.flush(ctx);
+    // Rows are data: a file that holds some is kept under its name (a
+    // checkpoint written after them relies on finding them on a restart).
+    if (!im.live) {
+      im.publish();
+      if (!im.par) detail::undo_commit(im.file.get(), ctx);
+    }
+  });
+}
 
 bool GridFile::rolled_back() const { return impl_->rolled_back; }
 
@@ -646,6 +750,18 @@ std::vector<index_t> output_file_steps(const std::string& path) {
   detail::init_hdf5();
   detail::undo_recover(path, detail::journal_path_for(path));
   return steps_on_disk(path);
+}
+
+std::vector<std::pair<std::string, std::vector<index_t>>> output_file_probes(const std::string& path) {
+  detail::init_hdf5();
+  detail::undo_recover(path, detail::journal_path_for(path));
+  const std::string ctx = "output file '" + path + "'";
+  (void)steps_on_disk(path);  // an adi3d output, or IoError
+  H5Id file(ADI_H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), ctx, "cannot open"), H5Fclose);
+  std::vector<std::pair<std::string, std::vector<index_t>>> out;
+  for (auto& [name, steps] : detail::probe_steps(file.get(), ctx))
+    out.emplace_back(name, std::vector<index_t>(steps.begin(), steps.end()));
+  return out;
 }
 
 void check_output_continuable(const std::string& path, const GridGeometry& g, Precision p) {

@@ -70,6 +70,13 @@ std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precisi
       << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << prec << "\" Dimensions=\"" << dims
       << "\">" << xml_escape(h5_name) << ":" << s.dataset << "</DataItem>\n"
       << "        </Attribute>\n";
+    // The heat flux: a Vector attribute (ParaView draws it with glyphs),
+    // components qx qy qz as the dataset's last axis.
+    if (!s.heat_flux.empty())
+      x << "        <Attribute Name=\"heat_flux\" AttributeType=\"Vector\" Center=\"Node\">\n"
+        << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << prec << "\" Dimensions=\""
+        << dims << " 3\">" << xml_escape(h5_name) << ":" << s.heat_flux << "</DataItem>\n"
+        << "        </Attribute>\n";
     for (const std::string& f : fields) {
       const std::string name = f.substr(f.find_last_of('/') + 1);
       x << "        <Attribute Name=\"" << xml_escape(name) << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"

@@ -167,6 +167,29 @@ class Problem:
         """A NumPy copy of the field, shaped (nz, ny, nx), on any backend."""
         return self._p.copy()
 
+    def probe(self, x: float, y: float, z: float) -> float:
+        """The field at the point (x, y, z) [m]: trilinear interpolation of
+        the nodal field, the node's value bit for bit at a node (a point
+        within 1e-9 spacings of a node is that node), periodic axes wrapped, a
+        flat axis' coordinate unused (it must lie in the box). A point
+        outside the box raises ConfigError. Reads only the point's (at most
+        8) nodes, on the GPU too."""
+        return self._p.probe(float(x), float(y), float(z))
+
+    @property
+    def probes(self) -> dict:
+        """The config's probes (`probes.points`) at the current step: {name: value}."""
+        return dict(self._p.probes())
+
+    def heat_flux(self) -> np.ndarray:
+        """The heat flux q = -K grad u [W/m^2] at every node at the current
+        step, as `output.fields: [u, heat_flux]` writes it: a new NumPy array
+        of shape (nz, ny, nx, 3), (qx, qy, qz) along the last axis, in the
+        Problem's precision. Each component is the mean of the scheme's two
+        face fluxes of the node's control volume (docs/USER_GUIDE.md,
+        "Discretisation"). Copies the field to the host."""
+        return self._p.heat_flux()
+
     def write(self, path, overwrite: bool = False, xdmf: bool = True, compression: int = 0) -> None:
         """Writes the current step to `path` in the layout of `adi3d run`'s
         outputs (/steps/NNNNNN/u, /grid, /provenance, the material fields),

@@ -11,6 +11,7 @@
 #include <adi/io/io.hpp>
 #include <adi/solver.hpp>
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -121,6 +122,45 @@ class Problem {
     });
   }
 
+  /// The field at (x, y, z) [m], trilinear between nodes and the node's
+  /// value bit for bit at a node (io/point_probes.hpp); a point outside the
+  /// box raises ConfigError.
+  double probe(double x, double y, double z) {
+    io::ProbePoint pt;
+    pt.name = "probe";
+    pt.x = {x, y, z};
+    pt.where = "probe";
+    const io::ProbeStencil s = io::locate_probe(config_, pt, "");
+    return visit([&](auto& st) { return value_at(st, s); });
+  }
+
+  /// The config's probes (probes.points) at the current step, in their order.
+  std::vector<std::pair<std::string, double>> probes() {
+    std::vector<std::pair<std::string, double>> out;
+    for (const io::ProbeStencil& s : io::locate_probes(config_))
+      out.emplace_back(s.name, visit([&](auto& st) { return value_at(st, s); }));
+    return out;
+  }
+
+  /// q = -K grad u at every node at the current step (io/heat_flux.hpp), a
+  /// new NumPy array (nz, ny, nx, 3) in the run's precision, (qx, qy, qz) last.
+  nb::ndarray<nb::numpy> heat_flux() {
+    if (!conductivity_)
+      conductivity_ = std::make_unique<io::FluxConductivity>(config_.problem, std::array<index_t, 3>{{0, 0, 0}},
+                                                             config_.problem.n);
+    return visit([&](auto& st) {
+      using T = RealOf<decltype(st)>;
+      std::vector<T> u(static_cast<std::size_t>(config_.problem.points()));
+      st.get_field(u.data());
+      auto* q = new std::vector<T>(io::heat_flux_whole(config_.problem, st.time(), u.data(), *conductivity_));
+      nb::capsule free(q, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+      const std::size_t shape[4] = {static_cast<std::size_t>(config_.problem.n[2]),
+                                    static_cast<std::size_t>(config_.problem.n[1]),
+                                    static_cast<std::size_t>(config_.problem.n[0]), 3};
+      return nb::ndarray<nb::numpy>(q->data(), 4, shape, free, nullptr, nb::dtype<T>());
+    });
+  }
+
   /// One adi3d output file holding the current step. Under the output's
   /// lock (an `adi3d run` or another write on it fails here, having touched
   /// nothing), and checked again under it: an existing file or sidecar is
@@ -174,7 +214,14 @@ class Problem {
         o.provenance.fields += key + " = " + f->name() + " " + f->checksum() + "\n";
       o.fields = io::named_fields(config_);
       io::GridFile file = io::GridFile::create(o);
-      file.write_step(st.step_index(), st.time(), host.data());
+      std::vector<T> flux;
+      if (config_.output.heat_flux) {  // output.fields: [u, heat_flux]
+        if (!conductivity_)
+          conductivity_ = std::make_unique<io::FluxConductivity>(
+              config_.problem, std::array<index_t, 3>{{0, 0, 0}}, config_.problem.n);
+        flux = io::heat_flux_whole(config_.problem, st.time(), host.data(), *conductivity_);
+      }
+      file.write_step(st.step_index(), st.time(), host.data(), flux.empty() ? nullptr : flux.data());
       file.finish("complete");
     });
   }
@@ -196,6 +243,19 @@ class Problem {
  public:
 
  private:
+  /// A probe's value from its corner nodes (Stepper::read_nodes: no copy of the field).
+  template <class T>
+  static double value_at(Stepper<T>& st, const io::ProbeStencil& s) {
+    std::array<index_t, 3> k[8];
+    T v[8];
+    double d[8];
+    const int m = s.corners();
+    for (int c = 0; c < m; ++c) k[c] = s.corner(c);
+    st.read_nodes(k, static_cast<std::size_t>(m), v);
+    for (int c = 0; c < m; ++c) d[c] = static_cast<double>(v[c]);
+    return io::interpolate(s, d);
+  }
+
   template <class T>
   void start() {
     io::FieldData<T> init = io::initial_values<T>(config_, initial_);
@@ -213,6 +273,7 @@ class Problem {
   io::RunConfig config_;
   std::optional<io::FieldInfo> initial_;
   EnergyGuard guard_;
+  std::unique_ptr<io::FluxConductivity> conductivity_;  ///< read once, by heat_flux()
   std::variant<std::unique_ptr<Stepper<float>>, std::unique_ptr<Stepper<double>>> stepper_;
 };
 
@@ -230,6 +291,9 @@ void bind_problem(nb::module_& m) {
       .def_prop_ro("device", &Problem::device)
       .def("view", [](nb::handle self) { return nb::cast<Problem&>(self).view(self); })
       .def("copy", &Problem::copy)
+      .def("probe", &Problem::probe, nb::arg("x"), nb::arg("y"), nb::arg("z"))
+      .def("probes", &Problem::probes)
+      .def("heat_flux", &Problem::heat_flux)
       .def("write", &Problem::write, nb::arg("path"), nb::arg("xdmf"), nb::arg("compression"), nb::arg("overwrite"))
       .def_prop_ro("shape", [](const Problem& p) {
         const auto& n = p.config().problem.n;

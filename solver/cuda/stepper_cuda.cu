@@ -129,6 +129,14 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return {u_.get(), layout_, true, device_};
   }
+  // A probe's few nodes: one small copy each, not the field (stepper.hpp).
+  void read_nodes(const std::array<index_t, 3>* nodes, std::size_t count, T* out) override {
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (std::size_t q = 0; q < count; ++q)
+      ADI_CUDA_CHECK(cudaMemcpyAsync(out + q, u_.get() + layout_.offset(nodes[q][0], nodes[q][1], nodes[q][2]),
+                                     sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
   void get_field(T* host) override {
     const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
     ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, u_.get(), sizeof(T) * layout_.stride[1], row,

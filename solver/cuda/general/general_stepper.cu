@@ -353,6 +353,14 @@ class CudaGeneralStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return {u_.get(), layout_, true, device_};
   }
+  // A probe's few nodes: one small copy each, not the field (stepper.hpp).
+  void read_nodes(const std::array<index_t, 3>* nodes, std::size_t count, T* out) override {
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (std::size_t q = 0; q < count; ++q)
+      ADI_CUDA_CHECK(cudaMemcpyAsync(out + q, u_.get() + layout_.offset(nodes[q][0], nodes[q][1], nodes[q][2]),
+                                     sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
   void get_field(T* host) override { download(u_.get(), host); }
   void get_work(T* host) override { download(w_.get(), host); }
   void set_work(const T* host) override {

@@ -151,6 +151,26 @@ class Stepper {
     ADI_THROW(InvalidArgument, "this stepper has no single field in one memory (a distributed run)");
   }
 
+  /// The values of a few nodes (probes, app/probes.cpp) into out, after
+  /// waiting for the queued work: nodes are (i, j, k) indices of the field
+  /// get_field packs. Without a copy of the whole field where the stepper
+  /// can: in place for a field in host memory (this default), a copy a node
+  /// from device memory (the CUDA steppers override it); the default copies
+  /// the whole field for a field on a device. A distributed stepper has no
+  /// field_view and throws InvalidArgument (its box: get_field).
+  virtual void read_nodes(const std::array<index_t, 3>* nodes, std::size_t count, T* out) {
+    if (count == 0) return;
+    const FieldView<T> v = field_view();
+    if (!v.on_device) {
+      for (std::size_t q = 0; q < count; ++q) out[q] = v.data[v.layout.offset(nodes[q][0], nodes[q][1], nodes[q][2])];
+      return;
+    }
+    std::vector<T> all(static_cast<std::size_t>(v.layout.points()));
+    get_field(all.data());
+    for (std::size_t q = 0; q < count; ++q)
+      out[q] = all[static_cast<std::size_t>(nodes[q][0] + v.layout.n[0] * (nodes[q][1] + v.layout.n[1] * nodes[q][2]))];
+  }
+
   /// Sets every Dirichlet node to its face value V f(t) at the current time:
   /// what a fresh run starts from (not a restart, whose field already holds
   /// them). A no-op for faces that keep their initial values without a table.

@@ -27,6 +27,12 @@ run of the same case (h5py):
             node (no rank left waiting in a collective read);
   errors    a process grid that does not match the rank count (exit 2) and
             an existing output (exit 3): one message, every rank ends cleanly;
+  probes    probes (at nodes, between nodes whose corners lie on several
+            ranks, across the periodic wrap) and the heat-flux field with
+            a conductivity field: the probe series equal the serial run's
+            to 1e-12 relative, a probe at a node is the written field bit
+            for bit, the heat flux equals the serial run's (collective
+            writes and the gather to rank 0);
   slurm     examples/slurm_mpi_job.sh outside Slurm (LAUNCHER=mpirun, a fake
             scontrol): SIGUSR1 to the job script (what --signal=B:USR1 does)
             reaches every rank, the job asks to be requeued, the requeued
@@ -658,7 +664,70 @@ def full_disk(a):
             subprocess.run(["umount", "-l", os.path.join(d, "full")])
 
 
-PARTS = {"full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm,
+PROBE_CASE = """grid: {nx: 19, ny: 14, nz: 11}
+domain: {lx: 1.8, ly: 1.4, lz: 1.0}
+material: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: 2.0}
+source: {power_density: 3.0}
+boundary: {x: {lo: dirichlet, hi: {type: convective, h: 4, ambient: 1}}, y: periodic, z: {lo: {type: neumann, flux: 2}, hi: insulated}}
+time: {dt: 5e-3, steps: 24}
+initial: {value: 0.5}
+output: {file: out.h5, every: 8, fields: [u, heat_flux]}
+probes:
+  points: {node: [0.9, 0.7, 0.5], middle: [0.93, 0.65, 0.35], wrap: [0.3, 1.37, 0.8], face: [1.8, 0.0, 0.0]}
+  every: 5
+  csv: true
+"""
+
+
+def probes(a):
+    d = os.path.join(a.work, "probes")
+    os.makedirs(d, exist_ok=True)
+    z, y, x = np.meshgrid(np.arange(11), np.arange(14), np.arange(19), indexing="ij")
+    with h5py.File(os.path.join(d, "k.h5"), "w") as f:
+        f["K"] = 1.0 + 5.0 * (x > 9) + np.cos(y) ** 2 + 0.1 * z
+    T.write(os.path.join(d, "case.yaml"), PROBE_CASE)
+    serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
+    grids = [None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np]  # x lines are never split
+    envs = [{}]
+    if a.np > 1 and a.parallel_hdf5:
+        envs.append({"ADI_PARALLEL_IO": "0"})
+    for gi, grid in enumerate(grids):
+        for e in envs:
+            name = "mpi_%d_%d" % (gi, len(e))
+            args = ["run", "case.yaml", "--set", "output.file=%s.h5" % name]
+            args += ["--set", "parallel.grid=" + grid] if grid else []
+            os.environ.update(e)
+            try:
+                mpirun(a, a.np, args, cwd=d, match=[r"4 probes recorded every 5 steps"])
+            finally:
+                for k in e:
+                    del os.environ[k]
+            what = "%d ranks, grid %s%s" % (a.np, grid or "auto", " (gathered)" if e else "")
+            assert_close(os.path.join(d, "serial.h5"), os.path.join(d, name + ".h5"), what)
+            with h5py.File(os.path.join(d, "serial.h5"), "r") as fs, h5py.File(os.path.join(d, name + ".h5"), "r") as fm:
+                for p in ("node", "middle", "wrap", "face"):
+                    rs, rm = fs["probes"][p][()], fm["probes"][p][()]
+                    T.check(list(rs["step"]) == list(rm["step"]) == [0, 5, 10, 15, 20, 24],
+                            "%s: %s steps %s" % (what, p, list(rm["step"])))
+                    scale = np.max(np.abs(rs["value"]))
+                    T.check(np.max(np.abs(rs["value"] - rm["value"])) <= 1e-12 * scale,
+                            "%s: probe %s %s, serial %s" % (what, p, rm["value"], rs["value"]))
+                for s in ("000000", "000008", "000016", "000024"):
+                    qs, qm = fs["steps"][s]["heat_flux"][()], fm["steps"][s]["heat_flux"][()]
+                    scale = np.max(np.abs(qs))
+                    T.check(qs.shape == qm.shape and np.max(np.abs(qs - qm)) <= 1e-11 * scale,
+                            "%s: heat flux of step %s differs from the serial run's by %.3e" %
+                            (what, s, np.max(np.abs(qs - qm)) / scale))
+                    # The probe at node (9, 7, 5) is the written field there, bit for bit.
+                    row = fm["probes/node"][()]
+                    hit = row[row["step"] == int(s)]
+                    if len(hit):
+                        T.check(hit["value"][0] == fm["steps"][s]["u"][5, 7, 9], "%s: node probe at step %s" % (what, s))
+            with open(os.path.join(d, name + ".probes.csv")) as f:
+                T.check(len(f.read().splitlines()) == 7, "%s: the CSV does not hold 6 rows" % what)
+
+
+PARTS = {"full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm, "probes": probes,
          "kill": kill}
 
 

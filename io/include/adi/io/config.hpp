@@ -71,6 +71,27 @@ struct OutputConfig {
   bool write_final = true;       ///< write the last step
   int compression = 0;           ///< gzip level 0..9 (0 = off), with shuffle
   bool xdmf = true;              ///< write the .xmf sidecar
+  /// output.fields: [u, heat_flux]: also the heat flux -K grad u at every
+  /// output step (/steps/NNNNNN/heat_flux, io/heat_flux.hpp).
+  bool heat_flux = false;
+};
+
+/// One named point of `probes.points` (io/point_probes.hpp).
+struct ProbePoint {
+  std::string name;
+  std::array<double, 3> x{{0.0, 0.0, 0.0}};  ///< physical coordinates [m], x, y, z
+  std::string where;                         ///< file:line:column of its key, for messages
+};
+
+/// `probes: {points: {name: [x, y, z], ...}, every: N, csv: true | FILE}`:
+/// the field interpolated at named points, recorded at step 0, every N steps
+/// and at the last step, into the output file (/probes/<name>) and/or a CSV.
+struct ProbesConfig {
+  std::vector<ProbePoint> points;  ///< in the config's order
+  index_t every = 1;               ///< record every N steps (>= 1)
+  bool csv = false;                ///< write a CSV
+  std::string csv_file;            ///< its name ("" with csv: the output's, run.h5 -> run.probes.csv)
+  bool any() const { return !points.empty(); }
 };
 
 /// `solve:` what a run computes: the transient (the default: marching in
@@ -196,6 +217,7 @@ struct RunConfig {
   CheckpointConfig checkpoint;
   ParallelConfig parallel;
   SolveConfig solve;
+  ProbesConfig probes;
   index_t log_every = 0;   ///< log a line every N steps (0 = about every 2 s of wall time)
   std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };

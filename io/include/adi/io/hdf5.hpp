@@ -14,6 +14,7 @@
 #include <adi/common.hpp>
 #include <adi/error.hpp>
 #include <adi/io/config.hpp>
+#include <adi/io/point_probes.hpp>
 #include <adi/io/provenance.hpp>
 
 #include <array>
@@ -205,10 +206,19 @@ struct OutputStep {
   index_t step = 0;
   double time = 0.0;
   std::string dataset;  ///< "/steps/000010/u"
+  std::string heat_flux;  ///< "/steps/000010/heat_flux" when the step holds it, else ""
 };
 
 /// Name of the dataset of step s: "/steps/" + six or more digits + "/u".
 std::string step_dataset(index_t step);
+/// Its heat flux: "/steps/NNNNNN/heat_flux", shape (nz, ny, nx, 3), (qx, qy, qz) fastest.
+std::string heat_flux_dataset(index_t step);
+
+/// The probe series of an existing adi3d output file: each /probes/<name>
+/// with its steps (read only, after undoing a killed run's unfinished write
+/// as a restart would). A restart uses it to refuse to delete rows it would
+/// not write again.
+std::vector<std::pair<std::string, std::vector<index_t>>> output_file_probes(const std::string& path);
 /// The XDMF sidecar of an output file: "run.h5" -> "run.xmf".
 std::string xdmf_path_for(const std::string& h5_path);
 
@@ -250,6 +260,11 @@ class GridFile {
     /// has each rank read and write its own part. reopen() lists what the
     /// file holds (an output of an older collective run has none).
     std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> fields;
+    /// Probe series (/probes/<name>, append_probes): created empty by
+    /// create(); reopen() keeps each series' rows up to the restart step,
+    /// refuses (ConfigError) a series of the same name at another position,
+    /// and creates the ones the file lacks.
+    std::vector<ProbeSeries> probes;
     /// The problem the file is for (identity.hpp: items text and hash),
     /// written by create() as root attributes `problem` and `problem_hash`
     /// ("": not written).
@@ -271,8 +286,14 @@ class GridFile {
   /// Writes /steps/NNNNNN/u with attributes time and step, flushes, then
   /// rewrites the sidecar. `values` is packed x fastest in the run's
   /// precision: the whole field, or this rank's part (Options::part).
+  /// `heat_flux` (optional): the flux at the same nodes, 3 values a node
+  /// ((qx, qy, qz) fastest), written as /steps/NNNNNN/heat_flux in the
+  /// run's precision and listed in the sidecar as a Vector attribute.
   template <class T>
-  void write_step(index_t step, double time, const T* values);
+  void write_step(index_t step, double time, const T* values, const T* heat_flux = nullptr);
+  /// Appends rows to the probe series (Options::probes, in that order) and
+  /// flushes. Collective files: every rank passes the same rows.
+  void append_probes(const ProbeRows& rows);
   bool has_step(index_t step) const;
   const std::vector<OutputStep>& steps() const;
   /// reopen() found the file as a killed run left it inside a write, and

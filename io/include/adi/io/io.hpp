@@ -3,8 +3,10 @@
 #include <adi/io/checkpoint.hpp>
 #include <adi/io/config.hpp>
 #include <adi/io/hdf5.hpp>
+#include <adi/io/heat_flux.hpp>
 #include <adi/io/identity.hpp>
 #include <adi/io/lock.hpp>
+#include <adi/io/point_probes.hpp>
 #include <adi/io/probe.hpp>
 #include <adi/io/provenance.hpp>
 #include <adi/io/start.hpp>
