@@ -6,7 +6,7 @@
 //   y: each z-plane transposed (x <-> y), gtsv2StridedBatch on the now
 //      contiguous y lines, transposed back (cuSPARSE has no batched solver
 //      for lines of stride nx inside planes; gtsvInterleavedBatch per plane
-//      is correct but launches nz tiny batches and was 40x slower)
+//      is correct but launches nz tiny batches and measured far slower)
 //   z: gtsvInterleavedBatch (nx ny systems interleaved, m = nz)
 // Our own RHS kernel and a plain u += w kernel complete the step. Some of the
 // cuSPARSE routines may overwrite their coefficient arrays, so the timed

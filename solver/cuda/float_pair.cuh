@@ -5,10 +5,10 @@
 // 64 (fp64's rows, and fp64's registers: I pairs are 2 I floats, as I doubles).
 //
 // Why: fp32 lines of 1025-1056 rows (1025^3, h = 1/1024 with both boundary
-// nodes) take 16-line tiles, i.e. 64-byte rows of each tile, and ran at 56-60 %
-// of copy where fp64 on the same tiles (128-byte rows) ran at 88-89 %
-// (H100, docs/PERFORMANCE.md, twelfth session); z lines touch a new DRAM page
-// every row, so bytes a row is what a page opening buys.
+// nodes) take 16-line tiles, i.e. 64-byte rows of each tile, and ran far
+// further from the copy bandwidth than fp64 on the same tiles (128-byte rows;
+// docs/PERFORMANCE.md, "Segment lengths and tiles"); z lines touch a new DRAM
+// page every row, so bytes a row is what a page opening buys.
 //
 // The arithmetic is component-wise: the line matrix is the same for every
 // line, so a table entry holds one coefficient twice and every operation of

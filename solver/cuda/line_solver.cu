@@ -246,10 +246,11 @@ bool LineSolver<T>::fused_layout() const {
 
 // A block of kFusedMinWarps (4) lines at least: with the full tables and a
 // ring of 4, fp64 lines of ~1000 rows leave room for 2 (the slabs outgrow
-// shared memory), and 1025^3 fp64 measured 36.7 ms a step fused that way
-// against 29.3 ms split; the small build (compact tables, a ring of 3)
-// takes 5 of them: 25.6 ms (fused_x_kernel.cu). fp64 lines of 600 rows
-// take 5 with the full build.
+// shared memory), and fused that way they measured slower than the two
+// passes; the small build (compact tables, a ring of 3, fused_x_kernel.cu)
+// takes 5 of them and measured faster (docs/PERFORMANCE.md, "The fused
+// RHS + x kernel"). fp64 lines of 600 rows take 6 with the compact tables
+// (fused_x_shape).
 template <class T>
 bool LineSolver<T>::can_fuse_rhs() const {
   return fused_layout() && fused_shape().warps >= kernels::kFusedMinWarps;

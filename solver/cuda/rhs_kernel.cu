@@ -41,12 +41,11 @@ namespace adi::cuda {
 namespace {
 
 // Three blocks an SM (at most 85 registers a thread): left to itself the
-// compiler gave the fp64 point-per-thread kernel 124-128 registers or 78
-// depending on unrelated edits, and the fp32 vector kernel 83-89; at 128
-// (two blocks, 16 warps) the fp64 RHS ran 9 % slower at 512^3 (H100: 0.91
-// against 0.83 ms), the fp32 one 5 % (0.514 against 0.488 ms). Not for
-// the deeper queues of the experiment knobs (8 planes ahead, 32-byte
-// vectors), which would spill at 85.
+// compiler gave these kernels very different register counts depending on
+// unrelated edits, and at two blocks an SM (16 warps) both RHS kernels ran
+// measurably slower (docs/PERFORMANCE.md, "RHS kernels"). Not for the deeper
+// queues of the experiment knobs (8 planes ahead, 32-byte vectors), which
+// would spill at 85.
 constexpr int kRhsBlocks = 3;
 
 // A block is kTileX x kTileY threads marching through `chunk` planes of z:
@@ -60,14 +59,14 @@ constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32, kMinChunkZ = 8;
 // centre value is the DRAM stream: it is loaded D planes ahead into a
 // register queue, so each warp has D rows (D x 128 or 256 bytes) on their
 // way; Little's law wants ~32 KB per SM at 4.2 TB/s, i.e. D = 4 or more at
-// the 24-32 warps an SM holds (4 measured best, rhs_prefetch_planes). The in-plane neighbours (x +- 1 and y +- 1) are
+// the 24-32 warps an SM holds (4 measured best, rhs_prefetch_planes). The
+// in-plane neighbours (x +- 1 and y +- 1) are
 // then L1 hits, mostly on lines this block's own warps brought in as their
 // centres D - 1 iterations earlier, and are loaded one plane ahead. The
 // pointers walk along z (no per-plane 64-bit index products) and the
-// boundary tests are hoisted: the first version of this kernel, with
-// per-plane index arithmetic and the centre loaded in the iteration that
-// used it, issued ~100 instructions per point and ran at 63-66% of copy
-// bandwidth at 512^3 (docs/perf_notes.md).
+// boundary tests are hoisted: a first version with per-plane index
+// arithmetic and the centre loaded in the iteration that used it was
+// instruction-bound (docs/journal/PERFORMANCE_HISTORY.md, the working log).
 template <class T, int D, bool XFaces>
 __global__ void __launch_bounds__(kTileX* kTileY, D <= 4 ? kRhsBlocks : 1)
     rhs_scalar_kernel(const T* __restrict__ u, T* __restrict__ w, Layout3 L, RhsCoefficients<T> kc, int chunk) {
@@ -294,15 +293,13 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 
 }  // namespace
 
-// Points per thread of the vector kernel (0: the scalar kernel). Measured on
-// an H200 at 512^3 (docs/PERFORMANCE.md): see the defaults below.
+// Points per thread of the vector kernel (0: the scalar kernel).
 // SolverOptions::rhs_vec (ADI_RHS_VEC) overrides (0, 2 or 4; 2 only for double).
 // fp32 takes the 4-point kernel only when its 128-column blocks tile the rows
 // exactly: at 129, 193, 257, 513 ... columns the last block of every row
 // carries a column or a few and holds an SM slot for a whole z march, and the
-// point-per-thread kernel measured faster (H100, #18: RHS 23 -> 40 % of copy
-// at 129^3, 40 -> 55 % at 193^3, 48 -> 62 % at 257^3, 65 -> 72 % at 513^3;
-// at 512^3 the two were within the run-to-run spread on an H200).
+// point-per-thread kernel measured faster there; where the blocks tile the
+// rows the two measured alike (docs/PERFORMANCE.md, "RHS kernels").
 template <class T>
 int rhs_points_per_thread(const SolverOptions& o, index_t nx) {
   if (o.rhs_vec >= 0) return o.rhs_vec;
@@ -311,23 +308,22 @@ int rhs_points_per_thread(const SolverOptions& o, index_t nx) {
 }
 
 // Planes the point-per-thread kernel loads ahead: 4 in both precisions, the
-// fastest depth measured (docs/perf_notes.md, "Timings behind choices in the
-// code"). SolverOptions::rhs_ahead (ADI_RHS_AHEAD) overrides, so the GPU tests
-// can run every depth in one process.
+// fastest depth measured (docs/PERFORMANCE.md, "RHS kernels").
+// SolverOptions::rhs_ahead (ADI_RHS_AHEAD) overrides, so the GPU tests can run
+// every depth in one process.
 int rhs_prefetch_planes(const SolverOptions& o) {
   const int a = o.rhs_ahead;
   return a == 2 || a == 8 ? a : 4;
 }
 
 // Planes a block of the vector kernel marches through. A thread's planes
-// are serial, so a grid of few, long marches is latency-bound: at 129^3
-// (fp32, 4 points a thread) 32-plane chunks made 170 blocks, 1.3 per SM,
-// and the RHS ran at 17 % of the copy bandwidth (23 % with this; 193^3:
-// 2.7 blocks per SM, 32 -> 40 %; measured while those sizes still took
-// the vector kernel, which fp32 now keeps for rows of 128k columns only, e.g.
-// 128^3 and 256^3, where this was not measured). Aim for 8 blocks per SM; never more than kChunkZ planes (the large grids keep
-// their measured shape) nor fewer than kMinChunkZ. Any chunk gives the same
-// values: each point is computed on its own.
+// are serial, so a grid of few, long marches is latency-bound: on small grids
+// 32-plane chunks left about one block an SM, and shorter chunks measured
+// faster (while those sizes still took the vector kernel, which fp32 now
+// keeps for rows of 128k columns only, e.g. 128^3 and 256^3, where this was
+// not measured). Aim for 8 blocks per SM; never more than kChunkZ planes
+// (the large grids keep their measured shape) nor fewer than kMinChunkZ. Any
+// chunk gives the same values: each point is computed on its own.
 static int rhs_chunk(index_t blocks_xy, index_t nz) {
   int dev = 0, sms = 0;
   ADI_CUDA_CHECK(cudaGetDevice(&dev));
@@ -360,7 +356,7 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
   const index_t gx = (L.n[0] + per_block_x - 1) / per_block_x, gy = (L.n[1] + kTileY - 1) / kTileY;
   // The point-per-thread kernel keeps its 32 planes: its D-planes-ahead
   // queue refills at every chunk start, and shorter chunks measured slower
-  // (129^3 fp64: 61 % -> 48 % of copy at 11 planes).
+  // (docs/PERFORMANCE.md, "Tried and rejected").
   const int chunk = vec ? rhs_chunk(gx * gy, L.n[2]) : kChunkZ;
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
                   static_cast<unsigned>((L.n[2] + chunk - 1) / chunk));

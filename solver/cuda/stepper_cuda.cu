@@ -2,8 +2,8 @@
 // work array w (the RHS, then the increment D), both with rows padded so
 // that every row starts on a 128-byte boundary (SolverOptions::row_align).
 // A step is three launches where the x lines take single-line tiles of the
-// warp kernel and a block of 8 of them fits (x lines of 33 to 1056 rows in
-// fp32, 512 in fp64: LineSolver::can_fuse_rhs): the RHS of u computed inside the
+// warp kernel and a block of several of them and their slabs fits shared
+// memory (LineSolver::can_fuse_rhs): the RHS of u computed inside the
 // x solve (u -> w, kernels/fused_x_kernel.cu), the y solve in place on w,
 // and the z solve that adds its solution into u (the fused update: w is
 // read, u read and written, the solution itself never stored): 7 words a
@@ -15,10 +15,10 @@
 // the launchers' host work (occupancy queries, attribute calls, the
 // constant-bank tables built per launch) and the launch latency are paid
 // once, not four times a step. It matters on small grids, where a phase
-// moves little (17 MB at 129^3, ~6 us at the copy bandwidth): measured on an
-// H100, 129^3 -6.6 % (fp32) / -4.2 % (fp64) a step, 257^3 about -1 %, larger
-// grids within noise (docs/perf_notes.md). The graph holds the same kernels
-// with the same arguments: the result is bit for bit the same.
+// moves little (17 MB at 129^3, a few us at the copy bandwidth), and not on
+// large ones (measured: docs/PERFORMANCE.md, "The step"). The graph holds
+// the same kernels with the same arguments: the result is bit for bit the
+// same.
 //
 // Only the unknowns move (SolverOptions::skip_fixed, ADI_SKIP_FIXED=0 to
 // move every node): a Dirichlet y or z face's nodes keep their values, so
@@ -284,7 +284,7 @@ class CudaStepper final : public Stepper<T> {
   SolverOptions options_;
   int device_;
   // The RHS computed inside the x solve (the default; ADI_FUSE_RHS=0 runs
-  // it as a pass of its own): docs/PERFORMANCE.md, the fused step.
+  // it as a pass of its own): docs/PERFORMANCE.md, "The step".
   bool fuse_rhs_ = false;
   bool use_graph_ = false;
   cudaGraphExec_t graph_ = nullptr;  ///< one step, captured at the first (launch_step)

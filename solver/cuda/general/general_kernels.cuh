@@ -111,9 +111,9 @@ __device__ ADI_FORCEINLINE T rhs_node_generic(const T* __restrict__ u, const Gen
 // neighbours are in the warp's and the block's own rows (L1). row_coupling
 // and row_apply see the same values in the same order as in the generic
 // form, so the result is the same bits. The faces are general_rhs_faces_kernel's.
-// (The first version, one generic thread per node with (i, j, k) from a flat
-// index, spent ~600 instructions a node on 64-bit index arithmetic and end
-// logic: 3.0-3.4 ms at 512^3 fp32, 8 % of copy.)
+// (A first version, one generic thread per node with (i, j, k) from a flat
+// index, spent hundreds of instructions a node on 64-bit index arithmetic
+// and end logic, far from the copy bandwidth.)
 constexpr int kRhsBlockX = 32, kRhsBlockY = 8;
 
 /// The interior of a grid: [1, n-1) on a non-flat axis, [0, 1) on a flat one.
@@ -249,9 +249,10 @@ __global__ void general_rhs_faces_kernel(const T* __restrict__ u, T* __restrict_
 //   w += dt rho (beta - gr u)     summed over the node's Mirror ends of y, z,
 // gr = 2 h_c / h on a Robin end (row_coupling), beta the face data at t*.
 // The x faces' terms are added by the RHS kernel (RhsCoefficients::xfaces):
-// their nodes are a row apart, one 32-byte sector each, and a kernel of
-// their own measured 65 us at 512^3 (H100, 3.4 % of the fp32 step), where
-// the four y and z faces, rows and planes read coalesced, took ~12 us.
+// their nodes are a row apart, one 32-byte sector each, and in a kernel of
+// their own they cost several times what the four y and z faces cost, whose
+// rows and planes read coalesced (docs/PERFORMANCE.md, "Faces and periodic
+// axes").
 // Nodes on a Dirichlet face keep w = 0 (their increments come from the face
 // data). blockIdx.z is the face f = 2 + (2 (a - 1) + side); a face that is
 // not Mirror returns at once. A node on Mirror faces of both y and z (an

@@ -5,7 +5,8 @@
 //
 // Why: one thread per line (general_thomas_kernel) keeps c' in a scratch
 // grid and sweeps the line twice, reading and writing 6-7 words per point
-// instead of 3 (read d, K; write x), at ~13 % of copy (docs/PERFORMANCE.md).
+// instead of 3 (read d, K; write x), with few threads in flight (a small
+// fraction of the copy bandwidth, docs/PERFORMANCE.md, "Material fields").
 // Here a line of n rows is cut into S segments (S a power of two) of
 // M = n / S or n / S + 1 rows, one per thread, held in registers, and each
 // segment is eliminated locally (the partition method, Laszlo, Giles,
@@ -52,10 +53,9 @@
 // whole sectors) by S segments; blocks are persistent and have their next
 // tile's rows (d, K, 1/c, the accumulator) copied into shared memory with
 // cp.async while they reduce and store this one (stage_fields; on a device
-// without the shared memory for it, L2 prefetches instead: measured on an
-// H200, the staged form took the 512^3 field step 5.32 -> 4.78 ms fp32,
-// 10.14 -> 8.42 ms fp64, docs/PERFORMANCE.md). Each point moves d in and out
-// plus K (and 1/c) in: 3 (4) words, 5 (6) with the fused update. Compiled
+// without the shared memory for it, L2 prefetches instead; the staged form
+// measured faster: docs/PERFORMANCE.md, "Material fields"). Each point moves
+// d in and out plus K (and 1/c) in: 3 (4) words, 5 (6) with the fused update. Compiled
 // with FMA contraction (unlike general_stepper.cu): round-off agreement is
 // the contract here, not bit identity.
 
@@ -301,9 +301,9 @@ __device__ __forceinline__ void stage_fields(T* stage, int threads, int me, cons
 // while the block was reducing and storing its previous tile: the 4 words a
 // point that this solve reads stream in behind the barrier-bound reduction
 // instead of stopping the sweep. (Reading them from global memory in the
-// sweep, with L2 prefetches, kept an H200 at 35-46 % of its DRAM bandwidth
-// with the traffic at its 5-word minimum: ncu, 512^3, 1 block of 16 warps
-// per SM, its warps waiting at the reduction's barriers and on loads.)
+// sweep, with L2 prefetches, kept DRAM well below its bandwidth with the
+// traffic at its 5-word minimum: ncu, 1 block of 16 warps per SM, its warps
+// waiting at the reduction's barriers and on loads.)
 // Slot (q, j) of thread `me` is stage[(q I + j) T + me], T threads: each
 // thread reads back only what it copied itself (no barrier), and a warp's
 // reads of one slot are consecutive words (no bank conflict).
@@ -337,8 +337,8 @@ struct TileArrays {
 
 // stage_rows for lines whose rows are contiguous (the last axis of a
 // C-ordered array): there a thread's own rows are I consecutive words and
-// a warp's copy of one row touched 32 lines, 32 sectors for 32 words (27 %
-// of copy at 512^3). Instead the block copies the tile line by line,
+// a warp's copy of one row touched 32 lines, 32 sectors for 32 words (far
+// from the copy bandwidth). Instead the block copies the tile line by line,
 // consecutive threads taking consecutive rows of one line (whole 128-byte
 // lines per warp), each value into the slot of the thread that sweeps it:
 // row r of line l is row j = r % I of segment s = r / I, slot
@@ -951,11 +951,10 @@ void launch_i(T* w, T* acc, const GeneralParams<T>& P, const ArrayRows<T>* R, in
   // 64) where that lets a quarter more warps reside on an SM. A block is
   // one reduction (barriers across all its warps), 128 registers a thread;
   // at 257 rows (17 segments of 16 lines: 272 threads) one block of 8.5
-  // warps fit an SM, with 8 lines three of 136 threads. H100, 257^3 fp32 (fp64)
-  // field, same run: y 0.221 -> 0.165 ms (0.413 -> 0.298), z + update
-  // 0.254 -> 0.188 (0.435 -> 0.332). Where the warps stay the same (512
-  // rows: one block of 16 warps or two of 8) the narrower rows only cost:
-  // y 0.895 -> 0.982, z + update 1.125 -> 1.484 ms (fp32, 512^3).
+  // warps fit an SM, with 8 lines three of 136 threads, and the y and z
+  // solves measured faster. Where the warps stay the same (512 rows: one
+  // block of 16 warps or two of 8) the narrower rows only cost
+  // (docs/PERFORMANCE.md, "Material fields"; "Tried and rejected").
   const auto warps_per_sm = [&](const LanesShape& s) {
     const int t = s.L * s.S;
     return kernels::resident_blocks(fn, t, lanes_smem<T>(s, I, rows, contig)) * ((t + 31) / 32);
@@ -1106,16 +1105,16 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
 // The same right-hand side with the planes staged through shared memory
 // (the common case: no flat axis, K one isotropic field or constant).
 //
-// Why: ncu on fast_rhs_kernel (H100, 512^3 fp32, K and q fields): 84 % of
-// the warps' time stalled on long-scoreboard loads at 81 % occupancy, DRAM
-// at 53 %, and 2.32 GB read for the 1.61 GB of u, K and q: each thread
-// loads its in-plane neighbours in the iteration that uses them, and a
-// block's y neighbour rows came from DRAM again. Queuing the node's values
-// in registers D planes ahead (the scalar classic kernel's fix) was slower
-// (fp32 1.79 -> 1.75 / 2.07 / 2.86 ms for D = 2 / 4 / 8, fp64 2.26 -> 2.88
-// ms at D = 2): the registers cut the occupancy and the neighbour loads
-// stayed serial. Here a block's tile of TY x TX nodes, with a one-node halo
-// of u and K, is copied plane by plane with cp.async into a ring of A + 1
+// Why: ncu on fast_rhs_kernel (K and q fields): most of the warps' time
+// stalled on long-scoreboard loads at high occupancy, DRAM far from busy,
+// and more bytes read than u, K and q hold: each thread loads its in-plane
+// neighbours in the iteration that uses them, and a block's y neighbour
+// rows came from DRAM again. Queuing the node's values in registers D
+// planes ahead (the scalar classic kernel's fix) was slower at every depth
+// tried (docs/PERFORMANCE.md, "Tried and rejected"): the registers cut the
+// occupancy and the neighbour loads stayed serial. Here a block's tile of
+// TY x TX nodes, with a one-node halo of u and K, is copied plane by plane
+// with cp.async into a ring of A + 1
 // plane buffers: planes k + 2 .. k + A are in flight while plane k is
 // computed from shared memory (plane k + 1 is its upper neighbour), with no
 // registers held for them, and the halo rows are read once a tile (2 / TY
@@ -1350,9 +1349,9 @@ void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, 
     // ~8 blocks an SM (fewer, longer marches read fewer halo planes).
     const dim3 grid = rhs_interior_grid(P, sm_count, kchunk, kTileRhsX, kTileRhsY, 8);
     if (grid.x == 0) return;
-    // 4 planes in flight by default: H100, 512^3, K and q fields, the RHS
-    // at depth 2 / 4 / 8 took 1.34 / 1.31 / 1.40 ms fp32 and 2.16 / 1.89 /
-    // 2.89 ms fp64 (8: the 9 buffers leave one fp64 block an SM).
+    // 4 planes in flight by default, the fastest depth measured in both
+    // precisions (at 8 the 9 buffers leave one fp64 block an SM;
+    // docs/PERFORMANCE.md, "Material fields").
     if (ahead == 8)
       launch_tiled_rhs<T, 8>(u, w, P, grid, kchunk, st);
     else if (ahead == 2)

@@ -4,9 +4,9 @@
 //
 // Why: the long-line kernel (long_kernel.cu) spreads a line's segments over
 // independent warps and passes the reduced rows through global memory, so
-// it reads the line twice: 3 1/4 words a point. 4096 x 256 x 256's x solve
-// took 1.19 ms of a 4.08 ms step there at 97 % of those words
-// (docs/PERFORMANCE.md). A line of n <= kBlockMaxRows rows is S = ceil(n /
+// it reads the line twice: 3 1/4 words a point, and a long x solve ran at
+// nearly the copy bandwidth on those words (measured: docs/PERFORMANCE.md,
+// "Line-kernel families"). A line of n <= kBlockMaxRows rows is S = ceil(n /
 // kLongI) segments, at most 32 kBlockMaxWarps: W = ceil(S / 32) warps of one
 // block hold it in registers, lane = segment as in the warp kernel.
 //   load: warp w takes rows [32 I w, 32 I (w + 1)): 32 coalesced rows of I

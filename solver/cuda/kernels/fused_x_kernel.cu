@@ -1,4 +1,4 @@
-// The Douglas RHS fused into the x solve (#18 item 3): w = A_x^{-1} rhs(u),
+// The Douglas RHS fused into the x solve: w = A_x^{-1} rhs(u),
 // so a step moves 7 words a point instead of 9 (the RHS pass's write and the
 // x pass's read of w never happen).
 //
@@ -10,16 +10,16 @@
 // slabs", each the W L rows of the block at one plane plus one halo row on
 // each side in y: step t reads slabs t (plane k - 1), t + 1 (plane k) and
 // t + 2 (plane k + 1) while the cp.async copies of slab t + 3 are in flight.
-// (A ring of 5, two slabs in flight, measured no faster: 257^3 fp64 slower,
-// as its blocks no longer fit two an SM; PERFORMANCE.md, twelfth session.
-// Short lines' small slabs take a ring of 6 with three in flight: fused_ring.)
-// So every row of u is copied from global memory (W L + 2) / (W L) x
-// (K + 2) / K times for a run of K planes, ~1.3 for W L = 8, instead of five
-// times (the first fused kernel read the five rows of each line into five
-// transposition buffers of its own: 0.96 ms for rhs + x at 512^3 fp32
-// against 0.71 for the two kernels, perf_notes). The halo rows are the neighbouring line groups' own rows at
-// the same planes, which other blocks copy at about the same time, so they
-// mostly come from L2.
+// (A ring of 5, two slabs in flight, measured no faster, and fp64 slower as
+// its blocks no longer fit two an SM: docs/PERFORMANCE.md, "Tried and
+// rejected". Short lines' small slabs take a ring of 6 with three in flight:
+// fused_ring.) So every row of u is copied from global memory
+// (W L + 2) / (W L) x (K + 2) / K times for a run of K planes, ~1.3 for
+// W L = 8, instead of five times (a first fused kernel read the five rows of
+// each line into five transposition buffers of its own and was slower than
+// the two passes). The halo rows are the neighbouring line groups' own rows
+// at the same planes, which other blocks copy at about the same time, so
+// they mostly come from L2.
 //
 // A warp computes its line's RHS in row form: lane l takes elements
 // e = 32 q + l, all seven operands from the slabs at consecutive addresses
@@ -62,8 +62,8 @@ namespace {
 // barrier a step), so it is in flight during the solve and the write-out
 // only. Both are compile-time choices: with the table layout or the ring
 // chosen at run time, the table offsets and slab indices became run-time
-// arithmetic, and the fused phase of the kernels that do not need either
-// measured 15-18 % slower (257^3 and 513^3 on an H100).
+// arithmetic, and the kernels that need neither measured slower
+// (docs/PERFORMANCE.md, "The fused RHS + x kernel").
 constexpr int kRing = 4;
 constexpr int kShortRing = 3;
 // Lines a warp takes a step (the block's W L lines are consecutive in y, warp
@@ -71,12 +71,10 @@ constexpr int kShortRing = 3;
 // lines of up to 128 rows (I = 4) 2, else 1. A step of a short line is a few
 // loads and a long chain of dependent shuffles (the lanes' reduced system)
 // behind a block barrier; a warp's L solves are independent chains the
-// compiler interleaves. Same-machine A/B against L = 1 (H100, a step):
-// 64 x 64 x 16384 fp32 1.157 -> 1.014 ms (the fused phase 0.519 -> 0.389),
-// 40 x 500 x 500 fp32 0.251 -> 0.225, 97 x 200 x 300 -3 % (both
-// precisions), 65^3 -3 to -4 %. fp64 lines of up to 64 rows keep 1: at 4 a
-// warp the build took 138 registers, one block an SM, and 40 x 500 x 500
-// fp64 ran 3 % slower (0.368 -> 0.379 ms).
+// compiler interleaves; measured against L = 1 in
+// docs/PERFORMANCE.md, "The fused RHS + x kernel". fp64 lines of up to
+// 64 rows keep 1: at 4 a warp the build needs so many registers that one
+// block fits an SM, and it measured slower.
 template <class T, int I>
 constexpr int fused_lines_per_warp() {
   return I == 2 ? (sizeof(T) == 4 ? 4 : 1) : I == 4 ? 2 : 1;
@@ -86,11 +84,11 @@ constexpr int fused_lines_per_warp() {
 // is segment r % SEG of line r / SEG, the warp kernel's multi-line tile):
 // lines of 33-64 rows in 8 segments of 8 rows (fused_tile_built), where 32
 // segments of 2 rows spent most of a warp's instructions on the reduced
-// system's two 32-lane scans (ncu, 64 x 64 x 16384 fp32: issue slots 76 %
-// busy, DRAM 42 %). H100, ADI_FUSED_TILES=1 / 0 on one binary: 64 x 64 x
-// 16384 fused phase fp32 0.377 -> 0.314 ms, fp64 0.744 -> 0.561; 40 x 500 x
-// 500 step fp32 -7 %, fp64 -11 %; 33^3 fp64 +6 % (1 us: 132 registers, a
-// block an SM). Lines a warp takes a step, and transposition buffers a warp:
+// system's two 32-lane scans (ncu: issue-bound, DRAM far from busy). The
+// tiles measured faster in both precisions except on the tiniest grids,
+// where the fp64 tile build's registers leave one block an SM
+// (docs/PERFORMANCE.md, "The fused RHS + x kernel"). Lines a warp takes a
+// step, and transposition buffers a warp:
 template <class T, int I, int SEG>
 constexpr int fused_warp_lines() {
   return SEG == 32 ? fused_lines_per_warp<T, I>() : 32 / SEG;
@@ -109,12 +107,11 @@ constexpr bool fused_small_built() {
 // segments: 23 KB for I = 17, 44 KB for I = 32) cost the block a line. The
 // shape takes them only where they let more lines into a block that the
 // full build would run anyway (fused_x_shape): fp64 lines of 541-544 rows
-// (7 -> 8 lines) and of 545-800 (e.g. 600: 5 -> 6 lines, 600 x 300 x 300
-// fused phase 0.631 -> 0.553 ms on an H200). Where they do not add a line
-// they measured no faster (PERFORMANCE.md, twenty-fifth session: 512^3 fp32
-// and fp64 +2 %, 257^3 fp64 -1 %): the table reads are not what fills the
-// shared-memory pipe. Not for fp64 lines of 801-1056 rows, where the
-// plan's tables leave fewer than kFusedMinWarps lines (the small build
+// (7 -> 8 lines) and of 545-800 (e.g. 600: 5 -> 6 lines), where the extra
+// line measured faster. Where they do not add a line they measured no
+// faster (docs/PERFORMANCE.md, "Tried and rejected"): the table reads are
+// not what fills the shared-memory pipe. Not for fp64 lines of 801-1056
+// rows, where the plan's tables leave fewer than kFusedMinWarps lines (the small build
 // or unfused, as before; a ring of 4 with compact tables was not measured
 // there), nor for fp32 lines of 1057-2048 (untested).
 template <class T, int I>
@@ -127,12 +124,11 @@ constexpr bool fused_compact_built() {
 // I <= 4) keep three slabs in flight (ring 6, ahead 5): a step of theirs is
 // too short to cover a DRAM round trip, so with one slab in flight the
 // block waited for its copies every step. Longer lines keep one (ring 4),
-// whose slabs are large enough (the ring of 5 measured no faster at 257^3).
-// H100, ring 6 against 4 (one call, two builds): 64 x 64 x 16384 fp32 fused
-// phase 0.385 -> 0.372 ms, 129^3 fp32 0.0286 -> 0.0262, 65^3 fp32 step
-// 0.0195 -> 0.0176 ms, 40 x 500 x 500 -1 to -4 %; with fp32 I = 9 in it too,
-// 257^3's phase was 2 % slower, so 9 keeps 4. Less than the 2x predicted for
-// three times the bytes in flight: ncu then showed the phase issue-bound.
+// whose slabs are large enough (the ring of 5 measured no faster). Ring 6
+// measured a little faster for the short lines, and slower for fp32 I = 9,
+// so 9 keeps 4; far less than three times the bytes in flight would give a
+// bandwidth-bound phase: ncu then showed it issue-bound
+// (docs/PERFORMANCE.md, "The fused RHS + x kernel").
 template <class T, int I, bool Small>
 constexpr int fused_ring() {
   return Small ? kShortRing : (I <= 4 || (sizeof(T) == 4 && I <= 8)) ? 6 : kRing;
@@ -144,12 +140,9 @@ constexpr int fused_ahead() {
 // The slab copies unrolled (issue_slab) for fp64 lines of 513-544 rows only.
 // There a block of 8 lines takes a whole SM (218 KB) and waits on its
 // copies; issued back to back they land sooner (a reading of the launch
-// shape, not profiled). Measured on an H200 with a scratch switch in one
-// binary, two rounds each (PERFORMANCE.md, twenty-fourth session), the
-// fused phase: 513^3 fp64 0.979 -> 0.905 ms (-7.6 %); elsewhere
-// even or slower: fp64 I = 5, 8, 9 0 to +2 %, 1025 x 256 x 256 fp64 (I = 33,
-// the small build) +7 %; fp32 I = 8, 9, 16, 17 0 to +3 %, 1025 x 256 x 256
-// fp32 +5 %. fp64 I = 16 (512^3) was not measured.
+// shape, not profiled). That build measured faster; every other build
+// measured even or slower, and fp64 I = 16 was not measured
+// (docs/PERFORMANCE.md, "The fused RHS + x kernel"; "Tried and rejected").
 template <class T, int I>
 constexpr bool fused_unrolled_copies() {
   return sizeof(T) == 8 && I == 17;
@@ -357,18 +350,15 @@ __device__ __forceinline__ void fused_run(const T* __restrict__ u, T* __restrict
 
 // Blocks an SM the kernel is built for: a thread's registers are at most
 // 65536 / (256 x blocks). fp32 lines of up to 288 rows (I <= 9) take 3 (at
-// most 85 registers; ptxas uses 79-80 without spilling): their
-// blocks' shared memory (~58 KB at 257) leaves room for a third, and at two
-// the kernel was issue-latency bound (257^3 fp32, ncu: 3.8 warps a
-// scheduler, 1.0 eligible, an instruction every 1.7 cycles, DRAM 53 %).
-// fp32 lines of 129-160 rows (I = 5) take 4 (64 registers, no spill; 40 KB
-// a block): 129^3 fused phase 0.0244 -> 0.0227 ms, the step -3 % (H200,
-// medians of three rounds, PERFORMANCE.md, twenty-fifth session). A fourth
-// block did not pay for 193-288 rows (I = 8, 9; at 64 registers 0 to +1 %
-// at 193^3, 225^3, 257^3; in blocks of 7 warps, so that four fit, +1 to
-// +8 %) nor for the tile build (40 x 500 x 500, 64 x 64 x 16384: +1 to
-// +17 %): the kernel issues in 70 % of cycles and keeps the shared-memory
-// pipe 71 % busy at 257^3 with three blocks or four.
+// most 85 registers; ptxas fits them without spilling): their blocks'
+// shared memory (~58 KB at 257) leaves room for a third, and at two the
+// kernel was issue-latency bound (ncu: about one eligible warp a
+// scheduler). fp32 lines of 129-160 rows (I = 5) take 4 (64 registers, no
+// spill; 40 KB a block), which measured faster. A fourth block did not pay
+// for 193-288 rows nor for the tile build: there the kernel is bound by
+// instruction issue and the shared-memory pipe together, with three blocks
+// or four (docs/PERFORMANCE.md, "The fused RHS + x kernel"; "Tried and
+// rejected").
 template <class T, int I>
 constexpr int fused_min_blocks() {
   return sizeof(T) == 4 ? (I == 5 ? 4 : I <= 9 ? 3 : I <= 33 ? 2 : 1) : 1;
@@ -378,8 +368,9 @@ constexpr int fused_min_blocks() {
 // numbered jb * nk + k, and block b takes steps [b P, (b + 1) P) (P =
 // g.per_block), i.e. one or a few runs of consecutive planes, each run
 // paying two extra slabs. With one wave of equal shares there is no tail of
-// half-empty SMs: at 193^3 fp32, chunks of 16 planes (325 blocks on 264
-// slots) measured 0.101 ms against 0.072 ms for 175 blocks of 32 planes.
+// half-empty SMs: a grid of fixed chunks that overflowed the resident slots
+// into a second, mostly empty wave measured far slower
+// (docs/PERFORMANCE.md, "The fused RHS + x kernel").
 template <class T, int I, bool Small, int SEG, bool Compact>
 __global__ void __launch_bounds__(32 * kFusedMaxWarps, fused_min_blocks<T, I>())
     fused_x_kernel(const T* __restrict__ u, T* __restrict__ w, PlanView<T> p, FusedGeom g, RhsCoefficients<T> kc) {
@@ -472,7 +463,7 @@ FusedLaunch fused_x_shape(const FusedGeom& g0, const PlanView<T>& p, int planes)
       }
     }
   // The small build keeps the lengths it served before the compact tables
-  // took more than two tail segments (2026-12-02): fp64 lines of 961-1056
+  // took more than two tail segments: fp64 lines of 961-1056
   // rows. Those of 801-960 rows (3 or more tail segments) stay unfused, as
   // before: the small build was not run on them.
   if constexpr (fused_small_built<T, I>())

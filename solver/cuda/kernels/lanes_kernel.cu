@@ -45,9 +45,9 @@ constexpr int exchange_slots() {
 // and keeps 512-thread blocks of the same per-thread registers: fp64 lines
 // up to 1056 rows (513^3, 1024^3, and 1025^3 with segments of 33 rows,
 // kOddLongI) and fp32 up to 2048 leave the generic two-pass Thomas, which
-// moves 4 words a point instead of 2 (H100: 1024^3 fp64 y 47 -> 90 % of
-// copy, docs/PERFORMANCE.md). fp32 lines that 32-line tiles hold stay
-// there: 16-line tiles measured slower for them (513^3 y 71 -> 54 %). A half-warp's
+// moves 4 words a point instead of 2 (measured: docs/PERFORMANCE.md,
+// "Segment lengths and tiles"). fp32 lines that 32-line tiles hold stay
+// there: 16-line tiles measured slower for them. A half-warp's
 // row is 16 consecutive lines, still whole 32-byte sectors; in shared memory
 // the two halves of a warp read two separate 16-word runs (fp64: 128 bytes
 // each, the two wavefronts an 8-byte warp access takes anyway; fp32: at most
@@ -89,10 +89,11 @@ struct LanesGeom {
 //    crosses the line's end): per-row validity, and cp.async's zero fill
 //    for rows that are not there. (A third path for the segment that
 //    crosses the line's end -- fast addressing, one uniform compare a row --
-//    measured slower at 193^3 and 257^3: docs/perf_notes.md, #18.)
-// The SASS of the predicated path alone was ~47 instructions per element
-// (64-bit pointer selects and increments per row, a 64-bit division per
-// tile, the exchange slots' divisions): issue-bound (docs/perf_notes.md).
+//    measured slower: docs/PERFORMANCE.md, "Tried and rejected".)
+// The SASS of a predicated path for every tile was dominated by address
+// arithmetic (64-bit pointer selects and increments per row, a 64-bit
+// division per tile, the exchange slots' divisions): issue-bound (the
+// journal's working log, docs/journal/PERFORMANCE_HISTORY.md).
 template <class T, int I, int G>
 struct LanesTile {
   const LanesGeom& g;
@@ -273,7 +274,8 @@ constexpr int kPairWarps = 9;
 // Segments of 17 rows (lines of 257 rows in 16 segments) are built for two
 // blocks of 16 warps an SM, i.e. 64 registers a thread: their 17 values a
 // thread leave room for the occupancy the 32-row segments' blocks lack
-// (257^3 fp32: 9 warps, 2 blocks an SM, 28 % occupancy, ncu). (I = 9 is
+// (ncu, 257 rows in 32-row segments: two blocks of 9 warps an SM, 28 %
+// occupancy). (I = 9 is
 // built for 1024 threads, which leaves it 64 registers anyway; its
 // two-block build would have 32 and spill.)
 constexpr bool lanes_odd_pair(int I) { return I == 17; }
@@ -426,15 +428,15 @@ void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, 
     ADI_THROW(InvalidArgument, "lanes kernel: " + std::to_string(p.S) + " segments do not fill " +
                                    std::to_string(G) + "-line tiles");
   // One block of W <= 9 warps of 32-row segments (120 registers) is all an
-  // SM held, and every warp of it waits at each exchange barrier: at 257^3
-  // the y solve ran at 53 % of copy with 9 warps an SM (ncu, #18). Those
-  // blocks take the two-blocks-an-SM build (96 registers): 257^3 fp32 y
-  // 53.5 -> 62.1 %, z 39.5 -> 43.8 %. fp32 only: two fp64 blocks fit only
-  // with one stage each, and that measured slower (257^3 z 54.4 -> 52.1 %,
-  // 500 x 384 x 260 z 61.4 -> 58.9 %).
+  // SM held, and every warp of it waits at each exchange barrier (ncu: a
+  // block of 9 warps an SM, far from the copy bandwidth). Those blocks take
+  // the two-blocks-an-SM build (96 registers), which measured faster for
+  // fp32 (docs/PERFORMANCE.md, "Segment lengths and tiles"). fp32 only: two
+  // fp64 blocks fit only with one stage each, and that measured slower
+  // (docs/PERFORMANCE.md, "Tried and rejected").
   // fp64 segments of 17 rows pair only without the accumulator: with it,
-  // 64 registers spill (~60 bytes, ptxas) and 257^3 z + update measured
-  // 0.1786 ms paired against 0.1696 ms with 32-row segments.
+  // 64 registers spill (~60 bytes, ptxas) and z + update measured slower
+  // paired than with 32-row segments.
   constexpr bool kPairable = (I == 32 && sizeof(T) == 4 && G == 32) ||
                              (lanes_odd_pair(I) && G == 32 && (sizeof(T) == 4 || !Acc));
   const bool pair = kPairable && (lanes_odd_pair(I) || warps <= kPairWarps);

@@ -63,8 +63,8 @@ constexpr int kFusedMaxWarps = 8;
 constexpr int kFusedTileI = 8;
 constexpr int kFusedTileS = 8;
 /// Fewest lines a fused block takes: below it the halo rows (2 a block) and
-/// the ring's re-priming outweigh the pass saved (1025^3 fp64 with 2 lines a
-/// block: 36.7 against 29.3 ms a step split, docs/PERFORMANCE.md).
+/// the ring's re-priming outweigh the pass saved (2 lines a block measured
+/// slower than the two passes: docs/PERFORMANCE.md, "Tried and rejected").
 constexpr int kFusedMinWarps = 4;
 struct FusedGeom {
   index_t nj, sj;  // lines along y
@@ -102,7 +102,7 @@ inline int sm_count() {
 /// the process: the opt-in is the kernel's, whichever thread set it): the
 /// attribute call and the occupancy query cost
 /// microseconds of host time per launch, as much as a whole phase of a 129^3
-/// grid, and the GPU waited for them (docs/PERFORMANCE.md, #18). The opt-in
+/// grid, and the GPU waited for them (docs/PERFORMANCE.md, "The step"). The opt-in
 /// is a property of the kernel on a device, shared by every shape launched
 /// with it, so it only ever grows: lowering it for a small launch would make
 /// a remembered larger one invalid.

@@ -17,7 +17,8 @@
 // Traffic: 3 words a point (read, read, write) plus 8 / kLongI for the
 // reduced rows (written, read and written by the reduced solve, read),
 // against the generic kernel's 4 at one thread per line (a few thousand
-// threads for 64 x 64 x 16384: 1-2 % of copy, docs/PERFORMANCE.md). No
+// threads for 64 x 64 x 16384: a small fraction of the copy bandwidth,
+// docs/PERFORMANCE.md, "Line-kernel families"). No
 // block barrier anywhere: each warp is independent, and a segment's 32
 // loads are in flight together.
 //

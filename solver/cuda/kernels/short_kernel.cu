@@ -8,7 +8,7 @@
 // (or adds into acc) once: 2 words a point, 3 with the update, in one pass.
 // The lanes kernel gives such lines a 32-line tile a warp with one tile in
 // flight, which leaves an SM a few KB of loads in flight: too few for the
-// copy bandwidth (docs/PERFORMANCE.md, the fifteenth session).
+// copy bandwidth (measured: docs/PERFORMANCE.md, "Line-kernel families").
 //
 // The arithmetic is the generic kernel's and the CPU's Thomas, row by row.
 
@@ -26,7 +26,7 @@ namespace {
 // copy bandwidth's bytes in flight, so short lines take several. The row
 // count N is a template argument: with a run-time count ptxas kept all 8
 // rows of every line live (161 registers at U = 4, one block an SM) and 1-row
-// z lines ran slower with U = 4 than with U = 1 (8192 x 8192 x 3, H100).
+// lines ran no faster with U = 4 than with U = 1.
 constexpr int kThreads = 256;
 
 template <class T, bool Acc, int N, int U>
