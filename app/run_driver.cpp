@@ -1549,7 +1549,8 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
       probes.emplace(plan, *rs.stepper, m.distributed, m.root, 0);
       flux.emplace(c, m.root, rs.part, plan.decomposition);
     });
-    writers.write_output(0, c.axis.t0, field.values(), flux->compute(c.axis.t0, field.values()));
+    if (!plan.output.empty())
+      writers.write_output(0, c.axis.t0, field.values(), flux->compute(c.axis.t0, field.values()));
     if (probes->active()) {
       probes->record(0, c.axis.t0);
       probes->flush([&](const io::ProbeRows& rows) { writers.write_probes(rows); });

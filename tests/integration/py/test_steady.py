@@ -55,6 +55,8 @@ def wall(a):
     K = _wall_k(w)
     T.write(os.path.join(w, "wall.yaml"), WALL)
     T.run(a, ["run", "wall.yaml"], cwd=w, match=[r"steady +converged in [0-9]+ sweeps: relative residual [0-9.]+e-1[1-9]"])
+    # Without an output file: the summary alone (it crashed once).
+    T.run(a, ["run", "wall.yaml", "--set", "output.file="], cwd=w, match=[r"steady +converged in [0-9]+ sweeps"])
     with h5py.File(os.path.join(w, "wall.h5"), "r") as f:
         T.check(list(f["steps"]) == ["000000"], "a steady output holds one step: %s" % list(f["steps"]))
         u = f["steps/000000/u"][...]
