@@ -5,6 +5,7 @@
 #include "disk.hpp"
 #include "errors.hpp"
 #include "exit_codes.hpp"
+#include "heat_flow_log.hpp"
 #include "log.hpp"
 #include "output_schedule.hpp"
 #include "roundoff.hpp"
@@ -151,6 +152,10 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
     return;
   }
   std::printf("  max|u|      %.6e\n", r.stats.max_abs);
+  if (r.heat_flows) {
+    std::printf("%s", heat_flow_summary(p, *r.heat_flows, r.end_step, c.t_end).c_str());
+    if (!plan.heat_flow_csv.empty()) std::printf("  heat flows  CSV %s\n", plan.heat_flow_csv.c_str());
+  }
   if (r.have_error) {
     // Relative to the exact solution's max while it is still of the order of
     // the initial amplitude; once it has decayed to almost nothing (a thin

@@ -9,6 +9,7 @@
 
 #include "errors.hpp"
 #include "exit_codes.hpp"
+#include "heat_flow_log.hpp"
 #include "log.hpp"
 #include "output_schedule.hpp"
 #include "progress.hpp"
@@ -17,6 +18,7 @@
 
 #include <adi/energy_guard.hpp>
 #include <adi/mpi.hpp>
+#include <adi/stepper_heat_flows.hpp>
 
 #include <algorithm>
 #include <condition_variable>
@@ -251,6 +253,7 @@ RunPlan plan_run(const RunOptions& o) {
   io::attach_fields(c, o.env.app.parallel_io);
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
+  plan.heat_flow_csv = heat_flow_csv_path(c, plan.output);
   plan.ranks = mpi::world_size();
   // The process grid, checked against this run's rank count (the config
   // cannot know it: the same case may run on any number of ranks).
@@ -517,6 +520,7 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
       ids.push_back(identify("the output's journal", plan.output + ".journal", true));
     }
     ids.push_back(identify("checkpoint.file", plan.checkpoint, true));
+    if (!plan.heat_flow_csv.empty()) ids.push_back(identify("diagnostics.csv", plan.heat_flow_csv, true));
     check_no_aliases(ids);
     for (const PathId& id : ids) {
       if (!id.written || !id.exists) continue;
@@ -581,6 +585,11 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
     }
     if (!plan.restart.empty()) check_restart_keeps_outputs(plan, discard_after_checkpoint);
     probe_create(io::unique_temp_path(plan.output), "output file '" + plan.output + "'");
+  }
+  if (!plan.heat_flow_csv.empty()) {
+    // Refuses an existing file the run may not replace or continue (IoError).
+    (void)HeatFlowCsv(plan.heat_flow_csv, c.problem, overwrite, !plan.restart.empty(), plan.restart_state.step);
+    probe_create(io::unique_temp_path(plan.heat_flow_csv), "diagnostics.csv '" + plan.heat_flow_csv + "'");
   }
   const bool checkpoints_configured =
       !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
@@ -948,12 +957,22 @@ class RunWriters {
   bool output_holds(index_t s) const { return out_ && out_->has_step(s); }
 
   void write_output(index_t s, double t, const T* values) {
-    if (!m_.writes()) return;
+    if (!m_.writes() || !out_) return;  // (no output file: heat flows alone schedule output steps)
     CriticalWrite cw;  // a second signal waits for this step and its flush
     together([&] { out_->write_step(s, t, values); },
              "the collective write of step " + std::to_string(s) + " to " + plan_.output, plan_.output);
     ++outputs_written_;
     last_output_ = s;
+  }
+
+  /// A row of the output's heat-flow table (collective like a step).
+  void write_heat_flows(const HeatProblem& p, const std::vector<double>& row) {
+    if (!m_.writes() || !out_) return;
+    CriticalWrite cw;
+    together([&] { out_->append_row(kHeatFlowDataset, heat_flow_table_columns(), heat_flow_table_attributes(p), row); },
+             "the collective write of the heat flows of step " + std::to_string(static_cast<long long>(row[0])) +
+                 " to " + plan_.output,
+             plan_.output);
   }
 
   void write_checkpoint(index_t s, double t, const T* values) {
@@ -1042,6 +1061,48 @@ class RunWriters {
   std::string checkpoint_written_;
 };
 
+// ---- the heat flows -------------------------------------------------------------
+
+/// diagnostics.heat_flows (heat_flow_log.hpp): measured at the output steps
+/// on every rank (collective), a row into the output file and the CSV.
+template <class T>
+class HeatFlowRecording {
+ public:
+  HeatFlowRecording(Stepper<T>& st, RunWriters<T>& writers, const RunPlan& plan, const RunMode& m, bool overwrite)
+      : st_(st), writers_(writers), plan_(plan), m_(m) {
+    if (!plan.config.diagnostics.heat_flows) return;
+    meter_.emplace(make_heat_flow_meter(st));
+    if (m.root)
+      csv_ = HeatFlowCsv(plan.heat_flow_csv, plan.config.problem, overwrite, !plan.restart.empty(),
+                         plan.restart_state.step);
+  }
+  bool on() const { return meter_.has_value(); }
+
+  /// Collective: the flows now.
+  HeatFlows measure() { return measure_heat_flows(st_, *meter_); }
+
+  /// Collective: the flows of output step s, recorded.
+  void record(index_t s, double t) {
+    if (!on()) return;
+    const HeatFlows f = measure();
+    const std::vector<double> row = heat_flow_row(s, t, f);
+    writers_.write_heat_flows(plan_.config.problem, row);
+    if (m_.root) csv_.append(row);
+    spdlog::debug("heat flows at step {}: faces {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} W, source {:.6g} W, dE/dt "
+                  "{:.6g} W, residual {:.3g} ({:.2g} relative)",
+                  s, f.face[0][0], f.face[0][1], f.face[1][0], f.face[1][1], f.face[2][0], f.face[2][1], f.source,
+                  f.dEdt, f.residual(), f.relative_residual());
+  }
+
+ private:
+  Stepper<T>& st_;
+  RunWriters<T>& writers_;
+  const RunPlan& plan_;
+  const RunMode& m_;
+  std::optional<HeatFlowMeter> meter_;
+  HeatFlowCsv csv_;
+};
+
 // ---- the step loop ------------------------------------------------------------
 
 struct LoopEnd {
@@ -1076,8 +1137,12 @@ class StepLoop {
     if (first > 0) {
       fetch();
       writers_.write_output(s_, schedule_.time_of(s_), field_.values());
+      if (flows_) flows_->record(s_, schedule_.time_of(s_));
     }
   }
+
+  /// diagnostics.heat_flows: recorded at every output step.
+  void record_heat_flows(HeatFlowRecording<T>* r) { flows_ = r && r->on() ? r : nullptr; }
 
   LoopEnd run() {
     const auto t0 = progress_.started();
@@ -1113,6 +1178,7 @@ class StepLoop {
         fetch();
         fetched = true;
         writers_.write_output(s_, t, field_.values());
+        if (flows_) flows_->record(s_, t);
       }
       if (schedule_.checkpoint_due(s_) || (ck.every_seconds > 0 && agreed[1] >= ck.every_seconds)) {
         if (!fetched) fetch();
@@ -1193,6 +1259,7 @@ class StepLoop {
   index_t nan_at_, start_, s_;
   FieldStats stats_;
   EnergyGuard guard_;
+  HeatFlowRecording<T>* flows_ = nullptr;
 };
 
 // ---- the final errors -----------------------------------------------------------
@@ -1270,12 +1337,16 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   RunWriters<T> writers(plan, m, std::move(prov), rs.part, o.env.app);
   writers.open(init.step);
 
-  const OutputSchedule schedule(c, !plan.output.empty());
+  // Without an output file the heat flows alone have output steps (the
+  // first and the last: output.every needs a file).
+  const OutputSchedule schedule(c, !plan.output.empty() || c.diagnostics.heat_flows);
   FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
   ProgressReporter progress(schedule, m.root && !o.quiet && isatty(STDERR_FILENO), o.quiet, rep.start_step);
   StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step,
                    EnergyGuard(guarded, c.precision == Precision::F32, c.problem));
   if (guarded) spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
+  HeatFlowRecording<T> flows(*rs.stepper, writers, plan, m, o.overwrite);
+  loop.record_heat_flows(&flows);
   try {
     if (guarded) loop.check();  // the energy the guard starts from
     loop.write_start();
@@ -1308,6 +1379,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   loop.check();
   rep.stats = loop.stats();
+  if (flows.on()) rep.heat_flows = flows.measure();
   if (plan.from_analytic) analytic_errors(field, m, c, rs.part, rep);
   return rep;
 }
