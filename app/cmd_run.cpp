@@ -345,6 +345,7 @@ int cmd_run(const RunOptions& o) {
                   c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0
                       ? ""
                       : " (written on SIGTERM/SIGUSR1/SIGINT; checkpoint.every or every_seconds for periodic ones)");
+      if (!plan.heat_flow_csv.empty()) std::printf("# resolved: heat flows CSV %s\n", plan.heat_flow_csv.c_str());
       for (const auto& n : time_adjustment_notes(plan)) std::printf("# time: %s\n", n.c_str());
       if (plan.decomposition) std::printf("# parallel: %s\n", plan.decomposition->describe().c_str());
       std::printf("%s", describe_memory(plan.memory).c_str());

@@ -50,7 +50,8 @@ namespace {
 std::string header_of(const HeatProblem& p) {
   std::string h = "# adi3d heat flows [W into the body]; faces:";
   for (int a = 0; a < 3; ++a)
-    for (int s = 0; s < 2; ++s) h += std::string(" ") + heat_flow_face_name(a, s) + " " + heat_flow_face_kind(p, a, s);
+    for (int s = 0; s < 2; ++s)
+      h += std::string(" ") + heat_flow_face_name(a, s) + " " + heat_flow_face_kind(p, a, s);
   h += "\n";
   const auto cols = heat_flow_table_columns();
   for (std::size_t q = 0; q < cols.size(); ++q) h += (q ? "," : "") + cols[q];
@@ -84,8 +85,8 @@ HeatFlowCsv::HeatFlowCsv(std::string path, const HeatProblem& p, bool overwrite,
     return;
   }
   if (!overwrite)
-    throw io::IoError(what + " exists; pass --overwrite to replace it, or --restart CHECKPOINT to continue the run that "
-                             "wrote it",
+    throw io::IoError(what + " exists; pass --overwrite to replace it, or --restart CHECKPOINT to continue the run "
+                             "that wrote it",
                       __FILE__, __LINE__);
   if (!ours)
     throw io::IoError(what + " exists and is not a heat-flow CSV adi3d wrote: --overwrite replaces only those; move it "

@@ -23,7 +23,7 @@ hsize_t columns_of(hid_t d, const std::string& ctx) {
 /// The rows to keep: those before the first whose step is > last (steps
 /// only grow within a table).
 hsize_t rows_up_to(hid_t d, double last, const std::string& ctx) {
-  const hsize_t rows = rows_of(d, ctx), cols = columns_of(d, ctx);
+  const hsize_t rows = rows_of(d, ctx);
   if (rows == 0) return 0;
   std::vector<double> steps(rows);
   H5Id space(ADI_H5_CHECK(H5Dget_space(d), ctx, "cannot read a table"), H5Sclose);
@@ -33,7 +33,6 @@ hsize_t rows_up_to(hid_t d, double last, const std::string& ctx) {
   H5Id mem(H5Screate_simple(1, &rows, nullptr), H5Sclose);
   ADI_H5_CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT, steps.data()), ctx,
                "cannot read a table's steps");
-  (void)cols;
   hsize_t keep = 0;
   while (keep < rows && steps[keep] <= last) ++keep;
   return keep;
@@ -55,8 +54,8 @@ void append_table_row(hid_t file, const std::string& path, const std::vector<std
   if (path_exists(file, path)) {
     d = H5Id(ADI_H5_CHECK(H5Dopen2(file, path.c_str(), H5P_DEFAULT), ctx, "cannot open " + path), H5Dclose);
     if (columns_of(d.get(), ctx) != cols)
-      throw IoError(ctx + ": " + path + " has " + std::to_string(columns_of(d.get(), ctx)) + " columns, this run writes " +
-                        std::to_string(cols),
+      throw IoError(ctx + ": " + path + " has " + std::to_string(columns_of(d.get(), ctx)) +
+                        " columns, this run writes " + std::to_string(cols),
                     __FILE__, __LINE__);
   } else {
     const std::string parent = path.substr(0, path.find_last_of('/'));

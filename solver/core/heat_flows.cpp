@@ -95,7 +95,8 @@ std::vector<double> read_ghosted(const HeatProblem& p, const FieldSource& f, con
   for (const index_t k : pos[2])
     for (const index_t j : pos[1])
       for (const index_t i : pos[0])
-        out[o++] = buf[static_cast<std::size_t>(i) + n0 * (static_cast<std::size_t>(j) + n1 * static_cast<std::size_t>(k))];
+        out[o++] = buf[static_cast<std::size_t>(i) +
+                       n0 * (static_cast<std::size_t>(j) + n1 * static_cast<std::size_t>(k))];
   return out;
 }
 
@@ -141,7 +142,8 @@ std::vector<double> HeatFlowMeter::ghosted(const T* box) const {
           for (index_t i = lo[0]; i < hi[0]; ++i) {
             std::array<index_t, 3> src{{i, j, k}};
             src[a] = from;
-            out[static_cast<std::size_t>(offset(i, j, k))] = out[static_cast<std::size_t>(offset(src[0], src[1], src[2]))];
+            out[static_cast<std::size_t>(offset(i, j, k))] =
+                out[static_cast<std::size_t>(offset(src[0], src[1], src[2]))];
           }
     }
   }
@@ -212,7 +214,8 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
           const double kc = conductivity(a, o), km = conductivity(a, o - st[a]), kp = conductivity(a, o + st[a]);
           acc += row_apply(row_coupling<double>(ia, e, km, kc, kp, 1.0), u[o - st[a]], uc, u[o + st[a]]);
           for (int side = 0; side < 2; ++side) {
-            const bool mirror = side ? (ia == e.n - 1 && e.hi == LineEnd::Mirror) : (ia == 0 && e.lo == LineEnd::Mirror);
+            const bool mirror =
+                side ? (ia == e.n - 1 && e.hi == LineEnd::Mirror) : (ia == 0 && e.lo == LineEnd::Mirror);
             if (!mirror) continue;
             bsum += beta[a][side];
             const double robin = side ? e.hi_robin : e.lo_robin;

@@ -128,6 +128,8 @@ def numpy_flows(path, step):
 def serial(a):
     d = os.path.join(a.work, "serial")
     make_case(d)
+    T.run(a, ["run", "case.yaml", "--dry-run"], cwd=d, match=[r"# resolved: heat flows CSV run\.heat_flows\.csv",
+                                                             r"diagnostics: \{heat_flows: true, csv: true\}"])
     p = T.run(a, ["run", "case.yaml"], cwd=d,
                 match=[r"heat flows +at step 40", r"x- +dirichlet", r"x\+ +convective", r"y- +flux",
                        r"y\+ +insulated", r"z- +periodic", r"residual .*of the largest term",
