@@ -5,6 +5,7 @@
 #include "disk.hpp"
 #include "errors.hpp"
 #include "exit_codes.hpp"
+#include "heat_flow_log.hpp"
 #include "log.hpp"
 #include "output_schedule.hpp"
 #include "roundoff.hpp"
@@ -137,6 +138,10 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
     std::printf("  wall time   %.3f s\n", r.wall);
     if (!plan.output.empty()) std::printf("  output      %s (the steady state, and /steady)\n", plan.output.c_str());
     std::printf("  max|u|      %.6e\n", r.stats.max_abs);
+    if (r.heat_flows) {
+      std::printf("%s", heat_flow_summary(p, *r.heat_flows, 0, c.axis.t0).c_str());
+      if (!plan.heat_flow_csv.empty()) std::printf("  heat flows  CSV %s\n", plan.heat_flow_csv.c_str());
+    }
     return;
   }
   if (c.axis.s0 > 0)  // a restart changed dt: the steps since then have this dt
@@ -167,6 +172,10 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
     return;
   }
   std::printf("  max|u|      %.6e\n", r.stats.max_abs);
+  if (r.heat_flows) {
+    std::printf("%s", heat_flow_summary(p, *r.heat_flows, r.end_step, c.t_end).c_str());
+    if (!plan.heat_flow_csv.empty()) std::printf("  heat flows  CSV %s\n", plan.heat_flow_csv.c_str());
+  }
   if (r.have_error) {
     // Relative to the exact solution's max while it is still of the order of
     // the initial amplitude; once it has decayed to almost nothing (a thin
@@ -363,6 +372,7 @@ int cmd_run(const RunOptions& o) {
                   c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0
                       ? ""
                       : " (written on SIGTERM/SIGUSR1/SIGINT; checkpoint.every or every_seconds for periodic ones)");
+      if (!plan.heat_flow_csv.empty()) std::printf("# resolved: heat flows CSV %s\n", plan.heat_flow_csv.c_str());
       for (const auto& n : time_adjustment_notes(plan)) std::printf("# time: %s\n", n.c_str());
       if (plan.decomposition) std::printf("# parallel: %s\n", plan.decomposition->describe().c_str());
       std::printf("%s", describe_memory(plan.memory).c_str());

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "exit_codes.hpp"
 #include "heat_flux_output.hpp"
+#include "heat_flow_log.hpp"
 #include "log.hpp"
 #include "output_schedule.hpp"
 #include "probes.hpp"
@@ -20,6 +21,7 @@
 #include <adi/energy_guard.hpp>
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
+#include <adi/stepper_heat_flows.hpp>
 
 #include <algorithm>
 #include <condition_variable>
@@ -268,6 +270,7 @@ RunPlan plan_run(const RunOptions& o) {
   (void)io::locate_probes(c);  // the grid is final: a probe outside the box is a ConfigError now
   plan.output = c.output.file;
   plan.checkpoint = checkpoint_path(c, o.restart);
+  plan.heat_flow_csv = heat_flow_csv_path(c, plan.output);
   plan.ranks = mpi::world_size();
   // The process grid, checked against this run's rank count (the config
   // cannot know it: the same case may run on any number of ranks).
@@ -534,6 +537,7 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
       ids.push_back(identify("the output's journal", plan.output + ".journal", true));
     }
     ids.push_back(identify("checkpoint.file", plan.checkpoint, true));
+    if (!plan.heat_flow_csv.empty()) ids.push_back(identify("diagnostics.csv", plan.heat_flow_csv, true));
     check_no_aliases(ids);
     for (const PathId& id : ids) {
       if (!id.written || !id.exists) continue;
@@ -601,6 +605,11 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
   }
   check_probe_paths(plan, o);  // probes.hpp
   check_restart_keeps_probes(plan, discard_after_checkpoint);
+  if (!plan.heat_flow_csv.empty()) {
+    // Refuses an existing file the run may not replace or continue (IoError).
+    (void)HeatFlowCsv(plan.heat_flow_csv, c.problem, overwrite, !plan.restart.empty(), plan.restart_state.step);
+    probe_create(io::unique_temp_path(plan.heat_flow_csv), "diagnostics.csv '" + plan.heat_flow_csv + "'");
+  }
   const bool checkpoints_configured =
       !c.checkpoint.file.empty() || c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
   if (checkpoints_configured) {
@@ -983,12 +992,22 @@ class RunWriters {
   }
 
   void write_output(index_t s, double t, const T* values, const T* heat_flux = nullptr) {
-    if (!m_.writes()) return;
+    if (!m_.writes() || !out_) return;  // (no output file: heat flows alone schedule output steps)
     CriticalWrite cw;  // a second signal waits for this step and its flush
     together([&] { out_->write_step(s, t, values, heat_flux); },
              "the collective write of step " + std::to_string(s) + " to " + plan_.output, plan_.output);
     ++outputs_written_;
     last_output_ = s;
+  }
+
+  /// A row of the output's heat-flow table (collective like a step).
+  void write_heat_flows(const HeatProblem& p, const std::vector<double>& row) {
+    if (!m_.writes() || !out_) return;
+    CriticalWrite cw;
+    together([&] { out_->append_row(kHeatFlowDataset, heat_flow_table_columns(), heat_flow_table_attributes(p), row); },
+             "the collective write of the heat flows of step " + std::to_string(static_cast<long long>(row[0])) +
+                 " to " + plan_.output,
+             plan_.output);
   }
 
   void write_checkpoint(index_t s, double t, const T* values) {
@@ -1077,6 +1096,48 @@ class RunWriters {
   std::string checkpoint_written_;
 };
 
+// ---- the heat flows -------------------------------------------------------------
+
+/// diagnostics.heat_flows (heat_flow_log.hpp): measured at the output steps
+/// on every rank (collective), a row into the output file and the CSV.
+template <class T>
+class HeatFlowRecording {
+ public:
+  HeatFlowRecording(Stepper<T>& st, RunWriters<T>& writers, const RunPlan& plan, const RunMode& m, bool overwrite)
+      : st_(st), writers_(writers), plan_(plan), m_(m) {
+    if (!plan.config.diagnostics.heat_flows) return;
+    meter_.emplace(make_heat_flow_meter(st));
+    if (m.root)
+      csv_ = HeatFlowCsv(plan.heat_flow_csv, plan.config.problem, overwrite, !plan.restart.empty(),
+                         plan.restart_state.step);
+  }
+  bool on() const { return meter_.has_value(); }
+
+  /// Collective: the flows now.
+  HeatFlows measure() { return measure_heat_flows(st_, *meter_); }
+
+  /// Collective: the flows of output step s, recorded.
+  void record(index_t s, double t) {
+    if (!on()) return;
+    const HeatFlows f = measure();
+    const std::vector<double> row = heat_flow_row(s, t, f);
+    writers_.write_heat_flows(plan_.config.problem, row);
+    if (m_.root) csv_.append(row);
+    spdlog::debug("heat flows at step {}: faces {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} {:.6g} W, source {:.6g} W, dE/dt "
+                  "{:.6g} W, residual {:.3g} ({:.2g} relative)",
+                  s, f.face[0][0], f.face[0][1], f.face[1][0], f.face[1][1], f.face[2][0], f.face[2][1], f.source,
+                  f.dEdt, f.residual(), f.relative_residual());
+  }
+
+ private:
+  Stepper<T>& st_;
+  RunWriters<T>& writers_;
+  const RunPlan& plan_;
+  const RunMode& m_;
+  std::optional<HeatFlowMeter> meter_;
+  HeatFlowCsv csv_;
+};
+
 // ---- the step loop ------------------------------------------------------------
 
 struct LoopEnd {
@@ -1124,6 +1185,9 @@ class StepLoop {
   void flush_probes() {
     probes_.flush([&](const io::ProbeRows& rows) { writers_.write_probes(rows); });
   }
+
+  /// diagnostics.heat_flows: recorded at every output step.
+  void record_heat_flows(HeatFlowRecording<T>* r) { flows_ = r && r->on() ? r : nullptr; }
 
   LoopEnd run() {
     const auto t0 = progress_.started();
@@ -1253,6 +1317,7 @@ class StepLoop {
     const double t = schedule_.time_of(s);
     writers_.write_output(s, t, field_.values(), flux_.compute(t, field_.values()));
     flush_probes();
+    if (flows_) flows_->record(s, t);
   }
 
   const FieldStats& stats() const { return stats_; }
@@ -1311,6 +1376,7 @@ class StepLoop {
   double last_rate_value_ = -1.0;
   ProbeRecorder<T>& probes_;
   HeatFluxOutput<T>& flux_;
+  HeatFlowRecording<T>* flows_ = nullptr;
 };
 
 // ---- the final errors -----------------------------------------------------------
@@ -1411,7 +1477,9 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   RunWriters<T> writers(plan, m, std::move(prov), rs.part, o.env.app);
   writers.open(init.step);
 
-  const OutputSchedule schedule(c, !plan.output.empty());
+  // Without an output file the heat flows alone have output steps (the
+  // first and the last: output.every needs a file).
+  const OutputSchedule schedule(c, !plan.output.empty() || c.diagnostics.heat_flows);
   FieldBuffer<T> field(*rs.stepper, m, c.problem, rs.part, std::move(init.field));
   ProgressReporter progress(schedule, m.root && !o.quiet && isatty(STDERR_FILENO), o.quiet, rep.start_step);
   // Probes (their CSV) and the heat flux's conductivity: set up on every rank, failures agreed.
@@ -1430,6 +1498,8 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     spdlog::debug("energy guard on: sqrt(sum w c u^2) may grow by at most {:.6g} a second (and {:.6g} for the "
                   "Dirichlet nodes), x {}",
                   bound.rate, bound.dirichlet, EnergyGuard::kDataBoundMargin);
+  HeatFlowRecording<T> flows(*rs.stepper, writers, plan, m, o.overwrite);
+  loop.record_heat_flows(&flows);
   try {
     loop.check();  // the energy the guard starts from
     loop.write_start();
@@ -1466,6 +1536,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
 
   loop.check();
   rep.stats = loop.stats();
+  if (flows.on()) rep.heat_flows = flows.measure();
   // (a run that time.stop_rate ended early is not at the time the mode is compared at)
   if (plan.from_analytic && rep.stopped_at_rate < 0) analytic_errors(field, m, c, rs.part, rep);
   return rep;
@@ -1554,6 +1625,12 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
     if (probes->active()) {
       probes->record(0, c.axis.t0);
       probes->flush([&](const io::ProbeRows& rows) { writers.write_probes(rows); });
+    }
+    // The steady state's heat flows: they balance the source to the tolerance.
+    HeatFlowRecording<T> flows(*rs.stepper, writers, plan, m, o.overwrite);
+    if (flows.on()) {
+      flows.record(0, c.axis.t0);
+      rep.heat_flows = flows.measure();
     }
     io::GridFile::SteadyRecord rec;
     rec.converged = sr.converged;

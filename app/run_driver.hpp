@@ -15,6 +15,7 @@
 #include "memory.hpp"
 
 #include <adi/io/io.hpp>
+#include <adi/heat_flows.hpp>
 #include <adi/solver.hpp>
 
 #include <optional>
@@ -35,6 +36,7 @@ struct RunPlan {
   bool from_analytic = false;
   std::string output;                     ///< output file ("" = none)
   std::string checkpoint;                 ///< where checkpoints go
+  std::string heat_flow_csv;              ///< diagnostics.csv's file ("" = none)
   int ranks = 1;                          ///< MPI ranks of this run
   std::optional<Decomposition> decomposition;  ///< how they split the grid (ranks > 1)
   MemoryEstimate memory;
@@ -101,6 +103,8 @@ struct RunReport {
   /// (-1: the run did not stop early), and that rate [K/s].
   index_t stopped_at_rate = -1;
   double final_rate = 0.0;
+  /// diagnostics.heat_flows: the flows at the last step (a completed run).
+  std::optional<HeatFlows> heat_flows;
 };
 
 /// Runs the plan; throws on errors (after marking the output failed).

@@ -55,6 +55,7 @@ SOLVER_HEADER_LEVEL = {
     "factory.hpp": ("solver/select", 5),
     "verification.hpp": ("solver/select", 5),
     "steady.hpp": ("solver/select", 5),
+    "stepper_heat_flows.hpp": ("solver/select", 5),
 }
 SOLVER_HEADER_DEFAULT = ("solver/core", 2)
 

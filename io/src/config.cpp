@@ -1062,6 +1062,27 @@ void read_checkpoint(const Reader& r, const YAML::Node& k, RunConfig& c) {
   }
 }
 
+void read_diagnostics(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  if (!n) return;
+  DiagnosticsConfig& d = c.diagnostics;
+  r.only_keys(n, "diagnostics", {"heat_flows", "csv"});
+  if (n["heat_flows"]) d.heat_flows = r.boolean(n["heat_flows"], "diagnostics.heat_flows");
+  if (const YAML::Node e = n["csv"]) {
+    // true / false, or the file's name.
+    std::string v = e.IsScalar() ? e.Scalar() : std::string();
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (v == "true" || v == "false" || v == "yes" || v == "no" || v == "on" || v == "off") {
+      d.csv = r.boolean(e, "diagnostics.csv");
+    } else {
+      d.csv_file = r.text(e, "diagnostics.csv");
+      if (d.csv_file.empty()) r.fail(e, "diagnostics.csv", "expected true, false or a file name, got an empty string");
+      d.csv = true;
+    }
+    if (d.csv && !d.heat_flows)
+      r.fail(e, "diagnostics.csv", "writes the heat flows, which are off: set diagnostics.heat_flows: true");
+  }
+}
+
 void read_log(const Reader& r, const YAML::Node& l, RunConfig& c) {
   if (!l) return;
   r.only_keys(l, "log", {"every"});
@@ -1292,6 +1313,7 @@ constexpr Section kSections[] = {
     {"parallel", read_parallel},
     {"solve", read_solve},
     {"probes", read_probes},
+    {"diagnostics", read_diagnostics},
 };
 /// Read before the others: sections whose values others depend on (with an
 /// initial HDF5 file the grid may come from the file).
@@ -1561,6 +1583,19 @@ std::string emit_resolved_impl(const RunConfig& c) {
       e << YAML::DoubleQuoted << pc.csv_file;
     else
       e << pc.csv;
+    e << YAML::EndMap;
+  }
+  // Only when on: configs of runs without diagnostics stay as they were.
+  if (c.diagnostics.heat_flows) {
+    e << YAML::Key << "diagnostics" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "heat_flows"
+      << YAML::Value << true;
+    if (c.diagnostics.csv) {
+      e << YAML::Key << "csv" << YAML::Value;
+      if (c.diagnostics.csv_file.empty())
+        e << true;
+      else
+        e << c.diagnostics.csv_file;
+    }
     e << YAML::EndMap;
   }
   // Only when set: the automatic grid depends on the rank count of each run,

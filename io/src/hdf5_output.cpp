@@ -2,6 +2,7 @@
 // layout and for why it is written the way it is.
 
 #include "h5par.hpp"
+#include "h5table.hpp"
 #include "h5util.hpp"
 #include "output_probes.hpp"
 
@@ -524,6 +525,7 @@ GridFile GridFile::reopen(const Options& o, index_t restart_step) {
     for (const auto& p : scan.probes)
       if (p.kept < p.rows) detail::truncate_probe_series(f, p.name, p.kept, ctx);
     detail::create_probe_series(f, o.probes, ctx);
+    detail::truncate_tables(f, "/diagnostics", static_cast<long long>(restart_step), ctx);
     im->flush(im->what());
   };
   try {
@@ -807,6 +809,21 @@ bool GridFile::has_step(index_t step) const {
 }
 
 const std::vector<OutputStep>& GridFile::steps() const { return impl_->steps; }
+
+void GridFile::append_row(const std::string& path, const std::vector<std::string>& columns,
+                          const std::vector<std::pair<std::string, std::string>>& attributes,
+                          const std::vector<double>& row) {
+  Impl& im = *impl_;
+  ADI_REQUIRE(!im.closed, "GridFile::append_row after finish or failure");
+  ADI_REQUIRE(!row.empty() && row.size() == columns.size(), "GridFile::append_row: a row of the table's columns");
+  const std::string ctx = im.what() + ", " + path;
+  im.changing = true;
+  im.guarded([&] {
+    im.begin_change();
+    detail::append_table_row(im.file.get(), path, columns, attributes, row, im.root, ctx);
+    im.flush(ctx);
+  });
+}
 const std::string& GridFile::path() const { return impl_->o.path; }
 
 void GridFile::set_status(const std::string& status) {

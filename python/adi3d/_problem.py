@@ -163,6 +163,21 @@ class Problem:
             ) from e
         return self._p.view()
 
+    def heat_flows(self) -> dict:
+        """The heat flows at the current step, in W, positive into the body
+        (docs/USER_GUIDE.md, "Heat flows"; what `adi3d run` writes to
+        /diagnostics/heat_flows): keys "x-", "x+", "y-", "y+", "z-", "z+"
+        (each face), "source", "dE/dt", "residual" (dE/dt - faces - source,
+        round-off), "relative_residual" (|residual| / the largest term),
+        "step", "time", and "kinds": the type of each face ("dirichlet",
+        "flux", "convective", "insulated", "periodic", "none")."""
+        v = self._p.heat_flows()
+        names = ("x-", "x+", "y-", "y+", "z-", "z+", "source", "dE/dt", "residual", "relative_residual")
+        out = {"step": self.step_index, "time": self.time}
+        out.update(zip(names, (float(x) for x in v)))
+        out["kinds"] = dict(zip(names[:6], self._p.face_kinds()))
+        return out
+
     def field(self) -> np.ndarray:
         """A NumPy copy of the field, shaped (nz, ny, nx), on any backend."""
         return self._p.copy()

@@ -10,6 +10,7 @@
 #include <adi/energy_guard.hpp>
 #include <adi/io/io.hpp>
 #include <adi/solver.hpp>
+#include <adi/stepper_heat_flows.hpp>
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -241,6 +242,25 @@ class Problem {
   }
 
  public:
+  /// The heat flows at the current step (heat_flows.hpp): the six faces,
+  /// source, dE/dt and residual in W (HeatFlows::values()), then the
+  /// relative residual. The box's material is read on the first call.
+  std::vector<double> heat_flows() {
+    return visit([&](auto& st) {
+      if (!meter_) meter_.emplace(make_heat_flow_meter(st));
+      const HeatFlows f = measure_heat_flows(st, *meter_);
+      const auto v = f.values();
+      std::vector<double> out(v.begin(), v.end());
+      out.push_back(f.relative_residual());
+      return out;
+    });
+  }
+  std::vector<std::string> face_kinds() const {
+    std::vector<std::string> k;
+    for (int a = 0; a < 3; ++a)
+      for (int s = 0; s < 2; ++s) k.push_back(heat_flow_face_kind(config_.problem, a, s));
+    return k;
+  }
 
  private:
   /// A probe's value from its corner nodes (Stepper::read_nodes: no copy of the field).
@@ -274,6 +294,7 @@ class Problem {
   std::optional<io::FieldInfo> initial_;
   EnergyGuard guard_;
   std::unique_ptr<io::FluxConductivity> conductivity_;  ///< read once, by heat_flux()
+  std::optional<HeatFlowMeter> meter_;  // heat_flows(): made on first use
   std::variant<std::unique_ptr<Stepper<float>>, std::unique_ptr<Stepper<double>>> stepper_;
 };
 
@@ -294,6 +315,8 @@ void bind_problem(nb::module_& m) {
       .def("probe", &Problem::probe, nb::arg("x"), nb::arg("y"), nb::arg("z"))
       .def("probes", &Problem::probes)
       .def("heat_flux", &Problem::heat_flux)
+      .def("heat_flows", &Problem::heat_flows)
+      .def("face_kinds", &Problem::face_kinds)
       .def("write", &Problem::write, nb::arg("path"), nb::arg("xdmf"), nb::arg("compression"), nb::arg("overwrite"))
       .def_prop_ro("shape", [](const Problem& p) {
         const auto& n = p.config().problem.n;

@@ -353,3 +353,61 @@ def test_time_start_starts_the_clock():
     assert np.allclose(p.u[:, :, 0], 300.0 * 2.2)
     q = adi3d.Problem(time={"dt": 1.0, "steps": 4}, **common)
     assert q.time == 0.0 and np.all(q.u[:, :, 0] == 300.0)
+
+
+def test_heat_flows_balance_and_match_adi3d_run(tmp_path):
+    """Problem.heat_flows(): every face kind, K and q as arrays, a source
+    table; the balance closes to round-off, a slab's exact K A / L, and the
+    values are those `adi3d run` writes to /diagnostics/heat_flows."""
+    nz, ny, nx = 6, 5, 7
+    rng = np.random.default_rng(55)
+    K = np.where(rng.random((nz, ny, nx)) < 0.3, 200.0, 2.0)
+    q = rng.uniform(-1e4, 5e4, (nz, ny, nx))
+    cfg = dict(grid={"nx": nx, "ny": ny, "nz": nz}, domain={"lx": 0.07, "ly": 0.05, "lz": 0.06},
+               material={"conductivity": K, "heat_capacity": 1e6},
+               source={"power_density": q, "table": [[0, 0.5], [5, 2]]},
+               boundary={"x": {"lo": {"type": "dirichlet", "value": 40, "table": [[0, 1], [5, 1.5]]},
+                               "hi": {"type": "neumann", "flux": 900}},
+                         "y": {"lo": {"type": "convective", "h": 30, "ambient": 10}, "hi": "insulated"},
+                         "z": "periodic"},
+               initial={"value": 20.0}, time={"dt": 0.5, "steps": 6}, backend="cpu",
+               diagnostics={"heat_flows": True})
+    p = adi3d.Problem(**cfg)
+    p.step(6)
+    f = p.heat_flows()
+    assert f["kinds"] == {"x-": "dirichlet", "x+": "flux", "y-": "convective", "y+": "insulated",
+                          "z-": "periodic", "z+": "periodic"}
+    assert f["step"] == 6 and f["relative_residual"] <= 1e-10
+    faces = sum(f[k] for k in ("x-", "x+", "y-", "y+", "z-", "z+"))
+    assert abs(f["dE/dt"] - faces - f["source"] - f["residual"]) <= 1e-12 * abs(f["dE/dt"])
+    # The flux face: 900 W/m^2 over its area.
+    assert f["x+"] == pytest.approx(900 * 0.05 * 0.06, rel=1e-13)
+    # The CLI's row of the same step.
+    yaml = tmp_path / "case.yaml"
+    with h5py.File(tmp_path / "f.h5", "w") as h:
+        h["K"], h["q"] = K, q
+    cfg_cli = dict(cfg, material={"conductivity": {"file": "f.h5", "dataset": "/K"}, "heat_capacity": 1e6},
+                   source={"power_density": {"file": "f.h5", "dataset": "/q"}, "table": [[0, 0.5], [5, 2]]},
+                   output={"file": "run.h5", "every": 3})
+    import json
+    yaml.write_text("\n".join("%s: %s" % (k, json.dumps(v)) for k, v in cfg_cli.items()) + "\n")
+    r = subprocess.run([adi3d_exe(), "run", "case.yaml"], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with h5py.File(tmp_path / "run.h5", "r") as h:
+        d = h["diagnostics/heat_flows"]
+        row = dict(zip(d.attrs["columns"].split(","), d[-1]))
+    assert row["step"] == 6
+    for k in ("x-", "x+", "y-", "y+", "source", "dE/dt"):
+        assert row[k] == pytest.approx(f[k], rel=1e-12, abs=1e-12 * abs(f["dE/dt"]))
+
+    # A slab at its linear steady profile: K A / L through it, nothing stored.
+    s = adi3d.Problem(grid={"nx": 11, "ny": 4, "nz": 5}, domain={"lx": 0.5, "ly": 0.3, "lz": 0.2},
+                      material={"conductivity": 3.0, "heat_capacity": 2e6},
+                      boundary={"x": {"lo": {"type": "dirichlet", "value": 1}, "hi": {"type": "dirichlet", "value": 0}},
+                                "default": "insulated"},
+                      initial=np.broadcast_to(1 - np.arange(11) / 10, (5, 4, 11)).copy(),
+                      time={"dt": 1.0, "steps": 1}, backend="cpu")
+    g = s.heat_flows()
+    assert g["x-"] == pytest.approx(3.0 * 0.3 * 0.2 / 0.5, rel=1e-13)
+    assert g["x+"] == pytest.approx(-3.0 * 0.3 * 0.2 / 0.5, rel=1e-13)
+    assert abs(g["dE/dt"]) <= 1e-13 * g["x-"]

@@ -666,3 +666,22 @@ TEST(ProblemIdentity, ItemsOlderFilesLackCompareAsTheirLegacyValue) {
 }
 
 }  // namespace
+
+// diagnostics: {heat_flows, csv} (#55 item 2): off by default and absent
+// from the resolved config; csv true or a name, read back by to_yaml.
+TEST(Config, DiagnosticsHeatFlows) {
+  const RunConfig off = parse_config(kGood, "case.yaml");
+  EXPECT_FALSE(off.diagnostics.heat_flows);
+  EXPECT_EQ(off.resolved_yaml.find("diagnostics"), std::string::npos);
+  const RunConfig on = parse_config(std::string(kGood) + "diagnostics: {heat_flows: true, csv: True}\n", "case.yaml");
+  EXPECT_TRUE(on.diagnostics.heat_flows && on.diagnostics.csv && on.diagnostics.csv_file.empty());
+  const RunConfig named = parse_config(kGood, "case.yaml", {"diagnostics.heat_flows=true", "diagnostics.csv=flows.csv"});
+  EXPECT_EQ(named.diagnostics.csv_file, "flows.csv");
+  const RunConfig again = parse_config(named.resolved_yaml, "resolved.yaml");
+  EXPECT_TRUE(again.diagnostics.heat_flows);
+  EXPECT_EQ(again.diagnostics.csv_file, "flows.csv");
+  expect_error(std::string(kGood) + "diagnostics: {csv: true}\n",
+               R"(case.yaml:9:\d+: diagnostics.csv: writes the heat flows, which are off)");
+  expect_error(std::string(kGood) + "diagnostics: {heat_flow: true}\n", R"(diagnostics.*heat_flow)");
+  expect_error(std::string(kGood) + "diagnostics: {heat_flows: 3}\n", R"(diagnostics.heat_flows: expected true or false)");
+}

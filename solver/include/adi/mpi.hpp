@@ -69,6 +69,14 @@ int local_rank();
 /// Element-wise maximum / sum over all ranks, in place (no-ops on one rank).
 void allreduce_max(double* values, int n);
 void allreduce_sum(double* values, int n);
+/// Fills the ghost layers of this rank's box across the cuts of `d` with the
+/// neighbouring ranks' planes (a periodic axis split into a ring included;
+/// at a domain face the ghost is left as it is). `box`: the rank's box with
+/// one ghost layer on both sides of every axis whose extent exceeds the
+/// box's size (extent = size + 2; x, never split, may have one too), packed
+/// x fastest, doubles. Collective over the world (the ranks of d are the
+/// world's); without MPI, or on one rank, nothing to do.
+void exchange_ghost_layers(const Decomposition& d, int rank, const std::array<index_t, 3>& extent, double* box);
 /// Rank `root`'s string on every rank.
 void broadcast(std::string& s, int root = 0);
 void barrier();

@@ -727,7 +727,46 @@ def probes(a):
                 T.check(len(f.read().splitlines()) == 7, "%s: the CSV does not hold 6 rows" % what)
 
 
-PARTS = {"full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm, "probes": probes,
+def heat_flows(a):
+    """diagnostics.heat_flows (test_heat_flows.py's case: every face kind, a
+    K field, a source table) on a.np ranks, split unevenly (y 9 -> 5 + 4 on
+    two ranks; the periodic z 11 -> 4 + 4 + 3, a ring, on three): every row
+    of /diagnostics/heat_flows and of the CSV equals the serial run's to
+    1e-12 of the row's largest term, and balances to 1e-10."""
+    import test_heat_flows as HF
+    d = os.path.join(a.work, "heat_flows")
+    HF.make_case(d)
+    serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--set", "checkpoint.file=serial.ck.h5",
+               "--quiet"], cwd=d)
+    grid = {2: ["--set", "parallel.grid=[1, 2, 1]"], 3: ["--set", "parallel.grid=[1, 1, 3]"]}.get(a.np, [])
+    mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=mpi.h5", "--set", "checkpoint.file=mpi.ck.h5"] + grid,
+           cwd=d, match=[r"heat flows +at step 40", r"heat flows +CSV mpi\.heat_flows\.csv"])
+    _, _, s_rows = HF.read_table(os.path.join(d, "serial.h5"))
+    cols, _, m_rows = HF.read_table(os.path.join(d, "mpi.h5"))
+    T.check(s_rows.shape == m_rows.shape and np.array_equal(s_rows[:, :2], m_rows[:, :2]),
+            "steps and times differ: %s vs %s" % (m_rows[:, :2], s_rows[:, :2]))
+    worst = 0.0
+    for r, q in zip(m_rows, s_rows):
+        scale = np.max(np.abs(q[2:10]))
+        worst = max(worst, np.max(np.abs(r[2:10] - q[2:10])) / scale)
+        T.check(abs(r[10]) <= 1e-10 * scale, "step %d: residual %.3e of %.3e" % (r[0], r[10], scale))
+    T.check(worst <= 1e-12, "%d ranks: the flows differ from the serial run's by %.3e" % (a.np, worst))
+    with open(os.path.join(d, "mpi.heat_flows.csv")) as f:
+        csv_rows = np.array([[float(x) for x in l.split(",")] for l in f if l[0].isdigit()])
+    T.check(np.array_equal(csv_rows, m_rows), "the CSV differs from the HDF5 table")
+    print("heat flows, %d ranks: %d rows agree with the serial run to %.3e" % (a.np, len(m_rows), worst))
+    if a.np > 1 and a.parallel_hdf5:  # the gathered output (rank 0 writes): the same rows
+        os.environ["ADI_PARALLEL_IO"] = "0"
+        try:
+            mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=gathered.h5", "--set",
+                             "checkpoint.file=gathered.ck.h5"] + grid, cwd=d)
+        finally:
+            del os.environ["ADI_PARALLEL_IO"]
+        T.check(np.array_equal(HF.read_table(os.path.join(d, "gathered.h5"))[2], m_rows),
+                "gathered output: the rows differ from the collective run's")
+
+
+PARTS = {"heat_flows": heat_flows, "full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm, "probes": probes,
          "kill": kill}
 
 

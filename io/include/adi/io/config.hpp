@@ -112,6 +112,15 @@ struct CheckpointConfig {
   double every_seconds = 0.0;    ///< wall-clock seconds, 0 = off
 };
 
+/// `diagnostics: {heat_flows: true, csv: true | FILE}`: the heat flows
+/// (adi/heat_flows.hpp) at every output step, into the output file's
+/// /diagnostics/heat_flows and, on request, a CSV file.
+struct DiagnosticsConfig {
+  bool heat_flows = false;
+  bool csv = false;      ///< write the CSV too
+  std::string csv_file;  ///< its name ("" with csv: beside the output, <output stem>.heat_flows.csv)
+};
+
 /// `parallel: {grid: [1, Py, Pz]}`: the process grid of a distributed run
 /// (ranks along x, y, z; x is never split). Absent or `auto`: chosen from the
 /// rank count and the grid size (docs/MPI.md). Checked against the rank
@@ -218,6 +227,7 @@ struct RunConfig {
   ParallelConfig parallel;
   SolveConfig solve;
   ProbesConfig probes;
+  DiagnosticsConfig diagnostics;
   index_t log_every = 0;   ///< log a line every N steps (0 = about every 2 s of wall time)
   std::string resolved_yaml;  ///< the config with defaults filled in, as YAML (see to_yaml)
 };

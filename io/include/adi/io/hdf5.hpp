@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adi::io {
@@ -296,6 +297,16 @@ class GridFile {
   void append_probes(const ProbeRows& rows);
   bool has_step(index_t step) const;
   const std::vector<OutputStep>& steps() const;
+  /// Appends one row to the time series table `path` (e.g.
+  /// "/diagnostics/heat_flows": float64, rows x row.size(), extendible,
+  /// created on first use with the string attribute `columns`, the names
+  /// joined by ',', and `attributes`), flushed like a step. row[0] is the
+  /// step: rows of this step or later are dropped first, and reopen() drops
+  /// the rows after its restart step from every table under /diagnostics,
+  /// so a step is never in a table twice. Parallel file: collective, rank
+  /// 0's row is written.
+  void append_row(const std::string& path, const std::vector<std::string>& columns,
+                  const std::vector<std::pair<std::string, std::string>>& attributes, const std::vector<double>& row);
   /// reopen() found the file as a killed run left it inside a write, and
   /// restored it to its last complete step.
   bool rolled_back() const;
