@@ -1201,16 +1201,18 @@ class StepLoop {
       index_t target = std::min({schedule_.next_event(s_), s_ + max_chunk, probes_.next_due(s_)});
       if (nan_at_ > s_) target = std::min(target, nan_at_);
       // time.stop_rate: the chunk's last step is taken alone, from a copy of
-      // the field before it (at output steps, and about once a second).
+      // the field before it, at output steps and every kRateEvery steps: steps
+      // fixed by the schedule, so every rank checks at the same step and a
+      // run stops at the same step however fast it runs.
       const double stop_rate = plan_.config.solve.stop_rate;
+      if (stop_rate > 0) target = std::min(target, (s_ / kRateEvery + 1) * kRateEvery);
       const bool rate_now = stop_rate > 0 && (schedule_.output_due(target) || target == schedule_.steps() ||
-                                              seconds(Clock::now() - last_rate_) >= 1.0);
+                                              target % kRateEvery == 0);
       const auto c0 = Clock::now();
       double rate = -1.0;
       if (rate_now) {
         if (target - s_ > 1) st_.advance(target - 1 - s_);
         rate = step_rate();
-        last_rate_ = Clock::now();
       } else {
         st_.advance(target - s_);
       }
@@ -1370,8 +1372,8 @@ class StepLoop {
   index_t nan_at_, start_, s_;
   FieldStats stats_;
   EnergyGuard guard_;
+  static constexpr index_t kRateEvery = 1000;  ///< time.stop_rate: checked at least this often [steps]
   std::vector<T> prev_, cur_;  ///< time.stop_rate: this rank's box before and after a step
-  Clock::time_point last_rate_ = Clock::now();
   bool stopped_by_rate_ = false;
   double last_rate_value_ = -1.0;
   ProbeRecorder<T>& probes_;

@@ -3,6 +3,7 @@
 #include <adi/analytic.hpp>
 #include <adi/mpi.hpp>
 #include <adi/split.hpp>
+#include <adi/steady.hpp>
 #include <adi/verification.hpp>
 
 #include <algorithm>
@@ -451,6 +452,101 @@ Check robin_steady(const StepperSpec& spec) {
 }
 
 namespace {
+/// solve_steady (steady.hpp) from the whole field u on rank 0: each rank's
+/// box through a stepper of the spec; the result back on rank 0.
+SteadyResult steady_solve(const HeatProblem& p, const StepperSpec& spec, std::vector<double>& u, double tol) {
+  auto st = make_stepper<double>(p, spec);
+  st->scatter_field(root() ? u.data() : nullptr);
+  index_t pts = p.points();
+  if (spec.distributed) {
+    const auto& box = dynamic_cast<const mpi::DistributedStepper<double>&>(*st).part().box;
+    pts = box.size[0] * box.size[1] * box.size[2];
+  }
+  std::vector<double> box(static_cast<std::size_t>(pts));
+  st->get_field(box.data());
+  SteadyOptions o;
+  o.tolerance = tol;
+  const SteadyResult r = solve_steady<double>(p, spec, box, o);
+  st->set_field(box.data());
+  st->gather_field(root() ? u.data() : nullptr);
+  return r;
+}
+}  // namespace
+
+Check steady_solve_layered(const StepperSpec& spec) {
+  // layered_steady's wall (K 1 | 1000 | 1, Dirichlet 1 and 0), by the steady solver.
+  HeatProblem p;
+  const index_t nx = 31;
+  p.n = {nx, 5, 4};
+  p.length = {1.0, 0.3, 0.2};
+  p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+  p.lo_data[0].value_from_initial = false;
+  p.lo_data[0].value = 1.0;
+  p.hi_data[0].value_from_initial = false;
+  p.hi_data[0].value = 0.0;
+  auto Kof = [&](index_t i) { return i < 10 ? 1.0 : i < 20 ? 1000.0 : 1.0; };
+  std::vector<double> kv(static_cast<std::size_t>(p.points()));
+  for (index_t q = 0; q < p.points(); ++q) kv[q] = Kof(q % nx);
+  auto K = field(p, "K layers", kv);
+  p.material.conductivity = {K, K, K};
+  const double h = p.spacing(0);
+  std::vector<double> R(nx, 0.0);
+  for (index_t i = 1; i < nx; ++i) R[i] = R[i - 1] + h / harmonic_mean(Kof(i - 1), Kof(i));
+  std::vector<double> exact(static_cast<std::size_t>(p.points())), u(exact.size(), 0.0);
+  for (index_t q = 0; q < p.points(); ++q) exact[q] = 1.0 - R[q % nx] / R[nx - 1];
+  const SteadyResult r = steady_solve(p, spec, u, 1e-12);
+  Check c;
+  c.name = "steady solve (solve: steady), layered K 1 | 1000 | 1 " + grid_name(p);
+  c.quantity = "max abs err vs exact piecewise-linear profile";
+  c.hi = 1e-10;
+  if (root()) c.value = max_abs_diff(u, exact);
+  c.detail = std::to_string(r.iterations) + " sweeps";
+  return finish(c);
+}
+
+Check steady_solve_balance(const StepperSpec& spec) {
+  // A chip-like case: a 100x inclusion that holds the source, convective
+  // faces below and above, insulated sides: at the steady state the source
+  // leaves through the faces; the net imbalance sum w (L u + s) is the
+  // solve's residual, relative to the source power.
+  HeatProblem p;
+  p.n = {21, 17, 13};
+  p.length = {0.02, 0.016, 0.004};
+  p.lo = {Boundary::Neumann, Boundary::Neumann, Boundary::Robin};
+  p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Robin};
+  p.lo_data[2].h = 5000.0;
+  p.lo_data[2].ambient = 25.0;
+  p.hi_data[2].h = 10.0;
+  p.hi_data[2].ambient = 25.0;
+  std::vector<double> kv(static_cast<std::size_t>(p.points()), 4.0), qv(kv.size(), 0.0);
+  double power = 0.0;
+  const EnergyWeights w = energy_weights(p);
+  for (index_t k = 0; k < p.n[2]; ++k)
+    for (index_t j = 0; j < p.n[1]; ++j)
+      for (index_t i = 0; i < p.n[0]; ++i) {
+        const std::size_t q = static_cast<std::size_t>(i + p.n[0] * (j + p.n[1] * k));
+        if (i >= 6 && i <= 14 && j >= 5 && j <= 11 && k >= 8) {
+          kv[q] = 400.0;
+          qv[q] = 1.0e8;
+          power += w.volume(i, j, k) * qv[q];
+        }
+      }
+  auto K = field(p, "K inclusion", kv);
+  p.material.conductivity = {K, K, K};
+  p.material.source = field(p, "q", qv);
+  std::vector<double> u(kv.size(), 25.0);
+  const SteadyResult r = steady_solve(p, spec, u, 1e-10);
+  Check c;
+  c.name = "steady solve, 100x inclusion with its source, convective faces " + grid_name(p);
+  c.quantity = "|net imbalance| / source power";
+  c.hi = 1e-9;
+  c.value = r.converged ? std::abs(r.imbalance_W) / power : 1.0;
+  c.detail = std::to_string(r.iterations) + " sweeps, source " + std::to_string(power) + " W";
+  return finish(c);
+}
+
+namespace {
 /// sum_i w_i c_i u_i h_x h_y h_z (trapezoidal weights on non-periodic axes).
 double energy(const HeatProblem& p, const std::vector<double>& u, const std::vector<double>& c) {
   double e = 0.0;
@@ -812,6 +908,8 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
   out.push_back(manufactured_faces(Boundary::Robin, spec, SchemeType::Strang));
   out.push_back(layered_steady(spec));
   out.push_back(robin_steady(spec));
+  out.push_back(steady_solve_layered(spec));
+  out.push_back(steady_solve_balance(spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(conservation(pr, spec));
   out.push_back(energy_balance(spec));
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(flat_axis(pr, spec));

@@ -53,6 +53,10 @@ Check layered_steady(const StepperSpec& spec);
 /// A slab with a convective (Robin) face at x_lo and a fixed value at x_hi:
 /// the steady state equals the 1D analytic profile to 1e-10.
 Check robin_steady(const StepperSpec& spec);
+/// The steady solver (steady.hpp): the layered wall to its exact profile,
+/// and a chip-like inclusion whose heat balance closes to the tolerance.
+Check steady_solve_layered(const StepperSpec& spec);
+Check steady_solve_balance(const StepperSpec& spec);
 
 /// All faces insulated (and one periodic axis), c and q fields: the energy
 /// sum_i w_i c_i u_i (trapezoidal weights) grows per step by exactly

@@ -766,7 +766,49 @@ def heat_flows(a):
                 "gathered output: the rows differ from the collective run's")
 
 
-PARTS = {"heat_flows": heat_flows, "full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm, "probes": probes,
+STEADY_CASE = """grid: {nx: 13, ny: 11, nz: 9}
+domain: {lx: 0.04, ly: 0.035, lz: 0.012}
+material: {conductivity: {file: k.h5, dataset: /K}, heat_capacity: 2.0e6}
+source: {power_density: 3.0e6}
+boundary: {z: {lo: {type: convective, h: 2000, ambient: 30}, hi: {type: convective, h: 15, ambient: 25}}, x: {lo: {type: neumann, flux: 500}, hi: insulated}, y: insulated}
+diagnostics: {heat_flows: true}
+"""
+
+
+def steady(a):
+    """solve: steady on a.np ranks (uneven splits) equals the serial solve to
+    1e-9 of the range; time.stop_rate stops at the same step as serially
+    (its checks fall on steps fixed by the schedule)."""
+    d = os.path.join(a.work, "steady")
+    os.makedirs(d, exist_ok=True)
+    z, y, x = np.meshgrid(np.arange(9), np.arange(11), np.arange(13), indexing="ij")
+    with h5py.File(os.path.join(d, "k.h5"), "w") as f:
+        f["K"] = 20.0 + 180.0 * (z > 5) + 30.0 * np.cos(x) ** 2
+    T.write(os.path.join(d, "s.yaml"), STEADY_CASE + "solve: steady\n")
+    T.write(os.path.join(d, "m.yaml"), STEADY_CASE + "initial: {value: 25}\nscheme: {type: douglas, theta: 1}\n"
+            "time: {dt: 20, steps: 100000, stop_rate: 1.0e-5}\n")
+    serial(a, ["run", "s.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
+    p = serial(a, ["run", "m.yaml", "--set", "output.file=mserial.h5"], cwd=d)
+    stop = re.search(r"stopped +at step ([0-9]+)", p.stdout)
+    T.check(stop, "the serial march did not stop by time.stop_rate")
+    grids = [None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np]
+    for grid in grids:
+        extra = ["--set", "parallel.grid=" + grid] if grid else []
+        tag = (grid or "auto").replace(" ", "").replace("[", "").replace("]", "").replace(",", "x")
+        out = mpirun(a, a.np, ["run", "s.yaml", "--set", "output.file=s_%s.h5" % tag] + extra, cwd=d,
+                     match=[r"steady +converged in [0-9]+ sweeps", r"residual +[-+0-9.e]+ \([0-9.e-]+ of the largest term\)"])
+        with h5py.File(os.path.join(d, "serial.h5"), "r") as fs, h5py.File(os.path.join(d, "s_%s.h5" % tag), "r") as fm:
+            us, um = fs["steps/000000/u"][()], fm["steps/000000/u"][()]
+            rng = float(np.max(us) - np.min(us))
+            T.check(np.max(np.abs(us - um)) <= 1e-9 * rng, "%d ranks, grid %s: steady differs by %.3e of the range" %
+                    (a.np, grid, np.max(np.abs(us - um)) / rng))
+            T.check(fm["steady"].attrs["converged"] == 1, "not converged")
+        out = mpirun(a, a.np, ["run", "m.yaml", "--set", "output.file=m_%s.h5" % tag] + extra, cwd=d,
+                     match=[r"stopped +at step %s " % stop.group(1)])
+    print("steady and the stop rule agree with the serial run on %d ranks" % a.np)
+
+
+PARTS = {"steady": steady, "heat_flows": heat_flows, "full_disk": full_disk, "checks": checks, "disagree_inputs": disagree_inputs, "materials": materials, "disagree": disagree, "stuck_collective": stuck_collective, "outputs": outputs, "restart": restart, "signal": signal_one_rank, "errors": errors, "slurm": slurm, "probes": probes,
          "kill": kill}
 
 
