@@ -823,6 +823,19 @@ InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
 
 // ---- the stepper --------------------------------------------------------------
 
+/// This rank's box of the grid: the whole grid for one process.
+template <class T>
+io::FieldPart rank_box(const Stepper<T>& st, bool distributed, const std::array<index_t, 3>& n) {
+  if (!distributed) return io::FieldPart{{{0, 0, 0}}, n};
+  const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(st).part().box;
+  return io::FieldPart{box.begin, box.size};
+}
+template <class T>
+index_t rank_points(const Stepper<T>& st, bool distributed, const std::array<index_t, 3>& n) {
+  const io::FieldPart b = rank_box(st, distributed, n);
+  return b.count[0] * b.count[1] * b.count[2];
+}
+
 template <class T>
 struct RunStepper {
   std::unique_ptr<Stepper<T>> stepper;
@@ -842,10 +855,7 @@ RunStepper<T> build_stepper(const RunPlan& plan, const RunMode& m, const SolverO
   RunStepper<T> rs;
   collectively([&] {
     rs.stepper = make_stepper<T>(io::stepper_problem(c, plan.initial), spec);
-    if (m.collective) {
-      const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
-      rs.part = io::FieldPart{box.begin, box.size};
-    }
+    if (m.collective) rs.part = rank_box(*rs.stepper, true, c.problem.n);
   });
   const Stepper<T>& st = *rs.stepper;
   spdlog::info("backend {} ({}), {}, {} of {} memory allocated by the stepper{}", backend_name(st.backend()), st.device_name(),
@@ -1330,12 +1340,7 @@ class StepLoop {
   /// compares its own box; the maximum over the ranks).
   double step_rate() {
     if (prev_.empty()) {
-      index_t pts = plan_.config.problem.points();
-      if (m_.distributed) {
-        const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(st_).part().box;
-        pts = box.size[0] * box.size[1] * box.size[2];
-      }
-      prev_.resize(static_cast<std::size_t>(pts));
+      prev_.resize(static_cast<std::size_t>(rank_points(st_, m_.distributed, plan_.config.problem.n)));
       cur_.resize(prev_.size());
     }
     st_.get_field(prev_.data());
@@ -1438,14 +1443,9 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   // it (energy_guard.hpp: DataBound), from this rank's box, over the ranks.
   DataBound bound;
   if (!guarded) {
-    std::array<index_t, 3> begin{{0, 0, 0}}, size = c.problem.n;
-    if (m.distributed) {
-      const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
-      begin = box.begin;
-      size = box.size;
-    }
+    const io::FieldPart box = rank_box(*rs.stepper, m.distributed, c.problem.n);
     DataBoundParts parts;
-    collectively([&] { parts = data_bound_parts(c.problem, begin, size); });
+    collectively([&] { parts = data_bound_parts(c.problem, box.offset, box.count); });
     double u_max = m.analytic_boxes ? 1.0 : 0.0;
     if (m.root)
       for (const T v : init.field) u_max = std::max(u_max, std::fabs(static_cast<double>(v)));
@@ -1562,12 +1562,7 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
   rs.stepper->set_time_origin(c.axis.t0, c.axis.s0);
   rs.stepper->set_step_index(0);
   rs.stepper->impose_boundary_values();
-  index_t box_points = c.problem.points();
-  if (m.distributed) {
-    const auto& box = dynamic_cast<const mpi::DistributedStepper<T>&>(*rs.stepper).part().box;
-    box_points = box.size[0] * box.size[1] * box.size[2];
-  }
-  std::vector<T> u(static_cast<std::size_t>(box_points));
+  std::vector<T> u(static_cast<std::size_t>(rank_points(*rs.stepper, m.distributed, c.problem.n)));
   rs.stepper->get_field(u.data());
 
   io::Provenance prov =

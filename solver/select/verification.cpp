@@ -386,7 +386,10 @@ std::vector<double> steady(const HeatProblem& p, const StepperSpec& spec, std::v
 }
 }  // namespace
 
-Check layered_steady(const StepperSpec& spec) {
+namespace {
+/// A wall of layers K 1 | 1000 | 1 between Dirichlet 1 and 0 (31 x 5 x 4),
+/// and its exact steady state.
+HeatProblem layered_wall(std::vector<double>& exact) {
   HeatProblem p;
   const index_t nx = 31;
   p.n = {nx, 5, 4};
@@ -397,7 +400,6 @@ Check layered_steady(const StepperSpec& spec) {
   p.lo_data[0].value = 1.0;
   p.hi_data[0].value_from_initial = false;
   p.hi_data[0].value = 0.0;
-  p.theta = 1.0;  // Douglas-Rachford: strongly damping, straight to the steady state
   // Layers of nodes 0..9 (K = 1), 10..19 (K = 1000), 20..30 (K = 1): the
   // interfaces lie midway between nodes 9|10 and 19|20.
   auto Kof = [&](index_t i) { return i < 10 ? 1.0 : i < 20 ? 1000.0 : 1.0; };
@@ -405,13 +407,21 @@ Check layered_steady(const StepperSpec& spec) {
   for (index_t q = 0; q < p.points(); ++q) kv[q] = Kof(q % nx);
   auto K = field(p, "K layers", kv);
   p.material.conductivity = {K, K, K};
-  p.dt = 50.0;
   // Exact: piecewise linear, the same flux F through the series resistance.
   const double h = p.spacing(0);
   std::vector<double> R(nx, 0.0);  // resistance from node 0 to node i
   for (index_t i = 1; i < nx; ++i) R[i] = R[i - 1] + h / harmonic_mean(Kof(i - 1), Kof(i));
-  std::vector<double> exact(static_cast<std::size_t>(p.points()));
+  exact.assign(static_cast<std::size_t>(p.points()), 0.0);
   for (index_t q = 0; q < p.points(); ++q) exact[q] = 1.0 - R[q % nx] / R[nx - 1];
+  return p;
+}
+}  // namespace
+
+Check layered_steady(const StepperSpec& spec) {
+  std::vector<double> exact;
+  HeatProblem p = layered_wall(exact);
+  p.theta = 1.0;  // Douglas-Rachford: strongly damping, straight to the steady state
+  p.dt = 50.0;
   std::vector<double> u0(static_cast<std::size_t>(p.points()), 0.0);
   const std::vector<double> u = steady(p, spec, u0, 20, 200);
   Check c;
@@ -474,27 +484,10 @@ SteadyResult steady_solve(const HeatProblem& p, const StepperSpec& spec, std::ve
 }  // namespace
 
 Check steady_solve_layered(const StepperSpec& spec) {
-  // layered_steady's wall (K 1 | 1000 | 1, Dirichlet 1 and 0), by the steady solver.
-  HeatProblem p;
-  const index_t nx = 31;
-  p.n = {nx, 5, 4};
-  p.length = {1.0, 0.3, 0.2};
-  p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
-  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
-  p.lo_data[0].value_from_initial = false;
-  p.lo_data[0].value = 1.0;
-  p.hi_data[0].value_from_initial = false;
-  p.hi_data[0].value = 0.0;
-  auto Kof = [&](index_t i) { return i < 10 ? 1.0 : i < 20 ? 1000.0 : 1.0; };
-  std::vector<double> kv(static_cast<std::size_t>(p.points()));
-  for (index_t q = 0; q < p.points(); ++q) kv[q] = Kof(q % nx);
-  auto K = field(p, "K layers", kv);
-  p.material.conductivity = {K, K, K};
-  const double h = p.spacing(0);
-  std::vector<double> R(nx, 0.0);
-  for (index_t i = 1; i < nx; ++i) R[i] = R[i - 1] + h / harmonic_mean(Kof(i - 1), Kof(i));
-  std::vector<double> exact(static_cast<std::size_t>(p.points())), u(exact.size(), 0.0);
-  for (index_t q = 0; q < p.points(); ++q) exact[q] = 1.0 - R[q % nx] / R[nx - 1];
+  // layered_steady's wall, by the steady solver.
+  std::vector<double> exact;
+  const HeatProblem p = layered_wall(exact);
+  std::vector<double> u(exact.size(), 0.0);
   const SteadyResult r = steady_solve(p, spec, u, 1e-12);
   Check c;
   c.name = "steady solve (solve: steady), layered K 1 | 1000 | 1 " + grid_name(p);
