@@ -5,6 +5,7 @@
 #include "util.hpp"
 
 #include <adi/line_kernel_plan.hpp>
+#include <adi/step_plan.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -88,6 +89,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
   // conductivity is one array for the three axes), beside u and the work array.
   std::vector<const FieldSource*> distinct;
   const Material& mat = c.problem.material;
+  const bool constant_tables = plan_step(c.problem).constant_tables();
   for (const FieldSource* f : {mat.conductivity[0].get(), mat.conductivity[1].get(), mat.conductivity[2].get(),
                                mat.capacity.get(), mat.source.get()})
     if (f && std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
@@ -101,7 +103,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
   };
   if (m.backend == Backend::Cuda) {
     m.host_bytes = m.field_bytes + slack;
-    if (!c.problem.classic() && ranks == 1) {
+    if (!constant_tables && ranks == 1) {
       // The general CUDA path (solver/cuda/general): open x lines of 2 to
       // 1024 rows are solved in place; others (periodic, which may, or
       // longer) on the x-y transposed grid: one more work grid, and the x
@@ -117,7 +119,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
       if (long_lines) stepper_arrays += 2.0;
       m.host_bytes += m.material_fields * (points * 8.0 + m.field_bytes);
     }
-    if (!c.problem.classic() && ranks > 1) {
+    if (!constant_tables && ranks > 1) {
       // A GPU rank of the general path (solver/cuda/general/general_local_cuda.cu):
       // along its split axis three scratch grids (the interior's alpha, beta
       // and the sweep's c'), and per line of it 8 + 22 P values (its reduced
@@ -160,9 +162,9 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
     // coefficients of the two reduced unknowns (alpha, beta: two more
     // arrays) when its lines differ (a K or 1/c field); with constant
     // coefficients they are one line's worth (solver/cpu/general_local.cpp).
-    if (ranks > 1 && !c.problem.classic() && mat.lines_vary()) stepper_arrays += 2.0;
+    if (ranks > 1 && !constant_tables && mat.lines_vary()) stepper_arrays += 2.0;
     // The classic CPU stepper pads its rows only where ADI_ROW_ALIGN asks.
-    const double pad = solver.row_align > 0 && c.problem.classic() && ranks == 1 ? row_padding(solver) : 1.0;
+    const double pad = solver.row_align > 0 && constant_tables && ranks == 1 ? row_padding(solver) : 1.0;
     m.host_bytes = m.field_bytes + stepper_arrays * stepper_field * pad + slack;
     // A collective output file: each rank writes its part of every material
     // field once, from one part-sized float64 buffer (io/src/hdf5_output.cpp).

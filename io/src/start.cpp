@@ -2,6 +2,7 @@
 
 #include <adi/analytic.hpp>
 #include <adi/io/start.hpp>
+#include <adi/step_plan.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -57,7 +58,7 @@ void attach_face_values(RunConfig& c, const std::optional<FieldInfo>& initial) {
 
 HeatProblem stepper_problem(const RunConfig& c, const std::optional<FieldInfo>& initial) {
   HeatProblem p = c.problem;
-  if (p.classic()) return p;
+  if (plan_step(p).constant_tables()) return p;
   // attach_face_values chose it already (the source the problem's identity names).
   if (p.initial_field) return p;
   if (c.initial.kind == InitialConfig::Kind::Uniform) {

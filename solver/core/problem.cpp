@@ -75,8 +75,6 @@ void FieldSource::read_indices(const std::array<std::vector<index_t>, 3>& idx, d
       }
 }
 
-bool HeatProblem::classic() const { return classic_problem() && scheme_in_use() == SchemeType::Douglas; }
-
 bool HeatProblem::classic_problem() const {
   if (material.lines_vary() || material.source || source != 0.0 || capacity != 1.0) return false;
   for (int a = 0; a < 3; ++a) {

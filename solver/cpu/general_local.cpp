@@ -2,7 +2,7 @@
 // the design: ghost layers of u, K, 1/c and q; rows from discrete.hpp with
 // global indices; the partition method for lines that cross ranks). The
 // arithmetic of every row, of the right-hand side and of the whole-line
-// solves is that of cpu::GeneralCpuStepper (general_stepper.cpp), the oracle.
+// solves is that of cpu::CpuStepper (stages_cpu.cpp), the oracle.
 
 #include <adi/detail/general_local.hpp>
 
@@ -138,7 +138,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
 
   void impose_boundary_values(double t) override { impose_dirichlet(dirichlet_, t, U(), strides()); }
 
-  // w = dt (sum_a A_a u + beta(t*) + q f(t*) / c), as GeneralCpuStepper::rhs
+  // w = dt (sum_a A_a u + beta(t*) + q f(t*) / c), as CpuStepper::rhs
   // with global indices: only the ranks that own a face apply its data.
   void rhs(double t0) override {
     const Layout3& L = st_.layout;
@@ -156,7 +156,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     const index_t b0[3] = {part_.box.begin[0], part_.box.begin[1], part_.box.begin[2]};
     // Nodes at least one node from every global end (both neighbours are the
     // next nodes, the ghost planes' at a cut) go to interior_rhs_run by x
-    // runs, as in GeneralCpuStepper::rhs: the same operations, vectorised.
+    // runs, as in CpuStepper::rhs: the same operations, vectorised.
     cpu::detail::RhsRun<T> run;
     bool live[3];
     for (int a = 0; a < 3; ++a) {
@@ -224,7 +224,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     }
   }
 
-  // The Strang step's pieces: GeneralCpuStepper's split_dirichlet_terms,
+  // The Strang step's pieces: CpuStepper's split_dirichlet_terms,
   // factor and split_reset with global indices and the ghost planes.
   void split_terms(double t0, double t1) override {
     const Layout3& L = st_.layout;
@@ -359,7 +359,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     bool ok = true;
     // Batches of B lines adjacent along the first other axis, [row][line]
     // (thomas_batch / cyclic_batch: each line bit for bit the per-line
-    // solve), as GeneralCpuStepper::solve.
+    // solve), as CpuStepper::solve.
     constexpr index_t B = kBatch;
     const LineBatches bs = batches(a);
     // Constant coefficients: every line has the same rows, so the

@@ -1,8 +1,10 @@
-// The CPU (OpenMP) backend of the Douglas step: the oracle for CUDA.
+// The CPU (OpenMP) stepper, the oracle for CUDA and MPI: one class for
+// every problem. This file: the stepper's skeleton (the plan's set-up, the
+// stages in order, field I/O and statistics, the phase clock) and the
+// constant tables' seven-point right-hand side (scheme.hpp);
+// stages_cpu.cpp: the stages on discrete.hpp's rows.
 
 #include "stepper_cpu.hpp"
-
-#include "general_stepper.hpp"
 
 #include "tridiag_cpu.hpp"
 
@@ -11,7 +13,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -58,18 +59,95 @@ void douglas_rhs(const T* u, T* w, const Layout3& L, const HeatProblem& p) {
 }
 
 template <class T>
-CpuStepper<T>::CpuStepper(const HeatProblem& p, index_t row_pitch_align) : p_(p), layout_(p.layout()) {
+std::vector<T> CpuStepper<T>::load(const FieldSource& f, const char* what, bool signed_ok) const {
+  std::vector<double> v(static_cast<std::size_t>(p_.points()));
+  f.read({{0, 0, 0}}, p_.n, v.data());
+  check_field_values(v, what, f.name(), p_.n, signed_ok);
+  return std::vector<T>(v.begin(), v.end());
+}
+
+template <class T>
+CpuStepper<T>::CpuStepper(const HeatProblem& p, index_t row_pitch_align)
+    : p_(p), plan_(plan_step(p)), layout_(p.layout()) {
   p_.validate();
   ADI_REQUIRE(row_pitch_align >= 1, "CPU stepper: row alignment must be >= 1 element");
-  if (row_pitch_align > 1) {
+  // The field arrays (K, 1/c, q) are packed: padded rows are the constant
+  // tables' alone.
+  if (row_pitch_align > 1 && plan_.constant_tables()) {
     const index_t a = row_pitch_align;
     layout_ = Layout3::padded(p_.n[0], p_.n[1], p_.n[2], (p_.n[0] + a - 1) / a * a, p_.n[1]);
   }
-  for (int a = 0; a < 3; ++a) factor_[a] = ThomasFactor<T>::factor(douglas_line_matrix(p_, static_cast<Axis>(a)));
   // Whole planes, the last row's padding included.
   const auto n = static_cast<std::size_t>(layout_.n[2] * layout_.stride[2]);
   u_.assign(n, T(0));
   w_.assign(n, T(0));
+  if (plan_.constant_tables())
+    plan_constant_tables();
+  else
+    plan_axis_tables();
+}
+
+// One factorised matrix per axis from scheme.hpp: the constant problem's
+// reference bits (its Dirichlet nodes keep their initial values, so there
+// is no face data to hold).
+template <class T>
+void CpuStepper<T>::plan_constant_tables() {
+  for (int a = 0; a < 3; ++a) factor_[a] = ThomasFactor<T>::factor(douglas_line_matrix(p_, static_cast<Axis>(a)));
+}
+
+// discrete.hpp's rows: the material's arrays, the face data, the scheme's
+// sequence, and one matrix per axis where no line differs from another.
+template <class T>
+void CpuStepper<T>::plan_axis_tables() {
+  // An isotropic conductivity field is one array for all axes.
+  for (int a = 0; a < 3; ++a) {
+    const auto& src = p_.material.conductivity[a];
+    if (!src || p_.flat(a)) continue;
+    for (int b = 0; b < a; ++b)
+      if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
+    if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
+  }
+  if (p_.material.capacity) {
+    rho_ = load(*p_.material.capacity, "heat capacity", false);
+    for (T& r : rho_) r = T(1) / r;
+  }
+  if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
+  for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a);
+  dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
+  for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * p_.dt);
+  if (plan_.scheme == SchemeType::Strang) {
+    seq_ = strang_sequence(p_);
+    frac_ = strang_fractions(p_);
+    for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * frac_[a] * p_.dt);
+    split_ = split_dirichlet(dirichlet_);
+    for (const auto& pl : split_.planes) {
+      split_r_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
+      split_g1_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
+    }
+  }
+  if (plan_.rows != RowProvider::AxisTables) return;
+  for (int a = 0; a < 3; ++a) {
+    if (p_.flat(a)) continue;
+    const index_t na = p_.n[a];
+    LineMatrix m(na);
+    const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
+    const T tdt = tau_[a];
+    for (index_t i = 0; i < na; ++i) {
+      if (fixed_row(i, ends_[a])) continue;  // identity
+      T ra, rb, rc;
+      implicit_row(row_coupling<T>(i, ends_[a], k, k, k, rho), tdt, ra, rb, rc);
+      m.a[i] = ra;
+      m.b[i] = rb;
+      m.c[i] = rc;
+    }
+    if (p_.periodic(a)) {
+      cyclic_[a] = std::make_unique<LineMatrix>(m);
+    } else {
+      m.a[0] = 0.0;
+      m.c[na - 1] = 0.0;
+      factor_[a] = ThomasFactor<T>::factor(m);
+    }
+  }
 }
 
 template <class T>
@@ -113,26 +191,65 @@ void CpuStepper<T>::get_work(T* host) {
 }
 
 template <class T>
+void CpuStepper<T>::set_work(const T* host) {
+  copy_rows(const_cast<T*>(host), w_.data(), true);
+}
+
+template <class T>
+void CpuStepper<T>::impose_boundary_values() {
+  if (plan_.constant_tables()) return;  // the initial field's values are the faces'
+  impose_dirichlet(dirichlet_, this->time(), u_.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
+}
+
+template <class T>
+std::vector<Phase> CpuStepper<T>::phases() const {
+  if (plan_.scheme != SchemeType::Strang) return Stepper<T>::phases();
+  std::vector<Phase> ph{Phase::Rhs};
+  for (const SplitFactor& f : seq_) ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
+  return ph;
+}
+
+template <class T>
 void CpuStepper<T>::run_phase(Phase ph) {
+  if (plan_.scheme == SchemeType::Strang) {
+    switch (ph) {
+      case Phase::Rhs: split_dirichlet_terms(); break;
+      case Phase::SolveX: factor(0); break;
+      case Phase::SolveY: factor(1); break;
+      case Phase::SolveZ: factor(2); break;
+      case Phase::Step: step(); break;
+      case Phase::RhsSolveX:
+        split_dirichlet_terms();
+        factor(0);
+        break;
+    }
+    return;
+  }
   switch (ph) {
-    case Phase::Rhs: douglas_rhs(u_.data(), w_.data(), layout_, p_); break;
-    case Phase::SolveX: solve_constant(Axis::X, factor_[0], w_.data(), layout_); break;
-    case Phase::SolveY: solve_constant(Axis::Y, factor_[1], w_.data(), layout_); break;
-    case Phase::SolveZ: solve_constant_fused(Axis::Z, factor_[2], w_.data(), u_.data(), layout_); break;
+    case Phase::Rhs: rhs(); break;
+    case Phase::SolveX: solve(0, nullptr); break;
+    case Phase::SolveY: solve(1, nullptr); break;
+    case Phase::SolveZ: solve(2, u_.data()); break;
     case Phase::Step: step(); break;
     case Phase::RhsSolveX:
-      run_phase(Phase::Rhs);
-      run_phase(Phase::SolveX);
+      rhs();
+      solve(0, nullptr);
       break;
   }
 }
 
 template <class T>
 void CpuStepper<T>::step() {
-  run_phase(Phase::Rhs);
-  run_phase(Phase::SolveX);
-  run_phase(Phase::SolveY);
-  run_phase(Phase::SolveZ);
+  if (plan_.scheme == SchemeType::Strang) {
+    split_dirichlet_terms();
+    for (const SplitFactor& f : seq_) factor(f.axis);
+    split_reset();
+  } else {
+    rhs();
+    solve(0, nullptr);
+    solve(1, nullptr);
+    solve(2, u_.data());
+  }
   ++this->step_index_;
 }
 
@@ -142,40 +259,34 @@ FieldStats CpuStepper<T>::field_stats() {
   bool finite = true;
   const Layout3& L = layout_;
   const T* u = u_.data();
+  const T* rho = rho_.empty() ? nullptr : rho_.data();  // packed: never with padded rows
   const EnergyWeights ew = energy_weights(p_);
 #pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
   for (index_t k = 0; k < L.n[2]; ++k)
     for (index_t j = 0; j < L.n[1]; ++j)
       for (index_t i = 0; i < L.n[0]; ++i) {
-        const double v = static_cast<double>(u[L.offset(i, j, k)]);
+        const index_t o = L.offset(i, j, k);
+        const double v = static_cast<double>(u[o]);
         finite = finite && std::isfinite(v);
         m = std::max(m, std::abs(v));
-        energy += ew.volume(i, j, k) * ew.capacity * v * v;
+        const double c = rho ? 1.0 / static_cast<double>(rho[o]) : ew.capacity;
+        energy += ew.volume(i, j, k) * c * v * v;
       }
   return FieldStats{m, finite, energy};
 }
 
 template <class T>
-std::vector<double> CpuStepper<T>::time_phase(Phase p, int warmup, int reps) {
-  for (int r = 0; r < warmup; ++r) run_phase(p);
-  std::vector<double> ms;
-  ms.reserve(reps);
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run_phase(p);
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  return ms;
+std::size_t CpuStepper<T>::bytes_allocated() const {
+  std::size_t b = u_.size() + w_.size() + rho_.size() + q_.size();
+  for (const auto& k : k_) b += k.size();
+  return sizeof(T) * b;
 }
 
 template <class T>
 std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p, const SolverOptions& o) {
-  // Problems of the original kind keep their bit-for-bit path. Their rows
-  // are packed unless SolverOptions::row_align asks for aligned rows.
-  if (p.classic())
-    return std::make_unique<CpuStepper<T>>(p, o.row_align > 0 ? o.device_row_pitch(1, sizeof(T)) : 1);
-  return std::make_unique<GeneralCpuStepper<T>>(p);
+  // Rows are packed unless SolverOptions::row_align asks for aligned rows
+  // (taken by the constant tables only).
+  return std::make_unique<CpuStepper<T>>(p, o.row_align > 0 ? o.device_row_pitch(1, sizeof(T)) : 1);
 }
 
 template class CpuStepper<float>;

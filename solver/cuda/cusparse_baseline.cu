@@ -28,6 +28,7 @@
 #include <adi/cuda.hpp>
 #include <adi/discrete.hpp>
 #include <adi/scheme.hpp>
+#include <adi/step_plan.hpp>
 #include <adi/stepper.hpp>
 
 #include <cusparse.h>
@@ -218,7 +219,7 @@ BaselineTimings cusparse_baseline(const HeatProblem& p, int warmup, int reps) {
   // Fields and the nine diagonals (plus pristine copies restored between reps).
   std::vector<T> h_u;
   fill_analytic(p, h_u);
-  const bool general = !p.classic();
+  const bool general = !plan_step(p).constant_tables();
   std::unique_ptr<Stepper<T>> gen;  // a general problem's RHS (and its reference step)
   std::vector<T> h_rhs;
   std::vector<double> rho;

@@ -93,8 +93,7 @@ class CudaStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
-    ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
+    clock_.create();
     stats_.allocate();
     fuse_rhs_ = solver_[0].can_fuse_rhs() && o.fuse_rhs;
     // A synchronising check after each launch (ADI_CUDA_SYNC=1, debug
@@ -103,8 +102,6 @@ class CudaStepper final : public Stepper<T> {
   }
   ~CudaStepper() override {
     if (graph_) cudaGraphExecDestroy(graph_);
-    if (ev0_) cudaEventDestroy(ev0_);
-    if (ev1_) cudaEventDestroy(ev1_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -191,20 +188,8 @@ class CudaStepper final : public Stepper<T> {
     return stats_.reduce(u_.get(), layout_, energy_weights(p_), static_cast<const T*>(nullptr), stream_);
   }
 
-  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
-    for (int r = 0; r < warmup; ++r) run_phase(p);
-    std::vector<double> ms;
-    for (int r = 0; r < reps; ++r) {
-      ADI_CUDA_CHECK(cudaEventRecord(ev0_, stream_));
-      run_phase(p);
-      ADI_CUDA_CHECK(cudaEventRecord(ev1_, stream_));
-      ADI_CUDA_CHECK(cudaEventSynchronize(ev1_));
-      float t = 0;
-      ADI_CUDA_CHECK(cudaEventElapsedTime(&t, ev0_, ev1_));
-      ms.push_back(t);
-    }
-    return ms;
-  }
+  void clock_begin() override { clock_.begin(stream_); }
+  double clock_end_ms() override { return clock_.end_ms(stream_); }
 
   std::size_t bytes_allocated() const override { return u_.bytes() + w_.bytes(); }
   std::array<index_t, 3> moved_extents() const override { return box_.n; }
@@ -299,7 +284,7 @@ class CudaStepper final : public Stepper<T> {
   DeviceBuffer<T> u_, w_;
   FieldStatsReducer stats_;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
+  detail::EventClock clock_;
 };
 
 template <class T>

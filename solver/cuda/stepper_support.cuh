@@ -1,7 +1,7 @@
 #pragma once
-// Device selection shared by the CUDA steppers (the classic CudaStepper and
-// the general path's CudaGeneralStepper); their field statistics share
-// field_stats.cuh.
+// Device selection and the phase clock shared by the CUDA steppers (the
+// constant tables' CudaStepper and CudaGeneralStepper); their field
+// statistics share field_stats.cuh.
 
 #include "cuda_check.hpp"
 
@@ -43,5 +43,36 @@ std::string row_align_hint(const SolverOptions& o, std::size_t arrays, std::size
   return "; rows padded to 16 bytes (ADI_ROW_ALIGN=16) would need " + std::to_string(need >> 20) +
          " MiB, with slower y and z solves";
 }
+
+// The phase clock of a CUDA stepper (Stepper::clock_begin / clock_end_ms):
+// two events on the stepper's stream, so that a phase is timed on the
+// device, launch latency and queued work before it excluded. create() once
+// the stepper's device is current (events belong to the device they were
+// made on).
+class EventClock {
+ public:
+  EventClock() = default;
+  EventClock(const EventClock&) = delete;
+  EventClock& operator=(const EventClock&) = delete;
+  ~EventClock() {
+    if (ev0_) cudaEventDestroy(ev0_);
+    if (ev1_) cudaEventDestroy(ev1_);
+  }
+  void create() {
+    ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
+    ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
+  }
+  void begin(cudaStream_t s) { ADI_CUDA_CHECK(cudaEventRecord(ev0_, s)); }
+  double end_ms(cudaStream_t s) {
+    ADI_CUDA_CHECK(cudaEventRecord(ev1_, s));
+    ADI_CUDA_CHECK(cudaEventSynchronize(ev1_));
+    float t = 0;
+    ADI_CUDA_CHECK(cudaEventElapsedTime(&t, ev0_, ev1_));
+    return t;
+  }
+
+ private:
+  cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
+};
 
 }  // namespace adi::cuda::detail

@@ -7,8 +7,11 @@
 #include <adi/cuda.hpp>
 
 #include <adi/detail/local_backend.hpp>
+#include <adi/step_plan.hpp>
+
 #include "general_distributed.hpp"
 #include "mpi_check.hpp"
+#include "ranked_stepper.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,64 +25,38 @@ namespace adi::mpi {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using detail::datatype;
 using detail::LocalBackend;
 using detail::LocalProblem;
+using detail::since;
+using Clock = detail::Clock;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// Host buffer slots of the local backend.
+// Host buffer slots of the rank box beyond RankedStepper's (0 - 15).
 enum Slot : int {
-  kSendLo = 0,  // + 4 * axis
-  kSendHi = 1,
-  kRecvLo = 2,
-  kRecvHi = 3,
-  kBox = 15,
   kEnds = 16,      // + 8 * axis + batch
   kGathered = 48,  // + 8 * axis + batch
 };
 constexpr int kMaxBatches = 8;
 
-// Large messages go in pieces whose counts fit an int.
-constexpr index_t kChunk = index_t(1) << 28;
+// The constant tables' distributed step (step_plan.hpp): the rank's block
+// of each split axis' line matrix is planned once (DistributedLinePlan), so
+// only two values per line cross the ranks.
+template <class T>
+class MpiStepper final : public detail::RankedStepper<T, LocalBackend<T>> {
+  using Base = detail::RankedStepper<T, LocalBackend<T>>;
+  using Base::comm_;
+  using Base::dec_;
+  using Base::line_comm_;
+  using Base::local_;
+  using Base::times_;
 
-template <class T>
-void send_all(const T* p, index_t n, int dest, int tag, MPI_Comm comm) {
-  for (index_t o = 0; o < n; o += kChunk)
-    ADI_MPI_CHECK(MPI_Send(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), dest, tag, comm));
-}
-template <class T>
-void recv_all(T* p, index_t n, int src, int tag, MPI_Comm comm) {
-  for (index_t o = 0; o < n; o += kChunk)
-    ADI_MPI_CHECK(MPI_Recv(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), src, tag, comm,
-                           MPI_STATUS_IGNORE));
-}
-
-template <class T>
-class MpiStepper final : public DistributedStepper<T> {
  public:
   MpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<LocalBackend<T>> local, MPI_Comm comm,
              const LocalProblem& lp, bool overlap, int batches)
-      : p_(p), dec_(d), lp_(lp), local_(std::move(local)), comm_(comm), overlap_(overlap), batches_(batches) {
-    ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-    for (int a = 0; a < 3; ++a) {
-      line_comm_[a] = MPI_COMM_NULL;
-      if (!dec_.is_split(a)) continue;
-      // The ranks sharing this rank's lines along a: same coordinates on the
-      // other axes; ordered by the coordinate along a.
-      std::array<int, 3> c = lp_.part.coords;
-      c[a] = 0;
-      ADI_MPI_CHECK(MPI_Comm_split(comm_, dec_.rank_of(c), lp_.part.coords[a], &line_comm_[a]));
-    }
-  }
-  ~MpiStepper() override {
-    for (MPI_Comm& c : line_comm_)
-      if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
-    MPI_Comm_free(&comm_);
+      : Base(p, d, std::move(local), comm), lp_(lp), overlap_(overlap), batches_(batches) {
+    static_assert(kEnds >= Base::kFirstFreeSlot, "slots overlap RankedStepper's");
   }
 
-  const HeatProblem& problem() const override { return p_; }
   Backend backend() const override { return local_->kind(); }
   std::string device_name() const override {
     std::string how = ", reduced-system line solves";
@@ -87,61 +64,6 @@ class MpiStepper final : public DistributedStepper<T> {
       how += overlap_ ? ", communication overlapped (" + std::to_string(batches_) + " batches of lines)"
                       : ", no overlap";
     return local_->device_name() + "; " + dec_.describe() + how;
-  }
-  const Decomposition& decomposition() const override { return dec_; }
-  const LocalPart& part() const override { return lp_.part; }
-
-  void set_field(const T* host) override { local_->set_field(host); }
-  void get_work(T* host) override {
-    local_->synchronize();
-    local_->get_work(host);
-  }
-  void get_field(T* host) override {
-    local_->synchronize();
-    local_->get_field(host);
-  }
-
-  void scatter_field(const T* root_host) override {
-    // Rank 0's box is the largest (the first ranks of a split get the extra
-    // nodes), so its buffer holds any rank's box.
-    const index_t n = lp_.part.box.points();
-    T* mine = local_->host_buffer(kBox, static_cast<std::size_t>(n));
-    if (rank_ == 0) {
-      ADI_REQUIRE(root_host != nullptr, "scatter_field: rank 0 must pass the global field");
-      for (int r = dec_.ranks() - 1; r >= 0; --r) {  // rank 0's own box last: it stays in `mine`
-        const Box b = dec_.part(r).box;
-        copy_box(root_host, mine, b, true);
-        if (r != 0) send_all(mine, b.points(), r, 100, comm_);
-      }
-    } else {
-      recv_all(mine, n, 0, 100, comm_);
-    }
-    local_->set_field(mine);
-  }
-
-  void gather_field(T* root_host) override {
-    local_->synchronize();
-    const index_t n = lp_.part.box.points();
-    T* mine = local_->host_buffer(kBox, static_cast<std::size_t>(n));
-    if (rank_ == 0) {
-      ADI_REQUIRE(root_host != nullptr, "gather_field: rank 0 must pass room for the global field");
-      std::vector<T> theirs;
-      for (int r = 0; r < dec_.ranks(); ++r) {
-        const Box b = dec_.part(r).box;
-        T* buf = mine;
-        if (r == 0) {
-          local_->get_field(mine);
-        } else {
-          theirs.resize(static_cast<std::size_t>(b.points()));
-          buf = theirs.data();
-          recv_all(buf, b.points(), r, 101, comm_);
-        }
-        copy_box(root_host, buf, b, false);
-      }
-    } else {
-      local_->get_field(mine);
-      send_all(mine, n, 0, 101, comm_);
-    }
   }
 
   void step() override {
@@ -154,15 +76,6 @@ class MpiStepper final : public DistributedStepper<T> {
     times_.step += since(t0);
     ++times_.steps;
     ++this->step_index_;
-  }
-
-  FieldStats field_stats() override {
-    local_->synchronize();
-    const FieldStats mine = local_->field_stats();
-    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0}, e = mine.energy;
-    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm_));
-    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, comm_));
-    return FieldStats{v[0], v[1] == 0.0, e};
   }
 
   void run_phase(Phase ph) override {
@@ -185,23 +98,6 @@ class MpiStepper final : public DistributedStepper<T> {
     }
   }
 
-  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
-    for (int r = 0; r < warmup; ++r) run_phase(p);
-    local_->synchronize();
-    std::vector<double> ms;
-    for (int r = 0; r < reps; ++r) {
-      ADI_MPI_CHECK(MPI_Barrier(comm_));
-      const auto t0 = Clock::now();
-      run_phase(p);
-      local_->synchronize();
-      ms.push_back(since(t0) * 1e3);
-    }
-    // The slowest rank sets the pace of a step.
-    if (!ms.empty())
-      ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, ms.data(), static_cast<int>(ms.size()), MPI_DOUBLE, MPI_MAX, comm_));
-    return ms;
-  }
-
   void solve_lines(Axis axis, T* box) override {
     const int a = axis_index(axis);
     local_->set_work(box);
@@ -211,33 +107,13 @@ class MpiStepper final : public DistributedStepper<T> {
     local_->get_work(box);
   }
 
-  std::size_t bytes_allocated() const override { return local_->bytes_allocated(); }
-  CommTimes comm_times() const override { return times_; }
-  void reset_comm_times() override { times_ = CommTimes{}; }
-
  private:
-  // The box b of a packed global array <-> a packed box.
-  void copy_box(const T* global, T* box, const Box& b, bool extract) const {
-    const index_t nx = p_.n[0], ny = p_.n[1];
-    for (index_t k = 0; k < b.size[2]; ++k)
-      for (index_t j = 0; j < b.size[1]; ++j) {
-        const index_t g = b.begin[0] + nx * ((b.begin[1] + j) + ny * (b.begin[2] + k));
-        T* row = box + b.size[0] * (j + b.size[1] * k);
-        if (extract)
-          std::memcpy(row, global + g, sizeof(T) * b.size[0]);
-        else
-          std::memcpy(const_cast<T*>(global) + g, row, sizeof(T) * b.size[0]);
-      }
-  }
-
   index_t n_o2(int axis) const { return lp_.part.box.size[detail::other_axes(axis)[1]]; }
 
   // One ghost plane from each neighbour along every split axis, then the
-  // right-hand side. A plane sent down (to the lower neighbour, which keeps
-  // it as its upper ghost) travels with tag 2a, one sent up with tag 2a + 1.
-  // With overlap the RHS of the interior (every node whose neighbours are
-  // all in the box) is queued while the planes travel, and the shell next
-  // to the cut faces follows once the ghosts are in.
+  // right-hand side. With overlap the RHS of the interior (every node whose
+  // neighbours are all in the box) is queued while the planes travel, and
+  // the shell next to the cut faces follows once the ghosts are in.
   void halo_and_rhs() {
     const std::array<index_t, 3> n = lp_.part.box.size;
     const std::array<index_t, 3> zero{{0, 0, 0}};
@@ -253,44 +129,12 @@ class MpiStepper final : public DistributedStepper<T> {
     const bool overlap = overlap_ && ihi[1] > ilo[1] && ihi[2] > ilo[2];
 
     local_->synchronize();  // u is final: what follows is communication
-    const auto t0 = Clock::now();
-    MPI_Request req[8];
-    int nreq = 0;
-    struct Recv {
-      int axis, side;
-      T* buf;
-    } recvs[4];
-    int nrecv = 0;
-    for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a)) continue;
-      const index_t L = lp_.lines(a);
-      for (int side = 0; side < 2; ++side) {
-        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
-        if (nb < 0) continue;
-        T* rb = local_->host_buffer(4 * a + (side ? kRecvHi : kRecvLo), static_cast<std::size_t>(L));
-        // From the lower neighbour comes a plane travelling up, and vice versa.
-        ADI_MPI_CHECK(MPI_Irecv(rb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
-                                &req[nreq++]));
-        recvs[nrecv++] = Recv{a, side, rb};
-      }
-    }
-    for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a)) continue;
-      const index_t L = lp_.lines(a);
-      for (int side = 0; side < 2; ++side) {
-        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
-        if (nb < 0) continue;
-        T* sb = local_->host_buffer(4 * a + (side ? kSendHi : kSendLo), static_cast<std::size_t>(L));
-        local_->pack_face(a, side, sb);
-        ADI_MPI_CHECK(MPI_Isend(sb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
-                                &req[nreq++]));
-      }
-    }
-    if (overlap) local_->rhs(ilo, ihi);  // queued: runs while the planes travel
-    ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-    for (int q = 0; q < nrecv; ++q) local_->unpack_ghost(recvs[q].axis, recvs[q].side, recvs[q].buf);
-    if (!overlap) local_->synchronize();  // the ghosts are in: the exchange is over
-    times_.halo += since(t0);
+    // Without overlap the ghosts are waited for within the exchange's time.
+    this->exchange_halo(
+        {{false, true, true}}, [&] {
+          if (overlap) local_->rhs(ilo, ihi);
+        },
+        !overlap);
     if (!overlap) {
       local_->rhs(zero, n);
       return;
@@ -357,14 +201,7 @@ class MpiStepper final : public DistributedStepper<T> {
     if (overlap_) times_.reduced += since(t0);
   }
 
-  HeatProblem p_;
-  Decomposition dec_;
   LocalProblem lp_;
-  std::unique_ptr<LocalBackend<T>> local_;
-  MPI_Comm comm_;
-  MPI_Comm line_comm_[3];
-  int rank_ = 0;
-  CommTimes times_;
   bool overlap_ = true;  // interior RHS during the halo, batches of lines pipelined
   int batches_ = 4;
 };
@@ -398,7 +235,7 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
   // convective / periodic faces, time tables, flat axes) have their own
   // stepper (general_distributed.cpp), on the CPU or the CUDA local backend
   // (detail/general_local.hpp); the classic path below is untouched.
-  const bool general = !p.classic();
+  const bool general = !plan_step(p).constant_tables();
   MPI_Comm comm;
   ADI_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

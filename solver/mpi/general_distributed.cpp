@@ -24,6 +24,7 @@
 
 #include <adi/detail/general_local.hpp>
 #include "mpi_check.hpp"
+#include "ranked_stepper.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -35,98 +36,35 @@ namespace adi::mpi::detail {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+constexpr int kMaxBatches = 8;  // batches of lines per split-axis solve, at most
 
-constexpr index_t kChunk = index_t(1) << 28;  // message pieces whose counts fit an int
-constexpr int kMaxBatches = 8;                 // batches of lines per split-axis solve, at most
+// The rows' distributed step (step_plan.hpp: axis tables and field rows):
+// each rank forms its lines' rows and the split axes' lines are solved by
+// per-line reduced systems (general_local.hpp).
+template <class T>
+class GeneralMpiStepper final : public RankedStepper<T, GeneralLocal<T>> {
+  using Base = RankedStepper<T, GeneralLocal<T>>;
+  using Base::comm_;
+  using Base::dec_;
+  using Base::line_comm_;
+  using Base::local_;
+  using Base::p_;
+  using Base::part_;
+  using Base::times_;
 
-template <class T>
-void send_all(const T* p, index_t n, int dest, int tag, MPI_Comm comm) {
-  for (index_t o = 0; o < n; o += kChunk)
-    ADI_MPI_CHECK(MPI_Send(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), dest, tag, comm));
-}
-template <class T>
-void recv_all(T* p, index_t n, int src, int tag, MPI_Comm comm) {
-  for (index_t o = 0; o < n; o += kChunk)
-    ADI_MPI_CHECK(MPI_Recv(p + o, static_cast<int>(std::min(kChunk, n - o)), datatype<T>(), src, tag, comm,
-                           MPI_STATUS_IGNORE));
-}
-
-template <class T>
-class GeneralMpiStepper final : public DistributedStepper<T> {
  public:
   GeneralMpiStepper(const HeatProblem& p, const Decomposition& d, std::unique_ptr<GeneralLocal<T>> local,
                     MPI_Comm comm, Backend backend, int batches)
-      : p_(p), dec_(d), local_(std::move(local)), comm_(comm), backend_(backend),
-        strang_(p.scheme_in_use() == SchemeType::Strang), batches_(batches) {
-    ADI_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-    part_ = dec_.part(rank_);
-    for (int a = 0; a < 3; ++a) {
-      line_comm_[a] = MPI_COMM_NULL;
-      if (!dec_.is_split(a)) continue;
-      std::array<int, 3> c = part_.coords;
-      c[a] = 0;
-      ADI_MPI_CHECK(MPI_Comm_split(comm_, dec_.rank_of(c), part_.coords[a], &line_comm_[a]));
-    }
-  }
-  ~GeneralMpiStepper() override {
-    for (MPI_Comm& c : line_comm_)
-      if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
-    MPI_Comm_free(&comm_);
+      : Base(p, d, std::move(local), comm), backend_(backend), strang_(p.scheme_in_use() == SchemeType::Strang),
+        batches_(batches) {
+    static_assert(rows_slot(0) >= Base::kFirstFreeSlot, "slots overlap RankedStepper's");
   }
 
-  const HeatProblem& problem() const override { return p_; }
   Backend backend() const override { return backend_; }
   std::string device_name() const override {
     return local_->device_name() + "; " + dec_.describe() + ", reduced-system line solves per line";
   }
-  const Decomposition& decomposition() const override { return dec_; }
-  const LocalPart& part() const override { return part_; }
-
-  void set_field(const T* host) override { local_->set_field(host); }
-  void get_field(T* host) override { local_->get_field(host); }
-  void get_work(T* host) override { local_->get_work(host); }
-  void set_work(const T* host) override { local_->set_work(host); }
   void impose_boundary_values() override { local_->impose_boundary_values(this->time()); }
-
-  void scatter_field(const T* root_host) override {
-    const index_t n = part_.box.points();
-    std::vector<T> mine(static_cast<std::size_t>(n));
-    if (rank_ == 0) {
-      ADI_REQUIRE(root_host != nullptr, "scatter_field: rank 0 must pass the global field");
-      std::vector<T> theirs;
-      for (int r = 1; r < dec_.ranks(); ++r) {
-        const Box b = dec_.part(r).box;
-        theirs.resize(static_cast<std::size_t>(b.points()));
-        copy_box(root_host, theirs.data(), b, true);
-        send_all(theirs.data(), b.points(), r, 100, comm_);
-      }
-      copy_box(root_host, mine.data(), part_.box, true);
-    } else {
-      recv_all(mine.data(), n, 0, 100, comm_);
-    }
-    local_->set_field(mine.data());
-  }
-
-  void gather_field(T* root_host) override {
-    const index_t n = part_.box.points();
-    std::vector<T> mine(static_cast<std::size_t>(n));
-    local_->get_field(mine.data());
-    if (rank_ == 0) {
-      ADI_REQUIRE(root_host != nullptr, "gather_field: rank 0 must pass room for the global field");
-      copy_box(root_host, mine.data(), part_.box, false);
-      std::vector<T> theirs;
-      for (int r = 1; r < dec_.ranks(); ++r) {
-        const Box b = dec_.part(r).box;
-        theirs.resize(static_cast<std::size_t>(b.points()));
-        recv_all(theirs.data(), b.points(), r, 101, comm_);
-        copy_box(root_host, theirs.data(), b, false);
-      }
-    } else {
-      send_all(mine.data(), n, 0, 101, comm_);
-    }
-  }
 
   std::vector<Phase> phases() const override {
     if (!strang_) return DistributedStepper<T>::phases();
@@ -151,14 +89,6 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     ++this->step_index_;
     times_.step += since(t0);
     ++times_.steps;
-  }
-
-  FieldStats field_stats() override {
-    const FieldStats mine = local_->field_stats();
-    double v[2] = {mine.max_abs, mine.finite ? 0.0 : 1.0}, e = mine.energy;
-    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm_));
-    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, comm_));
-    return FieldStats{v[0], v[1] == 0.0, e};
   }
 
   void run_phase(Phase ph) override {
@@ -191,42 +121,13 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     }
   }
 
-  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
-    for (int r = 0; r < warmup; ++r) run_phase(p);
-    std::vector<double> ms;
-    for (int r = 0; r < reps; ++r) {
-      ADI_MPI_CHECK(MPI_Barrier(comm_));
-      const auto t0 = Clock::now();
-      run_phase(p);
-      ms.push_back(since(t0) * 1e3);
-    }
-    if (!ms.empty())
-      ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, ms.data(), static_cast<int>(ms.size()), MPI_DOUBLE, MPI_MAX, comm_));
-    return ms;
-  }
-
   void solve_lines(Axis axis, T* box) override {
     local_->set_work(box);
     solve(axis_index(axis), false);
     local_->get_work(box);
   }
 
-  std::size_t bytes_allocated() const override { return local_->bytes_allocated(); }
-  CommTimes comm_times() const override { return times_; }
-  void reset_comm_times() override { times_ = CommTimes{}; }
-
  private:
-  void copy_box(const T* global, T* box, const Box& b, bool extract) const {
-    const index_t nx = p_.n[0], ny = p_.n[1];
-    for (index_t k = 0; k < b.size[2]; ++k)
-      for (index_t j = 0; j < b.size[1]; ++j) {
-        const index_t g = b.begin[0] + nx * ((b.begin[1] + j) + ny * (b.begin[2] + k));
-        T* row = box + b.size[0] * (j + b.size[1] * k);
-        if (extract) std::memcpy(row, global + g, sizeof(T) * b.size[0]);
-        else std::memcpy(const_cast<T*>(global) + g, row, sizeof(T) * b.size[0]);
-      }
-  }
-
   // One Strang factor along a: its right-hand side (the ghost planes of a
   // split axis first), then the line solve adding into u.
   void factor(int a) {
@@ -243,43 +144,10 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     solve(a, true);
   }
 
-  // One plane from each neighbour along every split axis (of `axes`) into the
-  // ghost layers. A plane sent down travels with tag 2a, one sent up with 2a + 1,
-  // so a ring of two ranks (both neighbours the same rank) still tells its
-  // two planes apart.
+  // The ghost planes of u along the split axes of `axes` (nothing to
+  // overlap: the rows need the ghosts).
   void halo(const std::array<bool, 3>& axes) {
-    const auto t0 = Clock::now();
-    MPI_Request req[8];
-    int nreq = 0;
-    for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a) || !axes[a]) continue;
-      const index_t L = local_->lines(a);
-      for (int side = 0; side < 2; ++side) {
-        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
-        if (nb < 0) continue;
-        T* rb = local_->host_buffer(halo_slot(a, side, false), static_cast<std::size_t>(L));
-        ADI_MPI_CHECK(MPI_Irecv(rb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
-                                &req[nreq++]));
-      }
-    }
-    for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a) || !axes[a]) continue;
-      const index_t L = local_->lines(a);
-      for (int side = 0; side < 2; ++side) {
-        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
-        if (nb < 0) continue;
-        T* sb = local_->host_buffer(halo_slot(a, side, true), static_cast<std::size_t>(L));
-        local_->pack_face(a, side, sb);
-        ADI_MPI_CHECK(MPI_Isend(sb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
-                                &req[nreq++]));
-      }
-    }
-    ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-    for (int a = 1; a < 3; ++a)
-      for (int side = 0; side < 2; ++side)
-        if (dec_.is_split(a) && axes[a] && dec_.neighbour(rank_, a, side ? +1 : -1) >= 0)
-          local_->unpack_ghost(a, side, local_->host_buffer(halo_slot(a, side, false), 0));
-    times_.halo += since(t0);
+    this->exchange_halo(axes, [] {}, false);
   }
 
   void solve(int a, bool add_to_u) {
@@ -348,27 +216,17 @@ class GeneralMpiStepper final : public DistributedStepper<T> {
     gathered_once_[a] = true;
   }
 
-  // The rank's host buffers (GeneralLocal::host_buffer): a plane sent /
-  // received per side of a split axis, the reduced rows of each batch, their
-  // all-gather per axis and batch (kept: its coefficients serve every later
-  // step) and the all-gather of the right-hand sides alone.
-  static int halo_slot(int a, int side, bool send) { return 4 * a + 2 * side + (send ? 1 : 0); }
-  static int rows_slot(int b) { return 16 + b; }
-  static int rhs_slot(int b) { return 16 + kMaxBatches + b; }
-  static int gathered_slot(int a, int b) { return 16 + 2 * kMaxBatches + (a - 1) * kMaxBatches + b; }
+  // The rank's host buffers beyond RankedStepper's: the reduced rows of each
+  // batch, their all-gather per axis and batch (kept: its coefficients serve
+  // every later step) and the all-gather of the right-hand sides alone.
+  static constexpr int rows_slot(int b) { return 16 + b; }
+  static constexpr int rhs_slot(int b) { return 16 + kMaxBatches + b; }
+  static constexpr int gathered_slot(int a, int b) { return 16 + 2 * kMaxBatches + (a - 1) * kMaxBatches + b; }
 
-  HeatProblem p_;
-  Decomposition dec_;
-  LocalPart part_;
-  std::unique_ptr<GeneralLocal<T>> local_;
-  MPI_Comm comm_;
   Backend backend_;
   bool strang_ = false;  // the Strang step (split.hpp), else Douglas
   int batches_ = 1;  // of lines per split-axis solve (>= 1)
   bool gathered_once_[3] = {false, false, false};  // the axis' reduced coefficients are in gathered_slot
-  MPI_Comm line_comm_[3];
-  int rank_ = 0;
-  CommTimes times_;
 };
 
 }  // namespace

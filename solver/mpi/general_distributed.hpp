@@ -2,7 +2,7 @@
 // Internal to adi::mpi: the distributed stepper of the general problem on
 // the CPU or CUDA local backend (general_distributed.cpp; the rank's
 // arithmetic is detail/general_local.hpp). make_distributed_stepper chooses
-// it for every problem that is not HeatProblem::classic().
+// it for every problem that is not the constant-tables plan (step_plan.hpp).
 #include <adi/mpi.hpp>
 
 #include <mpi.h>

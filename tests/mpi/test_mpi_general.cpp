@@ -2,7 +2,7 @@
 // every face kind, periodic axes cut across ranks, flat axes) under mpirun
 // (label mpi; ctest runs this program with 1, 2, 3 and 4 ranks): every rank
 // compares its box with the single-process general CPU stepper (the oracle,
-// cpu::GeneralCpuStepper) on the whole grid. As in test_mpi_stepper.cpp,
+// cpu::CpuStepper) on the whole grid. As in test_mpi_stepper.cpp,
 // errors are reduced over the ranks before any assertion, so every rank
 // takes the same branch.
 //

@@ -2,6 +2,7 @@
 // file:line:column and the key.
 
 #include <adi/io/io.hpp>
+#include <adi/step_plan.hpp>
 
 #include <gtest/gtest.h>
 
@@ -452,7 +453,7 @@ TEST(Config, ExistingConfigsResolveAsBefore) {
       << c.resolved_yaml;
   EXPECT_EQ(c.resolved_yaml.find("material"), std::string::npos);
   EXPECT_EQ(c.resolved_yaml.find("source"), std::string::npos);
-  EXPECT_TRUE(c.problem.classic());
+  EXPECT_TRUE(plan_step(c.problem).constant_tables());
 }
 
 TEST(Config, FlatAxes) {

@@ -3,7 +3,7 @@
 // right-hand side, one thread per point, and the line solves, one thread per
 // line, with every row's coefficients computed on the fly from K and 1/c
 // through the row functions of discrete.hpp — the same arithmetic, in the
-// same order, as GeneralCpuStepper (the oracle). The sources that include
+// same order, as CpuStepper (the oracle). The sources that include
 // this header are compiled with -fmad=false: the host build does not contract
 // a * b + c into fused multiply-adds, so neither may the device, or fp64
 // results drift from the oracle by more than the last bit.
@@ -68,7 +68,7 @@ GeneralParams<T> general_params(const HeatProblem& p, const Layout3& L) {
 constexpr int kPivotErrorX = 1;
 
 // w = dt (sum_a A_a u + rho (beta + q f)) at every non-Dirichlet node, 0 at
-// Dirichlet nodes: GeneralCpuStepper::rhs line by line, the same operations
+// Dirichlet nodes: CpuStepper::rhs line by line, the same operations
 // in the same order (a = x, y, z; -fmad=false), so the result is bit for bit
 // the oracle's.
 //
@@ -331,7 +331,7 @@ __global__ void general_dirichlet_rhs_kernel(T* __restrict__ w, const index_t* _
 }
 
 /// The rows of one line: (a, b, c) of row i of (I - theta dt A_a), exactly as
-/// GeneralCpuStepper::solve builds them.
+/// CpuStepper::solve builds them.
 template <class T>
 struct LineRows {
   const GeneralParams<T>& P;

@@ -1,7 +1,7 @@
 // The CUDA backend of the general problem (problem.hpp, discrete.hpp): K, c
 // and q fields, heat sources, flux / convective / periodic faces, moving
-// Dirichlet values, flat axes — everything HeatProblem::classic() is not.
-// Its step is GeneralCpuStepper's (solver/cpu/general_stepper.cpp, the
+// Dirichlet values, flat axes — every plan but the constant tables (step_plan.hpp).
+// Its step is CpuStepper's (solver/cpu/stages_cpu.cpp, the
 // oracle):
 //   rhs      w = dt (sum_a A_a u + rho (beta(t*) + q f(t*))), 0 at Dirichlet
 //            nodes, then the moving Dirichlet nodes' W terms (dirichlet.hpp);
@@ -253,8 +253,7 @@ class CudaGeneralStepper final : public Stepper<T> {
       ADI_THROW(BackendUnavailable, s.str());
     }
     ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    ADI_CUDA_CHECK(cudaEventCreate(&ev0_));
-    ADI_CUDA_CHECK(cudaEventCreate(&ev1_));
+    clock_.create();
     u_.resize(n);
     w_.resize(n);
     if (need_cp) cp_.resize(n);
@@ -313,8 +312,6 @@ class CudaGeneralStepper final : public Stepper<T> {
 
   ~CudaGeneralStepper() override {
     if (graph_) cudaGraphExecDestroy(graph_);
-    if (ev0_) cudaEventDestroy(ev0_);
-    if (ev1_) cudaEventDestroy(ev1_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -412,7 +409,7 @@ class CudaGeneralStepper final : public Stepper<T> {
         rhs();
         solve(0, nullptr);
         break;
-      case Phase::Step:  // like GeneralCpuStepper: a whole step, the step index included
+      case Phase::Step:  // like CpuStepper: a whole step, the step index included
         launch_step();
         break;
     }
@@ -429,20 +426,8 @@ class CudaGeneralStepper final : public Stepper<T> {
 
   FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, energy_weights(p_), P_.rho, stream_); }
 
-  std::vector<double> time_phase(Phase p, int warmup, int reps) override {
-    for (int r = 0; r < warmup; ++r) run_phase(p);
-    std::vector<double> ms;
-    for (int r = 0; r < reps; ++r) {
-      ADI_CUDA_CHECK(cudaEventRecord(ev0_, stream_));
-      run_phase(p);
-      ADI_CUDA_CHECK(cudaEventRecord(ev1_, stream_));
-      ADI_CUDA_CHECK(cudaEventSynchronize(ev1_));
-      float t = 0;
-      ADI_CUDA_CHECK(cudaEventElapsedTime(&t, ev0_, ev1_));
-      ms.push_back(t);
-    }
-    return ms;
-  }
+  void clock_begin() override { clock_.begin(stream_); }
+  double clock_end_ms() override { return clock_.end_ms(stream_); }
 
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes() + wt_.bytes() +
@@ -713,7 +698,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   FieldStatsReducer stats_;
   DeviceBuffer<int> error_;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t ev0_ = nullptr, ev1_ = nullptr;
+  detail::EventClock clock_;
 };
 
 template <class T>

@@ -3,7 +3,7 @@
 // stepper (general_stepper.cu) and one MPI rank's box (general_local_cuda.cu):
 // the Dirichlet planes' terms, one factor's right-hand side, the Dirichlet
 // nodes back to their data, a flat axis' share of the source. Each is the
-// CPU oracle's per-node form (GeneralCpuStepper, GeneralCpuLocal) with the
+// CPU oracle's per-node form (CpuStepper, GeneralCpuLocal) with the
 // node's global index, over a box described by BoxParams (the whole grid:
 // begin 0, no cuts). The line solves are the general path's, with the
 // factor's theta fraction dt. Sources that include this are compiled with

@@ -17,7 +17,7 @@
 //      an all-gather of two values per line among the ranks of that axis (a
 //      few batches of lines, pipelined), and a pointwise correction (a split
 //      z also adds the increment into u).
-// Problems beyond HeatProblem::classic() (fields, sources, flux / Robin /
+// Problems beyond the constant-tables plan (step_plan.hpp: fields, sources, flux / Robin /
 // periodic faces, tables, flat axes) run the same steps on the CPU local
 // backend with per-line reduced systems (detail/general_local.hpp; periodic
 // axes may be split: the ranks along them form a ring).
@@ -114,8 +114,8 @@ class DistributedStepper : public Stepper<T> {
 /// active). `grid` is the process grid request of Decomposition::plan
 /// ({0, 0, 0}: automatic); x must not be split. Backend Cpu or Cuda (one
 /// rank per GPU: device = local rank modulo the visible devices); Auto is
-/// CUDA when every rank has a usable device. A problem that is not classic()
-/// runs on the CPU (Auto picks it; Cuda throws BackendUnavailable). Collective: every rank either
+/// CUDA when every rank has a usable device. A problem whose plan is not the
+/// constant tables runs on the general rank boxes, CPU or CUDA. Collective: every rank either
 /// gets a stepper or throws (the rank that failed with the reason, the
 /// others with PeerError naming that rank).
 template <class T>

@@ -179,12 +179,10 @@ struct HeatProblem {
   Layout3 layout() const { return Layout3::packed(n[0], n[1], n[2]); }
   index_t points() const { return n[0] * n[1] * n[2]; }
 
-  /// Constant coefficients, Dirichlet / insulated faces, no source, no time
-  /// tables, the Douglas scheme: the problem the original kernels solve, bit
-  /// for bit.
-  bool classic() const;
-  /// classic() but for the scheme: the problem class the analytic solution
-  /// (analytic.hpp) describes.
+  /// Constant coefficients, Dirichlet (from the initial field) / insulated
+  /// faces, no source, no time tables: the problem class the analytic
+  /// solution (analytic.hpp) describes, and with the Douglas scheme the one
+  /// of step_plan.hpp's constant tables.
   bool classic_problem() const;
   /// Some face data depend on time (a table on a face with data).
   bool has_time_dependent_faces() const;

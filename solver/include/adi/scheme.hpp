@@ -19,8 +19,8 @@
 // second difference is 2 (u[1] - u[0]) / h^2. Both keep the sine and cosine
 // modes exact discrete eigenvectors, which is what the round-off check uses.
 //
-// This header is the constant-coefficient fast path (HeatProblem::classic()
-// problems run it bit for bit as before). The general problem — K, c, q
+// This header is the constant-coefficient fast path (the constant-tables
+// plan of step_plan.hpp runs it bit for bit as before). The general problem — K, c, q
 // fields, heat sources, flux/convective/periodic faces, moving Dirichlet
 // values, flat axes — is written row by row in discrete.hpp and dirichlet.hpp.
 

@@ -10,6 +10,7 @@
 #include <adi/scheme.hpp>
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -113,8 +114,19 @@ class Stepper {
   /// The phases a step runs, in order (for benchmarks).
   virtual std::vector<Phase> phases() const { return {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ}; }
   /// Times `reps` runs of a phase after `warmup` untimed ones, in ms each,
-  /// with the backend's own clock (CUDA events on the GPU).
-  virtual std::vector<double> time_phase(Phase p, int warmup, int reps) = 0;
+  /// with the backend's clock (clock_begin / clock_end_ms: CUDA events on
+  /// the GPU; a distributed run's slowest rank, combine_timings).
+  std::vector<double> time_phase(Phase p, int warmup, int reps) {
+    for (int r = 0; r < warmup; ++r) run_phase(p);
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      clock_begin();
+      run_phase(p);
+      ms.push_back(clock_end_ms());
+    }
+    combine_timings(ms);
+    return ms;
+  }
   /// Bytes of memory the stepper holds (device memory for device backends).
   virtual std::size_t bytes_allocated() const = 0;
   /// The nodes a step reads and writes along y and z: the box between the
@@ -192,9 +204,22 @@ class Stepper {
   }
 
  protected:
+  /// The start of a timed run, after the work queued before it.
+  virtual void clock_begin() { clock_start_ = std::chrono::steady_clock::now(); }
+  /// Waits for the timed run's work; the milliseconds since clock_begin.
+  virtual double clock_end_ms() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - clock_start_).count();
+  }
+  /// A distributed stepper's timings over its ranks (each run's slowest rank
+  /// sets the pace); nothing to combine in one process.
+  virtual void combine_timings(std::vector<double>& ms) { (void)ms; }
+
   index_t step_index_ = 0;
   double time_origin_ = 0.0;  ///< the time of step step_origin_ (set_time_origin)
   index_t step_origin_ = 0;
+
+ private:
+  std::chrono::steady_clock::time_point clock_start_{};
 };
 
 /// Builds a stepper. Throws BackendUnavailable when the backend was not built

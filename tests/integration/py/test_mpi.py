@@ -796,7 +796,7 @@ def steady(a):
         extra = ["--set", "parallel.grid=" + grid] if grid else []
         tag = (grid or "auto").replace(" ", "").replace("[", "").replace("]", "").replace(",", "x")
         out = mpirun(a, a.np, ["run", "s.yaml", "--set", "output.file=s_%s.h5" % tag] + extra, cwd=d,
-                     match=[r"steady +converged in [0-9]+ sweeps", r"residual +[-+0-9.e]+ \([0-9.e-]+ of the largest term\)"])
+                     match=[r"steady +converged in [0-9]+ sweeps", r"residual +[-+0-9.e]+ \([0-9.e+-]+ of the largest term\)"])
         with h5py.File(os.path.join(d, "serial.h5"), "r") as fs, h5py.File(os.path.join(d, "s_%s.h5" % tag), "r") as fm:
             us, um = fs["steps/000000/u"][()], fm["steps/000000/u"][()]
             rng = float(np.max(us) - np.min(us))

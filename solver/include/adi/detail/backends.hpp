@@ -18,7 +18,7 @@ std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p, const SolverO
 namespace adi::cuda {
 template <class T>
 std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p, const SolverOptions& options = {});
-/// The general problem (anything HeatProblem::classic() is not): material
+/// Every plan but the constant tables (step_plan.hpp): material
 /// fields, sources, flux / Robin / periodic faces, tables, flat axes.
 template <class T>
 std::unique_ptr<Stepper<T>> make_cuda_general_stepper(const HeatProblem& p, const SolverOptions& options = {});

@@ -11,7 +11,7 @@
 // periodic axis the ghost beyond the last node is node 0: wrapped reads).
 // Every row is built from discrete.hpp with the node's GLOBAL index along
 // the axis and the domain's AxisEnds, so each rank computes exactly the rows
-// of the whole-grid oracle (cpu::GeneralCpuStepper).
+// of the whole-grid oracle (cpu::CpuStepper).
 //
 // Lines along a split axis (the line matrices now differ from line to line,
 // so nothing can be planned once as for the classic path): rank q owns rows
@@ -48,6 +48,7 @@
 
 #include <adi/decomposition.hpp>
 #include <adi/detail/line_thomas.hpp>
+#include <adi/detail/rank_box.hpp>
 #include <adi/options.hpp>
 #include <adi/split.hpp>
 #include <adi/stepper.hpp>
@@ -65,32 +66,14 @@ namespace adi::mpi::detail {
 /// (a, b, c, d) — the first and last row; a one-row rank fills only the first.
 constexpr int kReducedValues = 8;
 
+/// The rank box of the axis tables and field rows (step_plan.hpp):
+/// RankBox's arrays and planes, rows formed per line, reduced systems.
 template <class T>
-class GeneralLocal {
+class GeneralLocal : public RankBox<T> {
  public:
-  virtual ~GeneralLocal() = default;
-  virtual std::string device_name() const = 0;
-  virtual std::size_t bytes_allocated() const = 0;
-
-  /// u and w <-> the box (packed, x fastest).
-  virtual void set_field(const T* packed) = 0;
-  virtual void get_field(T* packed) = 0;
-  virtual void set_work(const T* packed) = 0;
-  virtual void get_work(T* packed) = 0;
-  virtual FieldStats field_stats() = 0;
-
-  /// Host memory for what crosses ranks, at least n values, kept per slot
-  /// between calls (page-locked on a GPU rank, so its copies run at full
-  /// speed and asynchronously).
-  virtual T* host_buffer(int slot, std::size_t n) = 0;
-
   /// Elements of a plane perpendicular to `axis` (= lines along it), ordered
   /// (c_o1, c_o2), o1 < o2 the other axes, o1 fastest.
   virtual index_t lines(int axis) const = 0;
-  /// u's plane at index `side ? n_a - 1 : 0` -> host; host -> u's ghost
-  /// plane at index `side ? n_a : -1`.
-  virtual void pack_face(int axis, int side, T* host) = 0;
-  virtual void unpack_ghost(int axis, int side, const T* host) = 0;
 
   /// u <- V f(t) at the Dirichlet nodes of the box.
   virtual void impose_boundary_values(double t) = 0;

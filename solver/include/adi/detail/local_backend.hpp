@@ -8,13 +8,13 @@
 // layer on both sides of every split axis (LocalStorage); only u's ghost
 // planes are ever filled.
 //
-// Planes and lines are exchanged packed: the plane perpendicular to axis a
-// (and the lines along a) are indexed by the other two axes o1 < o2 with o1
-// fastest, i.e. element (c_o1, c_o2) at c_o1 + n_o1 c_o2. For a y plane that
-// is (i, k) at i + nx k; for a z plane (i, j) at i + nx j.
+// Planes and lines are exchanged packed (rank_box.hpp): the lines along a
+// are indexed as the plane perpendicular to a, (c_o1, c_o2) at
+// c_o1 + n_o1 c_o2.
 
 #include <adi/decomposition.hpp>
 #include <adi/distributed_line.hpp>
+#include <adi/detail/rank_box.hpp>
 #include <adi/scheme.hpp>
 #include <adi/stepper.hpp>
 
@@ -73,32 +73,12 @@ inline void line_range(const Layout3& L, int axis, index_t b, index_t e, std::ar
   hi[o2] = e;
 }
 
+/// The constant tables' rank box (step_plan.hpp): RankBox's arrays and
+/// planes, and the planned distributed line solve.
 template <class T>
-class LocalBackend {
+class LocalBackend : public RankBox<T> {
  public:
-  virtual ~LocalBackend() = default;
   virtual Backend kind() const = 0;
-  virtual std::string device_name() const = 0;
-  virtual std::size_t bytes_allocated() const = 0;
-
-  /// u <- / -> the box (packed, x fastest).
-  virtual void set_field(const T* packed) = 0;
-  virtual void get_field(T* packed) = 0;
-  /// The same for w (the distributed line solve by itself).
-  virtual void set_work(const T* packed) = 0;
-  virtual void get_work(T* packed) = 0;
-  virtual FieldStats field_stats() = 0;
-
-  /// A host buffer of n values owned by the backend (pinned for CUDA), valid
-  /// until the backend is destroyed; `slot` names it (the same slot returns
-  /// the same buffer, grown if needed).
-  virtual T* host_buffer(int slot, std::size_t n) = 0;
-
-  /// u's plane at index `side ? n_a - 1 : 0` along `axis` -> host
-  /// (packed); done when this returns.
-  virtual void pack_face(int axis, int side, T* host) = 0;
-  /// host -> u's ghost plane at index `side ? n_a : -1` (queued).
-  virtual void unpack_ghost(int axis, int side, const T* host) = 0;
   /// w = dt (Lx + Ly + Lz) u on the part [lo, hi) of the box (queued): the
   /// whole box, or its interior while the halo is in flight and then the
   /// shell next to the cut faces. Across a face of the part that is inside
@@ -132,7 +112,7 @@ class LocalBackend {
   /// Whether the work marked with `slot` is done (never blocks; always true on the CPU).
   virtual bool done(int slot) = 0;
   /// Waits for queued work (a no-op on the CPU).
-  virtual void synchronize() = 0;
+  void synchronize() override = 0;
 };
 
 template <class T>

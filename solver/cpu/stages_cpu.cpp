@@ -1,12 +1,12 @@
-// The CPU backend of the general problem (problem.hpp, discrete.hpp): K, c
-// and q fields, heat sources, flux / convective / periodic faces, moving
-// Dirichlet values, flat axes. Loops over the rows of discrete.hpp (the
-// line solves in batches of adjacent lines, each line bit for bit the
-// per-line Thomas / Sherman-Morrison of line_rows.hpp): this is the oracle
-// for the device and distributed backends' general path.
-// (HeatProblem::classic() problems run CpuStepper, bit for bit as before.)
+// The CPU stepper's stages on discrete.hpp's rows (the plan's axis tables
+// and field rows: K, c and q fields, heat sources, flux / convective /
+// periodic faces, moving Dirichlet values, flat axes) and the Strang
+// factors. The line solves run in batches of adjacent lines, each line bit
+// for bit the per-line Thomas / Sherman-Morrison of line_rows.hpp: this is
+// the oracle for the device and distributed backends. The constant tables'
+// right-hand side is scheme.hpp's (stepper_cpu.cpp).
 
-#include "general_stepper.hpp"
+#include "stepper_cpu.hpp"
 
 #include "line_rows.hpp"
 #include "tridiag_cpu.hpp"
@@ -17,119 +17,20 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <sstream>
 #include <type_traits>
 
 namespace adi::cpu {
 
-template <class T>
-std::vector<T> GeneralCpuStepper<T>::load(const FieldSource& f, const char* what, bool signed_ok) const {
-  std::vector<double> v(static_cast<std::size_t>(p_.points()));
-  f.read({{0, 0, 0}}, p_.n, v.data());
-  check_field_values(v, what, f.name(), p_.n, signed_ok);
-  return std::vector<T>(v.begin(), v.end());
-}
-
-template <class T>
-GeneralCpuStepper<T>::GeneralCpuStepper(const HeatProblem& p) : p_(p), layout_(p.layout()) {
-  p_.validate();
-  const auto n = static_cast<std::size_t>(layout_.span());
-  u_.assign(n, T(0));
-  w_.assign(n, T(0));
-  // Material. An isotropic conductivity field is one array for all axes.
-  for (int a = 0; a < 3; ++a) {
-    const auto& src = p_.material.conductivity[a];
-    if (!src || p_.flat(a)) continue;
-    for (int b = 0; b < a; ++b)
-      if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
-    if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
-  }
-  if (p_.material.capacity) {
-    rho_ = load(*p_.material.capacity, "heat capacity", false);
-    for (T& r : rho_) r = T(1) / r;
-  }
-  if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
-  for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a);
-  dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
-  scheme_ = p_.scheme_in_use();
-  for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * p_.dt);
-  if (scheme_ == SchemeType::Strang) {
-    seq_ = strang_sequence(p_);
-    frac_ = strang_fractions(p_);
-    for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * frac_[a] * p_.dt);
-    split_ = split_dirichlet(dirichlet_);
-    for (const auto& pl : split_.planes) {
-      split_r_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
-      split_g1_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
-    }
-  }
-  // Constant coefficients: one matrix per axis, factorised once.
-  if (!p_.material.lines_vary()) {
-    for (int a = 0; a < 3; ++a) {
-      if (p_.flat(a)) continue;
-      const index_t na = p_.n[a];
-      LineMatrix m(na);
-      const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
-      const T tdt = tau_[a];
-      for (index_t i = 0; i < na; ++i) {
-        if (fixed_row(i, ends_[a])) continue;  // identity
-        T ra, rb, rc;
-        implicit_row(row_coupling<T>(i, ends_[a], k, k, k, rho), tdt, ra, rb, rc);
-        m.a[i] = ra;
-        m.b[i] = rb;
-        m.c[i] = rc;
-      }
-      if (p_.periodic(a)) {
-        cyclic_[a] = std::make_unique<LineMatrix>(m);
-      } else {
-        m.a[0] = 0.0;
-        m.c[na - 1] = 0.0;
-        factor_[a] = ThomasFactor<T>::factor(m);
-      }
-    }
-  }
-}
-
-template <class T>
-std::string GeneralCpuStepper<T>::device_name() const {
-  std::ostringstream s;
-  s << "CPU, " << omp_get_max_threads() << " OpenMP thread" << (omp_get_max_threads() == 1 ? "" : "s")
-    << ", general path";
-  return s.str();
-}
-
-template <class T>
-void GeneralCpuStepper<T>::set_field(const T* host) {
-  std::memcpy(u_.data(), host, sizeof(T) * u_.size());
-}
-
-template <class T>
-void GeneralCpuStepper<T>::get_field(T* host) {
-  std::memcpy(host, u_.data(), sizeof(T) * u_.size());
-}
-
-template <class T>
-void GeneralCpuStepper<T>::get_work(T* host) {
-  std::memcpy(host, w_.data(), sizeof(T) * w_.size());
-}
-
-template <class T>
-void GeneralCpuStepper<T>::set_work(const T* host) {
-  std::memcpy(w_.data(), host, sizeof(T) * w_.size());
-}
-
-template <class T>
-void GeneralCpuStepper<T>::impose_boundary_values() {
-  impose_dirichlet(dirichlet_, this->time(), u_.data(), {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}});
-}
-
 // w = dt (sum_a A_a u + beta(t*) + q f(t*) / c) at every node that is not
 // Dirichlet; the Dirichlet nodes get their increments' right-hand side.
 template <class T>
-void GeneralCpuStepper<T>::rhs() {
+void CpuStepper<T>::rhs() {
+  if (plan_.constant_tables()) {
+    douglas_rhs(u_.data(), w_.data(), layout_, p_);
+    return;
+  }
   const Layout3& L = layout_;
   const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
   const T dt = static_cast<T>(p_.dt);
@@ -216,7 +117,7 @@ void GeneralCpuStepper<T>::rhs() {
 // d <- (I - theta dt A_a)^{-1} d along every line of axis a; with acc, the
 // solution is added into acc instead (the fused update u += D).
 template <class T>
-void GeneralCpuStepper<T>::solve(int a, T* acc) {
+void CpuStepper<T>::solve(int a, T* acc) {
   if (p_.flat(a)) {
     if (acc)
       for (std::size_t q = 0; q < w_.size(); ++q) acc[q] += w_[q];
@@ -311,19 +212,11 @@ void GeneralCpuStepper<T>::solve(int a, T* acc) {
                                   ": zero or non-finite pivot (non-finite or extreme material values?)");
 }
 
-template <class T>
-std::vector<Phase> GeneralCpuStepper<T>::phases() const {
-  if (scheme_ != SchemeType::Strang) return Stepper<T>::phases();
-  std::vector<Phase> ph{Phase::Rhs};
-  for (const SplitFactor& f : seq_) ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
-  return ph;
-}
-
 // The Strang step's Dirichlet terms (split.hpp), from the field at the
 // step's start: at every node of each Dirichlet plane, r / |S| (S: the axes
 // whose Dirichlet faces hold the node) and g(t^{n+1}).
 template <class T>
-void GeneralCpuStepper<T>::split_dirichlet_terms() {
+void CpuStepper<T>::split_dirichlet_terms() {
   const Layout3& L = layout_;
   const double t0 = this->time(), tstar = t0 + p_.theta * p_.dt;
   const auto df = dirichlet_.increments(p_, t0, t0 + p_.dt);
@@ -381,7 +274,7 @@ void GeneralCpuStepper<T>::split_dirichlet_terms() {
 // fraction dt), the fraction of r / |S| at the ends held by a's Dirichlet
 // faces; then u += (I - theta tau A_a)^{-1} w.
 template <class T>
-void GeneralCpuStepper<T>::factor(int a) {
+void CpuStepper<T>::factor(int a) {
   const Layout3& L = layout_;
   const double tstar = this->time() + p_.theta * p_.dt;
   T beta[3][2];
@@ -438,7 +331,7 @@ void GeneralCpuStepper<T>::factor(int a) {
 
 // Every Dirichlet node back to its data, g(t^{n+1}).
 template <class T>
-void GeneralCpuStepper<T>::split_reset() {
+void CpuStepper<T>::split_reset() {
   const Layout3& L = layout_;
   for (std::size_t f = 0; f < split_.planes.size(); ++f) {
     const SplitDirichlet::Plane& pl = split_.planes[f];
@@ -453,92 +346,14 @@ void GeneralCpuStepper<T>::split_reset() {
   }
 }
 
-template <class T>
-void GeneralCpuStepper<T>::run_phase(Phase ph) {
-  if (scheme_ == SchemeType::Strang) {
-    switch (ph) {
-      case Phase::Rhs: split_dirichlet_terms(); break;
-      case Phase::SolveX: factor(0); break;
-      case Phase::SolveY: factor(1); break;
-      case Phase::SolveZ: factor(2); break;
-      case Phase::Step: step(); break;
-      case Phase::RhsSolveX:
-        split_dirichlet_terms();
-        factor(0);
-        break;
-    }
-    return;
-  }
-  switch (ph) {
-    case Phase::Rhs: rhs(); break;
-    case Phase::SolveX: solve(0, nullptr); break;
-    case Phase::SolveY: solve(1, nullptr); break;
-    case Phase::SolveZ: solve(2, u_.data()); break;
-    case Phase::Step: step(); break;
-    case Phase::RhsSolveX:
-      rhs();
-      solve(0, nullptr);
-      break;
-  }
-}
-
-template <class T>
-void GeneralCpuStepper<T>::step() {
-  if (scheme_ == SchemeType::Strang) {
-    split_dirichlet_terms();
-    for (const SplitFactor& f : seq_) factor(f.axis);
-    split_reset();
-    ++this->step_index_;
-    return;
-  }
-  rhs();
-  solve(0, nullptr);
-  solve(1, nullptr);
-  solve(2, u_.data());
-  ++this->step_index_;
-}
-
-template <class T>
-FieldStats GeneralCpuStepper<T>::field_stats() {
-  double m = 0.0, energy = 0.0;
-  bool finite = true;
-  const Layout3& L = layout_;
-  const T* u = u_.data();
-  const EnergyWeights ew = energy_weights(p_);
-#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
-  for (index_t k = 0; k < L.n[2]; ++k)
-    for (index_t j = 0; j < L.n[1]; ++j)
-      for (index_t i = 0; i < L.n[0]; ++i) {
-        const index_t o = L.offset(i, j, k);
-        const double v = static_cast<double>(u[o]);
-        finite = finite && std::isfinite(v);
-        m = std::max(m, std::abs(v));
-        const double c = rho_.empty() ? ew.capacity : 1.0 / static_cast<double>(rho_[o]);
-        energy += ew.volume(i, j, k) * c * v * v;
-      }
-  return FieldStats{m, finite, energy};
-}
-
-template <class T>
-std::vector<double> GeneralCpuStepper<T>::time_phase(Phase p, int warmup, int reps) {
-  for (int r = 0; r < warmup; ++r) run_phase(p);
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run_phase(p);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return ms;
-}
-
-template <class T>
-std::size_t GeneralCpuStepper<T>::bytes_allocated() const {
-  std::size_t b = u_.size() + w_.size() + rho_.size() + q_.size();
-  for (const auto& k : k_) b += k.size();
-  return sizeof(T) * b;
-}
-
-template class GeneralCpuStepper<float>;
-template class GeneralCpuStepper<double>;
+#define ADI_CPU_STAGES(T)                             \
+  template void CpuStepper<T>::rhs();                 \
+  template void CpuStepper<T>::solve(int, T*);        \
+  template void CpuStepper<T>::split_dirichlet_terms(); \
+  template void CpuStepper<T>::factor(int);           \
+  template void CpuStepper<T>::split_reset();
+ADI_CPU_STAGES(float)
+ADI_CPU_STAGES(double)
+#undef ADI_CPU_STAGES
 
 }  // namespace adi::cpu
