@@ -7,6 +7,7 @@
 #include <adi/detail/general_local.hpp>
 
 #include "line_rows.hpp"
+#include "rank_box_cpu.hpp"
 
 #include <adi/dirichlet.hpp>
 #include <adi/discrete.hpp>
@@ -15,9 +16,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <map>
-#include <sstream>
 #include <vector>
 
 namespace adi::mpi::detail {
@@ -28,8 +26,19 @@ std::array<int, 2> others(int axis) {
   return axis == 0 ? std::array<int, 2>{{1, 2}} : axis == 1 ? std::array<int, 2>{{0, 2}} : std::array<int, 2>{{0, 1}};
 }
 
+std::array<bool, 3> split_axes(const Decomposition& d) {
+  return {{d.is_split(0), d.is_split(1), d.is_split(2)}};
+}
+
 template <class T>
-class GeneralCpuLocal final : public GeneralLocal<T> {
+class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
+  using Base = CpuRankBox<T, GeneralLocal<T>>;
+  using Base::st_;
+  using Base::U;
+  using Base::u_;
+  using Base::W;
+  using Base::w_;
+
  private:
   /// A split axis whose lines share one matrix (constant coefficients):
   /// its rows and the line-independent part of reduce's elimination (the
@@ -41,16 +50,11 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   };
 
  public:
-  GeneralCpuLocal(const HeatProblem& p, const Decomposition& d, int rank) : p_(p), part_(d.part(rank)) {
-    std::array<bool, 3> ghosts{};
-    for (int a = 0; a < 3; ++a) {
-      ghosts[a] = d.is_split(a);
-      split_[a] = d.split(a);
-    }
-    st_ = LocalStorage::make(part_.box.size, ghosts, 1);
+  GeneralCpuLocal(const HeatProblem& p, const Decomposition& d, int rank)
+      : Base(p, d.part(rank), split_axes(d)), p_(p), part_(d.part(rank)) {
+    const std::array<bool, 3> ghosts = split_axes(d);
+    for (int a = 0; a < 3; ++a) split_[a] = d.split(a);
     const auto n = static_cast<std::size_t>(st_.elements);
-    u_.assign(n, T(0));
-    w_.assign(n, T(0));
     for (int a = 0; a < 3; ++a) {
       ends_[a] = domain_ends<T>(p_, a);
       if (p_.flat(a)) continue;
@@ -81,61 +85,17 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
     }
   }
 
-  std::string device_name() const override {
-    std::ostringstream s;
-    const int t = omp_get_max_threads();
-    s << "CPU, " << t << " OpenMP thread" << (t == 1 ? "" : "s") << " per rank, general path";
-    return s.str();
-  }
+  std::string device_name() const override { return Base::threads_per_rank() + ", general path"; }
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.size() + w_.size() + rho_.size() + q_.size() + alpha_.size() + beta_.size();
     for (const auto& k : k_) b += k.size();
     return sizeof(T) * b;
   }
 
-  void set_field(const T* packed) override { copy_box(const_cast<T*>(packed), U(), true); }
-  void get_field(T* packed) override { copy_box(packed, U(), false); }
-  void set_work(const T* packed) override { copy_box(const_cast<T*>(packed), W(), true); }
-  void get_work(T* packed) override { copy_box(packed, W(), false); }
-
-  FieldStats field_stats() override {
-    const Layout3& L = st_.layout;
-    const T* u = U();
-    const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
-    double m = 0.0, energy = 0.0;
-    bool finite = true;
-    const EnergyWeights ew = energy_weights(p_, part_.box.begin);
-#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
-    for (index_t k = 0; k < L.n[2]; ++k)
-      for (index_t j = 0; j < L.n[1]; ++j) {
-        const T* row = u + L.offset(0, j, k);
-        for (index_t i = 0; i < L.n[0]; ++i) {
-          const double v = static_cast<double>(row[i]);
-          finite = finite && std::isfinite(v);
-          m = std::max(m, std::abs(v));
-          energy += ew.volume(i, j, k) * (R ? 1.0 / static_cast<double>(R[L.offset(i, j, k)]) : ew.capacity) * v * v;
-        }
-      }
-    return FieldStats{m, finite, energy};
-  }
-
-  T* host_buffer(int slot, std::size_t n) override {
-    std::vector<T>& b = host_[slot];
-    if (b.size() < n) b.resize(n);
-    return b.data();
-  }
-
   index_t lines(int axis) const override {
     const auto o = others(axis);
     return st_.layout.n[o[0]] * st_.layout.n[o[1]];
   }
-  void pack_face(int axis, int side, T* host) override {
-    plane_copy(U(), axis, side ? st_.layout.n[axis] - 1 : 0, host, true);
-  }
-  void unpack_ghost(int axis, int side, const T* host) override {
-    plane_copy(U(), axis, side ? st_.layout.n[axis] : -1, const_cast<T*>(host), false);
-  }
-
   void impose_boundary_values(double t) override { impose_dirichlet(dirichlet_, t, U(), strides()); }
 
   // w = dt (sum_a A_a u + beta(t*) + q f(t*) / c), as CpuStepper::rhs
@@ -636,8 +596,7 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   }
 
  private:
-  T* U() { return u_.data() + st_.origin; }
-  T* W() { return w_.data() + st_.origin; }
+  const T* inverse_capacity() const override { return rho_.empty() ? nullptr : rho_.data() + st_.origin; }
   const T* conductivity(int a) const {
     const int b = k_shared_[a] >= 0 ? k_shared_[a] : a;
     return k_[b].empty() ? nullptr : k_[b].data() + st_.origin;
@@ -826,44 +785,9 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   }
 
 
-  void copy_box(T* packed, T* field, bool in) {
-    const Layout3& L = st_.layout;
-    const index_t nx = L.n[0], ny = L.n[1];
-#pragma omp parallel for collapse(2) schedule(static)
-    for (index_t k = 0; k < L.n[2]; ++k)
-      for (index_t j = 0; j < ny; ++j) {
-        T* row = field + L.offset(0, j, k);
-        T* pk = packed + nx * (j + ny * k);
-        if (in) std::memcpy(row, pk, sizeof(T) * nx);
-        else std::memcpy(pk, row, sizeof(T) * nx);
-      }
-  }
-
-  // The plane at index idx (-1 .. n) along axis <-> packed (o1 fastest).
-  void plane_copy(T* field, int axis, index_t idx, T* packed, bool out) {
-    const Layout3& L = st_.layout;
-    const auto o = others(axis);
-    const index_t n1 = L.n[o[0]], n2 = L.n[o[1]];
-    for (index_t c2 = 0; c2 < n2; ++c2) {
-      index_t c[3];
-      c[axis] = idx;
-      c[o[1]] = c2;
-      c[o[0]] = 0;
-      T* f = field + L.offset(c[0], c[1], c[2]);
-      const index_t s1 = L.stride[o[0]];
-      T* pk = packed + n1 * c2;
-      if (out)
-        for (index_t c1 = 0; c1 < n1; ++c1) pk[c1] = f[c1 * s1];
-      else
-        for (index_t c1 = 0; c1 < n1; ++c1) f[c1 * s1] = pk[c1];
-    }
-  }
-
   HeatProblem p_;
   LocalPart part_;
   std::array<Split1D, 3> split_{};
-  LocalStorage st_;
-  std::vector<T> u_, w_;
   std::vector<T> alpha_, beta_;        // the interior's coefficients of F and L (split axes, lines that vary)
   int ab_axis_ = -1;                   // the split axis whose alpha_, beta_ are complete (reduce, end_lines)
   std::array<SharedElimination, 3> shared_{};
@@ -876,7 +800,6 @@ class GeneralCpuLocal final : public GeneralLocal<T> {
   std::array<double, 3> frac_{};  // Strang: each axis' fraction of dt
   SplitDirichlet strang_planes_;
   std::vector<std::vector<T>> split_r_, split_g1_;  // per plane of split_: r / |S| and g(t^{n+1})
-  std::map<int, std::vector<T>> host_;  // host_buffer's
 };
 
 }  // namespace

@@ -1,18 +1,15 @@
-// One rank's box on the CPU (OpenMP): the whole-grid CPU backend's loops
-// (cpu::douglas_rhs, cpu::solve_constant) run on the box's layout, whose
-// strides are those of the allocation with its ghost layers.
+// One rank's box of the constant tables on the CPU (OpenMP): the whole-grid
+// CPU backend's loops (cpu::douglas_rhs, cpu::solve_constant) run on the
+// box's layout, whose strides are those of the allocation with its ghost
+// layers; storage and planes are rank_box_cpu.hpp's.
 
 #include <adi/detail/local_backend.hpp>
 
+#include "rank_box_cpu.hpp"
 #include "tridiag_cpu.hpp"
-
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <map>
-#include <sstream>
 #include <vector>
 
 namespace adi::mpi::detail {
@@ -37,10 +34,16 @@ std::vector<T> to_t(const std::vector<double>& v) {
 }
 
 template <class T>
-class CpuLocal final : public LocalBackend<T> {
+class CpuLocal final : public CpuRankBox<T, LocalBackend<T>> {
+  using Base = CpuRankBox<T, LocalBackend<T>>;
+  using Base::n_o2;
+  using Base::plane_copy;
+  using Base::st_;
+  using Base::U;
+  using Base::W;
+
  public:
-  explicit CpuLocal(const LocalProblem& lp)
-      : lp_(lp), st_(LocalStorage::make(lp.size(), lp.ghosts, 1)) {
+  explicit CpuLocal(const LocalProblem& lp) : Base(lp.global, lp.part, lp.ghosts), lp_(lp) {
     for (int a = 0; a < 3; ++a) {
       const DistributedLinePlan& pl = lp_.plans[a];
       factor_[a] = ThomasFactor<T>::factor(pl.local);
@@ -49,56 +52,12 @@ class CpuLocal final : public LocalBackend<T> {
       w_prev_[a] = to_t<T>(pl.w_prev);
       w_next_[a] = to_t<T>(pl.w_next);
     }
-    u_.assign(static_cast<std::size_t>(st_.elements), T(0));
-    w_.assign(static_cast<std::size_t>(st_.elements), T(0));
   }
 
   Backend kind() const override { return Backend::Cpu; }
-  std::string device_name() const override {
-    std::ostringstream s;
-    const int t = omp_get_max_threads();
-    s << "CPU, " << t << " OpenMP thread" << (t == 1 ? "" : "s") << " per rank";
-    return s.str();
-  }
-  std::size_t bytes_allocated() const override { return sizeof(T) * (u_.size() + w_.size()); }
+  std::string device_name() const override { return Base::threads_per_rank(); }
+  std::size_t bytes_allocated() const override { return sizeof(T) * (this->u_.size() + this->w_.size()); }
 
-  void set_field(const T* packed) override { copy_box(const_cast<T*>(packed), U(), true); }
-  void get_field(T* packed) override { copy_box(packed, U(), false); }
-  void set_work(const T* packed) override { copy_box(const_cast<T*>(packed), W(), true); }
-  void get_work(T* packed) override { copy_box(packed, W(), false); }
-
-  FieldStats field_stats() override {
-    const Layout3& L = st_.layout;
-    const T* u = U();
-    double m = 0.0, energy = 0.0;
-    bool finite = true;
-    const EnergyWeights ew = energy_weights(lp_.global, lp_.part.box.begin);
-#pragma omp parallel for collapse(2) reduction(max : m) reduction(&& : finite) reduction(+ : energy) schedule(static)
-    for (index_t k = 0; k < L.n[2]; ++k)
-      for (index_t j = 0; j < L.n[1]; ++j) {
-        const T* row = u + L.offset(0, j, k);
-        for (index_t i = 0; i < L.n[0]; ++i) {
-          const double v = static_cast<double>(row[i]);
-          finite = finite && std::isfinite(v);
-          m = std::max(m, std::abs(v));
-          energy += ew.volume(i, j, k) * ew.capacity * v * v;
-        }
-      }
-    return FieldStats{m, finite, energy};
-  }
-
-  T* host_buffer(int slot, std::size_t n) override {
-    std::vector<T>& b = buffers_[slot];
-    if (b.size() < n) b.resize(n);
-    return b.data();
-  }
-
-  void pack_face(int axis, int side, T* host) override {
-    plane_copy(U(), axis, side ? lp_.size()[axis] - 1 : 0, host, true, 0, n_o2(axis));
-  }
-  void unpack_ghost(int axis, int side, const T* host) override {
-    plane_copy(U(), axis, side ? lp_.size()[axis] : -1, const_cast<T*>(host), false, 0, n_o2(axis));
-  }
   void rhs(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& hi) override {
     const Layout3& L = st_.layout;
     const index_t o = L.offset(lo[0], lo[1], lo[2]);
@@ -159,54 +118,10 @@ class CpuLocal final : public LocalBackend<T> {
   void synchronize() override {}
 
  private:
-  T* U() { return u_.data() + st_.origin; }
-  T* W() { return w_.data() + st_.origin; }
-
-  // The box <-> a packed array.
-  void copy_box(T* packed, T* field, bool in) {
-    const Layout3& L = st_.layout;
-    const index_t nx = L.n[0], ny = L.n[1];
-#pragma omp parallel for collapse(2) schedule(static)
-    for (index_t k = 0; k < L.n[2]; ++k)
-      for (index_t j = 0; j < ny; ++j) {
-        T* row = field + L.offset(0, j, k);
-        T* p = packed + nx * (j + ny * k);
-        if (in) std::memcpy(row, p, sizeof(T) * nx);
-        else std::memcpy(p, row, sizeof(T) * nx);
-      }
-  }
-
-  index_t n_o2(int axis) const { return st_.layout.n[other_axes(axis)[1]]; }
-
-  // The plane at index `idx` (-1 .. n, ghosts included) along `axis`, rows
-  // c_o2 in [b, e) <-> a packed array in the (o1 fastest, o2) order of
-  // local_backend.hpp.
-  void plane_copy(T* field, int axis, index_t idx, T* packed, bool out, index_t b, index_t e) {
-    const Layout3& L = st_.layout;
-    const auto o = other_axes(axis);
-    const index_t n1 = L.n[o[0]];
-#pragma omp parallel for schedule(static)
-    for (index_t c2 = b; c2 < e; ++c2) {
-      index_t c[3];
-      c[axis] = idx;
-      c[o[1]] = c2;
-      c[o[0]] = 0;
-      T* f = field + L.offset(c[0], c[1], c[2]);
-      const index_t s1 = L.stride[o[0]];
-      T* p = packed + n1 * (c2 - b);
-      if (out)
-        for (index_t c1 = 0; c1 < n1; ++c1) p[c1] = f[c1 * s1];
-      else
-        for (index_t c1 = 0; c1 < n1; ++c1) f[c1 * s1] = p[c1];
-    }
-  }
-
   LocalProblem lp_;
-  LocalStorage st_;
   ThomasFactor<T> factor_[3];
   std::vector<T> alpha_[3], beta_[3], w_prev_[3], w_next_[3];
-  std::vector<T> u_, w_, xp_, xn_;
-  std::map<int, std::vector<T>> buffers_;
+  std::vector<T> xp_, xn_;
   const T* gathered_[3] = {nullptr, nullptr, nullptr};
 };
 
