@@ -35,11 +35,9 @@
 
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
-#include "device_buffer.hpp"
-#include "field_stats.cuh"
+#include "device_grid.cuh"
 #include "line_solver.hpp"
 #include "rhs_kernel.cuh"
-#include "stepper_support.cuh"
 
 #include <adi/line_kernel_plan.hpp>
 #include <adi/scheme.hpp>
@@ -51,23 +49,29 @@
 
 namespace adi::cuda {
 
-using detail::select_device;
-
 template <class T>
-class CudaStepper final : public Stepper<T> {
+class CudaStepper final : public detail::DeviceGridStepper<T> {
+  using Base = detail::DeviceGridStepper<T>;
+  using Base::device_;
+  using Base::layout_;
+  using Base::name_;
+  using Base::options_;
+  using Base::p_;
+  using Base::stats_;
+  using Base::stream_;
+  using Base::u_;
+  using Base::use_graph_;
+  using Base::w_;
+
  public:
   CudaStepper(const HeatProblem& p, const SolverOptions& o)
-      : p_(p), options_(o), device_((set_sync_checks(o.cuda_sync), select_device(o.cuda_device))),
-        layout_(pitched_layout(p, o)), box_(moved_box(p, o)), sub_(sub_layout(layout_, box_)),
+      : Base(p, o, pitched_layout(p, o)), box_(moved_box(p, o)), sub_(sub_layout(layout_, box_)),
         yz_(yz_layout(p, o, sub_)),
         off_(box_.lo[1] * layout_.stride[1] + box_.lo[2] * layout_.stride[2]),
         kc_(rhs_coefficients<T>(p, box_.lo_ghost, box_.hi_ghost)),
         solver_{LineSolver<T>(box_matrix(p, box_, Axis::X), Axis::X, sub_, o),
                 LineSolver<T>(box_matrix(p, box_, Axis::Y), Axis::Y, yz_, o),
                 LineSolver<T>(box_matrix(p, box_, Axis::Z), Axis::Z, yz_, o)} {
-    cudaDeviceProp prop{};
-    ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
-    name_ = prop.name;
     if (const std::string why = rhs_unlaunchable(sub_); !why.empty())
       ADI_THROW(BackendUnavailable, "the CUDA backend cannot run this grid: " + why + "; use --backend cpu");
     // Whole planes, the last row's padding included: the fused RHS + x
@@ -86,60 +90,22 @@ class CudaStepper final : public Stepper<T> {
     }
     u_.resize(n);
     w_.resize(n);
-    // Everything runs on stream_, a non-blocking stream: it does not wait for
-    // the legacy default stream, so a plain cudaMemset here could land after
-    // set_field's copy (seen with two processes sharing one GPU).
-    ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    this->create_stream();
     ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
     ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    clock_.create();
     stats_.allocate();
     fuse_rhs_ = solver_[0].can_fuse_rhs() && o.fuse_rhs;
     // A synchronising check after each launch (ADI_CUDA_SYNC=1, debug
     // builds) is illegal inside a capture: those runs launch one by one.
     use_graph_ = o.cuda_graph && !sync_checks_enabled();
   }
-  ~CudaStepper() override {
-    if (graph_) cudaGraphExecDestroy(graph_);
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-
-  const HeatProblem& problem() const override { return p_; }
-  Backend backend() const override { return Backend::Cuda; }
   std::string device_name() const override {
     std::ostringstream s;
     s << name_ << " (device " << device_ << "; " << solver_[0].describe() << "; " << solver_[1].describe() << "; "
       << solver_[2].describe() << (fuse_rhs_ ? "; " + solver_[0].describe_fused() : std::string())
       << (use_graph_ ? "; a step is one CUDA graph" : "") << describe_box() << ")";
     return s.str();
-  }
-
-  void set_field(const T* host) override {
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
-    ADI_CUDA_CHECK(cudaMemcpy2DAsync(u_.get(), sizeof(T) * layout_.stride[1], host, row, row,
-                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
-                                     stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  FieldView<T> field_view() override {
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return {u_.get(), layout_, true, device_};
-  }
-  // A probe's few nodes: one small copy each, not the field (stepper.hpp).
-  void read_nodes(const std::array<index_t, 3>* nodes, std::size_t count, T* out) override {
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    for (std::size_t q = 0; q < count; ++q)
-      ADI_CUDA_CHECK(cudaMemcpyAsync(out + q, u_.get() + layout_.offset(nodes[q][0], nodes[q][1], nodes[q][2]),
-                                     sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  void get_field(T* host) override {
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
-    ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, u_.get(), sizeof(T) * layout_.stride[1], row,
-                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyDeviceToHost,
-                                     stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   void run_phase(Phase ph) override {
@@ -188,9 +154,6 @@ class CudaStepper final : public Stepper<T> {
     return stats_.reduce(u_.get(), layout_, energy_weights(p_), static_cast<const T*>(nullptr), stream_);
   }
 
-  void clock_begin() override { clock_.begin(stream_); }
-  double clock_end_ms() override { return clock_.end_ms(stream_); }
-
   std::size_t bytes_allocated() const override { return u_.bytes() + w_.bytes(); }
   std::array<index_t, 3> moved_extents() const override { return box_.n; }
   index_t moved_yz_lanes() const override { return yz_.n[0]; }
@@ -199,33 +162,10 @@ class CudaStepper final : public Stepper<T> {
 
  private:
   void launch_step() {
-    if (!use_graph_) {
+    this->launch_step_kernels([&] {
       for (Phase q : phases()) run_phase(q);
-      return;
-    }
-    if (!graph_) capture_step();
-    ADI_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
+    });
   }
-  // Relaxed capture: the launchers' cudaFuncSetAttribute and occupancy
-  // queries are not stream work and may run while the stream is captured.
-  void capture_step() {
-    cudaGraph_t g = nullptr;
-    ADI_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
-    try {
-      for (Phase q : phases()) run_phase(q);
-    } catch (...) {
-      // end the capture so that the stream is usable, then report the launch error
-      if (cudaStreamEndCapture(stream_, &g) == cudaSuccess && g) cudaGraphDestroy(g);
-      cudaGetLastError();
-      throw;
-    }
-    ADI_CUDA_CHECK(cudaStreamEndCapture(stream_, &g));
-    const cudaError_t e = cudaGraphInstantiate(&graph_, g, 0);
-    cudaGraphDestroy(g);
-    if (e != cudaSuccess) graph_ = nullptr;
-    ADI_CUDA_CHECK(e);
-  }
-
   static Layout3 pitched_layout(const HeatProblem& p, const SolverOptions& o) {
     return Layout3::padded(p.n[0], p.n[1], p.n[2], o.device_row_pitch(p.n[0], sizeof(T)), p.n[1]);
   }
@@ -265,26 +205,15 @@ class CudaStepper final : public Stepper<T> {
     return s.str();
   }
 
-  HeatProblem p_;
-  SolverOptions options_;
-  int device_;
   // The RHS computed inside the x solve (the default; ADI_FUSE_RHS=0 runs
   // it as a pass of its own): docs/PERFORMANCE.md, "The step".
   bool fuse_rhs_ = false;
-  bool use_graph_ = false;
-  cudaGraphExec_t graph_ = nullptr;  ///< one step, captured at the first (launch_step)
-  Layout3 layout_;
   UnknownBox box_;  ///< the nodes a step moves (moved_box)
   Layout3 sub_;     ///< their layout, from w_ / u_ + off_
   Layout3 yz_;      ///< the y and z solves' part of it (yz_layout)
   index_t off_;
   RhsCoefficients<T> kc_;  ///< the box's: its Dirichlet-bounded faces are ghost faces
   LineSolver<T> solver_[3];
-  std::string name_;
-  DeviceBuffer<T> u_, w_;
-  FieldStatsReducer stats_;
-  cudaStream_t stream_ = nullptr;
-  detail::EventClock clock_;
 };
 
 template <class T>

@@ -47,9 +47,7 @@
 
 #include <adi/detail/backends.hpp>
 #include "../cuda_check.hpp"
-#include "../device_buffer.hpp"
-#include "../field_stats.cuh"
-#include "../stepper_support.cuh"
+#include "../device_grid.cuh"
 #include "../line_solver.hpp"
 #include "../rhs_kernel.cuh"
 #include "dirichlet_nodes.hpp"
@@ -87,16 +85,23 @@ unsigned blocks_for(index_t count) {
 }  // namespace
 
 template <class T>
-class CudaGeneralStepper final : public Stepper<T> {
+class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
+  using Base = detail::DeviceGridStepper<T>;
+  using Base::device_;
+  using Base::layout_;
+  using Base::name_;
+  using Base::options_;
+  using Base::p_;
+  using Base::sm_count_;
+  using Base::stats_;
+  using Base::stream_;
+  using Base::u_;
+  using Base::use_graph_;
+  using Base::w_;
+
  public:
-  CudaGeneralStepper(const HeatProblem& p, const SolverOptions& o)
-      : p_(p), device_((set_sync_checks(o.cuda_sync), detail::select_device(o.cuda_device))), options_(o) {
+  CudaGeneralStepper(const HeatProblem& p, const SolverOptions& o) : Base(p, o, p.layout()) {
     p_.validate();
-    cudaDeviceProp prop{};
-    ADI_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
-    name_ = prop.name;
-    sm_count_ = prop.multiProcessorCount;
-    layout_ = p_.layout();
 
     // Host side first (fields read and checked, factors, Dirichlet data):
     // a bad input throws before any device memory is taken.
@@ -252,8 +257,7 @@ class CudaGeneralStepper final : public Stepper<T> {
         << " has " << free_b / (1 << 20) << " MiB free";
       ADI_THROW(BackendUnavailable, s.str());
     }
-    ADI_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    clock_.create();
+    this->create_stream();
     u_.resize(n);
     w_.resize(n);
     if (need_cp) cp_.resize(n);
@@ -310,13 +314,6 @@ class CudaGeneralStepper final : public Stepper<T> {
     ADI_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  ~CudaGeneralStepper() override {
-    if (graph_) cudaGraphExecDestroy(graph_);
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-
-  const HeatProblem& problem() const override { return p_; }
-  Backend backend() const override { return Backend::Cuda; }
   std::string device_name() const override {
     std::ostringstream s;
     if (classic_) {
@@ -338,43 +335,13 @@ class CudaGeneralStepper final : public Stepper<T> {
     return s.str();
   }
 
-  // Host fields are packed (x fastest); the device's rows may be padded.
-  void set_field(const T* host) override {
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
-    ADI_CUDA_CHECK(cudaMemcpy2DAsync(u_.get(), sizeof(T) * layout_.stride[1], host, row, row,
-                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
-                                     stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  FieldView<T> field_view() override {
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return {u_.get(), layout_, true, device_};
-  }
-  // A probe's few nodes: one small copy each, not the field (stepper.hpp).
-  void read_nodes(const std::array<index_t, 3>* nodes, std::size_t count, T* out) override {
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    for (std::size_t q = 0; q < count; ++q)
-      ADI_CUDA_CHECK(cudaMemcpyAsync(out + q, u_.get() + layout_.offset(nodes[q][0], nodes[q][1], nodes[q][2]),
-                                     sizeof(T), cudaMemcpyDeviceToHost, stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  void get_field(T* host) override { download(u_.get(), host); }
-  void get_work(T* host) override { download(w_.get(), host); }
-  void set_work(const T* host) override {
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
-    ADI_CUDA_CHECK(cudaMemcpy2DAsync(w_.get(), sizeof(T) * layout_.stride[1], host, row, row,
-                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyHostToDevice,
-                                     stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
   // Once per run: through the host, with the CPU's own impose_dirichlet.
   void impose_boundary_values() override {
     if (dirichlet_.faces.empty()) return;
     std::vector<T> h(static_cast<std::size_t>(p_.points()));
-    get_field(h.data());
+    this->get_field(h.data());
     impose_dirichlet(dirichlet_, this->time(), h.data(), {{1, p_.n[0], p_.n[0] * p_.n[1]}});
-    set_field(h.data());
+    this->set_field(h.data());
   }
 
   std::vector<Phase> phases() const override {
@@ -426,9 +393,6 @@ class CudaGeneralStepper final : public Stepper<T> {
 
   FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, energy_weights(p_), P_.rho, stream_); }
 
-  void clock_begin() override { clock_.begin(stream_); }
-  double clock_end_ms() override { return clock_.end_ms(stream_); }
-
   std::size_t bytes_allocated() const override {
     std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes() + wt_.bytes() +
                     kxt_.bytes() + rhot_.bytes();
@@ -440,14 +404,6 @@ class CudaGeneralStepper final : public Stepper<T> {
  private:
   enum class SolveKind { None, Factor, OnTheFly, Cyclic };
 
-  void download(const T* dev, T* host) {
-    const std::size_t row = sizeof(T) * static_cast<std::size_t>(layout_.n[0]);
-    ADI_CUDA_CHECK(cudaMemcpy2DAsync(host, row, dev, sizeof(T) * layout_.stride[1], row,
-                                     static_cast<std::size_t>(layout_.n[1] * layout_.n[2]), cudaMemcpyDeviceToHost,
-                                     stream_));
-    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
     f.read({{0, 0, 0}}, p_.n, v.data());
@@ -456,12 +412,7 @@ class CudaGeneralStepper final : public Stepper<T> {
   }
 
   void launch_step() {
-    if (use_graph_) {
-      if (!graph_) capture_step();
-      ADI_CUDA_CHECK(cudaGraphLaunch(graph_, stream_));
-    } else {
-      step_kernels();
-    }
+    this->launch_step_kernels([&] { step_kernels(); });
     ++this->step_index_;
   }
   void step_kernels() {
@@ -476,25 +427,6 @@ class CudaGeneralStepper final : public Stepper<T> {
     solve(1, nullptr);
     solve(2, u_.get());
   }
-  // As CudaStepper::capture_step: relaxed capture (the launchers' attribute
-  // and occupancy queries are not stream work).
-  void capture_step() {
-    cudaGraph_t g = nullptr;
-    ADI_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
-    try {
-      step_kernels();
-    } catch (...) {
-      if (cudaStreamEndCapture(stream_, &g) == cudaSuccess && g) cudaGraphDestroy(g);
-      cudaGetLastError();
-      throw;
-    }
-    ADI_CUDA_CHECK(cudaStreamEndCapture(stream_, &g));
-    const cudaError_t e = cudaGraphInstantiate(&graph_, g, 0);
-    cudaGraphDestroy(g);
-    if (e != cudaSuccess) graph_ = nullptr;
-    ADI_CUDA_CHECK(e);
-  }
-
   // The Strang step's pieces (split_kernels.cuh).
   void split_terms() {
     split_.terms(u_.get(), B_, dirichlet_, this->time(), this->time_at(this->step_index() + 1),
@@ -665,11 +597,6 @@ class CudaGeneralStepper final : public Stepper<T> {
                                   ": zero or non-finite pivot (non-finite or extreme material values?)");
   }
 
-  HeatProblem p_;
-  int device_;
-  std::string name_;
-  int sm_count_ = 1;
-  Layout3 layout_;
   GeneralParams<T> P_;
   bool strang_ = false;                     // the Strang step (split.hpp), else Douglas
   T tau_[3] = {T(0), T(0), T(0)};           // theta dt of each axis' solves
@@ -680,25 +607,19 @@ class CudaGeneralStepper final : public Stepper<T> {
   bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)
   int rhs_ahead_ = 0;     // planes the interior RHS has in flight (SolverOptions::rhs_ahead, 0: 4)
   bool classic_ = false;  // constant coefficients: the classic RHS and line kernels (see the constructor)
-  bool use_graph_ = false;             // a classic-mode step replayed as one CUDA graph
-  cudaGraphExec_t graph_ = nullptr;    // captured at the first step
   RhsCoefficients<T> kc_{};
   std::unique_ptr<LineSolver<T>> classic_solver_[3];
-  SolverOptions options_;
   GeneralParams<T> PT_;        // P_ with the transposed strides and fields
   DeviceBuffer<T> wt_, kxt_, rhot_;
   SolveKind kind_[3] = {SolveKind::None, SolveKind::None, SolveKind::None};
   DirichletData dirichlet_;
   index_t dirichlet_count_ = 0;
-  DeviceBuffer<T> u_, w_, cp_, z_, rho_, q_;
+  DeviceBuffer<T> cp_, z_, rho_, q_;
   DeviceBuffer<T> k_[3], fa_[3], fcp_[3], finv_[3];
   DeviceBuffer<index_t> d_off_;
   DeviceBuffer<std::uint8_t> d_mask_;
   DeviceBuffer<double> d_w_;
-  FieldStatsReducer stats_;
   DeviceBuffer<int> error_;
-  cudaStream_t stream_ = nullptr;
-  detail::EventClock clock_;
 };
 
 template <class T>
