@@ -2,10 +2,9 @@
 // Internal to adi::mpi: what a distributed stepper does whatever its plan —
 // its communicators, the whole field scattered from and gathered to rank 0,
 // field statistics over the ranks, the phase clock, and the exchange of
-// ghost planes with the neighbours along the split axes. The plans' steps
-// derive from it: the constant tables' (distributed_stepper.cpp, a
-// LocalBackend per rank) and the rows' (general_distributed.cpp, a
-// GeneralLocal per rank). Local is the rank box type (detail/rank_box.hpp).
+// ghost planes with the neighbours along the split axes. MpiStepper
+// (distributed_stepper.cpp) adds the step of every plan. Local is the rank
+// box type (detail/rank_box.hpp).
 #include "messages.hpp"
 #include "mpi_check.hpp"
 

@@ -1,7 +1,7 @@
 // The ranks of a distributed run of the general problem, simulated in one
 // process (HeFFTe style, no mpirun): one GeneralLocal per rank
 // (detail/general_local.hpp), the halo exchange and the all-gather of the
-// reduced rows done by hand exactly as general_distributed.cpp does them
+// reduced rows done by hand exactly as distributed_stepper.cpp does them
 // over MPI. Covers what the 2-core MPI tests cannot afford: many ranks along
 // an axis (rings of 5 and 7, one-plane boxes everywhere), pencils of 6.
 

@@ -2,8 +2,8 @@
 // Internal to adi::mpi: one rank's arithmetic for the GENERAL problem
 // (problem.hpp: K, c, q fields, sources, flux / convective / periodic faces,
 // moving Dirichlet values, flat axes) on the CPU. No MPI here: the
-// distributed stepper (solver/mpi/general_distributed.cpp) moves the numbers.
-// The classic problems keep their own path (local_backend.hpp), bit for bit.
+// distributed stepper (solver/mpi/distributed_stepper.cpp) moves the numbers.
+// The constant tables keep their own box (local_backend.hpp), bit for bit.
 //
 // The rank holds its box with one ghost layer on both sides of every split
 // axis (LocalStorage), for u and for K, 1/c and q. K, c and q are read once,
@@ -44,7 +44,7 @@
 // then solves the reduced system of each of its lines (2P unknowns at most)
 // and finishes locally. The rows' coefficients depend on the line matrix
 // only, which no step changes: after an axis' first solve only the two
-// right-hand sides of a line travel (general_distributed.cpp).
+// right-hand sides of a line travel (distributed_stepper.cpp).
 
 #include <adi/decomposition.hpp>
 #include <adi/detail/line_thomas.hpp>
