@@ -35,7 +35,8 @@ outcome() {
 }
 run_all() {
   echo "### $1"
-  cmake --build "$B" -j "$JOBS" --target "${TARGETS[@]}" >/dev/null || { echo "build failed"; return; }
+  cmake --build "$B" -j "$JOBS" --target "${TARGETS[@]}" >"$B/mutation_build.log" 2>&1 \
+    || { echo "build failed (see $B/mutation_build.log)"; return; }
   echo "contract cpu: $(outcome "$B/tests/contract/test_contract_cpu")"
   for np in 1 2 3 4; do
     echo "contract mpi np$np: $(outcome "${MPIRUN[@]}" -n $np "$B/tests/contract/test_contract_mpi")"
@@ -80,6 +81,16 @@ try_mutation "harmonic_mean (problem.hpp: discrete.hpp's rows, the ranks' box en
   "  return s > T(0) ? T(2) * a * b / s : T(0);" "  return s > T(0) ? s / T(2) : T(0);"
 try_mutation "harmonic_mean_select (line_rows.hpp: the CPU's vectorised interior rows) -> arithmetic mean" \
   solver/cpu/line_rows.hpp "  const T h = T(2) * a * b / s;" "  const T h = s / T(2);"
+# Both CPU copies at once: every face gets the same (wrong) mean, the
+# operator stays symmetric and conservative, and only a jump in K can tell.
+echo "### harmonic_mean and harmonic_mean_select both -> arithmetic mean"
+if mutate solver/include/adi/problem.hpp "  return s > T(0) ? T(2) * a * b / s : T(0);" "  return s > T(0) ? s / T(2) : T(0);" &&
+  mutate solver/cpu/line_rows.hpp "  const T h = T(2) * a * b / s;" "  const T h = s / T(2);"; then
+  run_all "(both copies)" | tail -n +2
+else
+  echo "NOT APPLIED"
+fi
+git checkout -- solver/include/adi/problem.hpp solver/cpu/line_rows.hpp
 try_mutation "Robin term's sign at a low face (discrete.hpp row_coupling)" solver/include/adi/discrete.hpp \
   "  if (mirror_lo) gr = gr + e.lo_robin * rho;" "  if (mirror_lo) gr = gr - e.lo_robin * rho;"
 try_mutation "source table at t, not t + theta dt (CPU general stepper, Douglas rhs)" solver/cpu/general_stepper.cpp \
