@@ -56,9 +56,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adi::test::contract {
@@ -96,9 +98,9 @@ inline HeatProblem roundoff_problem(int faces) {
 /// the phases, the round trips): K per axis (y its own field, x and z one
 /// shared), c and q fields, a source table, Robin and flux faces (one Robin
 /// with a table), z periodic, on a grid that no power of two or warp
-/// divides. No Dirichlet face: the Strang phases leave the face data to
-/// step() (split_reset), so only without one are phases() a step. Auto is
-/// the Strang scheme here (K varies in 3D).
+/// divides. No Dirichlet face: a Strang step() ends by writing the Dirichlet
+/// planes' values (split_reset), which no phase does, so only without one
+/// are the phases a step. Auto is the Strang scheme here (K varies in 3D).
 inline HeatProblem general_problem(SchemeType scheme = SchemeType::Auto) {
   HeatProblem p;
   p.n = {13, 11, 7};
