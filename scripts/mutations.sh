@@ -12,7 +12,7 @@ cd "$ROOT"
 B="${ADI_MUT_BUILD_DIR:-$ROOT/build-mut}"
 JOBS="${ADI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 FILES=(solver/core/scheme.cpp solver/cpu/tridiag_cpu.cpp solver/include/adi/problem.hpp solver/cpu/line_rows.hpp
-  solver/include/adi/discrete.hpp solver/cpu/general_stepper.cpp solver/cpu/general_local.cpp)
+  solver/include/adi/discrete.hpp solver/cpu/stages_cpu.cpp solver/cpu/general_local.cpp)
 TARGETS=(test_contract_cpu test_contract_mpi test_mpi_stepper test_mpi_general test_scheme test_verification)
 git diff --quiet -- "${FILES[@]}" || { echo "mutations.sh: ${FILES[*]} have local changes" >&2; exit 2; }
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
@@ -93,12 +93,12 @@ fi
 git checkout -- solver/include/adi/problem.hpp solver/cpu/line_rows.hpp
 try_mutation "Robin term's sign at a low face (discrete.hpp row_coupling)" solver/include/adi/discrete.hpp \
   "  if (mirror_lo) gr = gr + e.lo_robin * rho;" "  if (mirror_lo) gr = gr - e.lo_robin * rho;"
-try_mutation "source table at t, not t + theta dt (CPU general stepper, Douglas rhs)" solver/cpu/general_stepper.cpp \
+try_mutation "source table at t, not t + theta dt (CPU general stepper, Douglas rhs)" solver/cpu/stages_cpu.cpp \
   "  const T qf = static_cast<T>(p_.source_table.at(tstar));" "  const T qf = static_cast<T>(p_.source_table.at(t0));"
 try_mutation "source table at t, not t + theta dt (MPI ranks' CPU box, Douglas rhs)" solver/cpu/general_local.cpp \
   "    const T qf = static_cast<T>(p_.source_table.at(tstar));" "    const T qf = static_cast<T>(p_.source_table.at(t0));"
 try_mutation "periodic wrap dropped in the CPU general rhs (a Wrap low end read as a Mirror)" \
-  solver/cpu/general_stepper.cpp \
+  solver/cpu/stages_cpu.cpp \
   "            index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);" \
   "            index_t om = ia > 0 ? o - s : o + s;"
 try_mutation "periodic wrap dropped on the MPI ranks' box (lower(): a Wrap end read as a Mirror)" \

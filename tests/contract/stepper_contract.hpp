@@ -50,6 +50,7 @@
 #include <adi/decomposition.hpp>
 #include <adi/factory.hpp>
 #include <adi/split.hpp>
+#include <adi/step_plan.hpp>
 #include <adi/verification.hpp>
 
 #include <array>
@@ -322,7 +323,7 @@ TYPED_TEST_P(StepperContract, FieldStatsSeeNaNInfAndMax) {
   using B = typename TypeParam::Backend;
   using T = typename TypeParam::Real;
   for (const HeatProblem& p : {roundoff_problem(2), general_problem()}) {
-    const char* what = p.classic() ? "classic" : "general";
+    const char* what = row_provider_name(plan_step(p).rows);
     const std::size_t n = static_cast<std::size_t>(p.points());
     std::vector<T> u(B::root() ? n : 0, T(0.25));
     auto st = B::template make<T>(p);
@@ -407,7 +408,7 @@ TYPED_TEST_P(StepperContract, FieldRoundTrips) {
   using B = typename TypeParam::Backend;
   using T = typename TypeParam::Real;
   for (const HeatProblem& p : {roundoff_problem(2), general_problem()}) {
-    const char* what = p.classic() ? "classic" : "general";
+    const char* what = row_provider_name(plan_step(p).rows);
     SeededRng rng;
     std::vector<T> u(static_cast<std::size_t>(p.points()));
     for (auto& v : u) v = static_cast<T>(rng.uniform(-1, 1));  // only the root's draw is scattered
