@@ -1,11 +1,9 @@
 #pragma once
-// What both whole-grid CUDA steppers are, whatever their plan: the device
-// and its stream, the field u and the work array w on it (rows possibly
-// padded: Layout3), host copies of them, probes' node reads, the field
-// statistics, the phase clock, and a step replayed as one CUDA graph. The
-// constant tables' CudaStepper (stepper_cuda.cu) and the rows'
-// CudaGeneralStepper (general/general_stepper.cu) derive from it and add
-// their stages.
+// What the whole-grid CUDA stepper is whatever its plan: the device and its
+// stream, the field u and the work array w on it (rows possibly padded:
+// Layout3), host copies of them, probes' node reads, the field statistics,
+// the phase clock, and a step replayed as one CUDA graph. CudaStepper
+// (general/general_stepper.cu) adds the stages of its plan.
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "field_stats.cuh"

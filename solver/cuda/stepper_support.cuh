@@ -1,7 +1,6 @@
 #pragma once
-// Device selection and the phase clock shared by the CUDA steppers (the
-// constant tables' CudaStepper and CudaGeneralStepper); their field
-// statistics share field_stats.cuh.
+// Device selection and the phase clock shared by the CUDA stepper and the
+// CUDA rank boxes; their field statistics share field_stats.cuh.
 
 #include "cuda_check.hpp"
 

@@ -19,12 +19,6 @@ std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem&, const SolverOp
 }
 template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&, const SolverOptions&);
 template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&, const SolverOptions&);
-template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_general_stepper(const HeatProblem&, const SolverOptions&) {
-  unavailable();
-}
-template std::unique_ptr<Stepper<float>> make_cuda_general_stepper<float>(const HeatProblem&, const SolverOptions&);
-template std::unique_ptr<Stepper<double>> make_cuda_general_stepper<double>(const HeatProblem&, const SolverOptions&);
 std::vector<DeviceInfo> devices() { return {}; }
 std::string unavailable_reason() { return hooks::not_built_message(hooks::Missing::Cuda); }
 

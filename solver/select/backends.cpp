@@ -6,7 +6,6 @@
 #include <adi/detail/backends.hpp>
 #include <adi/factory.hpp>
 #include <adi/mpi.hpp>
-#include <adi/step_plan.hpp>
 #include <adi/stepper.hpp>
 #include <adi/version.hpp>
 
@@ -59,9 +58,6 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const 
   p.validate();
   switch (choose_backend(p, b)) {
     case Backend::Cuda:
-      // Classic problems keep the original kernels, bit for bit and at their
-      // speed; everything else runs the general path (the CPU oracle's step).
-      if (!plan_step(p).constant_tables()) return cuda::make_cuda_general_stepper<T>(p, options);
       return cuda::make_cuda_stepper<T>(p, options);
     case Backend::Cpu:
     case Backend::Auto: return cpu::make_cpu_stepper<T>(p, options);

@@ -1,9 +1,9 @@
-// The CUDA general path (CudaGeneralStepper, solver/cuda/general/) against
+// The CUDA stepper's rows (CudaStepper, solver/cuda/general/) against
 // the CPU oracle (CpuStepper) on awkward grids, every face kind, K / c
 // / q fields with 10x variation, time tables, periodic and flat axes: stage
 // by stage (impose, rhs, x, y, z) and after 20 steps; then every adi::verify
 // check on the CUDA backend; then the backend choice (classic problems keep
-// the classic CudaStepper). Every comparison prints its case, precision,
+// the constant tables' stages, constant_tables.cu). Every comparison prints its case, precision,
 // stage, relative error and the worst node, so a log is enough to diagnose.
 
 #include "gpu_support.hpp"

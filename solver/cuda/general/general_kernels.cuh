@@ -1,5 +1,5 @@
 #pragma once
-// Kernels of the general problem on the GPU (CudaGeneralStepper): the
+// Kernels of the general problem on the GPU (CudaStepper's rows): the
 // right-hand side, one thread per point, and the line solves, one thread per
 // line, with every row's coefficients computed on the fly from K and 1/c
 // through the row functions of discrete.hpp — the same arithmetic, in the

@@ -1,7 +1,9 @@
-// The CUDA backend of the general problem (problem.hpp, discrete.hpp): K, c
-// and q fields, heat sources, flux / convective / periodic faces, moving
-// Dirichlet values, flat axes — every plan but the constant tables (step_plan.hpp).
-// Its step is CpuStepper's (solver/cpu/stages_cpu.cpp, the
+// The CUDA stepper, one class for every plan (step_plan.hpp). The constant
+// tables run constant_tables.cu's stages (scheme.hpp's matrices and RHS,
+// the fused RHS + x kernel, only the unknowns moved). Every other plan —
+// K, c and q fields, heat sources, flux / convective / periodic faces,
+// moving Dirichlet values, flat axes (problem.hpp, discrete.hpp) — runs the
+// stages below, whose step is CpuStepper's (solver/cpu/stages_cpu.cpp, the
 // oracle):
 //   rhs      w = dt (sum_a A_a u + rho (beta(t*) + q f(t*))), 0 at Dirichlet
 //            nodes, then the moving Dirichlet nodes' W terms (dirichlet.hpp);
@@ -46,6 +48,7 @@
 // on-the-fly path): get_work is meaningful after Rhs, SolveX and SolveY.
 
 #include <adi/detail/backends.hpp>
+#include "../constant_tables.cuh"
 #include "../cuda_check.hpp"
 #include "../device_grid.cuh"
 #include "../line_solver.hpp"
@@ -56,6 +59,7 @@
 #include "split_kernels.cuh"
 
 #include <adi/dirichlet.hpp>
+#include <adi/step_plan.hpp>
 #include <adi/discrete.hpp>
 #include <adi/tridiag.hpp>
 
@@ -85,7 +89,7 @@ unsigned blocks_for(index_t count) {
 }  // namespace
 
 template <class T>
-class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
+class CudaStepper final : public detail::DeviceGridStepper<T> {
   using Base = detail::DeviceGridStepper<T>;
   using Base::device_;
   using Base::layout_;
@@ -100,8 +104,13 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
   using Base::w_;
 
  public:
-  CudaGeneralStepper(const HeatProblem& p, const SolverOptions& o) : Base(p, o, p.layout()) {
+  CudaStepper(const HeatProblem& p, const SolverOptions& o)
+      : Base(p, o, plan_step(p).constant_tables() ? ConstantTables<T>::layout_for(p, o) : p.layout()) {
     p_.validate();
+    if (plan_step(p_).constant_tables()) {
+      plan_constant_tables();
+      return;
+    }
 
     // Host side first (fields read and checked, factors, Dirichlet data):
     // a bad input throws before any device memory is taken.
@@ -316,6 +325,11 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
 
   std::string device_name() const override {
     std::ostringstream s;
+    if (tables_) {
+      s << name_ << " (device " << device_ << "; " << tables_->describe()
+        << (use_graph_ ? "; a step is one CUDA graph" : "") << tables_->describe_box() << ")";
+      return s.str();
+    }
     if (classic_) {
       s << name_ << " (device " << device_ << "; general path: classic kernels, x=" << classic_solver_[0]->describe()
         << " y=" << classic_solver_[1]->describe() << " z=" << classic_solver_[2]->describe()
@@ -345,6 +359,7 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
   }
 
   std::vector<Phase> phases() const override {
+    if (tables_) return tables_->phases();
     if (!strang_) return Stepper<T>::phases();
     std::vector<Phase> ph{Phase::Rhs};
     for (const SplitFactor& f : strang_sequence(p_))
@@ -353,6 +368,11 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
   }
 
   void run_phase(Phase ph) override {
+    if (tables_) {  // Phase::Step: the step's launches, the step index left alone
+      if (ph == Phase::Step) launch_tables_step();
+      else tables_->run(ph, u_.get(), w_.get(), stream_);
+      return;
+    }
     if (strang_) {  // Rhs: the Dirichlet terms; SolveX..Z: one factor
       switch (ph) {
         case Phase::Rhs: split_terms(); break;
@@ -383,17 +403,35 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
   }
 
   void step() override {
+    if (tables_) {
+      launch_tables_step();
+      ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      ++this->step_index_;
+      return;
+    }
     launch_step();
     check_errors();
   }
   void advance(index_t count) override {
+    if (tables_) {
+      for (index_t s = 0; s < count; ++s) launch_tables_step();
+      ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      this->step_index_ += count;
+      return;
+    }
     for (index_t s = 0; s < count; ++s) launch_step();
     check_errors();
   }
 
-  FieldStats field_stats() override { return stats_.reduce(u_.get(), layout_, energy_weights(p_), P_.rho, stream_); }
+  FieldStats field_stats() override {
+    const T* rho = tables_ ? static_cast<const T*>(nullptr) : P_.rho;
+    return stats_.reduce(u_.get(), layout_, energy_weights(p_), rho, stream_);
+  }
+  std::array<index_t, 3> moved_extents() const override { return tables_ ? tables_->moved_extents() : p_.n; }
+  index_t moved_yz_lanes() const override { return tables_ ? tables_->moved_yz_lanes() : moved_extents()[0]; }
 
   std::size_t bytes_allocated() const override {
+    if (tables_) return u_.bytes() + w_.bytes();
     std::size_t b = u_.bytes() + w_.bytes() + cp_.bytes() + z_.bytes() + rho_.bytes() + q_.bytes() + wt_.bytes() +
                     kxt_.bytes() + rhot_.bytes();
     for (int a = 0; a < 3; ++a) b += k_[a].bytes() + fa_[a].bytes() + fcp_[a].bytes() + finv_[a].bytes();
@@ -403,6 +441,39 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
 
  private:
   enum class SolveKind { None, Factor, OnTheFly, Cyclic };
+
+  // The constant tables (step_plan.hpp): constant_tables.cu's stages, u and
+  // w with padded rows, a step one CUDA graph.
+  void plan_constant_tables() {
+    tables_ = std::make_unique<ConstantTables<T>>(p_, options_, layout_);
+    const std::size_t n = tables_->elements();
+    std::size_t free_b = 0, total_b = 0;
+    ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (2 * n * sizeof(T) > free_b) {
+      std::ostringstream s;
+      s << "the grid needs " << 2 * n * sizeof(T) / (1 << 20) << " MiB of device memory (u and one work array) but "
+        << name_ << " has " << free_b / (1 << 20) << " MiB free"
+        << detail::row_align_hint<T>(options_, 2, free_b, [&](index_t a) {
+             return (p_.n[0] + a - 1) / a * a * p_.n[1] * p_.n[2];
+           });
+      ADI_THROW(BackendUnavailable, s.str());
+    }
+    u_.resize(n);
+    w_.resize(n);
+    this->create_stream();
+    ADI_CUDA_CHECK(cudaMemsetAsync(u_.get(), 0, u_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaMemsetAsync(w_.get(), 0, w_.bytes(), stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    stats_.allocate();
+    // A synchronising check after each launch (ADI_CUDA_SYNC=1, debug
+    // builds) is illegal inside a capture: those runs launch one by one.
+    use_graph_ = options_.cuda_graph && !sync_checks_enabled();
+  }
+  void launch_tables_step() {
+    this->launch_step_kernels([&] {
+      for (Phase q : tables_->phases()) tables_->run(q, u_.get(), w_.get(), stream_);
+    });
+  }
 
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
@@ -620,15 +691,16 @@ class CudaGeneralStepper final : public detail::DeviceGridStepper<T> {
   DeviceBuffer<std::uint8_t> d_mask_;
   DeviceBuffer<double> d_w_;
   DeviceBuffer<int> error_;
+  std::unique_ptr<ConstantTables<T>> tables_;  // the constant tables' stages (else the rows' below)
 };
 
 template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_general_stepper(const HeatProblem& p, const SolverOptions& options) {
-  return std::make_unique<CudaGeneralStepper<T>>(p, options);
+std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p, const SolverOptions& options) {
+  return std::make_unique<CudaStepper<T>>(p, options);
 }
 
-template std::unique_ptr<Stepper<float>> make_cuda_general_stepper<float>(const HeatProblem&, const SolverOptions&);
-template std::unique_ptr<Stepper<double>> make_cuda_general_stepper<double>(const HeatProblem&,
+template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProblem&, const SolverOptions&);
+template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&,
                                                                                 const SolverOptions&);
 
 }  // namespace adi::cuda

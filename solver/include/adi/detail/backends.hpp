@@ -18,10 +18,6 @@ std::unique_ptr<Stepper<T>> make_cpu_stepper(const HeatProblem& p, const SolverO
 namespace adi::cuda {
 template <class T>
 std::unique_ptr<Stepper<T>> make_cuda_stepper(const HeatProblem& p, const SolverOptions& options = {});
-/// Every plan but the constant tables (step_plan.hpp): material
-/// fields, sources, flux / Robin / periodic faces, tables, flat axes.
-template <class T>
-std::unique_ptr<Stepper<T>> make_cuda_general_stepper(const HeatProblem& p, const SolverOptions& options = {});
 std::vector<DeviceInfo> devices();
 /// "" when a device is usable, otherwise the reason (driver error text).
 std::string unavailable_reason();
