@@ -3,8 +3,10 @@
 # oracle the GPU's general kernels are held to bit for bit, so a change that
 # only reorganises its loops must not move a bit):
 #   scripts/cpu_bitcheck.sh OLD_ADI3D NEW_ADI3D [WORK_DIR]
-# Runs every case of scripts/bitcheck/ plus examples/layered_wall.yaml and
-# examples/periodic.yaml, in float64 and float32, on one process and on
+# Runs every case of scripts/bitcheck/ (the constant tables, axis tables and
+# field rows of step_plan.hpp) plus examples/layered_wall.yaml, periodic.yaml,
+# plate_2d.yaml (a flat axis, a flux table) and convective_cooling.yaml
+# (convective faces only), in float64 and float32, on one process and on
 # mpirun -np 2 and -np 3 (uneven splits, rings across ranks), with both
 # binaries, and compares every float dataset of the outputs bitwise.
 # Needs python3 with numpy and h5py (scripts/setup.sh installs them for the
@@ -15,7 +17,8 @@ WORK="${3:-/tmp/adi3d_bitcheck}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${PYTHON:-python3}"
 rm -rf "$WORK" && mkdir -p "$WORK/inputs"
-cp "$ROOT"/scripts/bitcheck/*.yaml "$ROOT/examples/layered_wall.yaml" "$ROOT/examples/periodic.yaml" "$WORK/inputs/"
+cp "$ROOT"/scripts/bitcheck/*.yaml "$ROOT/examples/layered_wall.yaml" "$ROOT/examples/periodic.yaml" \
+  "$ROOT/examples/plate_2d.yaml" "$ROOT/examples/convective_cooling.yaml" "$WORK/inputs/"
 "$PY" "$ROOT/scripts/bitcheck/make_fields.py" "$WORK/inputs" || exit 2
 "$PY" "$ROOT/examples/make_wall.py" "$WORK/inputs/wall.h5" >/dev/null || exit 2
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
