@@ -148,30 +148,27 @@ class RankedStepper : public DistributedStepper<T> {
     const auto t0 = Clock::now();
     MPI_Request req[8];
     int nreq = 0;
-    for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a) || !axes[a]) continue;
-      const index_t L = lines(a);
-      for (int side = 0; side < 2; ++side) {
-        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
-        if (nb < 0) continue;
-        T* rb = local_->host_buffer(halo_slot(a, side, false), static_cast<std::size_t>(L));
-        // From the lower neighbour comes a plane travelling up, and vice versa.
-        ADI_MPI_CHECK(MPI_Irecv(rb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a : 2 * a + 1, comm_,
-                                &req[nreq++]));
+    // Every receive is posted before any send.
+    for (const bool send : {false, true})
+      for (int a = 1; a < 3; ++a) {
+        if (!dec_.is_split(a) || !axes[a]) continue;
+        const index_t L = lines(a);
+        for (int side = 0; side < 2; ++side) {
+          const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
+          if (nb < 0) continue;
+          T* buf = local_->host_buffer(halo_slot(a, side, send), static_cast<std::size_t>(L));
+          // From the lower neighbour comes a plane travelling up, and vice versa.
+          const int up = 2 * a + 1, down = 2 * a;
+          if (send) {
+            local_->pack_face(a, side, buf);
+            ADI_MPI_CHECK(MPI_Isend(buf, static_cast<int>(L), datatype<T>(), nb, side ? up : down, comm_,
+                                    &req[nreq++]));
+          } else {
+            ADI_MPI_CHECK(MPI_Irecv(buf, static_cast<int>(L), datatype<T>(), nb, side ? down : up, comm_,
+                                    &req[nreq++]));
+          }
+        }
       }
-    }
-    for (int a = 1; a < 3; ++a) {
-      if (!dec_.is_split(a) || !axes[a]) continue;
-      const index_t L = lines(a);
-      for (int side = 0; side < 2; ++side) {
-        const int nb = dec_.neighbour(rank_, a, side ? +1 : -1);
-        if (nb < 0) continue;
-        T* sb = local_->host_buffer(halo_slot(a, side, true), static_cast<std::size_t>(L));
-        local_->pack_face(a, side, sb);
-        ADI_MPI_CHECK(MPI_Isend(sb, static_cast<int>(L), datatype<T>(), nb, side ? 2 * a + 1 : 2 * a, comm_,
-                                &req[nreq++]));
-      }
-    }
     in_flight();
     ADI_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     for (int a = 1; a < 3; ++a)
