@@ -84,7 +84,7 @@ CpuStepper<T>::CpuStepper(const HeatProblem& p, index_t row_pitch_align)
   if (plan_.constant_tables())
     plan_constant_tables();
   else
-    plan_axis_tables();
+    plan_rows();
 }
 
 // One factorised matrix per axis from scheme.hpp: the constant problem's
@@ -95,10 +95,11 @@ void CpuStepper<T>::plan_constant_tables() {
   for (int a = 0; a < 3; ++a) factor_[a] = ThomasFactor<T>::factor(douglas_line_matrix(p_, static_cast<Axis>(a)));
 }
 
-// discrete.hpp's rows: the material's arrays, the face data, the scheme's
-// sequence, and one matrix per axis where no line differs from another.
+// discrete.hpp's rows (axis tables, field rows): the material's arrays, the
+// face data, the scheme's sequence, and for the axis tables one matrix per
+// axis.
 template <class T>
-void CpuStepper<T>::plan_axis_tables() {
+void CpuStepper<T>::plan_rows() {
   // An isotropic conductivity field is one array for all axes.
   for (int a = 0; a < 3; ++a) {
     const auto& src = p_.material.conductivity[a];

@@ -68,7 +68,7 @@ class CpuStepper final : public Stepper<T> {
   }
   void copy_rows(T* packed, T* field, bool in) const;
   void plan_constant_tables();
-  void plan_axis_tables();
+  void plan_rows();
   // Douglas: w = the right-hand side, then d <- (I - theta dt A_a)^{-1} d
   // along every line of each axis; with acc the solution is added into acc
   // (the fused update u += D).
