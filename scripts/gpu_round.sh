@@ -14,11 +14,16 @@
 #   bench   adi3d bench: the constant-coefficient step, the K-field step
 #           (strang and douglas) with mixed faces and the cuSPARSE baseline,
 #           at 512^3, 257^3 and 500x384x260, both precisions
+#   ab      the constant-coefficient step at 512^3 of this tree against a
+#           baseline tree in the same call, three alternating rounds each:
+#           BASE_SRC (default base-src/, ignored by git: make it with
+#           `mkdir base-src && git archive REV | tar -x -C base-src` and
+#           carry it) is built into base-build/
 # A mode builds build-gpu/ only if it is missing (a call may find the last
 # call's build). Every step is bounded by the time left (BUDGET, default
 # 580 s) so the logs come back. Never changes GPU settings.
 set -uo pipefail
-M=${1:?usage: scripts/gpu_round.sh new|half1|half2|bench}
+M=${1:?usage: scripts/gpu_round.sh new|steady|half1|half2|bench|ab}
 O="${OUT:-/tmp/out}/$M"; mkdir -p "$O"
 T0=$(date +%s); BUDGET=${BUDGET:-580}
 left() { local l=$(( BUDGET - ($(date +%s) - T0) )); [ $l -lt 1 ] && l=1; echo $l; }
@@ -114,6 +119,24 @@ PY
 half1) build || exit 1; ct half1 -j 8 -I 1,,2 ;;
 half2) build || exit 1; ct half2 -j 8 -I 2,,2
   [ $(left) -gt 100 ] && { SKIP_BUILD=1 SKIP_BENCH=1 timeout $(( $(left) - 10 )) scripts/gpu_python.sh "$O/py" > "$O/pytest.txt" 2>&1; echo "pytest rc=$?"; tail -3 "$O/pytest.txt"; } ;;
+ab)
+  build || exit 1
+  BS=${BASE_SRC:-base-src}
+  [ -f "$BS/CMakeLists.txt" ] || { echo "ab: no baseline source tree in $BS"; exit 1; }
+  if [ ! -x base-build/app/adi3d ]; then
+    cmake --preset gpu -S "$BS" -B base-build -G Ninja -DADI_BUILD_TESTS=OFF > "$O/build_base.log" 2>&1 &&
+      cmake --build base-build -j 16 --target adi3d >> "$O/build_base.log" 2>&1
+    echo "base build rc=$? $(( $(date +%s) - T0 )) s"
+  fi
+  for r in 1 2 3; do
+    for side in base new; do
+      bin=$B; [ $side = base ] && bin=base-build/app/adi3d
+      timeout $(left) $bin bench --size 512 --reps ${REPS:-10} --json "$O/bench_ab_${side}_$r.json" \
+        > "$O/bench_ab_${side}_$r.txt" 2>&1
+      echo "ab $side round $r rc=$? $(( $(date +%s) - T0 )) s"
+    done
+  done
+  ;;
 bench)
   build || exit 1
   S="--size 512 --size 257 --size 500x384x260 --reps ${REPS:-10}"
