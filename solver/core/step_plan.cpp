@@ -1,5 +1,7 @@
 #include <adi/step_plan.hpp>
 
+#include <adi/split.hpp>
+
 namespace adi {
 
 const char* row_provider_name(RowProvider r) {
@@ -21,6 +23,14 @@ StepPlan plan_step(const HeatProblem& p) {
   else
     plan.rows = RowProvider::AxisTables;
   return plan;
+}
+
+std::vector<Phase> scheme_phases(const HeatProblem& p, const StepPlan& plan) {
+  if (plan.scheme != SchemeType::Strang) return {Phase::Rhs, Phase::SolveX, Phase::SolveY, Phase::SolveZ};
+  std::vector<Phase> ph{Phase::Rhs};
+  for (const SplitFactor& f : strang_sequence(p))
+    ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
+  return ph;
 }
 
 }  // namespace adi

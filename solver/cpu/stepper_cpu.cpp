@@ -204,10 +204,7 @@ void CpuStepper<T>::impose_boundary_values() {
 
 template <class T>
 std::vector<Phase> CpuStepper<T>::phases() const {
-  if (plan_.scheme != SchemeType::Strang) return Stepper<T>::phases();
-  std::vector<Phase> ph{Phase::Rhs};
-  for (const SplitFactor& f : seq_) ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
-  return ph;
+  return scheme_phases(p_, plan_);
 }
 
 template <class T>

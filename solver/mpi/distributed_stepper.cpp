@@ -113,13 +113,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
     if (rows_) rows_->impose_boundary_values(this->time());  // constant tables: the initial field's values
   }
 
-  std::vector<Phase> phases() const override {
-    if (plan_.scheme != SchemeType::Strang) return DistributedStepper<T>::phases();
-    std::vector<Phase> ph{Phase::Rhs};
-    for (const SplitFactor& f : strang_sequence(p_))
-      ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
-    return ph;
-  }
+  std::vector<Phase> phases() const override { return scheme_phases(p_, plan_); }
 
   void step() override {
     const auto t0 = Clock::now();

@@ -360,11 +360,7 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
 
   std::vector<Phase> phases() const override {
     if (tables_) return tables_->phases();
-    if (!strang_) return Stepper<T>::phases();
-    std::vector<Phase> ph{Phase::Rhs};
-    for (const SplitFactor& f : strang_sequence(p_))
-      ph.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
-    return ph;
+    return scheme_phases(p_, plan_step(p_));
   }
 
   void run_phase(Phase ph) override {

@@ -6,6 +6,9 @@
 // rows in discrete.hpp, not a new stepper.
 
 #include <adi/problem.hpp>
+#include <adi/stepper.hpp>
+
+#include <vector>
 
 namespace adi {
 
@@ -34,5 +37,10 @@ struct StepPlan {
 
 /// The plan of p's step.
 StepPlan plan_step(const HeatProblem& p);
+
+/// The phases of a step of p under the plan's scheme, in order: Douglas
+/// Rhs, SolveX, SolveY, SolveZ; Strang the Dirichlet terms (Rhs), then one
+/// solve phase per factor of strang_sequence (split.hpp).
+std::vector<Phase> scheme_phases(const HeatProblem& p, const StepPlan& plan);
 
 }  // namespace adi
