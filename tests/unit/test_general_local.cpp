@@ -36,7 +36,7 @@ struct SimulatedRun {
   Decomposition d;
   std::vector<std::unique_ptr<GeneralLocal<double>>> ranks;
   index_t steps = 0;
-  int batches = 1;  // of lines per split-axis solve, as GeneralMpiStepper's
+  int batches = 1;  // of lines per split-axis solve, as MpiStepper's
 
   SimulatedRun(const HeatProblem& prob, const std::array<int, 3>& grid, int nb = 1) : p(prob), batches(nb) {
     d = Decomposition::plan(p.n, grid[0] * grid[1] * grid[2], grid);
@@ -97,7 +97,7 @@ struct SimulatedRun {
   }
 
   void step() {
-    if (p.scheme_in_use() == SchemeType::Strang) {  // as GeneralMpiStepper's Strang step
+    if (p.scheme_in_use() == SchemeType::Strang) {  // as MpiStepper's Strang step
       halo();
       const double t1 = static_cast<double>(steps + 1) * p.dt;
       for (auto& l : ranks) l->split_terms(time(), t1);
@@ -232,7 +232,7 @@ TEST(GeneralLocal, SimulatedRanksWithConstantCoefficientsMatchTheOracle) {
   }
 }
 
-// The split axes' lines in batches of whole rows (GeneralMpiStepper's
+// The split axes' lines in batches of whole rows (MpiStepper's
 // overlap; on CPU ranks with ADI_MPI_BATCHES): more batches than rows
 // (clamped), uneven batches, pencils, rings, a shared elimination.
 TEST(GeneralLocal, BatchesOfLinesMatchTheOracle) {
