@@ -12,7 +12,8 @@
 // before the x solve (9 words).
 //
 // A full step is replayed as one CUDA graph, captured at the first step
-// (SolverOptions::cuda_graph, ADI_CUDA_GRAPH=0 to launch kernel by kernel):
+// (device_grid.cuh, launch_step_kernels;
+// SolverOptions::cuda_graph, ADI_CUDA_GRAPH=0 to launch kernel by kernel):
 // the launchers' host work (occupancy queries, attribute calls, the
 // constant-bank tables built per launch) and the launch latency are paid
 // once, not four times a step. It matters on small grids, where a phase
