@@ -105,9 +105,10 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
 
  public:
   CudaStepper(const HeatProblem& p, const SolverOptions& o)
-      : Base(p, o, plan_step(p).constant_tables() ? ConstantTables<T>::layout_for(p, o) : p.layout()) {
+      : Base(p, o, plan_step(p).constant_tables() ? ConstantTables<T>::layout_for(p, o) : p.layout()),
+        plan_(plan_step(p)) {
     p_.validate();
-    if (plan_step(p_).constant_tables()) {
+    if (plan_.constant_tables()) {
       plan_constant_tables();
       return;
     }
@@ -360,7 +361,7 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
 
   std::vector<Phase> phases() const override {
     if (tables_) return tables_->phases();
-    return scheme_phases(p_, plan_step(p_));
+    return scheme_phases(p_, plan_);
   }
 
   void run_phase(Phase ph) override {
@@ -664,6 +665,7 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
                                   ": zero or non-finite pivot (non-finite or extreme material values?)");
   }
 
+  StepPlan plan_;  // step_plan.hpp: the constant tables' stages, or the rows' below
   GeneralParams<T> P_;
   bool strang_ = false;                     // the Strang step (split.hpp), else Douglas
   T tau_[3] = {T(0), T(0), T(0)};           // theta dt of each axis' solves
