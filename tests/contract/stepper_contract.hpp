@@ -344,14 +344,24 @@ TYPED_TEST_P(StepperContract, FieldStatsSeeNaNInfAndMax) {
       st->scatter_field(B::root() ? u.data() : nullptr);
       EXPECT_FALSE(st->field_stats().finite) << what << ", -Inf at node " << at;
     }
-    // A NaN survives a step and is still seen (a step must not launder it).
+    // A NaN survives a step and is still seen (a step must not launder it):
+    // the step reports it (NumericalError: the CUDA line kernels check their
+    // solutions) or leaves a field whose statistics see it.
     if (B::root()) {
       std::fill(u.begin(), u.end(), T(0.25));
       u[n / 3] = std::numeric_limits<T>::quiet_NaN();
     }
     st->scatter_field(B::root() ? u.data() : nullptr);
-    st->step();
-    EXPECT_FALSE(st->field_stats().finite) << what << ", NaN after one step";
+    double reported = 0.0;
+    try {
+      st->step();
+    } catch (const NumericalError&) {
+      reported = 1.0;
+    }
+    B::reduce_max(&reported, 1);
+    if (reported == 0.0) {
+      EXPECT_FALSE(st->field_stats().finite) << what << ", NaN after one step";
+    }
   }
 }
 
@@ -380,7 +390,10 @@ TYPED_TEST_P(StepperContract, PhasesComposeToAStep) {
       for (const SplitFactor& f : strang_sequence(p))
         want.push_back(f.axis == 0 ? Phase::SolveX : f.axis == 1 ? Phase::SolveY : Phase::SolveZ);
     }
-    EXPECT_EQ(phases, want) << what;
+    // A single-GPU Douglas step may compute the RHS inside the x solve
+    // (Phase::RhsSolveX: CudaStepper's constant tables, 7 words a point).
+    const std::vector<Phase> fused{Phase::RhsSolveX, Phase::SolveY, Phase::SolveZ};
+    EXPECT_TRUE(phases == want || (p.scheme_in_use() != SchemeType::Strang && phases == fused)) << what;
     a->scatter_field(B::root() ? u0.data() : nullptr);
     b->scatter_field(B::root() ? u0.data() : nullptr);
     for (int s = 0; s < 2; ++s) {

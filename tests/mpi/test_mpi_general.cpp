@@ -363,8 +363,9 @@ TEST(MpiGeneral, SinglePrecision) {
 // at 3 and 4 ranks, sharing a device, meet them here only.
 TEST(MpiGeneral, DistributedVerificationChecks) {
   ADI_MPI_BACKEND_PRELUDE();
-  if (!gpu_variant() || ranks() < 3)
-    GTEST_SKIP() << "run by the stepper contract (contract_mpi_np*, contract_mpi_cuda_np1/2) on this spec";
+  // The stepper contract runs most of these on the same spec at 1-4 CPU
+  // ranks and 1-2 GPU ranks; they stay here too, so that no rank count of
+  // the GPU variant reports a skip (this program's 77) for a test that ran.
   StepperSpec spec;
   spec.backend = test_backend();
   spec.distributed = true;
