@@ -33,8 +33,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace adi::mpi {
@@ -118,24 +120,43 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
   void step() override {
     const auto t0 = Clock::now();
     if (plan_.scheme == SchemeType::Strang) {
-      run_phase(Phase::Rhs);
+      do_phase(Phase::Rhs);
       for (const SplitFactor& f : strang_sequence(p_)) factor(f.axis);
-      rows_->split_reset();
+      on_box([&] { rows_->split_reset(); });
     } else {
-      run_phase(Phase::Rhs);
-      run_phase(Phase::SolveX);
-      run_phase(Phase::SolveY);
-      run_phase(Phase::SolveZ);
-      local_->synchronize();
+      do_phase(Phase::Rhs);
+      do_phase(Phase::SolveX);
+      do_phase(Phase::SolveY);
+      do_phase(Phase::SolveZ);
+      on_box([&] { local_->synchronize(); });
     }
+    agree();
     times_.step += since(t0);
     ++times_.steps;
     ++this->step_index_;
   }
 
+  void run_phase(Phase ph) override {
+    if (ph == Phase::Step) {
+      step();
+      return;
+    }
+    do_phase(ph);
+    agree();
+  }
+
+  void solve_lines(Axis axis, T* box) override {
+    local_->set_work(box);
+    solve(axis_index(axis), false);
+    on_box([&] { local_->synchronize(); });
+    agree();
+    local_->get_work(box);
+  }
+
+ private:
   // Douglas: Rhs, then the solves along x, y and z (z adds into u). Strang:
   // Rhs is the Dirichlet terms, SolveX..Z one factor each.
-  void run_phase(Phase ph) override {
+  void do_phase(Phase ph) {
     const bool strang = plan_.scheme == SchemeType::Strang;
     switch (ph) {
       case Phase::Rhs:
@@ -143,8 +164,8 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
           rhs_tables();
         } else {
           this->exchange_halo({{true, true, true}}, [] {}, false);
-          if (strang) rows_->split_terms(this->time(), this->time_at(this->step_index() + 1));
-          else rows_->rhs(this->time());
+          if (strang) on_box([&] { rows_->split_terms(this->time(), this->time_at(this->step_index() + 1)); });
+          else on_box([&] { rows_->rhs(this->time()); });
         }
         break;
       case Phase::SolveX:
@@ -163,14 +184,49 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
     }
   }
 
-  void solve_lines(Axis axis, T* box) override {
-    local_->set_work(box);
-    solve(axis_index(axis), false);
-    local_->synchronize();
-    local_->get_work(box);
+  // A rank box of the rows reports what it finds in its own part (a zero or
+  // non-finite pivot from its material values, a NaN in its part of u that
+  // a CUDA line kernel flags) by throwing, and only that rank throws. Were
+  // it to leave the step there, its peers would wait for it in the next
+  // collective for ever. So the rows' box operations run through on_box:
+  // a rank keeps its first error and skips its later box operations while
+  // its collectives still run (on stale numbers, which only its peers see,
+  // after its own error), and at the end of the step, phase or line solve
+  // agree() makes every rank throw: the rank whose error came first in the
+  // step's order (the lowest such rank on a tie) its own, the others
+  // PeerError naming it. A peer that failed on the stale numbers failed
+  // later in that order, so it is never the one named. The constant
+  // tables' boxes find nothing rank-local during a step (their pivots are
+  // planned, and agreed, at construction): their step adds no collective.
+  template <class F>
+  void on_box(F&& f) {
+    if (tables_) {
+      f();
+      return;
+    }
+    const int at = box_ops_++;
+    if (failure_) return;
+    try {
+      f();
+    } catch (...) {
+      failure_ = std::current_exception();
+      failed_at_ = at;
+    }
+  }
+  void agree() {
+    if (tables_) return;
+    std::exception_ptr own = std::exchange(failure_, nullptr);
+    struct {
+      int at, rank;
+    } first{own ? failed_at_ : std::numeric_limits<int>::max(), this->rank_};
+    box_ops_ = 0;
+    ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_2INT, MPI_MINLOC, this->comm_));
+    if (first.at == std::numeric_limits<int>::max()) return;
+    if (own && first.rank == this->rank_) std::rethrow_exception(own);
+    ADI_THROW(PeerError, "rank " + std::to_string(first.rank) + " failed in step " +
+                             std::to_string(this->step_index() + 1) + " (see its message)");
   }
 
- private:
   // The lines along axis a: (I - theta dt A_a)^{-1} w, into w or (add_to_u)
   // added into u.
   void solve(int a, bool add_to_u) {
@@ -285,7 +341,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
   // split axis first), then the line solve adding into u.
   void factor(int a) {
     if (p_.flat(a)) {
-      rows_->factor_rhs(a, this->time());
+      on_box([&] { rows_->factor_rhs(a, this->time()); });
       return;
     }
     if (dec_.is_split(a)) {
@@ -293,13 +349,13 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
       only[a] = true;
       this->exchange_halo(only, [] {}, false);
     }
-    rows_->factor_rhs(a, this->time());
+    on_box([&] { rows_->factor_rhs(a, this->time()); });
     solve_rows(a, true);
   }
 
   void solve_rows(int a, bool add_to_u) {
     if (!dec_.is_split(a)) {
-      rows_->solve_whole(a, add_to_u);
+      on_box([&] { rows_->solve_whole(a, add_to_u); });
       return;
     }
     // Batches of whole rows of lines (c_o2 ranges; x is o1 for a split y or
@@ -320,8 +376,8 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
                 "distributed line solve: too many lines per rank for one all-gather");
     for (int b = 0; b < nb; ++b) {
       const index_t lb = (c2(b + 1) - c2(b)) * n1;
-      rows_->reduce(a, c2(b), c2(b + 1), b,
-                     rows_->host_buffer(rows_slot(b), static_cast<std::size_t>(kReducedValues * lb)));
+      T* rows = rows_->host_buffer(rows_slot(b), static_cast<std::size_t>(kReducedValues * lb));
+      on_box([&] { rows_->reduce(a, c2(b), c2(b + 1), b, rows); });
     }
     // The reduced rows' coefficients (values 0-2 and 4-6 of a line: a, b, c
     // of its first and last row) are functions of the line matrix alone:
@@ -337,7 +393,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
       T* rows = rows_->host_buffer(rows_slot(b), 0);
       T* gathered =
           rows_->host_buffer(gathered_slot(a, b), static_cast<std::size_t>(kReducedValues * lb * P));
-      rows_->rows_ready(b);
+      on_box([&] { rows_->rows_ready(b); });
       const auto t0 = Clock::now();
       if (!rhs_only) {
         const int count = static_cast<int>(kReducedValues * lb);
@@ -357,9 +413,9 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
         }
       }
       times_.reduced += since(t0);
-      rows_->finish(a, c2(b), c2(b + 1), gathered, add_to_u, rhs_only);
+      on_box([&] { rows_->finish(a, c2(b), c2(b + 1), gathered, add_to_u, rhs_only); });
     }
-    rows_->end_lines(a);
+    on_box([&] { rows_->end_lines(a); });
     gathered_once_[a] = true;
   }
 
@@ -371,6 +427,9 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
   bool overlap_ = true;  // constant tables: interior RHS during the halo, batches of lines pipelined
   int batches_ = 4;      // of lines per split-axis solve (>= 1)
   bool gathered_once_[3] = {false, false, false};  // rows: the axis' reduced coefficients are in gathered_slot
+  std::exception_ptr failure_;  // rows: this rank's first error since the last agree()
+  int failed_at_ = 0;           // its box operation's index in that span
+  int box_ops_ = 0;             // box operations since the last agree()
 };
 
 }  // namespace

@@ -49,6 +49,7 @@
 #include <adi/analytic.hpp>
 #include <adi/decomposition.hpp>
 #include <adi/factory.hpp>
+#include <adi/mpi.hpp>
 #include <adi/split.hpp>
 #include <adi/step_plan.hpp>
 #include <adi/verification.hpp>
@@ -346,21 +347,29 @@ TYPED_TEST_P(StepperContract, FieldStatsSeeNaNInfAndMax) {
     }
     // A NaN survives a step and is still seen (a step must not launder it):
     // the step reports it (NumericalError: the CUDA line kernels check their
-    // solutions) or leaves a field whose statistics see it.
+    // solutions) or leaves a field whose statistics see it. When one rank
+    // reports it, every rank throws (the others PeerError) instead of
+    // waiting for it in a collective.
     if (B::root()) {
       std::fill(u.begin(), u.end(), T(0.25));
       u[n / 3] = std::numeric_limits<T>::quiet_NaN();
     }
     st->scatter_field(B::root() ? u.data() : nullptr);
-    double reported = 0.0;
+    double threw[2] = {0.0, 0.0};  // its own NumericalError, any of the two
     try {
       st->step();
     } catch (const NumericalError&) {
-      reported = 1.0;
+      threw[0] = threw[1] = 1.0;
+    } catch (const mpi::PeerError&) {
+      threw[1] = 1.0;
     }
-    B::reduce_max(&reported, 1);
-    if (reported == 0.0) {
+    const double mine = threw[1];
+    B::reduce_max(threw, 2);
+    if (threw[1] == 0.0) {
       EXPECT_FALSE(st->field_stats().finite) << what << ", NaN after one step";
+    } else {
+      EXPECT_EQ(threw[0], 1.0) << what << ": a rank threw PeerError but none its own NumericalError";
+      EXPECT_EQ(mine, 1.0) << what << ": another rank reported the NaN but this one's step returned";
     }
   }
 }

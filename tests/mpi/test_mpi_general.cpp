@@ -428,6 +428,55 @@ TEST(MpiGeneral, BadMaterialValueOnOneRankFailsEveryRank) {
   }
 }
 
+// A failure that only one rank finds during a step (its lines' pivots
+// overflow: K = 1e308 at the last two nodes of the last x line, K dt / (c
+// h^2) = 1e308 * 119) stops every rank in that step: the rank that owns the
+// line throws its NumericalError, the others PeerError naming it, and none
+// waits for it in a collective (the hang this test would show is the one a
+// NaN on one GPU rank once caused). On every process grid, and again for
+// the next step (the stepper stays usable for its error).
+TEST(MpiGeneral, AFailureOnOneRankDuringAStepStopsEveryRank) {
+  ADI_MPI_BACKEND_PRELUDE();
+  HeatProblem p = base(13, 11, 7);
+  p.dt = 1.0;
+  std::vector<double> k(static_cast<std::size_t>(p.points()), 1.0);
+  k[k.size() - 1] = k[k.size() - 2] = 1e308;
+  auto K = std::make_shared<ArrayField>("K", p.n, k);
+  p.material.conductivity = {K, K, K};
+  for (const auto& g : grids(p)) {
+    auto st = mpi::make_distributed_stepper<double>(p, test_backend(), g, test_options());
+    const Box b = st->part().box;
+    const bool owner = b.end(0) == p.n[0] && b.end(1) == p.n[1] && b.end(2) == p.n[2];
+    double owner_rank = owner ? rank() : -1.0;
+    mpi::allreduce_max(&owner_rank, 1);
+    const std::vector<double> u(static_cast<std::size_t>(b.points()), 0.5);
+    st->set_field(u.data());
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      std::string what;
+      int kind = 0;  // 0 returned, 1 NumericalError, 2 PeerError
+      try {
+        st->step();
+      } catch (const NumericalError& e) {
+        kind = 1;
+        what = e.what();
+      } catch (const mpi::PeerError& e) {
+        kind = 2;
+        what = e.what();
+      }
+      double returned = kind == 0 ? 1.0 : 0.0;
+      mpi::allreduce_max(&returned, 1);
+      EXPECT_EQ(returned, 0.0) << "grid " << grid_name(g) << ", step " << attempt << ": some rank's step returned";
+      if (owner) {
+        EXPECT_EQ(kind, 1) << what;
+        EXPECT_NE(what.find("line solve along x"), std::string::npos) << what;
+      } else {
+        EXPECT_EQ(kind, 2) << what;
+        EXPECT_NE(what.find("rank " + std::to_string(static_cast<int>(owner_rank)) + " failed"), std::string::npos) << what;
+      }
+    }
+  }
+}
+
 /// On ranks other than 0: print only failed assertions, tagged with the rank.
 class FailurePrinter : public ::testing::EmptyTestEventListener {
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
