@@ -1,7 +1,7 @@
 #pragma once
 // ADI_REQUIRE_GPU: the one parser of the knob that turns a GPU test's
 // "no device, skipped" into a failure (the device runs set it to 1). Shared
-// by tests/gpu (gpu_support.hpp, gpu_test_util.hpp), tests/mpi and the
+// by tests/gpu (gpu_support.hpp), tests/mpi and the
 // stepper contract, so a value cannot mean "required" to one and not to
 // another: exactly "1" requires a GPU, anything else (unset, "", "0", "yes")
 // does not, as the ctest entry of transpose_bench_roundtrip reads it.

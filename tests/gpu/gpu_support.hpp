@@ -1,6 +1,8 @@
 #pragma once
-// GPU test support: skip without a device (reported as skipped by ctest),
-// fail instead when ADI_REQUIRE_GPU=1; checked device buffers.
+// The GPU tests' support, in one place: skip without a device (fail instead
+// when ADI_REQUIRE_GPU=1: ADI_GPU_TEST_PRELUDE), a throwing CUDA check
+// (ADI_TEST_CUDA, ADI_TEST_CUDA_LAUNCH), and a device buffer that can be
+// poisoned before a kernel (DeviceBuffer).
 
 #include "gpu_required.hpp"
 
@@ -8,60 +10,109 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace adi::test {
 
-inline std::string gpu_missing_reason() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
-  }
-  return n == 0 ? "no CUDA device" : "";
+/// "" when a CUDA device is usable, else why not (asked once per process).
+inline const std::string& gpu_unavailable_reason() {
+  static const std::string reason = [] {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
+    }
+    if (n == 0) return std::string("no CUDA device");
+    const cudaError_t f = cudaFree(nullptr);  // creates the context: a broken driver shows here
+    if (f != cudaSuccess) return std::string("CUDA context creation failed: ") + cudaGetErrorString(f);
+    return std::string();
+  }();
+  return reason;
 }
 
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+                           cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
 
-#define ADI_GPU_TEST_PRELUDE()                                                             \
-  do {                                                                                     \
-    const std::string why_ = ::adi::test::gpu_missing_reason();                            \
-    if (!why_.empty()) {                                                                   \
-      if (::adi::test::gpu_required()) FAIL() << "ADI_REQUIRE_GPU=1 but " << why_;         \
-      GTEST_SKIP() << why_;                                                                \
-    }                                                                                      \
-  } while (0)
-
-#define ADI_TEST_CUDA(call)                                                                     \
-  do {                                                                                          \
-    const cudaError_t e_ = (call);                                                              \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorName(e_) << " " << cudaGetErrorString(e_); \
-  } while (0)
-
-/// A device copy of a host vector; throws (via gtest failure) on CUDA errors.
+/// A device array of n T; poison() fills every byte with 0xFF, which is a
+/// NaN for float and double, so an element a kernel did not write cannot
+/// compare equal to anything.
 template <class T>
-class DeviceArray {
+class DeviceBuffer {
  public:
-  explicit DeviceArray(const std::vector<T>& h) : n_(h.size()) {
-    if (cudaMalloc(reinterpret_cast<void**>(&p_), n_ * sizeof(T)) != cudaSuccess) throw std::bad_alloc();
-    if (cudaMemcpy(p_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
-      throw std::runtime_error("cudaMemcpy to device failed");
-  }
-  ~DeviceArray() { cudaFree(p_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
+  explicit DeviceBuffer(std::size_t n);
+  /// A device copy of `h`.
+  explicit DeviceBuffer(const std::vector<T>& h) : DeviceBuffer(h.size()) { upload(h); }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   T* get() const { return p_; }
-  std::vector<T> download() const {
-    std::vector<T> h(n_);
-    if (cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
-      throw std::runtime_error("cudaMemcpy to host failed");
-    return h;
-  }
+  std::size_t size() const { return n_; }
+  void poison();
+  void upload(const std::vector<T>& h);
+  std::vector<T> download() const;
 
  private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
 };
+
+}  // namespace adi::test
+
+/// Every CUDA runtime call in tests: throws (gtest reports the exception as a
+/// failure with file, line and the call).
+#define ADI_TEST_CUDA(call)                                                              \
+  do {                                                                                   \
+    const cudaError_t adi_test_err_ = (call);                                            \
+    if (adi_test_err_ != cudaSuccess) ::adi::test::throw_cuda(adi_test_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+/// After every launch: the launch error, then the kernel's own error.
+#define ADI_TEST_CUDA_LAUNCH()                  \
+  do {                                          \
+    ADI_TEST_CUDA(cudaGetLastError());          \
+    ADI_TEST_CUDA(cudaDeviceSynchronize());     \
+  } while (0)
+
+/// First statement of every GPU test: skip without a device, or fail when
+/// ADI_REQUIRE_GPU=1.
+#define ADI_GPU_TEST_PRELUDE()                                                       \
+  do {                                                                               \
+    const std::string& adi_why_ = ::adi::test::gpu_unavailable_reason();             \
+    if (!adi_why_.empty()) {                                                         \
+      if (::adi::test::gpu_required()) {                                             \
+        FAIL() << "ADI_REQUIRE_GPU=1 but " << adi_why_;                              \
+      } else {                                                                       \
+        GTEST_SKIP() << adi_why_ << " (set ADI_REQUIRE_GPU=1 to make this a failure)"; \
+      }                                                                              \
+    }                                                                                \
+  } while (0)
+
+namespace adi::test {
+
+template <class T>
+DeviceBuffer<T>::DeviceBuffer(std::size_t n) : n_(n) {
+  ADI_TEST_CUDA(cudaMalloc(&p_, n * sizeof(T) + 16));
+}
+template <class T>
+void DeviceBuffer<T>::poison() {
+  ADI_TEST_CUDA(cudaMemset(p_, 0xFF, n_ * sizeof(T)));
+}
+template <class T>
+void DeviceBuffer<T>::upload(const std::vector<T>& h) {
+  if (h.size() != n_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
+  ADI_TEST_CUDA(cudaMemcpy(p_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+}
+template <class T>
+std::vector<T> DeviceBuffer<T>::download() const {
+  std::vector<T> h(n_);
+  ADI_TEST_CUDA(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
 
 }  // namespace adi::test

@@ -75,7 +75,7 @@ void ghost_rhs_is_equivalent_to_ref(index_t row_align, const SolverOptions& o) {
     const LocalStorage whole = LocalStorage::make(p.n, {false, false, false}, row_align);
     LocalPart all;
     all.box.size = p.n;
-    DeviceArray<T> gu(local_field(u, p, all, whole)), gw(std::vector<T>(whole.elements, poison<T>()));
+    DeviceBuffer<T> gu(local_field(u, p, all, whole)), gw(std::vector<T>(whole.elements, poison<T>()));
     cuda::douglas_rhs(gu.get() + whole.origin, gw.get() + whole.origin, whole.layout, rhs_coefficients<T>(p),
                       nullptr, o);
     ADI_TEST_CUDA(cudaDeviceSynchronize());
@@ -92,7 +92,7 @@ void ghost_rhs_is_equivalent_to_ref(index_t row_align, const SolverOptions& o) {
         const RhsCoefficients<T> kc = rhs_coefficients<T>(p, part.lo_cut, part.hi_cut);
         std::vector<T> want(lu.size(), poison<T>());
         cpu::douglas_rhs(lu.data() + st.origin, want.data() + st.origin, st.layout, kc);
-        DeviceArray<T> du(lu), dw(std::vector<T>(lu.size(), poison<T>()));
+        DeviceBuffer<T> du(lu), dw(std::vector<T>(lu.size(), poison<T>()));
         cuda::douglas_rhs(du.get() + st.origin, dw.get() + st.origin, st.layout, kc, nullptr, o);
         ADI_TEST_CUDA(cudaDeviceSynchronize());
         const std::vector<T> got = dw.download();
@@ -186,7 +186,7 @@ void short_lines_are_equivalent_to_ref() {
             d[st.origin + st.layout.offset(i, j, k)] = static_cast<T>(rng.uniform(-1, 1));
       std::vector<T> want = d;
       cpu::solve_constant(axis, ThomasFactor<T>::factor(A), want.data() + st.origin, st.layout);
-      DeviceArray<T> dd(d);
+      DeviceBuffer<T> dd(d);
       const cuda::ConstantSolver<T> solver(A, axis, st.layout);
       solver.solve(dd.get() + st.origin);
       ADI_TEST_CUDA(cudaDeviceSynchronize());

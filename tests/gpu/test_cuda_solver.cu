@@ -99,7 +99,7 @@ double fused_update_error(const cuda::ConstantSolver<T>& solver, const std::vect
   auto acc_want = acc0;
   for (std::size_t q = 0; q < acc_want.size(); ++q)
     if (!std::isnan(acc_want[q])) acc_want[q] += want[q];
-  DeviceArray<T> dd(d0), da(acc0);
+  DeviceBuffer<T> dd(d0), da(acc0);
   solver.solve_add(dd.get(), da.get());
   const cudaError_t e = cudaDeviceSynchronize();  // (ADI_TEST_CUDA asserts: void functions only)
   EXPECT_EQ(e, cudaSuccess) << cudaGetErrorName(e) << " " << cudaGetErrorString(e);
@@ -122,7 +122,7 @@ void constant_is_equivalent_to_ref(const Case& c) {
 
   const cuda::ConstantSolver<T> solver(m, c.axis, L);
   std::cout << "[ kernel   ] " << solver.describe() << std::endl;
-  DeviceArray<T> dev(d0);
+  DeviceBuffer<T> dev(d0);
   solver.solve(dev.get());
   ADI_TEST_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>());
@@ -156,7 +156,7 @@ void general_is_equivalent_to_ref(const Case& c) {
   const auto d0 = random_field<T>(rng, L);
   auto want = d0;
   cpu::solve_general(c.axis, a.data(), b.data(), cc.data(), want.data(), L);
-  DeviceArray<T> da(a), db(b), dc(cc), dd(d0);
+  DeviceBuffer<T> da(a), db(b), dc(cc), dd(d0);
   cuda::solve_general(c.axis, da.get(), db.get(), dc.get(), dd.get(), L);
   EXPECT_LE(compare_fields(dd.download(), want, L), tol<T>());
 }
@@ -180,7 +180,7 @@ void cyclic_is_equivalent_to_ref(const Case& c) {
   const auto d0 = random_field<T>(rng, L);
   auto want = d0;
   cpu::solve_cyclic(c.axis, a.data(), b.data(), cc.data(), want.data(), L);
-  DeviceArray<T> da(a), db(b), dc(cc), dd(d0);
+  DeviceBuffer<T> da(a), db(b), dc(cc), dd(d0);
   cuda::solve_cyclic(c.axis, da.get(), db.get(), dc.get(), dd.get(), L);
   EXPECT_LE(compare_fields(dd.download(), want, L), tol<T>());
 }
@@ -220,7 +220,7 @@ void ring_constant_matches(const LineMatrix& m, Axis axis, const Layout3& L, con
   EXPECT_NE(solver.describe().find("periodic"), std::string::npos) << solver.describe();
   if (!expect_in_describe.empty())
     EXPECT_NE(solver.describe().find(expect_in_describe), std::string::npos) << solver.describe();
-  DeviceArray<T> dev(d0);
+  DeviceBuffer<T> dev(d0);
   solver.solve(dev.get());
   ADI_TEST_CUDA(cudaDeviceSynchronize());
   EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << m.size();
@@ -310,7 +310,7 @@ TEST(CudaLineKernels, EverySegmentLengthIsEquivalentToRef) {
           EXPECT_NE(solver.describe().find(fits ? "I = " + std::to_string(I) + "," : std::string("generic")),
                     std::string::npos)
               << solver.describe();
-          DeviceArray<T> dev(d0);
+          DeviceBuffer<T> dev(d0);
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << n;
@@ -360,7 +360,7 @@ TEST(CudaLineKernels, HalfTilesAreEquivalentToRef) {
             EXPECT_NE(solver.describe().find("I = " + std::to_string(I) + ", S = 32"), std::string::npos)
                 << solver.describe();
             EXPECT_NE(solver.describe().find("16 lines a tile"), std::string::npos) << solver.describe();
-            DeviceArray<T> dev(d0);
+            DeviceBuffer<T> dev(d0);
             solver.solve(dev.get());
             ADI_TEST_CUDA(cudaDeviceSynchronize());
             EXPECT_LE(compare_fields(dev.download(), want, L), tol<T>()) << solver.describe() << " n " << n;
@@ -397,7 +397,7 @@ TEST(CudaLineKernels, HalfTilesForRaggedDoubleZLinesAreEquivalentToRef) {
       const std::string what = solver.describe() + " n " + std::to_string(n) + " lines " + std::to_string(nu);
       EXPECT_NE(solver.describe().find("I = 16,"), std::string::npos) << what;
       EXPECT_EQ(solver.describe().find("16 lines a tile") != std::string::npos, half) << what;
-      DeviceArray<double> dev(d0);
+      DeviceBuffer<double> dev(d0);
       solver.solve(dev.get());
       ADI_TEST_CUDA(cudaDeviceSynchronize());
       EXPECT_LE(compare_fields(dev.download(), want, L), tol<double>()) << what;
@@ -456,7 +456,7 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
           EXPECT_NE(solver.describe().find(c.plan), std::string::npos) << what;
           EXPECT_EQ(solver.describe().find(c.tile) != std::string::npos, pairs) << what;
           EXPECT_EQ(solver.describe().find("line pairs") != std::string::npos, pairs) << what;
-          DeviceArray<float> dev(d0);
+          DeviceBuffer<float> dev(d0);
           solver.solve(dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(dev.download(), want, L), tol<float>()) << what;
@@ -466,7 +466,7 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
           // boundary, so the solve takes the one-line-a-lane build.
           std::vector<float> shifted(d0.size() + 1, poison<float>());
           std::copy(d0.begin(), d0.end(), shifted.begin() + 1);
-          DeviceArray<float> off(shifted);
+          DeviceBuffer<float> off(shifted);
           solver.solve(off.get() + 1);
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           const auto got = off.download();
@@ -479,7 +479,7 @@ TEST(CudaLineKernels, LinePairsAreEquivalentToRef) {
           cpu::solve_constant(axis, ThomasFactor<float>::factor(m), e_want.data(), odd);
           const cuda::ConstantSolver<float> unpaired(m, axis, odd, opt);
           EXPECT_EQ(unpaired.describe().find("line pairs"), std::string::npos) << unpaired.describe();
-          DeviceArray<float> e_dev(e0);
+          DeviceBuffer<float> e_dev(e0);
           unpaired.solve(e_dev.get());
           ADI_TEST_CUDA(cudaDeviceSynchronize());
           EXPECT_LE(compare_fields(e_dev.download(), e_want, odd), tol<float>()) << unpaired.describe();
@@ -535,7 +535,7 @@ void line_batches_match(const std::vector<index_t>& lengths) {
             EXPECT_EQ(is_block, axis == Axis::X && n > 32 * kWarpMaxI && n <= kBlockMaxRows) << what;
             if (n == 40000)
               EXPECT_NE(solver.describe().find("reduced system: y: long-line kernel"), std::string::npos) << what;
-            DeviceArray<T> dev(d0);
+            DeviceBuffer<T> dev(d0);
             solver.solve(dev.get());
             ADI_TEST_CUDA(cudaDeviceSynchronize());
             // fp32: the error grows with the line's length (a random
@@ -550,7 +550,7 @@ void line_batches_match(const std::vector<index_t>& lengths) {
               off.long_lines = false;
               const cuda::ConstantSolver<T> gen(m, axis, L, off);
               EXPECT_NE(gen.describe().find("generic"), std::string::npos) << gen.describe();
-              DeviceArray<T> dg(d0);
+              DeviceBuffer<T> dg(d0);
               gen.solve(dg.get());
               ADI_TEST_CUDA(cudaDeviceSynchronize());
               EXPECT_LE(compare_fields(dg.download(), want, L), tolerance) << gen.describe();
@@ -560,7 +560,7 @@ void line_batches_match(const std::vector<index_t>& lengths) {
               passes.line_blocks = false;
               const cuda::ConstantSolver<T> lng(m, axis, L, passes);
               EXPECT_NE(lng.describe().find("long-line kernel, I = 32"), std::string::npos) << lng.describe();
-              DeviceArray<T> dl(d0);
+              DeviceBuffer<T> dl(d0);
               lng.solve(dl.get());
               ADI_TEST_CUDA(cudaDeviceSynchronize());
               EXPECT_LE(compare_fields(dl.download(), want, L), tolerance) << lng.describe();
@@ -623,7 +623,7 @@ void general_matches_cusparse() {
     b[q] = static_cast<T>(rng.sign() * (std::fabs(a[q]) + std::fabs(c[q]) + 0.5 + rng.uniform(0, 1)));
     d[q] = static_cast<T>(rng.uniform(-1, 1));
   }
-  DeviceArray<T> da(a), db(b), dc(c), dd(d), ds(d);
+  DeviceBuffer<T> da(a), db(b), dc(c), dd(d), ds(d);
   cuda::solve_general(Axis::X, da.get(), db.get(), dc.get(), dd.get(), L);
 
   cusparseHandle_t h;
@@ -669,7 +669,7 @@ TEST(CudaGeneral, ReportsZeroPivot) {
   const Layout3 L = Layout3::packed(33, 5, 4);
   std::vector<double> a(L.span(), 0.0), b(L.span(), 1.0), c(L.span(), 0.0), d(L.span(), 1.0);
   b[L.offset(0, 3, 2)] = 0.0;
-  DeviceArray<double> da(a), db(b), dc(c), dd(d);
+  DeviceBuffer<double> da(a), db(b), dc(c), dd(d);
   EXPECT_THROW(cuda::solve_general(Axis::Y, da.get(), db.get(), dc.get(), dd.get(), L), NumericalError);
 }
 
@@ -687,20 +687,20 @@ TEST(CudaGeneral, AnErrorDoesNotOutliveItsCall) {
     std::vector<double> a(L.span(), -1.0), b(L.span(), 3.0), c(L.span(), -1.0), d(L.span(), 1.0);
     std::vector<double> bad_b = b;
     bad_b[L.offset(2, n / 2, 1)] = std::numeric_limits<double>::quiet_NaN();
-    DeviceArray<double> da(a), db(b), dbad(bad_b), dc(c);
+    DeviceBuffer<double> da(a), db(b), dbad(bad_b), dc(c);
     auto want = d;
     cpu::solve_general(Axis::Y, a.data(), b.data(), c.data(), want.data(), L);
     auto want_ring = d;
     cpu::solve_cyclic(Axis::Y, a.data(), b.data(), c.data(), want_ring.data(), L);
     for (void* st : {static_cast<void*>(nullptr), static_cast<void*>(user)}) {
-      DeviceArray<double> dd(d);
+      DeviceBuffer<double> dd(d);
       EXPECT_THROW(cuda::solve_general(Axis::Y, da.get(), dbad.get(), dc.get(), dd.get(), L, st), NumericalError);
-      DeviceArray<double> good(d);
+      DeviceBuffer<double> good(d);
       EXPECT_NO_THROW(cuda::solve_general(Axis::Y, da.get(), db.get(), dc.get(), good.get(), L)) << "n " << n;
       EXPECT_LE(compare_fields(good.download(), want, L), 1e-12);
-      DeviceArray<double> ring(d);
+      DeviceBuffer<double> ring(d);
       EXPECT_THROW(cuda::solve_cyclic(Axis::Y, da.get(), dbad.get(), dc.get(), ring.get(), L, st), NumericalError);
-      DeviceArray<double> good_ring(d);
+      DeviceBuffer<double> good_ring(d);
       EXPECT_NO_THROW(cuda::solve_cyclic(Axis::Y, da.get(), db.get(), dc.get(), good_ring.get(), L)) << "n " << n;
       EXPECT_LE(compare_fields(good_ring.download(), want_ring, L), 1e-12);
     }
@@ -711,7 +711,7 @@ TEST(CudaGeneral, AnErrorDoesNotOutliveItsCall) {
     lines.tau = 1e-3;
     auto want_k = d;
     cpu::solve_conductive(Axis::Y, K.data(), nullptr, lines, want_k.data(), L);
-    DeviceArray<double> dK(K), dbadK(badK), dd(d), good(d);
+    DeviceBuffer<double> dK(K), dbadK(badK), dd(d), good(d);
     EXPECT_THROW(cuda::solve_conductive(Axis::Y, dbadK.get(), nullptr, lines, dd.get(), L, user), InvalidArgument);
     EXPECT_NO_THROW(cuda::solve_conductive(Axis::Y, dK.get(), nullptr, lines, good.get(), L)) << "n " << n;
     EXPECT_LE(compare_fields(good.download(), want_k, L), 0.0);
@@ -733,7 +733,7 @@ double rhs_error(const HeatProblem& p, const Layout3& L, const SolverOptions& op
   const auto u = random_field<T>(rng, L);
   std::vector<T> want(u.size(), poison<T>());
   cpu::douglas_rhs(u.data(), want.data(), L, p);
-  DeviceArray<T> du(u), dw(std::vector<T>(u.size(), poison<T>()));
+  DeviceBuffer<T> du(u), dw(std::vector<T>(u.size(), poison<T>()));
   cuda::douglas_rhs(du.get(), dw.get(), L, p, nullptr, opt);
   if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
     ADD_FAILURE() << "cudaDeviceSynchronize: " << cudaGetErrorName(e) << " " << cudaGetErrorString(e);
@@ -863,7 +863,7 @@ void conductive_is_equivalent_to_ref() {
           lines.hi_robin_h = rhi;
           auto want = d;
           cpu::solve_conductive(axis, K.data(), ic.data(), lines, want.data(), L);
-          DeviceArray<T> dK(K), dic(ic), dd(d);
+          DeviceBuffer<T> dK(K), dic(ic), dd(d);
           cuda::solve_conductive(axis, dK.get(), dic.get(), lines, dd.get(), L);
           const auto got = dd.download();
           std::size_t differ = 0;
@@ -881,7 +881,7 @@ void conductive_is_equivalent_to_ref() {
   const Layout3 L = Layout3::packed(4, 3, 3);
   std::vector<T> K(L.span(), T(1)), d(L.span(), T(0));
   K[5] = std::numeric_limits<T>::quiet_NaN();
-  DeviceArray<T> dK(K), dd(d);
+  DeviceBuffer<T> dK(K), dd(d);
   ConductiveLines<T> ok;
   ok.h = 0.1;
   ok.tau = 1e-3;

@@ -4,7 +4,7 @@
 // element by element with a plain host reference; outputs are poisoned (NaN)
 // first, so an element the kernel did not write cannot pass.
 
-#include "gpu_test_util.hpp"
+#include "gpu_support.hpp"
 #include "test_util.hpp"
 
 #include <adi/transpose/warp_transpose.cuh>
