@@ -1,5 +1,5 @@
 // adi3d info: version, build options, and the devices this process sees;
-// with -v also the knobs read from the environment.
+// with -v also the knobs read from the environment; --knobs their table.
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -14,7 +14,11 @@
 
 namespace adi::app {
 
-int cmd_info(const EnvOptions& env, bool verbose) {
+int cmd_info(const EnvOptions& env, bool verbose, bool knob_table_only) {
+  if (knob_table_only) {
+    std::fputs(knob_table().c_str(), stdout);
+    return kOk;
+  }
   std::printf("adi3d %s (git %s, %s build)\n", ADI_VERSION, ADI_GIT_HASH, ADI_BUILD_TYPE);
   std::printf("  C++ compiler   %s\n", ADI_CXX_COMPILER);
   std::printf("  CUDA backend   %s\n", ADI_WITH_CUDA ? "built" : "not built");

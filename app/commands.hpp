@@ -39,8 +39,9 @@ struct ValidateOptions {
 };
 int cmd_validate(const ValidateOptions& o);
 
-/// `verbose` (adi3d info -v): also the knobs of the environment.
-int cmd_info(const EnvOptions& env, bool verbose);
+/// `verbose` (adi3d info -v): also the knobs of the environment;
+/// `knob_table_only` (--knobs): only their table (env_options.hpp, knob_table).
+int cmd_info(const EnvOptions& env, bool verbose, bool knob_table_only = false);
 
 struct BenchOptions {
   std::vector<std::string> sizes{"256"};

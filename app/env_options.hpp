@@ -13,27 +13,29 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace adi::app {
 
-/// The app's own knobs.
+/// The app's own knobs (app_knobs.def).
 struct AppOptions {
-  bool parallel_io = true;        ///< ADI_PARALLEL_IO=0: a distributed run gathers each write to rank 0
-  double read_timeout_s = 60.0;   ///< ADI_READ_TIMEOUT: seconds a child may take to read an input file's header
-  index_t fault_nan_at_step = -1; ///< ADI_FAULT_NAN_AT_STEP=N: a NaN put into the field after step N (tests)
-  bool isolate_reads = true;      ///< ADI_ISOLATE_READS=0: read input files in-process, without a child first
-  /// ADI_COLLECTIVE_TIMEOUT: seconds a collective write (and the agreement
-  /// around it) may take on every rank of a distributed run before the job
-  /// stops with exit 3 (a rank that failed or hangs must not hang the rest).
-  double collective_timeout_s = 600.0;
-  int fault_stall_rank = -1;      ///< ADI_FAULT_STALL_RANK=R: rank R hangs before its first collective write (tests)
+#define ADI_KNOB(type, field, def, variable, form, rule, effect, default_text) type field = def;
+#include "app_knobs.def"
+#undef ADI_KNOB
   /// SLURM_JOB_ID, with " array task " SLURM_ARRAY_TASK_ID and " restart "
   /// SLURM_RESTART_COUNT when set; "" outside Slurm (provenance).
   std::string batch_job;
 
   /// One line per knob, as SolverOptions::describe() (for `adi3d info -v`).
   std::string describe() const;
+
+  /// The rows of app_knobs.def.
+  static const std::vector<KnobInfo>& knobs();
 };
+
+/// The knob table of docs/DEVELOPERS.md: a Markdown row per knob of
+/// SolverOptions and AppOptions (`adi3d info --knobs`).
+std::string knob_table();
 
 struct EnvOptions {
   SolverOptions solver;

@@ -77,6 +77,9 @@ int main(int argc, char** argv) {
   c_layout->add_flag("--vector16", lay.vector16, "draw the 16-byte (float4/double2) variant of the map");
 
   auto* c_info = app.add_subcommand("info", "version, build options and visible devices (-v: also the ADI_* knobs)");
+  bool knob_table_only = false;
+  c_info->add_flag("--knobs", knob_table_only,
+                   "print the table of every ADI_* knob (Markdown, as docs/DEVELOPERS.md has it) and nothing else");
 
   std::string recover_file;
   auto* c_recover = app.add_subcommand(
@@ -166,7 +169,7 @@ int main(int argc, char** argv) {
     if (rank != 0) return kOk;
     if (c_layout->parsed()) return cmd_layout(lay);
     if (c_val->parsed()) return cmd_validate(val);
-    if (c_info->parsed()) return cmd_info(env, verbose);
+    if (c_info->parsed()) return cmd_info(env, verbose, knob_table_only);
     if (c_recover->parsed()) {
       std::vector<std::string> removed;
       const bool undone = io::recover_output(recover_file, &removed);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 #include <string>
 
 using adi::app::EnvOptions;
@@ -111,4 +112,19 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   for (const char* v : {"0", "-3", "x"}) expect_rejected("ADI_MPI_BATCHES", v);
   for (const char* v : {"0", "-5", "inf", "nan", "5s", " 5"}) expect_rejected("ADI_READ_TIMEOUT", v);
   for (const char* v : {"0", "-1", "seven"}) expect_rejected("ADI_FAULT_NAN_AT_STEP", v);
+}
+
+// The knob table (solver_knobs.def, app_knobs.def) drives the parser: every
+// row's variable is read (a malformed value names it), and every row is in
+// the Markdown table docs/DEVELOPERS.md carries (adi3d info --knobs).
+TEST(EnvOptions, EveryRowOfTheKnobTablesIsRead) {
+  std::vector<adi::KnobInfo> rows = adi::SolverOptions::knobs();
+  for (const adi::KnobInfo& k : adi::app::AppOptions::knobs()) rows.push_back(k);
+  EXPECT_GE(rows.size(), 31u);
+  const std::string table = adi::app::knob_table();
+  for (const adi::KnobInfo& k : rows) {
+    expect_rejected(k.variable, "x");
+    EXPECT_NE(table.find(std::string("| `") + k.variable + k.form + "` | " + k.effect + " | "), std::string::npos)
+        << k.variable;
+  }
 }
