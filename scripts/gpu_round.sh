@@ -6,7 +6,8 @@
 #   new     build (tests on), then the gpu tests of this round's CUDA work (the
 #           general path on both schemes, the contract, the GPU ranks) and
 #           `adi3d validate --backend cuda`; the stability runs on the GPU
-#   half1   the whole `gpu` label, first half (ctest -I 1,,2)
+#   half1   the distributed GPU tests (contract_mpi_cuda*, mpi_gpu*), then the
+#           rest of the `gpu` label, first half (ctest -I 1,,2)
 #   half2   the second half, then pytest python/tests (scripts/gpu_python.sh)
 #   steady  the rest of `new` (GPU ranks 3, 4; the inclusion), then solve:
 #           steady on CUDA at 65, 129, 257 per axis (a K field varying 100x)
@@ -116,8 +117,11 @@ for n in (65, 129, 257):
         print(n, "steady vs march (step %s): max rel diff %.3e" % (k, np.abs(a - b).max() / np.abs(a).max()))
 PY
   ;;
-half1) build || exit 1; ct half1 -j 8 -I 1,,2 ;;
-half2) build || exit 1; ct half2 -j 8 -I 2,,2
+half1) build || exit 1
+  # The distributed GPU tests first: they cover the MPI step's error agreement.
+  ct mpi -j 4 -R "contract_mpi_cuda|mpi_gpu"
+  ct half1 -j 8 -I 1,,2 -E "contract_mpi_cuda|mpi_gpu" ;;
+half2) build || exit 1; ct half2 -j 8 -I 2,,2 -E "contract_mpi_cuda|mpi_gpu"
   [ $(left) -gt 100 ] && { SKIP_BUILD=1 SKIP_BENCH=1 timeout $(( $(left) - 10 )) scripts/gpu_python.sh "$O/py" > "$O/pytest.txt" 2>&1; echo "pytest rc=$?"; tail -3 "$O/pytest.txt"; } ;;
 ab)
   build || exit 1
