@@ -2,7 +2,7 @@
 // Which steps of a run write an output, a checkpoint or a log line, from the
 // config alone: output.every / every_time / initial / final,
 // checkpoint.every, log.every and the number of steps. Pure (no file, no
-// clock, no stepper), so it is unit-tested (tests/unit/test_output_schedule.cpp).
+// clock, no stepper), so it is unit-tested (tests/unit/app/test_output_schedule.cpp).
 //
 // Time is always t = t0 + (step - s0) dt on the run's time axis (t = step *
 // dt for a fresh run from t = 0; io::TimeAxis), never a running sum, and every
