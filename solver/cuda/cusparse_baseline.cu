@@ -185,28 +185,6 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-double device_copy_bandwidth(std::size_t bytes, int reps) {
-  DeviceBuffer<char> a(bytes), b(bytes);
-  memset_blocking(a.get(), 1, bytes);
-  memset_blocking(b.get(), 0, bytes);
-  cudaEvent_t e0, e1;
-  ADI_CUDA_CHECK(cudaEventCreate(&e0));
-  ADI_CUDA_CHECK(cudaEventCreate(&e1));
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(reps, 1) + 2; ++r) {
-    ADI_CUDA_CHECK(cudaEventRecord(e0));
-    ADI_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
-    ADI_CUDA_CHECK(cudaEventRecord(e1));
-    ADI_CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    ADI_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-    if (r >= 2) ms.push_back(t);  // two warm-ups
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3);
-}
-
 template <class T>
 BaselineTimings cusparse_baseline(const HeatProblem& p, int warmup, int reps) {
   p.validate();

@@ -2,10 +2,13 @@
 
 #include <adi/detail/backends.hpp>
 #include "cuda_check.hpp"
+#include "device_buffer.hpp"
 
 #include <cstdlib>
+#include <algorithm>
 #include <atomic>
 #include <sstream>
+#include <vector>
 
 namespace adi::cuda {
 
@@ -70,6 +73,38 @@ std::string unavailable_reason() {
   }
   if (n == 0) return "no CUDA device found";
   return "";
+}
+
+// The device-to-device copy bandwidth (bytes read + written per second):
+// the reference every benchmark ratio is taken against, measured in the
+// same process (cuda.hpp).
+namespace {
+double median_ms(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+}  // namespace
+
+double device_copy_bandwidth(std::size_t bytes, int reps) {
+  DeviceBuffer<char> a(bytes), b(bytes);
+  memset_blocking(a.get(), 1, bytes);
+  memset_blocking(b.get(), 0, bytes);
+  cudaEvent_t e0, e1;
+  ADI_CUDA_CHECK(cudaEventCreate(&e0));
+  ADI_CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(reps, 1) + 2; ++r) {
+    ADI_CUDA_CHECK(cudaEventRecord(e0));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
+    ADI_CUDA_CHECK(cudaEventRecord(e1));
+    ADI_CUDA_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    ADI_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    if (r >= 2) ms.push_back(t);  // two warm-ups
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return 2.0 * static_cast<double>(bytes) / (median_ms(ms) * 1e-3);
 }
 
 }  // namespace adi::cuda

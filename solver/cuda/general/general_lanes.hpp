@@ -60,12 +60,4 @@ template <class T>
 bool launch_array_lanes(const ArrayRows<T>& R, T* d, const Layout3& L, int axis, bool cyclic, int* error,
                         cudaStream_t st);
 
-/// The right-hand side at the interior nodes (not on any face), fast form:
-/// fused multiply-adds and the fast reciprocal in the face means (agrees with
-/// the oracle to round-off; general_rhs_kernel is the bit-exact form). The
-/// faces are general_rhs_faces_kernel's either way. ahead: planes the
-/// shared-memory form (no flat axis, one K) has in flight: 2, 4 (0: 4) or 8.
-template <class T>
-void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, int ahead, cudaStream_t st);
-
 }  // namespace adi::cuda::general

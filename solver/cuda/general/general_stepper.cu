@@ -56,6 +56,7 @@
 #include "dirichlet_nodes.hpp"
 #include "general_kernels.cuh"
 #include "general_lanes.hpp"
+#include "general_rhs.hpp"
 #include "split_kernels.cuh"
 
 #include <adi/dirichlet.hpp>
