@@ -178,11 +178,6 @@ void fill_general_diagonals(const HeatProblem& p, Axis axis, const std::vector<d
       }
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 }  // namespace
 
 template <class T>
