@@ -161,7 +161,7 @@ void check_probe_paths(const RunPlan& plan, const RunOptions& o) {
                                                              {"the checkpoint given to --restart", plan.restart}};
   if (!plan.output.empty()) {
     others.emplace_back("the output's .xmf", io::xdmf_path_for(plan.output));
-    others.emplace_back("the output's journal", plan.output + ".journal");
+    others.emplace_back("the output's journal", io::journal_path_for(plan.output));
   }
   if (plan.initial) others.emplace_back("the initial field", plan.initial->file);
   for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1], &c.material.conductivity[2],

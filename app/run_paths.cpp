@@ -259,7 +259,7 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
     if (!plan.output.empty()) {
       ids.push_back(identify("output.file", plan.output, true));
       if (c.output.xdmf) ids.push_back(identify("the output's .xmf", io::xdmf_path_for(plan.output), true));
-      ids.push_back(identify("the output's journal", plan.output + ".journal", true));
+      ids.push_back(identify("the output's journal", io::journal_path_for(plan.output), true));
     }
     ids.push_back(identify("checkpoint.file", plan.checkpoint, true));
     if (!plan.heat_flow_csv.empty()) ids.push_back(identify("diagnostics.csv", plan.heat_flow_csv, true));
@@ -311,7 +311,7 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
     const std::string xmf = io::xdmf_path_for(plan.output);
     // A journal without its file (the file was moved or deleted after its
     // run was killed): the run would stop on it when it creates the file.
-    const std::string journal = plan.output + ".journal";
+    const std::string journal = io::journal_path_for(plan.output);
     if (fs::exists(fs::symlink_status(journal)) && !fs::exists(fs::symlink_status(plan.output)))
       throw io::IoError("output file '" + plan.output + "': its journal " + journal +
                             " exists but the file does not (left by a killed run whose file was moved or deleted); "
@@ -354,7 +354,7 @@ void remove_dead_temporaries(const RunPlan& plan) {
     targets.push_back(t);
     if (t == plan.output) {  // the output's lock covers its .xmf and journal
       targets.push_back(io::xdmf_path_for(t));
-      targets.push_back(t + ".journal");
+      targets.push_back(io::journal_path_for(t));
     }
   }
   std::vector<std::string> removed;

@@ -88,8 +88,6 @@ std::vector<std::string> member_names(hid_t group, const std::string& context, c
 std::vector<std::string> list_datasets(hid_t file, std::size_t limit = 12);
 
 // ---- crash consistency of the output file (undo_vfd.cpp) ----
-/// "<output>.journal": the undo journal of an output file.
-std::string journal_path_for(const std::string& path);
 /// A file access property list with the journaling driver (sec2 plus an undo
 /// journal at `journal` for every overwrite of committed bytes).
 H5Id undo_fapl(const std::string& journal, const std::string& context);

@@ -164,7 +164,7 @@ struct GridFile::Impl {
     auto im = std::make_unique<Impl>();
     im->o = o;
     im->xmf = xdmf_path_for(o.path);
-    im->journal = detail::journal_path_for(o.path);
+    im->journal = journal_path_for(o.path);
     im->par = o.part.has_value();
     if (im->par && !detail::par::built())
       throw IoError(im->what() + ": a collective write needs parallel HDF5, which this adi3d was built without",

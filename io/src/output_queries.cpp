@@ -81,7 +81,7 @@ bool recover_output(const std::string& path, std::vector<std::string>* removed) 
   // A run that is writing it holds its lock: its journal is live, not a
   // killed run's (lock.hpp). Held while recovering, so no run starts.
   const FileLock lock(path, "output file '" + path + "'");
-  const std::string journal = detail::journal_path_for(path);
+  const std::string journal = journal_path_for(path);
   if (removed)
     for (const std::string& t : {path, xdmf_path_for(path), journal})
       for (std::string& f : remove_dead_temporaries(t)) removed->push_back(std::move(f));
@@ -114,13 +114,13 @@ bool recover_output(const std::string& path, std::vector<std::string>* removed) 
 
 std::vector<index_t> output_file_steps(const std::string& path) {
   detail::init_hdf5();
-  detail::undo_recover(path, detail::journal_path_for(path));
+  detail::undo_recover(path, journal_path_for(path));
   return steps_on_disk(path);
 }
 
 std::vector<std::pair<std::string, std::vector<index_t>>> output_file_probes(const std::string& path) {
   detail::init_hdf5();
-  detail::undo_recover(path, detail::journal_path_for(path));
+  detail::undo_recover(path, journal_path_for(path));
   const std::string ctx = "output file '" + path + "'";
   (void)steps_on_disk(path);  // an adi3d output, or IoError
   H5Id file(ADI_H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), ctx, "cannot open"), H5Fclose);
@@ -132,7 +132,7 @@ std::vector<std::pair<std::string, std::vector<index_t>>> output_file_probes(con
 
 void check_output_continuable(const std::string& path, const GridGeometry& g, Precision p) {
   detail::init_hdf5();
-  detail::undo_recover(path, detail::journal_path_for(path));
+  detail::undo_recover(path, journal_path_for(path));
   const std::string ctx = "output file '" + path + "' (continuing it after the restart)";
   const std::string advice = "; move it away to start a new output file";
   const hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -282,7 +282,6 @@ hid_t driver_id() {
 
 }  // namespace
 
-std::string journal_path_for(const std::string& path) { return path + ".journal"; }
 
 H5Id undo_fapl(const std::string& journal, const std::string& context) {
   init_hdf5();
@@ -512,3 +511,7 @@ void undo_snapshot(const std::string& path, const std::string& journal, std::vec
 void undo_drop(const std::string& journal) { ::unlink(journal.c_str()); }
 
 }  // namespace adi::io::detail
+
+namespace adi::io {
+std::string journal_path_for(const std::string& h5_path) { return h5_path + ".journal"; }
+}  // namespace adi::io

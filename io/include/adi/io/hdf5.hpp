@@ -222,6 +222,9 @@ std::string heat_flux_dataset(index_t step);
 std::vector<std::pair<std::string, std::vector<index_t>>> output_file_probes(const std::string& path);
 /// The XDMF sidecar of an output file: "run.h5" -> "run.xmf".
 std::string xdmf_path_for(const std::string& h5_path);
+/// The undo journal of an output file, which lives while a write is under
+/// way (docs/IO.md): "run.h5" -> "run.h5.journal".
+std::string journal_path_for(const std::string& h5_path);
 
 /// One run's output file. Design (docs/IO.md): the file is created as
 /// "<name>.tmp" and renamed to its final name once its first step is
