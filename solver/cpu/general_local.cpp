@@ -6,6 +6,7 @@
 
 #include <adi/detail/general_local.hpp>
 
+#include "line_batches.hpp"
 #include "line_rows.hpp"
 #include "rank_box_cpu.hpp"
 
@@ -621,29 +622,12 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
     return ends_[a].hi == LineEnd::Wrap ? o - (m - 1) * s : o - s;
   }
 
-  /// Batches of up to kBatch lines along a, adjacent along its first other
-  /// axis (o1; su apart): task t holds lines line0 .. line0 + cnt - 1 (line =
-  /// c1 + n_o1 c2, as line_base), node 0 of the first at base. solve_whole,
-  /// reduce and finish lay a batch out [row][line] (line_rows.hpp). Only the
-  /// lines with c2 in [v0, v1) (reduce's and finish's batches of planes):
-  /// line0 counts from the first of them.
-  static constexpr index_t kBatch = 128 / sizeof(T);
-  struct LineBatch {
-    index_t base, cnt, line0;
-  };
-  struct LineBatches {
-    index_t nu, su, sv, per_v, tasks, v0;
-    LineBatch at(index_t t) const {
-      const index_t u0 = (t % per_v) * kBatch, v = t / per_v;
-      return LineBatch{(v0 + v) * sv + u0 * su, std::min(kBatch, nu - u0), v * nu + u0};
-    }
-  };
+  // Batches of lines (line_batches.hpp), of one 128-byte row of T each.
+  static constexpr index_t kBatch = cpu::detail::kLineBatchBytes / sizeof(T);
+  using LineBatch = cpu::detail::LineBatch;
+  using LineBatches = cpu::detail::LineBatches;
   LineBatches batches(int a, index_t v0 = 0, index_t v1 = -1) const {
-    const auto o = others(a);
-    const Layout3& L = st_.layout;
-    if (v1 < 0) v1 = L.n[o[1]];
-    const index_t nu = L.n[o[0]], per_v = (nu + kBatch - 1) / kBatch;
-    return LineBatches{nu, L.stride[o[0]], L.stride[o[1]], per_v, (v1 - v0) * per_v, v0};
+    return cpu::detail::line_batches(st_.layout, a, kBatch, v0, v1);
   }
 
   /// Offset of node 0 of line `line` along a (line = c1 + n_o1 c2).
