@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <initializer_list>
-#include <limits>
 #include <sstream>
 
 namespace adi::app {
@@ -69,7 +67,6 @@ class EnvReader {
  private:
   const EnvLookup& lookup_;
 };
-
 
 }  // namespace
 
