@@ -176,7 +176,8 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
         else solve(a, a == 2);
         break;
       }
-      case Phase::Step: step(); break;
+      case Phase::Step:  // run_phase runs it as step(), which calls back here for its phases
+        ADI_THROW(InvalidArgument, "MpiStepper: a whole step is not one of its phases");
       case Phase::RhsSolveX:
         // Not among phases(): the fused single-GPU kernel reads x neighbours
         // across the whole line, which a split x would not have.
