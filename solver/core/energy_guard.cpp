@@ -134,8 +134,11 @@ std::string EnergyGuard::observe(const FieldStats& s, index_t step, double t) {
     return "";
   }
   if (bounded_) {
-    const double allowed =
-        kDataBoundMargin * (std::sqrt(first_) + bound_.dirichlet + (t - t0_) * bound_.rate) * (1.0 + tolerance());
+    // No time has passed at the first observation's time: no growth from
+    // the data, even where the bound's rate overflowed to inf (K near the
+    // largest double), whose product with 0 would be a NaN and fail the test.
+    const double fed = t > t0_ ? (t - t0_) * bound_.rate : 0.0;
+    const double allowed = kDataBoundMargin * (std::sqrt(first_) + bound_.dirichlet + fed) * (1.0 + tolerance());
     if (std::sqrt(s.energy) <= allowed) return "";
     char head[500];
     std::snprintf(head, sizeof head,
