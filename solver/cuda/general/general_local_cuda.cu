@@ -367,11 +367,21 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
                                                                   B, a, first, nl, rows_.get(), error_.get());
     ADI_CUDA_CHECK_LAUNCH("box_reduce_kernel");
     ADI_CUDA_CHECK(cudaMemcpyAsync(out, rows_.get(), values * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(flag(batch), error_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
     ADI_CUDA_CHECK(cudaEventRecord(event(batch), stream_));
   }
+  // A pivot this rank's eliminations found is reported here, before its
+  // rows go to its peers, as the CPU rank's reduce reports it: a peer that
+  // then fails on those rows fails later in the step's order, so the
+  // distributed stepper names this rank (its agree()), not the peer.
   void rows_ready(int batch) override {
     current();
     ADI_CUDA_CHECK(cudaEventSynchronize(event(batch)));
+    if (const int err = *flag(batch)) {
+      // Queued after every batch's elimination: the flag starts clean for the next phase.
+      ADI_CUDA_CHECK(cudaMemsetAsync(error_.get(), 0, sizeof(int), stream_));
+      check_pivots(err);
+    }
   }
 
   // The batch's gathered rows uploaded, its reduced systems solved on the
@@ -427,6 +437,9 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   // This rank's device is made current on every entry (the process may have
   // used another one in between), as in the classic rank.
   void current() const { ADI_CUDA_CHECK(cudaSetDevice(device_)); }
+  // Per batch: the error flag as it stood after the batch's eliminations
+  // (its own page-locked word, so no batch's copy moves another's).
+  int* flag(int batch) { return flags_[batch].reserve(1); }
   cudaEvent_t event(int batch) {
     if (static_cast<std::size_t>(batch) >= events_.size()) events_.resize(static_cast<std::size_t>(batch) + 1, nullptr);
     cudaEvent_t& e = events_[static_cast<std::size_t>(batch)];
@@ -505,6 +518,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   DeviceBuffer<int> error_;
   cuda::FieldStatsReducer stats_;
   std::map<int, cuda::PinnedBuffer<T>> pinned_;  // host_buffer's
+  std::map<int, cuda::PinnedBuffer<int>> flags_;
   cudaStream_t stream_ = nullptr;
 };
 

@@ -101,7 +101,8 @@ class GeneralLocal : public RankBox<T> {
   /// kReducedValues). It may return before `rows` is written (a GPU rank
   /// queues the work): rows_ready(batch) waits for it.
   virtual void reduce(int axis, index_t c2b, index_t c2e, int batch, T* rows) = 0;
-  /// Blocks until reduce(..., batch, rows) has written rows.
+  /// Blocks until reduce(..., batch, rows) has written rows; reports a zero
+  /// or non-finite pivot its eliminations met (before the rows reach a peer).
   virtual void rows_ready(int batch) { (void)batch; }
   /// Second half for the same batch: `gathered` is the all-gather of every
   /// rank's `rows` along the axis (rank q's block at q * kReducedValues * L);
