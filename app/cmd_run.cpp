@@ -13,6 +13,7 @@
 #include "signals.hpp"
 #include "util.hpp"
 
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 #include "memory.hpp"
 
+#include <adi/factory.hpp>
 #include <adi/steady.hpp>
 
 #include "util.hpp"
@@ -161,7 +162,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOp
     // A rank of the general CPU path whose axis is split keeps the interior's
     // coefficients of the two reduced unknowns (alpha, beta: two more
     // arrays) when its lines differ (a K or 1/c field); with constant
-    // coefficients they are one line's worth (solver/cpu/general_local.cpp).
+    // coefficients they are one line's worth (solver/cpu/general_local_cpu.cpp).
     if (ranks > 1 && !constant_tables && mat.lines_vary()) stepper_arrays += 2.0;
     // The classic CPU stepper pads its rows only where ADI_ROW_ALIGN asks.
     const double pad = solver.row_align > 0 && constant_tables && ranks == 1 ? row_padding(solver) : 1.0;

@@ -21,6 +21,7 @@
 #include "util.hpp"
 
 #include <adi/energy_guard.hpp>
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
 #include <adi/stepper_heat_flows.hpp>

@@ -11,8 +11,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 B="${ADI_MUT_BUILD_DIR:-$ROOT/build-mut}"
 JOBS="${ADI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
-FILES=(solver/core/scheme.cpp solver/cpu/tridiag_cpu.cpp solver/include/adi/problem.hpp solver/cpu/line_rows.hpp
-  solver/include/adi/discrete.hpp solver/cpu/stages_cpu.cpp solver/cpu/general_local.cpp)
+FILES=(solver/core/scheme.cpp solver/cpu/tridiag_cpu.cpp solver/core/include/adi/problem.hpp solver/cpu/line_rows.hpp
+  solver/core/include/adi/discrete.hpp solver/cpu/stages_cpu.cpp solver/cpu/general_local_cpu.cpp)
 TARGETS=(test_contract_cpu test_contract_mpi test_mpi_stepper test_mpi_general test_scheme test_verification)
 git diff --quiet -- "${FILES[@]}" || { echo "mutations.sh: ${FILES[*]} have local changes" >&2; exit 2; }
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
@@ -77,35 +77,35 @@ try_mutation "sign flipped in the CPU Thomas forward sweep" solver/cpu/tridiag_c
   "row[l * step_u] = (row[l * step_u] + ai * prev[l * step_u]) * mi;"
 # The general path (#52): each copy of a rule is its own mutation.
 try_mutation "harmonic_mean (problem.hpp: discrete.hpp's rows, the ranks' box ends) -> arithmetic mean" \
-  solver/include/adi/problem.hpp \
+  solver/core/include/adi/problem.hpp \
   "  return s > T(0) ? T(2) * a * b / s : T(0);" "  return s > T(0) ? s / T(2) : T(0);"
 try_mutation "harmonic_mean_select (line_rows.hpp: the CPU's vectorised interior rows) -> arithmetic mean" \
   solver/cpu/line_rows.hpp "  const T h = T(2) * a * b / s;" "  const T h = s / T(2);"
 # Both CPU copies at once: every face gets the same (wrong) mean, the
 # operator stays symmetric and conservative, and only a jump in K can tell.
 echo "### harmonic_mean and harmonic_mean_select both -> arithmetic mean"
-if mutate solver/include/adi/problem.hpp "  return s > T(0) ? T(2) * a * b / s : T(0);" "  return s > T(0) ? s / T(2) : T(0);" &&
+if mutate solver/core/include/adi/problem.hpp "  return s > T(0) ? T(2) * a * b / s : T(0);" "  return s > T(0) ? s / T(2) : T(0);" &&
   mutate solver/cpu/line_rows.hpp "  const T h = T(2) * a * b / s;" "  const T h = s / T(2);"; then
   run_all "(both copies)" | tail -n +2
 else
   echo "NOT APPLIED"
 fi
-git checkout -- solver/include/adi/problem.hpp solver/cpu/line_rows.hpp
-try_mutation "Robin term's sign at a low face (discrete.hpp row_coupling)" solver/include/adi/discrete.hpp \
+git checkout -- solver/core/include/adi/problem.hpp solver/cpu/line_rows.hpp
+try_mutation "Robin term's sign at a low face (discrete.hpp row_coupling)" solver/core/include/adi/discrete.hpp \
   "  if (mirror_lo) gr = gr + e.lo_robin * rho;" "  if (mirror_lo) gr = gr - e.lo_robin * rho;"
 try_mutation "source table at t, not t + theta dt (CPU general stepper, Douglas rhs)" solver/cpu/stages_cpu.cpp \
   "  const T qf = static_cast<T>(p_.source_table.at(tstar));" "  const T qf = static_cast<T>(p_.source_table.at(t0));"
-try_mutation "source table at t, not t + theta dt (MPI ranks' CPU box, Douglas rhs)" solver/cpu/general_local.cpp \
+try_mutation "source table at t, not t + theta dt (MPI ranks' CPU box, Douglas rhs)" solver/cpu/general_local_cpu.cpp \
   "    const T qf = static_cast<T>(p_.source_table.at(tstar));" "    const T qf = static_cast<T>(p_.source_table.at(t0));"
 try_mutation "periodic wrap dropped in the CPU general rhs (a Wrap low end read as a Mirror)" \
   solver/cpu/stages_cpu.cpp \
   "            index_t om = ia > 0 ? o - s : (e.lo == LineEnd::Wrap ? o + (na - 1) * s : o + s);" \
   "            index_t om = ia > 0 ? o - s : o + s;"
 try_mutation "periodic wrap dropped on the MPI ranks' box (lower(): a Wrap end read as a Mirror)" \
-  solver/cpu/general_local.cpp \
+  solver/cpu/general_local_cpu.cpp \
   "    return ends_[a].lo == LineEnd::Wrap ? o + (m - 1) * s : o + s;" "    return o + s;"
 try_mutation "periodic ring dropped from the reduced system of a split axis (finish: ring = false)" \
-  solver/cpu/general_local.cpp "    const bool ring = p_.periodic(a);" "    const bool ring = false;"
+  solver/cpu/general_local_cpu.cpp "    const bool ring = p_.periodic(a);" "    const bool ring = false;"
 # Leave the build folder unmutated.
 git checkout -- "${FILES[@]}"
 cmake --build "$B" -j "$JOBS" --target "${TARGETS[@]}" >/dev/null

@@ -5,7 +5,9 @@ Each module lists the modules below it that it may use (DEPENDS, a DAG
 with levels for the messages); a file may include headers of its own module
 and of those below it (transitively), never of a module above it or beside it
 (solver/cpu and solver/cuda do not see each other; io sees only the solver's
-core). The hooks implement the public API of the CUDA and MPI modules for a
+core). A header's module is the one its path lies in (public headers in
+<module>/include/adi/, private ones beside the sources); a header in no
+module, or an <adi/...> include that no module's include folder holds, fails. The hooks implement the public API of the CUDA and MPI modules for a
 build without them, so they may include those two headers. Also:
 
   * CUDA headers (cuda_runtime.h, cusparse.h, nccl.h, ...) only in */cuda/;
@@ -45,19 +47,16 @@ MODULES = [
     ("app/", "app", 7),
 ]
 
-# The solver's public headers (solver/include/adi) belong to the level of the
-# target that defines what they declare.
-SOLVER_HEADER_LEVEL = {
-    "cuda.hpp": ("solver/cuda", 3),
-    "mpi.hpp": ("solver/mpi", 4),
-    "validation.hpp": ("solver/select", 5),
-    "solver.hpp": ("solver/select", 5),
-    "factory.hpp": ("solver/select", 5),
-    "verification.hpp": ("solver/select", 5),
-    "steady.hpp": ("solver/select", 5),
-    "stepper_heat_flows.hpp": ("solver/select", 5),
-}
-SOLVER_HEADER_DEFAULT = ("solver/core", 2)
+# Every target owns its headers: a module's public headers live in its own
+# folder, <module>/include/adi/... (solver/core/include/adi/stepper.hpp is
+# solver/core's), its private ones beside its sources, so the owner of a
+# header is the module of its path. A header under no module fails the check.
+INCLUDE_ROOTS = ("base/include", "transpose/include", "io/include", "solver/core/include",
+                 "solver/cpu/include", "solver/cuda/include", "solver/hooks/include", "solver/mpi/include",
+                 "solver/select/include")
+# Headers the build writes (configure_file), by the module whose template they come from.
+GENERATED = {"adi/version.hpp": "solver/core/version.hpp.in"}
+HEADERS = (".hpp", ".cuh", ".h", ".def", ".hpp.in")
 
 CUDA_HEADERS = re.compile(r"^(cuda[a-z_0-9]*\.h|cusparse[a-z_0-9]*\.h|cublas[a-z_0-9]*\.h|nccl\.h|cooperative_groups.*|cuda/.*|cub/.*|thrust/.*)$")
 YAML_HDF5 = re.compile(r"^(yaml-cpp/.*|hdf5.*\.h|H5.*\.h)$")
@@ -72,9 +71,6 @@ LEGACY_STREAM_OK = ("transpose/cuda/transpose_bench.cu",)
 
 
 def module_of_path(rel):
-    if rel.startswith("solver/include/adi/"):
-        name = rel[len("solver/include/adi/"):]
-        return SOLVER_HEADER_LEVEL.get(name, SOLVER_HEADER_DEFAULT)
     best = None
     for prefix, name, level in MODULES:
         if rel.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
@@ -117,31 +113,35 @@ def allowed(src, dst, name):
     b = below(src)
     if dst in b:
         return True
-    # public API headers only (solver/include/adi/cuda.hpp, mpi.hpp)
+    # public API headers only (solver/cuda/include/adi/cuda.hpp, mpi.hpp)
     return f"{dst}:api" in b and name.startswith("adi/")
 
 
-def header_module(root, src_rel, kind, name):
-    """(module, level) of an included adi3d header, or None if it is not ours."""
+def header_file(root, src_rel, kind, name, virtual=()):
+    """The path (relative to root) of an included adi3d header, "" for an
+    <adi/...> header no target holds, None for a header that is not ours."""
+    def exists(rel):
+        return rel in virtual or os.path.exists(os.path.join(root, rel))
     if kind == '"':
-        cand = os.path.normpath(os.path.join(os.path.dirname(src_rel), name))
-        if os.path.exists(os.path.join(root, cand)):
-            return module_of_path(cand.replace(os.sep, "/"))
-    if name.startswith("adi/transpose/"):
-        return ("transpose", 1)
-    if name.startswith("adi/io/"):
-        return ("io", 6)
+        cand = os.path.normpath(os.path.join(os.path.dirname(src_rel), name)).replace(os.sep, "/")
+        if exists(cand):
+            return cand
     if name.startswith("adi/"):
-        rest = name[len("adi/"):]
-        if os.path.exists(os.path.join(root, "base/include", name)):
-            return ("base", 0)
-        return SOLVER_HEADER_LEVEL.get(rest, SOLVER_HEADER_DEFAULT)
+        if name in GENERATED:
+            return GENERATED[name]
+        for inc in INCLUDE_ROOTS:
+            if exists(f"{inc}/{name}"):
+                return f"{inc}/{name}"
+        return ""
     return None
 
 
-def check_file(root, rel, lines):
+def check_file(root, rel, lines, virtual=()):
     errors = []
     src = module_of_path(rel)
+    if src is None and rel.endswith(HEADERS):
+        errors.append(f"{rel}: a header in no target: put it in <module>/include/adi/ (public) or beside "
+                      f"its module's sources (private)")
     in_library = rel.startswith(LIBRARY_ROOTS)
     for no, line in enumerate(lines, 1):
         m = INCLUDE.match(line)
@@ -154,9 +154,13 @@ def check_file(root, rel, lines):
                 errors.append(f"{where}: includes <{name}>: only io/src may see yaml-cpp and HDF5")
             if MPI_HEADER.match(name) and not rel.startswith(("solver/mpi/", "io/src/h5par.cpp", "tests/mpi/")):
                 errors.append(f"{where}: includes <mpi.h>: only solver/mpi (and io/src/h5par.cpp) may")
-            if src is not None:
-                dst = header_module(root, rel, kind, name)
-                if dst is not None and not allowed(src[0], dst[0], name):
+            found = header_file(root, rel, kind, name, virtual)
+            if found == "":
+                errors.append(f"{where}: includes <{name}>, which no target's include folder holds "
+                              f"(INCLUDE_ROOTS in tests/check_layering.py)")
+            dst = module_of_path(found) if found else None
+            if src is not None and dst is not None:
+                if not allowed(src[0], dst[0], name):
                     if dst[1] > src[1]:
                         errors.append(f"{where}: {src[0]} (level {src[1]}) includes {name} of {dst[0]} "
                                       f"(level {dst[1]}): a lower module may not include a higher one")
@@ -185,13 +189,19 @@ def tree_files(root):
 
 
 def check_tree(root, planted=None):
+    """planted: {path: line} added in memory, to a file of the tree or as a new file."""
+    planted = planted or {}
+    files = set(tree_files(root))
+    virtual = {rel for rel in planted if rel not in files}
     errors = []
-    for rel in sorted(tree_files(root)):
-        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
-        if planted and rel in planted:
+    for rel in sorted(files | virtual):
+        lines = []
+        if rel in files:
+            with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        if rel in planted:
             lines = lines + [planted[rel]]
-        errors += check_file(root, rel, lines)
+        errors += check_file(root, rel, lines, virtual)
     return errors
 
 
@@ -207,6 +217,10 @@ PLANTS = [
     ("solver/core/segmented.cpp", "  const char* v = std::getenv(\"X\");", "getenv"),
     ("solver/cuda/line_solver.cu", "  cudaMemcpy(p, h, n, cudaMemcpyHostToDevice);", "legacy-stream"),
     ("solver/cuda/thread_lines.cuh", "  ADI_CUDA_CHECK(cudaMemset(s.d, 0, sizeof(int)));", "legacy-stream"),
+    ("solver/core/step_plan.cpp", "#include <adi/factory.hpp>", "a lower module may not include"),
+    ("solver/mpi/session.cpp", "#include <adi/steady.hpp>", "a lower module may not include"),
+    ("solver/include/adi/orphan.hpp", "#pragma once", "a header in no target"),
+    ("solver/core/grid.cpp", "#include <adi/nowhere.hpp>", "no target's include folder holds"),
 ]
 
 

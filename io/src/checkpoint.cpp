@@ -1,6 +1,7 @@
 // Checkpoints: written to a temporary, fsync'ed and renamed (see checkpoint.hpp).
 
 #include "h5par.hpp"
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/checkpoint.hpp>

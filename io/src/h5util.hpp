@@ -1,7 +1,7 @@
 #pragma once
 // Internal to the io module: RAII handles over the plain HDF5 C API, the
-// error text of HDF5's error stack, attribute helpers, and the file-system
-// primitives behind atomic writes (temporary file + fsync + rename).
+// error text of HDF5's error stack, attribute and dataset helpers (the
+// file-system primitives behind atomic writes are fsutil.hpp's).
 //
 // Only the calls of the HDF5 1.10 API are used (Debian 12 ships 1.10.8); in
 // particular no H5Literate/H5Oget_info, whose signatures changed in 1.12.
@@ -81,7 +81,6 @@ H5Id create_group(hid_t loc, const std::string& name, const std::string& context
 /// True when every component of `path` exists as a link (so H5Oopen will not fail on a missing parent).
 bool path_exists(hid_t file, const std::string& path);
 /// Whether anything (a file, a link, a folder) has this name on disk.
-bool path_exists_on_disk(const std::string& path);
 /// The names of a group's members (links), in name order; a failure names `what`.
 std::vector<std::string> member_names(hid_t group, const std::string& context, const std::string& what);
 /// Paths of every dataset in the file (depth first, at most `limit`), for error messages.
@@ -165,43 +164,10 @@ GridGeometry read_grid_group(hid_t file, const std::string& context);
 /// field and the resolved config as the string dataset `config`.
 void write_provenance(hid_t loc, const std::string& name, const Provenance& p, const std::string& context);
 
-// ---- file system -----------------------------------------------------------
-bool file_exists(const std::string& path);
-/// Creates (truncating) `path` with open(2) to learn why it cannot be
-/// created (errno text) before HDF5 tries; throws IoError "<what>: cannot create <path> (<errno text>)".
-void probe_creatable(const std::string& path, const std::string& what);
-/// fsync(2) of a file and of the folder holding it (so a rename is durable).
-void fsync_path(const std::string& path);
-void fsync_parent_dir(const std::string& path);
-/// rename(2) + fsync of the folder; throws IoError.
-void rename_file(const std::string& from, const std::string& to, const std::string& what);
-void remove_quietly(const std::string& path);
-/// write(2) until all n bytes are written (EINTR retried); false with errno
-/// set (EIO for a write of 0 bytes) otherwise.
-bool write_all(int fd, const void* p, std::size_t n);
-std::string parent_dir(const std::string& path);
-std::string base_name(const std::string& path);
-std::string errno_text(int err);
-/// Bytes an unprivileged process may still write on the file system of
-/// `path`'s folder (statvfs f_bavail; -1 when unknown).
-double free_bytes(const std::string& path);
-/// "; No space left on device: the file system of 'dir' has 12 KiB free
-/// (this write needs about 2.0 MiB)" when it has less than `need` bytes free
-/// (and the message does not say so already), else "".
-std::string space_note(const std::string& path, double need, const std::string& message = "");
-/// IoError "<what>: No space left on device: ..." before a write of about
-/// `need` bytes that cannot fit: refused before HDF5 is called (a collective
-/// write that fails inside HDF5 on one rank leaves the ranks in different
-/// calls of the library).
-void require_space(const std::string& path, double need, const std::string& what);
 /// Records the first HDF5 error this process meets (throw_hdf5 calls it), for
 /// io_error_note().
 void note_error(const std::string& message);
 
-/// An input that is not a regular file (a FIFO, a device, a folder: reading
-/// one blocks, or reads endless or no bytes): IoError "<path>: cannot read
-/// <what>: it is a FIFO (named pipe), not a file", before any byte is read.
-void require_regular_input(const std::string& path, const std::string& what);
 /// Why H5Fopen failed on an existing file, in words, from HDF5's error
 /// text (consumed): "the file is locked by another program ...", "the file
 /// is truncated ...", or "the file is damaged (HDF5: ...)".

@@ -1,5 +1,6 @@
 // Reading initial fields from HDF5, and taking the grid geometry from them.
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/hdf5.hpp>

@@ -3,6 +3,7 @@
 
 #include "h5par.hpp"
 #include "h5table.hpp"
+#include "fsutil.hpp"
 #include "h5util.hpp"
 #include "output_probes.hpp"
 #include "output_queries.hpp"
@@ -84,9 +85,9 @@ struct GridFile::Impl {
       }
       // Never over an earlier run's failed file: the first free name.
       std::string aside = o.path + ".failed";
-      for (int k = 1; detail::path_exists_on_disk(aside) && k < 1000; ++k)
+      for (int k = 1; detail::file_exists(aside) && k < 1000; ++k)
         aside = o.path + ".failed." + std::to_string(k);
-      if (!detail::path_exists_on_disk(aside) && std::rename(o.path.c_str(), aside.c_str()) == 0)
+      if (!detail::file_exists(aside) && std::rename(o.path.c_str(), aside.c_str()) == 0)
         msg += undone      ? "; the file, back at its last complete step, was moved to " + aside
                : !changing ? "; the file, unchanged since its last complete step, was moved to " + aside
                            : "; the incomplete file was moved to " + aside;

@@ -4,6 +4,7 @@
 
 #include "output_queries.hpp"
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 #include "output_probes.hpp"
 
@@ -85,7 +86,7 @@ bool recover_output(const std::string& path, std::vector<std::string>* removed) 
   if (removed)
     for (const std::string& t : {path, xdmf_path_for(path), journal})
       for (std::string& f : remove_dead_temporaries(t)) removed->push_back(std::move(f));
-  if (!detail::path_exists_on_disk(journal)) {
+  if (!detail::file_exists(journal)) {
     try {
       (void)steps_on_disk(path);
     } catch (const IoError& e) {

@@ -1,5 +1,6 @@
 // Probes at named points (see point_probes.hpp).
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/lock.hpp>

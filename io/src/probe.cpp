@@ -1,5 +1,6 @@
 // Reads of untrusted files in a child process first (see probe.hpp).
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/probe.hpp>

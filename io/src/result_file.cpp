@@ -5,6 +5,7 @@
 #include <adi/io/hdf5.hpp>
 #include <adi/io/lock.hpp>
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <fcntl.h>

@@ -29,6 +29,7 @@
 // The driver writes a plain HDF5 file (no driver information in the
 // superblock): h5py, ParaView and the default driver read it as any other.
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/lock.hpp>

@@ -1,5 +1,6 @@
 // XDMF 2 sidecar: a temporal collection of 3DCoRectMesh grids.
 
+#include "fsutil.hpp"
 #include "h5util.hpp"
 
 #include <adi/io/lock.hpp>

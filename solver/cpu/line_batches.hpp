@@ -1,5 +1,5 @@
 #pragma once
-// Batches of lines for the CPU rank boxes (general_local.cpp): up to B lines
+// Batches of lines for the CPU rank boxes (general_local_cpu.cpp): up to B lines
 // along an axis a, adjacent along its first other axis (o1; su apart), so
 // that the inner loops of a batch laid out [row][line] (line_rows.hpp) run
 // across lines at unit stride. Task t holds lines line0 .. line0 + cnt - 1

@@ -3,7 +3,7 @@
 // box's layout, whose strides are those of the allocation with its ghost
 // layers; storage and planes are rank_box_cpu.hpp's.
 
-#include <adi/detail/local_backend.hpp>
+#include <adi/box/local_backend.hpp>
 
 #include "rank_box_cpu.hpp"
 #include "tridiag_cpu.hpp"
@@ -12,7 +12,7 @@
 #include <cmath>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 LocalProblem LocalProblem::make(const HeatProblem& p, const Decomposition& d, int rank) {
   LocalProblem lp;
@@ -134,4 +134,4 @@ std::unique_ptr<LocalBackend<T>> make_cpu_local(const LocalProblem& lp) {
 template std::unique_ptr<LocalBackend<float>> make_cpu_local<float>(const LocalProblem&);
 template std::unique_ptr<LocalBackend<double>> make_cpu_local<double>(const LocalProblem&);
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

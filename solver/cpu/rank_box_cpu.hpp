@@ -4,9 +4,9 @@
 // both sides of every split axis (LocalStorage), the box and its planes to
 // and from packed host arrays, host buffers, the field statistics. Interface
 // is the plan's rank-box interface (LocalBackend: local_cpu.cpp;
-// GeneralLocal: general_local.cpp), whose line solves the derived box adds.
+// GeneralLocal: general_local_cpu.cpp), whose line solves the derived box adds.
 #include <adi/decomposition.hpp>
-#include <adi/detail/rank_box.hpp>
+#include <adi/box/rank_box.hpp>
 #include <adi/stepper.hpp>
 
 #include <omp.h>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 template <class T, class Interface>
 class CpuRankBox : public Interface {
@@ -133,4 +133,4 @@ class CpuRankBox : public Interface {
   std::map<int, std::vector<T>> buffers_;  // host_buffer's
 };
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

@@ -6,7 +6,7 @@
 // fields (stages_cpu.cpp). The same sequence of stages runs either way:
 // Douglas (rhs, solve x, y, z with the update) or Strang (split.hpp: the
 // Dirichlet terms, one factor per axis of the sequence, the faces reset).
-#include <adi/detail/backends.hpp>
+#include <adi/detail/entry_points.hpp>
 #include <adi/dirichlet.hpp>
 #include <adi/discrete.hpp>
 #include <adi/split.hpp>

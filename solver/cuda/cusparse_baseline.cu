@@ -19,7 +19,7 @@
 // adi3d's general RHS (the general stepper's Rhs phase, timed on its own
 // stream), then the same cuSPARSE solves and update.
 
-#include <adi/detail/backends.hpp>
+#include <adi/detail/entry_points.hpp>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "rhs_kernel.cuh"

@@ -1,6 +1,6 @@
 // Device discovery and the error-check helpers.
 
-#include <adi/detail/backends.hpp>
+#include <adi/detail/entry_points.hpp>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 

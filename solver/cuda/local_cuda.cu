@@ -12,7 +12,7 @@
 // the reduced systems go host -> device before the correction kernel.
 // No MPI here (solver/mpi/distributed_stepper.cpp moves the data).
 
-#include <adi/detail/local_backend.hpp>
+#include <adi/box/local_backend.hpp>
 
 #include "box_copy.cuh"
 #include "cuda_check.hpp"
@@ -28,7 +28,7 @@
 #include <sstream>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 namespace {
 
@@ -301,4 +301,4 @@ template std::unique_ptr<LocalBackend<float>> make_cuda_local<float>(const Local
 template std::unique_ptr<LocalBackend<double>> make_cuda_local<double>(const LocalProblem&, int,
                                                                        const SolverOptions&);
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

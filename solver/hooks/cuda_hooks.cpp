@@ -3,9 +3,9 @@
 #include "not_built.hpp"
 
 #include <adi/cuda.hpp>
-#include <adi/detail/backends.hpp>
-#include <adi/detail/general_local.hpp>
-#include <adi/detail/local_backend.hpp>
+#include <adi/detail/entry_points.hpp>
+#include <adi/box/general_local.hpp>
+#include <adi/box/local_backend.hpp>
 
 namespace adi::cuda {
 
@@ -98,7 +98,7 @@ template BaselineTimings cusparse_baseline<double>(const HeatProblem&, int, int)
 double device_copy_bandwidth(std::size_t, int) { unavailable(); }
 }  // namespace adi::cuda
 
-namespace adi::mpi::detail {
+namespace adi::box {
 template <class T>
 std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem&, int, const SolverOptions&) {
   adi::hooks::not_built(adi::hooks::Missing::Cuda);
@@ -115,4 +115,4 @@ template std::unique_ptr<GeneralLocal<float>> make_general_cuda_local<float>(con
 template std::unique_ptr<GeneralLocal<double>> make_general_cuda_local<double>(const HeatProblem&,
                                                                               const Decomposition&, int, int,
                                                                               const SolverOptions&);
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

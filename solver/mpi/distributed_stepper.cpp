@@ -21,8 +21,9 @@
 
 #include <adi/cuda.hpp>
 
-#include <adi/detail/general_local.hpp>
-#include <adi/detail/local_backend.hpp>
+#include <adi/box/general_local.hpp>
+#include <adi/box/local_backend.hpp>
+#include <adi/detail/entry_points.hpp>
 #include <adi/split.hpp>
 #include <adi/step_plan.hpp>
 
@@ -52,11 +53,11 @@ namespace {
 
 using detail::Clock;
 using detail::datatype;
-using detail::GeneralLocal;
-using detail::kReducedValues;
-using detail::LocalBackend;
-using detail::LocalProblem;
-using detail::RankBox;
+using box::GeneralLocal;
+using box::kReducedValues;
+using box::LocalBackend;
+using box::LocalProblem;
+using box::RankBox;
 using detail::since;
 
 constexpr int kMaxBatches = 8;  // batches of lines per split-axis solve, at most
@@ -243,7 +244,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
     }
   }
 
-  index_t n_o2(int axis) const { return part_.box.size[detail::other_axes(axis)[1]]; }
+  index_t n_o2(int axis) const { return part_.box.size[box::other_axes(axis)[1]]; }
 
   // The constant tables' right-hand side.
   // One ghost plane from each neighbour along every split axis, then the
@@ -437,9 +438,9 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
 
 namespace detail {
 int rank_device(const SolverOptions& options) {
-  const std::string why = cuda_unavailable_reason();
+  const std::string why = cuda::unavailable_reason();
   if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
-  const auto devs = cuda_devices();
+  const auto devs = cuda::devices();
   // One rank per GPU: the local rank picks the device, unless the
   // options name one (SolverOptions::cuda_device, ADI_CUDA_DEVICE).
   const int ndev = static_cast<int>(devs.size());
@@ -475,7 +476,7 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     // Auto: CUDA when every rank has a device.
     Backend resolved = b;
     if (b == Backend::Auto) {
-      int usable = cuda_unavailable_reason().empty() ? 1 : 0;
+      int usable = cuda::unavailable_reason().empty() ? 1 : 0;
       ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm));
       resolved = usable ? Backend::Cuda : Backend::Cpu;
     }
@@ -489,12 +490,12 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
       if (plan.constant_tables()) {
         lp = LocalProblem::make(p, d, rank);
         tables = resolved == Backend::Cuda
-                     ? detail::make_cuda_local<T>(lp, detail::rank_device(options), options)
-                     : detail::make_cpu_local<T>(lp);
+                     ? box::make_cuda_local<T>(lp, detail::rank_device(options), options)
+                     : box::make_cpu_local<T>(lp);
       } else {
         rows = resolved == Backend::Cuda
-                   ? detail::make_general_cuda_local<T>(p, d, rank, detail::rank_device(options), options)
-                   : detail::make_general_cpu_local<T>(p, d, rank);
+                   ? box::make_general_cuda_local<T>(p, d, rank, detail::rank_device(options), options)
+                   : box::make_general_cpu_local<T>(p, d, rank);
       }
     } catch (...) {
       failure = std::current_exception();

@@ -8,7 +8,7 @@
 #include "messages.hpp"
 #include "mpi_check.hpp"
 
-#include <adi/detail/rank_box.hpp>
+#include <adi/box/rank_box.hpp>
 #include <adi/mpi.hpp>
 
 #include <array>

@@ -1,6 +1,7 @@
 // Steady states by GMRES preconditioned with Douglas sweeps (steady.hpp).
 
 #include <adi/decomposition.hpp>
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
 

@@ -1,3 +1,4 @@
+#include <adi/factory.hpp>
 #include <adi/validation.hpp>
 
 #include <algorithm>

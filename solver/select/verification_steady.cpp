@@ -5,6 +5,7 @@
 #include "verification_support.hpp"
 
 #include <adi/analytic.hpp>
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/split.hpp>
 #include <adi/steady.hpp>

@@ -10,6 +10,7 @@
 
 #include "stepper_contract.hpp"
 
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 
 namespace adi::test::contract {

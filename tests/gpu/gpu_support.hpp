@@ -1,14 +1,20 @@
 #pragma once
 // The GPU tests' support, in one place: skip without a device (fail instead
 // when ADI_REQUIRE_GPU=1: ADI_GPU_TEST_PRELUDE), a throwing CUDA check
-// (ADI_TEST_CUDA, ADI_TEST_CUDA_LAUNCH), and a device buffer that can be
-// poisoned before a kernel (DeviceBuffer).
+// (ADI_TEST_CUDA, ADI_TEST_CUDA_LAUNCH), a device buffer that can be
+// poisoned before a kernel (DeviceBuffer), and host fields on packed, padded
+// and z-fastest layouts with NaN padding, compared point by point.
 
 #include "gpu_required.hpp"
+#include "test_util.hpp"
+
+#include <adi/grid.hpp>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -113,6 +119,50 @@ std::vector<T> DeviceBuffer<T>::download() const {
   std::vector<T> h(n_);
   ADI_TEST_CUDA(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
   return h;
+}
+
+// ---- host fields on a layout (padding NaN) ----
+
+enum class LayoutKind { Packed, Padded, ZFastest };
+inline const char* kind_name(LayoutKind k) { return k == LayoutKind::Packed ? "packed" : k == LayoutKind::Padded ? "padded" : "zfastest"; }
+
+inline Layout3 make_layout(index_t nx, index_t ny, index_t nz, LayoutKind k) {
+  switch (k) {
+    case LayoutKind::Packed: return Layout3::packed(nx, ny, nz);
+    case LayoutKind::Padded: return Layout3::padded(nx, ny, nz, nx + 5, ny + 2);
+    case LayoutKind::ZFastest: return Layout3{{nx, ny, nz}, {ny * nz, nz, 1}};
+  }
+  return {};
+}
+
+// Random values at the points, NaN in the padding.
+template <class T>
+std::vector<T> random_field(SeededRng& rng, const Layout3& L) {
+  std::vector<T> d(static_cast<std::size_t>(L.span()), poison<T>());
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) d[L.offset(i, j, k)] = static_cast<T>(rng.uniform(-1, 1));
+  return d;
+}
+
+// max |got - want| / max |want| over the points; padding must still be NaN.
+template <class T>
+double compare_fields(const std::vector<T>& got, const std::vector<T>& want, const Layout3& L) {
+  std::vector<char> is_point(got.size(), 0);
+  double worst = 0, scale = 1e-300;
+  for (index_t k = 0; k < L.n[2]; ++k)
+    for (index_t j = 0; j < L.n[1]; ++j)
+      for (index_t i = 0; i < L.n[0]; ++i) {
+        const index_t o = L.offset(i, j, k);
+        is_point[o] = 1;
+        const double g = got[o], w = want[o];
+        if (!std::isfinite(g)) return INFINITY;
+        worst = std::max(worst, std::fabs(g - w));
+        scale = std::max(scale, std::fabs(w));
+      }
+  for (std::size_t q = 0; q < got.size(); ++q)
+    if (!is_point[q] && !std::isnan(got[q])) return INFINITY;  // padding written
+  return worst / scale;
 }
 
 }  // namespace adi::test

@@ -23,22 +23,10 @@ using namespace adi::test;
 
 namespace {
 
-enum class Kind { Packed, Padded, ZFastest };
-const char* kind_name(Kind k) { return k == Kind::Packed ? "packed" : k == Kind::Padded ? "padded" : "zfastest"; }
-
-Layout3 make_layout(index_t nx, index_t ny, index_t nz, Kind k) {
-  switch (k) {
-    case Kind::Packed: return Layout3::packed(nx, ny, nz);
-    case Kind::Padded: return Layout3::padded(nx, ny, nz, nx + 5, ny + 2);
-    case Kind::ZFastest: return Layout3{{nx, ny, nz}, {ny * nz, nz, 1}};
-  }
-  return {};
-}
-
 struct Case {
   Axis axis;
   index_t n;
-  Kind kind;
+  LayoutKind kind;
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
@@ -52,36 +40,6 @@ Layout3 layout_for(const Case& c) {
   if (c.axis == Axis::Z) n[0] = 37, n[1] = 5;
   n[axis_index(c.axis)] = c.n;
   return make_layout(n[0], n[1], n[2], c.kind);
-}
-
-// Random values at the points, NaN in the padding.
-template <class T>
-std::vector<T> random_field(SeededRng& rng, const Layout3& L) {
-  std::vector<T> d(static_cast<std::size_t>(L.span()), poison<T>());
-  for (index_t k = 0; k < L.n[2]; ++k)
-    for (index_t j = 0; j < L.n[1]; ++j)
-      for (index_t i = 0; i < L.n[0]; ++i) d[L.offset(i, j, k)] = static_cast<T>(rng.uniform(-1, 1));
-  return d;
-}
-
-// max |got - want| / max |want| over the points; padding must still be NaN.
-template <class T>
-double compare_fields(const std::vector<T>& got, const std::vector<T>& want, const Layout3& L) {
-  std::vector<char> is_point(got.size(), 0);
-  double worst = 0, scale = 1e-300;
-  for (index_t k = 0; k < L.n[2]; ++k)
-    for (index_t j = 0; j < L.n[1]; ++j)
-      for (index_t i = 0; i < L.n[0]; ++i) {
-        const index_t o = L.offset(i, j, k);
-        is_point[o] = 1;
-        const double g = got[o], w = want[o];
-        if (!std::isfinite(g)) return INFINITY;
-        worst = std::max(worst, std::fabs(g - w));
-        scale = std::max(scale, std::fabs(w));
-      }
-  for (std::size_t q = 0; q < got.size(); ++q)
-    if (!is_point[q] && !std::isnan(got[q])) return INFINITY;  // padding written
-  return worst / scale;
 }
 
 template <class T>
@@ -273,7 +231,7 @@ std::vector<Case> all_cases() {
     // two segments a warp (513 and 1025: 17 segments, the last warp half
     // empty); 2100: the generic kernel.
     for (index_t n : {3, 31, 33, 64, 97, 129, 257, 288, 512, 513, 1000, 1024, 1025, 2048, 2100})
-      for (Kind k : {Kind::Packed, Kind::Padded, Kind::ZFastest}) cs.push_back({a, n, k});
+      for (LayoutKind k : {LayoutKind::Packed, LayoutKind::Padded, LayoutKind::ZFastest}) cs.push_back({a, n, k});
   return cs;
 }
 INSTANTIATE_TEST_SUITE_P(Lines, CudaLines, ::testing::ValuesIn(all_cases()), case_name);
@@ -719,183 +677,4 @@ TEST(CudaGeneral, AnErrorDoesNotOutliveItsCall) {
   ADI_TEST_CUDA(cudaStreamDestroy(user));
 }
 
-// The RHS on every boundary combination, packed and padded, on one z chunk
-// (nz = 23) and on three (nz = 71: the kernel marches 32 planes a block, and
-// the last plane of a chunk takes its upper neighbour from the next), with
-// every prefetch depth of the point-per-thread kernel.
-template <class T>
-void rhs_is_equivalent_to_ref(Kind kind, index_t nz, int ahead);
-
-// The CUDA RHS of p on a random field in layout L against the CPU's, relative
-// to the CPU's largest value (padding must stay untouched).
-template <class T>
-double rhs_error(const HeatProblem& p, const Layout3& L, const SolverOptions& opt, SeededRng& rng) {
-  const auto u = random_field<T>(rng, L);
-  std::vector<T> want(u.size(), poison<T>());
-  cpu::douglas_rhs(u.data(), want.data(), L, p);
-  DeviceBuffer<T> du(u), dw(std::vector<T>(u.size(), poison<T>()));
-  cuda::douglas_rhs(du.get(), dw.get(), L, p, nullptr, opt);
-  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
-    ADD_FAILURE() << "cudaDeviceSynchronize: " << cudaGetErrorName(e) << " " << cudaGetErrorString(e);
-    return INFINITY;
-  }
-  return compare_fields(dw.download(), want, L);
-}
-template <class T>
-constexpr double rhs_tolerance() {
-  return std::is_same<T, float>::value ? 1e-6 : 1e-14;
-}
-
-template <class T>
-void rhs_is_equivalent_to_ref(Kind kind) {
-  for (int ahead : {2, 4, 8})
-    for (index_t nz : {23, 71}) rhs_is_equivalent_to_ref<T>(kind, nz, ahead);
-}
-
-template <class T>
-void rhs_is_equivalent_to_ref(Kind kind, index_t nz, int ahead) {
-  SolverOptions opt;
-  opt.rhs_ahead = ahead;
-  SeededRng rng;
-  // Combinations 8-15: the axes in bits 0-2 of combo - 8 periodic (the
-  // neighbours wrap), the others as in combination combo - 8.
-  for (int combo = 0; combo < 16; ++combo) {
-    HeatProblem p;
-    p.n = {37, 29, nz};
-    p.length = {1.0, 0.7, 0.5};
-    p.alpha = {1.0, 0.3, 2.0};
-    p.dt = 1e-3;
-    for (int a = 0; a < 3; ++a) {
-      const int bits = combo & 7;
-      p.lo[a] = (bits >> a) & 1 ? Boundary::Neumann : Boundary::Dirichlet;
-      p.hi[a] = (bits >> ((a + 1) % 3)) & 1 ? Boundary::Neumann : Boundary::Dirichlet;
-      if (combo >= 8 && (bits >> a) & 1) p.lo[a] = p.hi[a] = Boundary::Periodic;
-    }
-    const Layout3 L = make_layout(p.n[0], p.n[1], p.n[2], kind);
-    EXPECT_LE(rhs_error<T>(p, L, opt, rng), rhs_tolerance<T>())
-        << "boundary combination " << combo << ", nz " << nz << ", rhs_ahead " << ahead;
-  }
-}
-
-// The vector kernels (4 points a thread; 2 in fp64) on periodic axes: a row
-// of 35 points ends inside a thread's vector (its wrap is read from the row's
-// start) and its first point's left neighbour is the row's last; rows 16-byte
-// aligned (pitch 40), one z chunk and three.
-template <class T>
-void rhs_vector_periodic_is_equivalent_to_ref() {
-  SeededRng rng;
-  for (int V : {4, 2}) {
-    if (V == 2 && sizeof(T) == 4) continue;
-    SolverOptions opt;
-    opt.rhs_vec = V;
-    for (index_t nz : {9, 71})
-      for (int combo = 1; combo < 8; ++combo) {
-        HeatProblem p;
-        p.n = {35, 13, nz};
-        p.length = {1.0, 0.7, 0.5};
-        p.alpha = {1.0, 0.3, 2.0};
-        p.dt = 1e-3;
-        for (int a = 0; a < 3; ++a)
-          if ((combo >> a) & 1) p.lo[a] = p.hi[a] = Boundary::Periodic;
-        p.lo[1] = p.lo[1] == Boundary::Periodic ? p.lo[1] : Boundary::Neumann;
-        const Layout3 L = Layout3::padded(35, 13, nz, 40, 13);
-        EXPECT_LE(rhs_error<T>(p, L, opt, rng), rhs_tolerance<T>())
-            << "periodic axes " << combo << ", nz " << nz << ", V " << V;
-      }
-  }
-}
-
-TEST(CudaRhs, PeriodicVectorKernelIsEquivalentToRefF64) {
-  ADI_GPU_TEST_PRELUDE();
-  rhs_vector_periodic_is_equivalent_to_ref<double>();
-}
-TEST(CudaRhs, PeriodicVectorKernelIsEquivalentToRefF32) {
-  ADI_GPU_TEST_PRELUDE();
-  rhs_vector_periodic_is_equivalent_to_ref<float>();
-}
-
-TEST(CudaRhs, IsEquivalentToRefF64) {
-  ADI_GPU_TEST_PRELUDE();
-  rhs_is_equivalent_to_ref<double>(Kind::Packed);
-  rhs_is_equivalent_to_ref<double>(Kind::Padded);
-}
-TEST(CudaRhs, IsEquivalentToRefF32) {
-  ADI_GPU_TEST_PRELUDE();
-  rhs_is_equivalent_to_ref<float>(Kind::Packed);
-  rhs_is_equivalent_to_ref<float>(Kind::Padded);
-}
-
-}  // namespace
-
-namespace {
-// The conductive (K/c) line solve on the device against the CPU backend (the
-// oracle, itself checked against a dense solve in test_conductive.cpp): the
-// rows are built by the same functions without contraction, so the results
-// are the same bits, for every end kind, axis, layout and awkward length.
-template <class T>
-void conductive_is_equivalent_to_ref() {
-  SeededRng rng;
-  const std::tuple<LineEnd, LineEnd, double, double> ends[] = {{LineEnd::Fixed, LineEnd::Fixed, 0, 0},
-                                                               {LineEnd::Mirror, LineEnd::Fixed, 30.0, 0},
-                                                               {LineEnd::Mirror, LineEnd::Mirror, 0, 12.0},
-                                                               {LineEnd::Wrap, LineEnd::Wrap, 0, 0}};
-  for (Axis axis : {Axis::X, Axis::Y, Axis::Z})
-    for (index_t n : {1, 3, 33, 257})
-      for (bool padded : {false, true})
-        for (const auto& [lo, hi, rlo, rhi] : ends) {
-          if (lo == LineEnd::Wrap && n < 3) continue;
-          index_t ext[3] = {37, 6, 5};
-          ext[axis_index(axis)] = n;
-          const Layout3 L = padded ? Layout3::padded(ext[0], ext[1], ext[2], ext[0] + 5, ext[1] + 1)
-                                   : Layout3::packed(ext[0], ext[1], ext[2]);
-          auto d = random_field<T>(rng, L);
-          std::vector<T> K(d.size(), T(1)), ic(d.size(), T(1));
-          for (std::size_t q = 0; q < d.size(); ++q) {
-            K[q] = static_cast<T>(0.1 * std::pow(1000.0, rng.uniform(0.0, 1.0)));
-            ic[q] = static_cast<T>(1.0 / rng.uniform(0.5, 5.0));
-          }
-          ConductiveLines<T> lines;
-          lines.h = 0.02;
-          lines.tau = 5e-4;
-          lines.lo = lo;
-          lines.hi = hi;
-          lines.lo_robin_h = rlo;
-          lines.hi_robin_h = rhi;
-          auto want = d;
-          cpu::solve_conductive(axis, K.data(), ic.data(), lines, want.data(), L);
-          DeviceBuffer<T> dK(K), dic(ic), dd(d);
-          cuda::solve_conductive(axis, dK.get(), dic.get(), lines, dd.get(), L);
-          const auto got = dd.download();
-          std::size_t differ = 0;
-          for (index_t k = 0; k < L.n[2]; ++k)
-            for (index_t j = 0; j < L.n[1]; ++j)
-              for (index_t i = 0; i < L.n[0]; ++i) {
-                const index_t o = L.offset(i, j, k);
-                differ += std::memcmp(&got[o], &want[o], sizeof(T)) != 0;
-              }
-          EXPECT_EQ(differ, 0u) << axis_name(axis) << " n " << n << (padded ? " padded" : " packed") << " ends "
-                                << int(lo) << "/" << int(hi);
-          EXPECT_LE(compare_fields(got, want, L), 0.0);  // also: the padding is still NaN
-        }
-  // bad values and a periodic line of 2 are refused as on the CPU
-  const Layout3 L = Layout3::packed(4, 3, 3);
-  std::vector<T> K(L.span(), T(1)), d(L.span(), T(0));
-  K[5] = std::numeric_limits<T>::quiet_NaN();
-  DeviceBuffer<T> dK(K), dd(d);
-  ConductiveLines<T> ok;
-  ok.h = 0.1;
-  ok.tau = 1e-3;
-  EXPECT_THROW(cuda::solve_conductive(Axis::Y, dK.get(), nullptr, ok, dd.get(), L), InvalidArgument);
-  ok.lo = ok.hi = LineEnd::Wrap;
-  EXPECT_THROW(cuda::solve_conductive(Axis::X, dK.get(), nullptr, ok, dd.get(), Layout3::packed(2, 3, 3)),
-               InvalidArgument);
-}
-TEST(CudaConductive, IsEquivalentToRefF64) {
-  ADI_GPU_TEST_PRELUDE();
-  conductive_is_equivalent_to_ref<double>();
-}
-TEST(CudaConductive, IsEquivalentToRefF32) {
-  ADI_GPU_TEST_PRELUDE();
-  conductive_is_equivalent_to_ref<float>();
-}
 }  // namespace

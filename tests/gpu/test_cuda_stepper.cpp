@@ -3,6 +3,7 @@
 #include "gpu_support.hpp"
 #include "test_util.hpp"
 
+#include <adi/factory.hpp>
 #include <adi/line_kernel_plan.hpp>
 
 #include <algorithm>

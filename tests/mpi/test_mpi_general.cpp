@@ -17,6 +17,7 @@
 #include "gpu_required.hpp"
 #include "test_util.hpp"
 
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/verification.hpp>
 

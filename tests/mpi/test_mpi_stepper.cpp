@@ -13,6 +13,7 @@
 #include "gpu_required.hpp"
 #include "test_util.hpp"
 
+#include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 
 #include <cmath>

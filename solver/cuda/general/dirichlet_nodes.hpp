@@ -1,6 +1,6 @@
 #pragma once
 // The moving Dirichlet nodes of a grid or of one rank's box, flattened for
-// general_dirichlet_rhs_kernel (general_kernels.cuh): per node its offset in
+// general_dirichlet_rhs_kernel (general_rhs_kernels.cuh): per node its offset in
 // the layout of `stride`, the mask of the faces whose terms it has, and W of
 // each face (six slots). Shared by the whole-grid general stepper and the
 // general MPI rank.

@@ -7,7 +7,7 @@
 #include "../async_copy.cuh"
 #include "../kernels/line_kernels.cuh"
 #include "fast_math.cuh"
-#include "general_kernels.cuh"
+#include "general_rows.cuh"
 #include "general_lanes.hpp"
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // One MPI rank's box of the GENERAL problem on its GPU: the CUDA twin of
-// GeneralCpuLocal (solver/cpu/general_local.cpp; the design is in
+// GeneralCpuLocal (solver/cpu/general_local_cpu.cpp; the design is in
 // detail/general_local.hpp). The same rows, built from discrete.hpp with the
 // node's GLOBAL index and the domain's ends; the same partition method for
 // lines that cross ranks; the same reduced systems (solve_reduced_line's
@@ -23,7 +23,7 @@
 //  - solve_whole (an axis the rank holds whole: x always): the segmented
 //    kernel of the whole-grid path (general_lanes.cu) on the box's view
 //    where it fits (SolverOptions::general_segmented), else Thomas or cyclic
-//    Sherman-Morrison one line per thread (general_kernels.cuh);
+//    Sherman-Morrison one line per thread (general_line_kernels.cuh);
 //  - reduce / finish (a split axis): one thread per line, lines adjacent
 //    along x (coalesced); the 8 numbers of each line to the host for the
 //    all-gather, the gathered rows back, the reduced systems solved on the
@@ -32,7 +32,7 @@
 // moves ~14 words a point (the interior's alpha, beta and c' go through
 // memory), one thread per line.
 
-#include <adi/detail/general_local.hpp>
+#include <adi/box/general_local.hpp>
 #include <adi/dirichlet.hpp>
 #include <adi/discrete.hpp>
 
@@ -42,7 +42,8 @@
 #include "../field_stats.cuh"
 #include "../stepper_support.cuh"
 #include "dirichlet_nodes.hpp"
-#include "general_kernels.cuh"
+#include "general_line_kernels.cuh"
+#include "general_rhs_kernels.cuh"
 #include "general_local_kernels.cuh"
 #include "general_lanes.hpp"
 #include "general_rhs.hpp"
@@ -53,7 +54,7 @@
 #include <sstream>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 namespace {
 
@@ -535,4 +536,4 @@ template std::unique_ptr<GeneralLocal<double>> make_general_cuda_local<double>(c
                                                                               const Decomposition&, int, int,
                                                                               const SolverOptions&);
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

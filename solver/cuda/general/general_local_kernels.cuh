@@ -6,10 +6,10 @@
 
 #include <adi/discrete.hpp>
 
-#include "general_kernels.cuh"
+#include "general_rows.cuh"
 #include "split_kernels.cuh"
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 namespace {
 
@@ -296,4 +296,4 @@ __global__ void __launch_bounds__(kThreads) box_add_kernel(const T* __restrict__
 
 }  // namespace
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

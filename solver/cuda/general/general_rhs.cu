@@ -1,14 +1,14 @@
 // The right-hand side of the general path at the interior nodes, fast form
 // (general_rhs.hpp): fast_rhs_kernel (a z march in registers) and
 // tiled_rhs_kernel (planes staged in shared memory with cp.async). The
-// faces are general_rhs_faces_kernel's (general_kernels.cuh); the line
+// faces are general_rhs_faces_kernel's (general_rhs_kernels.cuh); the line
 // solves are general_lanes.cu.
 
 #include "../async_copy.cuh"
 #include "../cuda_check.hpp"
 #include "../kernels/line_kernels.cuh"
 #include "fast_math.cuh"
-#include "general_kernels.cuh"
+#include "general_rhs_kernels.cuh"
 #include "general_rhs.hpp"
 
 #include <algorithm>
@@ -20,7 +20,7 @@ namespace adi::cuda::general {
 namespace {
 
 // The right-hand side at the interior nodes (every non-flat axis index in
-// [1, n-1)), the fast form of general_rhs_kernel (general_kernels.cuh): the
+// [1, n-1)), the fast form of general_rhs_kernel (general_rhs_kernels.cuh): the
 // same z march with u and K_z of planes k-1, k, k+1 in registers, plus the
 // z face mean of the step before (each face's mean computed once), fused
 // multiply-adds and the fast reciprocal in the means. Per node: the stencil

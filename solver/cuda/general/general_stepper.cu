@@ -28,7 +28,7 @@
 //    from K and 1/c, segments in registers, the reduced system by parallel
 //    cyclic reduction, closed into a ring on a periodic axis). Agrees with
 //    the oracle to round-off (~1e-14 fp64).
-//  - one line per thread (general_kernels.cuh), the oracle's operations in
+//  - one line per thread (general_line_kernels.cuh), the oracle's operations in
 //    the oracle's order (-fmad=false): the RHS and the sweeps bit for bit:
 //    the host's ThomasFactor for constant coefficients on a non-periodic
 //    axis, Thomas with rows on the fly when K or c is a field, cyclic
@@ -47,14 +47,15 @@
 // the forward-swept values, not D2 (the CPU oracle keeps D2 there on its
 // on-the-fly path): get_work is meaningful after Rhs, SolveX and SolveY.
 
-#include <adi/detail/backends.hpp>
+#include <adi/detail/entry_points.hpp>
 #include "../constant_tables.cuh"
 #include "../cuda_check.hpp"
 #include "../device_grid.cuh"
 #include "../line_solver.hpp"
 #include "../rhs_kernel.cuh"
 #include "dirichlet_nodes.hpp"
-#include "general_kernels.cuh"
+#include "general_line_kernels.cuh"
+#include "general_rhs_kernels.cuh"
 #include "general_lanes.hpp"
 #include "general_rhs.hpp"
 #include "split_kernels.cuh"

@@ -14,7 +14,7 @@
 
 #include "../cuda_check.hpp"
 #include "../device_buffer.hpp"
-#include "general_kernels.cuh"
+#include "general_rows.cuh"
 
 #include <algorithm>
 #include <array>

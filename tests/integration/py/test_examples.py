@@ -22,6 +22,9 @@
   user_guide_paraview  the guide's pvbatch blocks (likewise)
   readme          the command lines of README.md: run as written, or listed with
                   the test or script that runs them
+
+(examples/python_demo.py needs the Python extension: python/tests/test_python_demo.py
+runs it, in the pytest stage of test.sh.)
 """
 
 import os

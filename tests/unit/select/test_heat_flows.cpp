@@ -4,6 +4,7 @@
 // convective face at a uniform field; dE/dt equals the CPU stepper's own
 // right-hand side summed with the weights (an oracle the meter shares no
 // code with); the stepper entry point (stepper_heat_flows.hpp) agrees.
+#include <adi/factory.hpp>
 #include <adi/heat_flows.hpp>
 #include <adi/problem.hpp>
 #include <adi/stepper.hpp>

@@ -1,5 +1,6 @@
 // The general problem's checks (adi/verification.hpp) on the CPU backend that
 // the stepper contract does not run.
+#include <adi/factory.hpp>
 #include <adi/problem.hpp>
 #include <adi/stepper.hpp>
 #include <adi/verification.hpp>

@@ -8,15 +8,16 @@
 #include "test_util.hpp"
 
 #include <adi/decomposition.hpp>
-#include <adi/detail/general_local.hpp>
+#include <adi/box/general_local.hpp>
+#include <adi/factory.hpp>
 
 #include <cmath>
 #include <sstream>
 
 using namespace adi;
 using namespace adi::test;
-using adi::mpi::detail::GeneralLocal;
-using adi::mpi::detail::kReducedValues;
+using adi::box::GeneralLocal;
+using adi::box::kReducedValues;
 
 namespace {
 
@@ -41,7 +42,7 @@ struct SimulatedRun {
   SimulatedRun(const HeatProblem& prob, const std::array<int, 3>& grid, int nb = 1) : p(prob), batches(nb) {
     d = Decomposition::plan(p.n, grid[0] * grid[1] * grid[2], grid);
     d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
-    for (int r = 0; r < d.ranks(); ++r) ranks.push_back(mpi::detail::make_general_cpu_local<double>(p, d, r));
+    for (int r = 0; r < d.ranks(); ++r) ranks.push_back(box::make_general_cpu_local<double>(p, d, r));
   }
   double time() const { return static_cast<double>(steps) * p.dt; }
 
@@ -303,7 +304,7 @@ TEST(GeneralLocal, EachRankReadsOnlyItsBoxAndGhostLayers) {
         HeatProblem q = p;
         q.material.conductivity = {K, K, K};  // isotropic: read once
         q.material.capacity = c;
-        mpi::detail::make_general_cpu_local<double>(q, d, r);
+        box::make_general_cpu_local<double>(q, d, r);
         // The box and its ghost layers, each node once: a ghost layer beyond
         // a domain face (not a cut) is the face's own plane again, not read twice.
         const LocalPart part = d.part(r);

@@ -4,7 +4,7 @@
 // in it) still checks what a build without them answers.
 
 #include <adi/cuda.hpp>
-#include <adi/detail/backends.hpp>
+#include <adi/detail/entry_points.hpp>
 #include <adi/mpi.hpp>
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
 // The Douglas scheme on the CPU backend against the analytic mode: round-off
 // agreement with g^n U(0), convergence order 2, boundary behaviour.
 
+#include <adi/factory.hpp>
 #include "test_util.hpp"
 
 #include <cmath>

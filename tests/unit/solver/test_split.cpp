@@ -4,6 +4,7 @@
 // the Douglas step's is not; the energy of a problem without data never
 // grows; commuting operators give the product of the factors' exact
 // amplifications; Dirichlet faces hold their data.
+#include <adi/factory.hpp>
 #include <adi/problem.hpp>
 #include <adi/split.hpp>
 #include <adi/step_plan.hpp>

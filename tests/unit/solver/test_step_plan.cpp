@@ -2,6 +2,7 @@
 // on the CPU stepper that runs every plan, that two providers which can both
 // take a problem give it the same step (so neither hides a wrong row behind
 // the other's tests).
+#include <adi/factory.hpp>
 #include <adi/problem.hpp>
 #include <adi/step_plan.hpp>
 #include <adi/stepper.hpp>

@@ -14,7 +14,7 @@
 
 #include <adi/decomposition.hpp>
 #include <adi/distributed_line.hpp>
-#include <adi/detail/rank_box.hpp>
+#include <adi/box/rank_box.hpp>
 #include <adi/scheme.hpp>
 #include <adi/stepper.hpp>
 
@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 /// The other two axes of `axis`, lower first.
 inline std::array<int, 2> other_axes(int axis) {
@@ -122,4 +122,4 @@ template <class T>
 std::unique_ptr<LocalBackend<T>> make_cuda_local(const LocalProblem& lp, int device,
                                                  const SolverOptions& options = {});
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

@@ -222,19 +222,7 @@ class Stepper {
   std::chrono::steady_clock::time_point clock_start_{};
 };
 
-/// Builds a stepper. Throws BackendUnavailable when the backend was not built
-/// or no device is present; Auto picks CUDA when a device is usable, else CPU.
-/// `options`: the backends' experiment knobs (adi/options.hpp).
-template <class T>
-std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options = {});
-
-/// What `auto` resolves to on this machine.
-Backend resolve_backend(Backend requested);
-/// The backend make_stepper(p, requested) uses for this problem, or the
-/// BackendUnavailable it throws (no CUDA device, a problem CUDA does not run
-/// yet): `adi3d run --dry-run` resolves it as the run would.
-Backend choose_backend(const HeatProblem& p, Backend requested);
-
+/// A CUDA device as the backends' entry points describe it.
 struct DeviceInfo {
   int index = 0;
   std::string name;
@@ -242,16 +230,5 @@ struct DeviceInfo {
   int multiprocessors = 0;
   int cc_major = 0, cc_minor = 0;
 };
-/// Whether the backend was compiled into this build.
-bool backend_built(Backend b);
-/// Measured copy bandwidth of the backend's memory, in bytes per second
-/// counting bytes read plus bytes written: a device-to-device cudaMemcpy of
-/// `bytes` on CUDA, a parallel array copy on the CPU. Median of `reps`.
-double copy_bandwidth(Backend b, std::size_t bytes, int reps);
-
-/// CUDA devices visible now (empty without CUDA or without a device).
-std::vector<DeviceInfo> cuda_devices();
-/// Why no CUDA device is usable ("" if one is), for messages.
-std::string cuda_unavailable_reason();
 
 }  // namespace adi

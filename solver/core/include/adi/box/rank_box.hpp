@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <string>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 template <class T>
 class RankBox {
@@ -49,4 +49,4 @@ class RankBox {
   virtual void synchronize() {}
 };
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

@@ -48,7 +48,7 @@
 
 #include <adi/decomposition.hpp>
 #include <adi/detail/line_thomas.hpp>
-#include <adi/detail/rank_box.hpp>
+#include <adi/box/rank_box.hpp>
 #include <adi/options.hpp>
 #include <adi/split.hpp>
 #include <adi/stepper.hpp>
@@ -60,7 +60,7 @@
 #include <string>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 /// Values per line in a rank's contribution to the reduced systems: two rows
 /// (a, b, c, d) — the first and last row; a one-row rank fills only the first.
@@ -140,7 +140,7 @@ std::unique_ptr<GeneralLocal<T>> make_general_cuda_local(const HeatProblem& p, c
 /// a non-finite value, or (signed_ok false) one <= 0. collective: every rank
 /// of the run loads this field now (FieldSource::read_indices may read
 /// collectively); the caller then loads its other fields before it throws,
-/// so that every rank makes the same reads. solver/core/general_box.cpp.
+/// so that every rank makes the same reads. solver/core/general_local.cpp.
 template <class T>
 std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
                               const LocalStorage& st, const FieldSource& f, const char* what, bool signed_ok,
@@ -158,7 +158,7 @@ struct BoxMaterial {
 /// Reads every material field of p for rank `part`'s box; every one is read
 /// before a bad one throws (the first error), since with several ranks
 /// (collective) the reads may be collective and every rank must make the
-/// same ones. solver/core/general_box.cpp.
+/// same ones. solver/core/general_local.cpp.
 template <class T>
 BoxMaterial<T> load_box_material(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
                                  const LocalStorage& st, bool collective);
@@ -234,4 +234,4 @@ inline void reduced_layout(const Split1D& sp, std::vector<index_t>& cnt, std::ve
   }
 }
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

@@ -4,7 +4,7 @@
 // arithmetic of every row, of the right-hand side and of the whole-line
 // solves is that of cpu::CpuStepper (stages_cpu.cpp), the oracle.
 
-#include <adi/detail/general_local.hpp>
+#include <adi/box/general_local.hpp>
 
 #include "line_batches.hpp"
 #include "line_rows.hpp"
@@ -19,7 +19,7 @@
 #include <cmath>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 namespace {
 
@@ -797,4 +797,4 @@ template std::unique_ptr<GeneralLocal<float>> make_general_cpu_local<float>(cons
 template std::unique_ptr<GeneralLocal<double>> make_general_cpu_local<double>(const HeatProblem&,
                                                                              const Decomposition&, int);
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

@@ -2,14 +2,14 @@
 // rank's box of the material fields, for the CPU and CUDA local backends of
 // the distributed general path.
 
-#include <adi/detail/general_local.hpp>
+#include <adi/box/general_local.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <vector>
 
-namespace adi::mpi::detail {
+namespace adi::box {
 
 template <class T>
 std::vector<T> load_box_field(const HeatProblem& p, const LocalPart& part, const std::array<bool, 3>& ghosts,
@@ -93,4 +93,4 @@ template std::vector<float> load_box_field<float>(const HeatProblem&, const Loca
 template std::vector<double> load_box_field<double>(const HeatProblem&, const LocalPart&, const std::array<bool, 3>&,
                                                     const LocalStorage&, const FieldSource&, const char*, bool, bool);
 
-}  // namespace adi::mpi::detail
+}  // namespace adi::box

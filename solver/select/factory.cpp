@@ -3,7 +3,7 @@
 // build-dependent code paths.
 
 #include <adi/cuda.hpp>
-#include <adi/detail/backends.hpp>
+#include <adi/detail/entry_points.hpp>
 #include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/stepper.hpp>
