@@ -31,12 +31,11 @@ struct MemoryEstimate {
 };
 
 /// Host: the run's own copy of the field (initial data, outputs,
-/// checkpoints), plus for the CPU backend the stepper's two fields (u and the
-/// increment), plus 32 MiB for libraries and I/O buffers. Device (CUDA): two
-/// fields. The grid size is computed in double, so absurd grids do not overflow.
-/// With `ranks` > 1 this is rank 0's share, the largest: the whole field
-/// (gathered for outputs and checkpoints) plus its sub-box's two fields
-/// (1/ranks of the grid, with ghost planes), per host and per device.
+/// checkpoints) and 32 MiB for libraries and I/O buffers, plus what the
+/// backend says its stepper will hold (adi::stepper_footprint: each backend
+/// models its own arrays, the steady solver its own). With `ranks` > 1 this
+/// is rank 0's share, the largest: the whole field (gathered for outputs and
+/// checkpoints) plus its sub-box's arrays, per host and per device.
 MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks = 1, const SolverOptions& solver = {});
 
 /// Throws InsufficientMemory naming what is needed and what is there.

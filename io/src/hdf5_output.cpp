@@ -752,4 +752,9 @@ void GridFile::finish(const std::string& status) {
   im.rewrite_xdmf();
 }
 
+double material_parts_buffer_bytes(double part_points, int material_fields) {
+  // write_material_parts: one std::vector<double> of the part, reused field by field.
+  return material_fields > 0 ? part_points * 8.0 : 0.0;
+}
+
 }  // namespace adi::io

@@ -21,6 +21,7 @@ template std::unique_ptr<Stepper<float>> make_cuda_stepper<float>(const HeatProb
 template std::unique_ptr<Stepper<double>> make_cuda_stepper<double>(const HeatProblem&, const SolverOptions&);
 std::vector<DeviceInfo> devices() { return {}; }
 std::string unavailable_reason() { return hooks::not_built_message(hooks::Missing::Cuda); }
+StepperFootprint footprint(const HeatProblem&, Precision, int, const SolverOptions&) { unavailable(); }
 
 template <class T>
 struct ConstantSolver<T>::Impl {};

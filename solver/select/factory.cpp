@@ -6,6 +6,7 @@
 #include <adi/detail/entry_points.hpp>
 #include <adi/factory.hpp>
 #include <adi/mpi.hpp>
+#include <adi/steady.hpp>
 #include <adi/stepper.hpp>
 #include <adi/version.hpp>
 
@@ -37,6 +38,14 @@ bool backend_built(Backend b) {
 std::vector<DeviceInfo> cuda_devices() { return cuda::devices(); }
 
 std::string cuda_unavailable_reason() { return cuda::unavailable_reason(); }
+
+StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision precision, int ranks,
+                                   const SolverOptions& options, bool steady) {
+  StepperFootprint f = b == Backend::Cuda ? cuda::footprint(p, precision, ranks, options)
+                                          : cpu::footprint(p, precision, ranks, options);
+  if (steady) add_steady_footprint(f, b, p, ranks);
+  return f;
+}
 
 Backend resolve_backend(Backend requested) {
   if (requested != Backend::Auto) return requested;

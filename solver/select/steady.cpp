@@ -54,6 +54,17 @@ void field_range(const FieldSource* f, double constant, const std::array<index_t
 
 }  // namespace
 
+void add_steady_footprint(StepperFootprint& f, Backend b, const HeatProblem& p, int ranks) {
+  const SteadyOptions so;
+  const double points = static_cast<double>(p.n[0]) * static_cast<double>(p.n[1]) * static_cast<double>(p.n[2]);
+  const double share = points * 8.0 / ranks;
+  f.host_bytes += (2.0 * so.restart + 1.0 + 8.0) * share;
+  if (b == Backend::Cuda)
+    f.device_bytes *= 1.0 + kSteadyMaxParameters, f.device_bytes_rows16 *= 1.0 + kSteadyMaxParameters;
+  else
+    f.host_bytes += kSteadyMaxParameters * f.stepper_arrays * f.stepper_field;
+}
+
 std::string steady_state_refusal(const HeatProblem& p) {
   if (!p.source_table.empty())
     return "the source has a time table: a steady state has no time (remove source.table, or run in time)";

@@ -184,6 +184,11 @@ bool hdf5_files_open();
 /// bytes free and `message` does not say so already; else "".
 std::string disk_space_note(const std::string& path, double need, const std::string& message = "");
 
+/// Host memory a collective output file takes beyond the field: each rank
+/// writes its part of every material field once, from one part-sized
+/// float64 buffer (`part_points` nodes); 0 without material fields.
+double material_parts_buffer_bytes(double part_points, int material_fields);
+
 /// An input file that is not a regular file (a FIFO, a device, a folder)
 /// is refused before a byte is read: IoError "<path>: cannot read <what>: it
 /// is a FIFO (named pipe), not a file ..." (a FIFO blocked the read until

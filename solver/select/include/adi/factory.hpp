@@ -5,6 +5,7 @@
 // it what a choice needs to know of this machine (the backends built, the
 // CUDA devices, the copy bandwidth).
 
+#include <adi/footprint.hpp>
 #include <adi/options.hpp>
 #include <adi/stepper.hpp>
 
@@ -28,6 +29,13 @@ Backend resolve_backend(Backend requested);
 /// BackendUnavailable it throws (no CUDA device, a problem CUDA does not run
 /// yet): `adi3d run --dry-run` resolves it as the run would.
 Backend choose_backend(const HeatProblem& p, Backend requested);
+
+/// What a stepper of p on backend b (resolved: CPU or CUDA) will allocate,
+/// from the backend's own model (adi/footprint.hpp); with ranks > 1 rank 0's
+/// box. With `steady`, also what the steady solver adds (adi/steady.hpp):
+/// one stepper of the same kind per sweep parameter and its Krylov vectors.
+StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision precision, int ranks,
+                                   const SolverOptions& options, bool steady);
 
 /// Whether the backend was compiled into this build.
 bool backend_built(Backend b);

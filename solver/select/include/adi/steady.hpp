@@ -33,6 +33,8 @@
 #include <adi/factory.hpp>
 #include <adi/stepper.hpp>
 
+#include <adi/footprint.hpp>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -59,6 +61,13 @@ struct SteadyResult {
   std::vector<double> estimates;  ///< GMRES's residual estimate of every iteration (relative)
   std::vector<double> taus;     ///< the parameter of each cycle
 };
+
+/// Adds to f (a stepper's footprint on backend b, adi/footprint.hpp) what a
+/// steady solve of p allocates beside it: one stepper of the same kind for
+/// each sweep parameter (kSteadyMaxParameters counted), and on the host
+/// this rank's share of the Krylov vectors in double (V and Z of a restart
+/// cycle, 8 work vectors).
+void add_steady_footprint(StepperFootprint& f, Backend b, const HeatProblem& p, int ranks);
 
 /// "" if p has a steady state, else why not (one line): every face insulated,
 /// flux or periodic (no face fixes the level), or time tables (a steady
