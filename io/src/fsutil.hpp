@@ -8,6 +8,7 @@
 
 namespace adi::io::detail {
 
+/// Whether anything (a file, a link, a folder) has this name on disk (lstat).
 bool file_exists(const std::string& path);
 /// Creates (truncating) `path` with open(2) to learn why it cannot be
 /// created (errno text) before HDF5 tries; throws IoError "<what>: cannot create <path> (<errno text>)".

@@ -80,7 +80,6 @@ H5Id open_group(hid_t loc, const std::string& name, const std::string& context);
 H5Id create_group(hid_t loc, const std::string& name, const std::string& context);
 /// True when every component of `path` exists as a link (so H5Oopen will not fail on a missing parent).
 bool path_exists(hid_t file, const std::string& path);
-/// Whether anything (a file, a link, a folder) has this name on disk.
 /// The names of a group's members (links), in name order; a failure names `what`.
 std::vector<std::string> member_names(hid_t group, const std::string& context, const std::string& what);
 /// Paths of every dataset in the file (depth first, at most `limit`), for error messages.

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to adi::mpi: one rank's arithmetic for the GENERAL problem
+// The rank-box seam (adi::box): one rank's arithmetic for the GENERAL problem
 // (problem.hpp: K, c, q fields, sources, flux / convective / periodic faces,
 // moving Dirichlet values, flat axes) on the CPU. No MPI here: the
 // distributed stepper (solver/mpi/distributed_stepper.cpp) moves the numbers.

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to adi::mpi: what one rank computes on its own box, implemented
+// The rank-box seam (adi::box): what one rank computes on its own box, implemented
 // per backend (local_cpu.cpp, cuda/local_cuda.cu). No MPI here: the
 // distributed stepper (distributed_stepper.cpp) moves the numbers between
 // ranks, through host buffers this class provides (pinned on the GPU).

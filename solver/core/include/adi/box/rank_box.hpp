@@ -1,5 +1,6 @@
 #pragma once
-// Internal to adi::mpi: what every rank's box does whatever its plan — the
+// The rank-box seam (namespace adi::box; solver/mpi uses it, solver/cpu and
+// solver/cuda implement it): what every rank's box does whatever its plan — the
 // field and work arrays in and out, their statistics, host buffers for what
 // crosses ranks, its face planes out and its ghost planes in. The plans' own
 // line solves extend it: LocalBackend (the constant tables' planned
