@@ -39,8 +39,17 @@ std::vector<DeviceInfo> cuda_devices() { return cuda::devices(); }
 
 std::string cuda_unavailable_reason() { return cuda::unavailable_reason(); }
 
+namespace {
+[[noreturn]] void cuda_not_available(const std::string& why) {
+  ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+}
+}  // namespace
+
 StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision precision, int ranks,
                                    const SolverOptions& options, bool steady) {
+  // A build without CUDA has no model of it: the run would stop at the
+  // backend's choice, so the estimate stops with the same words.
+  if (b == Backend::Cuda && !backend_built(b)) cuda_not_available(cuda_unavailable_reason());
   StepperFootprint f = b == Backend::Cuda ? cuda::footprint(p, precision, ranks, options)
                                           : cpu::footprint(p, precision, ranks, options);
   if (steady) add_steady_footprint(f, b, p, ranks);
@@ -57,7 +66,7 @@ Backend choose_backend(const HeatProblem& p, Backend b) {
   const Backend r = resolve_backend(b);
   if (r == Backend::Cuda) {
     const std::string why = cuda_unavailable_reason();
-    if (!why.empty()) ADI_THROW(BackendUnavailable, "backend 'cuda' is not available: " + why);
+    if (!why.empty()) cuda_not_available(why);
   }
   return r;
 }
