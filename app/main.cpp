@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   // there (exit 139 after the right error). Such a process ends with
   // MPI_Abort and its exit code instead.
   const auto ending = [&](int code) {
+    if (code != kOk) exiting_with(code);
     if (session.active() && io::hdf5_files_open()) {
       std::fflush(stdout);
       std::fflush(stderr);
@@ -186,6 +187,7 @@ int main(int argc, char** argv) {
       return kOk;
     }
   } catch (const CollectiveError& e) {
+    exiting_with(e.code());
     // Every rank has it; it was printed once already, or rank 0 prints it
     // now (its message carries its kind, "numerical error: ...").
     if (!e.reported() && rank == 0) std::fprintf(stderr, "adi3d: %s\n", printable(e.what()).c_str());
@@ -193,6 +195,7 @@ int main(int argc, char** argv) {
     if (!e.reported()) mpi::barrier();  // (see collectively)
     return ending(e.code());
   } catch (const std::exception& e) {
+    exiting_with(exit_code_of(e, nullptr));
     const int code = report(e, ranks > 1);
     // The other ranks may be waiting for this one in a collective call.
     if (ranks > 1) mpi::abort(code);

@@ -23,6 +23,7 @@ std::atomic<int> g_first{0};       // first signal number
 std::atomic<int> g_count{0};       // signals received
 std::atomic<int> g_critical{0};    // > 0 while a final-name file is written
 std::atomic<int> g_abort_wanted{0};
+std::atomic<int> g_exit_code{-1};  // set by exiting_with
 static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need lock-free atomics");
 
 constexpr int kSignals[] = {SIGTERM, SIGUSR1, SIGINT, SIGHUP};
@@ -39,6 +40,17 @@ void say(const char* msg) {
 }
 
 extern "C" void on_signal(int sig) {
+  // The run has failed and has said so: a signal now (mpirun stopping the
+  // other ranks once one has exited) ends the process quietly with the exit
+  // code it is on its way to, unless a file is mid-write (that write ends
+  // first, then CriticalWrite aborts).
+  if (const int code = g_exit_code.load(); code >= 0) {
+    if (g_critical.load() > 0) {
+      g_abort_wanted.store(1);
+      return;
+    }
+    ::_exit(code);
+  }
   const int n = g_count.fetch_add(1) + 1;
   if (n == 1) {
     g_first.store(sig);
@@ -73,6 +85,8 @@ void default_signal_handling() {
   std::signal(SIGPIPE, SIG_DFL);
   if (const int sig = g_first.load()) std::raise(sig);
 }
+
+void exiting_with(int code) { g_exit_code.store(code); }
 
 int SignalGuard::stop_requested() { return g_first.load(); }
 

@@ -32,6 +32,13 @@ void install_signal_handlers();
 /// the default dispositions again; a signal recorded so far is re-raised.
 void default_signal_handling();
 
+/// The process is ending with `code` (!= 0) after its error was reported:
+/// from now on a signal ends it at once with that code and says nothing
+/// (under mpirun, the launcher's SIGTERM to the ranks still exiting would
+/// otherwise print "signal received: stopping at the next step" after the
+/// error). A file mid-write is finished first.
+void exiting_with(int code);
+
 class SignalGuard {
  public:
   /// The first signal received (0: none).
