@@ -18,18 +18,6 @@
 
 namespace adi {
 
-const char* phase_name(Phase p) {
-  switch (p) {
-    case Phase::Rhs: return "rhs";
-    case Phase::SolveX: return "x";
-    case Phase::SolveY: return "y";
-    case Phase::SolveZ: return "z+update";
-    case Phase::Step: return "step";
-    case Phase::RhsSolveX: return "rhs+x";
-  }
-  return "?";
-}
-
 bool backend_built(Backend b) {
   if (b == Backend::Cuda) return ADI_WITH_CUDA != 0;
   return true;
