@@ -68,10 +68,30 @@ class EnvReader {
   const EnvLookup& lookup_;
 };
 
+// Knobs removed once their A/B was settled: a job script that still sets
+// one asks for a path that no longer exists, so it is refused by name
+// rather than ignored. Each finding stays in docs/PERFORMANCE.md.
+struct RetiredKnob {
+  const char* variable;
+  const char* where;  // the docs/PERFORMANCE.md section that keeps its finding
+};
+constexpr RetiredKnob kRetiredKnobs[] = {
+    {"ADI_LANES_CONST", "Segment lengths and tiles"},
+    {"ADI_LANES_HALF_TILES", "Segment lengths and tiles"},
+    {"ADI_FUSED_TILES", "The fused RHS + x kernel"},
+    {"ADI_RHS_AHEAD", "RHS kernels"},
+    {"ADI_SKIP_FACE_LANE", "The step"},
+};
+
 }  // namespace
 
 EnvOptions read_env_options(const EnvLookup& lookup) {
   const EnvReader e(lookup);
+  for (const RetiredKnob& r : kRetiredKnobs)
+    if (const char* v = e.get(r.variable))
+      EnvReader::fail(r.variable, v,
+                      std::string("no longer a knob: its choice is settled (docs/PERFORMANCE.md, \"") + r.where +
+                          "\"); unset it");
   EnvOptions o;
   SolverOptions& s = o.solver;
 #define ADI_KNOB(type, field, def, variable, form, rule, effect, default_text) \

@@ -91,7 +91,7 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     // The tile: 32 lines where this I is built for them and its segments
     // fit, else 16 (I = 33 is built for 16-line tiles only).
     const int S = I >= 2 ? next_pow2((n + I - 1) / I) : 0;
-    if (options.lanes_half_tiles && lanes_fp64_half_tile(I, S, element_size, axis, lanes)) {
+    if (lanes_fp64_half_tile(I, S, element_size, axis, lanes)) {
       plan.G = kLanesHalfTile;
       maxS = kLanesHalfMaxSegments;
     } else if (I >= 2 && I != kOddLongI && I <= max_I && S <= lanes_max_segments(I)) {

@@ -32,7 +32,7 @@
 // 8192 x 8192 x 3 that is one plane of three; for the 2^k + 1 sizes users
 // pick, y and z lines of 2^k - 1 rows. The y and z solves also leave out
 // the lane of a high Dirichlet x face where it would be a 32-line tile of
-// its own (adi::lanes_without_face, SolverOptions::skip_face_lane): 257^3's
+// its own (adi::lanes_without_face): 257^3's
 // y and z solves run 8 full tiles a row of lanes instead of 9.
 
 #include "constant_tables.cuh"
@@ -65,7 +65,7 @@ Layout3 box_layout(const Layout3& L, const UnknownBox& b) {
 // solve's 0 there and its u the face's value, as a solve would leave them.
 Layout3 yz_layout(const HeatProblem& p, const SolverOptions& o, const Layout3& box) {
   Layout3 L = box;
-  if (o.skip_fixed && o.skip_face_lane && !p.flat(0) && !p.periodic(0))
+  if (o.skip_fixed && !p.flat(0) && !p.periodic(0))
     L.n[0] = lanes_without_face(box.n[0], p.hi[0] == Boundary::Dirichlet);
   return L;
 }
@@ -145,7 +145,7 @@ std::string ConstantTables<T>::describe_box() const {
       << " unknowns between the Dirichlet y / z faces (ADI_SKIP_FIXED=0: every node)";
   if (yz_.n[0] != sub_.n[0])
     s << "; the y / z solves leave out the Dirichlet high x face's lane: " << yz_.n[0]
-      << " lanes, whole tiles (ADI_SKIP_FACE_LANE=0: " << sub_.n[0] << ")";
+      << " lanes, whole tiles (of " << sub_.n[0] << ")";
   return s.str();
 }
 

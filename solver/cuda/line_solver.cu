@@ -33,7 +33,7 @@ bool LineSolver<T>::cyclic_fits(Axis axis, const Layout3& L, const SolverOptions
 
 template <class T>
 LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, const SolverOptions& options, bool cyclic)
-    : axis_(axis), layout_(L), lanes_const_(options.lanes_const) {
+    : axis_(axis), layout_(L) {
   fused_planes_ = options.fused_planes;
   L.validate("device line solve");
   const int a = axis_index(axis);
@@ -60,7 +60,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     // Segments 1 .. S-2 hold only interior rows; with a constant matrix
     // their tables are segment 1's bit for bit (memcmp), and the kernel
     // takes them from the constant bank.
-    long_uniform_ = lanes_const_ && S_ >= 3;
+    long_uniform_ = S_ >= 3;
     for (int s = 2; s <= S_ - 2 && long_uniform_; ++s)
       long_uniform_ = same_tables_as_segment1(host_tables_, TableLayout{S_, I_}, s);
     if (kind_ == Kind::Block) return;  // one pass: no reduced rows in memory
@@ -85,7 +85,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     const SegmentedPlan<T> seg = SegmentedPlan<T>::build(cyclic ? split.tridiag : m, I_, S_);
     host_tables_ = plan_tables(seg, cyclic ? &split : nullptr);
     tables_.upload(host_tables_);
-    interior_mask_ = lanes_const_ ? interior_segment_mask(host_tables_, I_, S_) : 0u;
+    interior_mask_ = interior_segment_mask(host_tables_, I_, S_);
     view_ = PlanView<T>{tables_.get(), static_cast<int>(n), I_, S_};
     if constexpr (std::is_same_v<T, float>)
       if (const LinesGeom lg = lines_geom(); kind_ == Kind::Lanes && kernels::lanes_pairs_built(I_, G_) && !cyclic &&
@@ -108,7 +108,7 @@ LineSolver<T>::LineSolver(const LineMatrix& m, Axis axis, const Layout3& L, cons
     }
     // Lines of 33-64 rows: the fused kernel's tiles of 8 segments of 8 rows
     // (four lines a warp's transposition buffer), with a plan of their own.
-    if (axis == Axis::X && S_ == 32 && !cyclic && plan.family == Kind::Warp && options.fused_tiles && n > 32 &&
+    if (axis == Axis::X && S_ == 32 && !cyclic && plan.family == Kind::Warp && n > 32 &&
         n <= kernels::kFusedTileS * kernels::kFusedTileI) {
       const SegmentedPlan<T> tile = SegmentedPlan<T>::build(m, kernels::kFusedTileI, kernels::kFusedTileS);
       fused_tile_tables_.upload(plan_tables(tile));

@@ -45,8 +45,8 @@ class LineSolver {
  public:
   using Kind = LineKernelFamily;
 
-  /// `options` carries the segment-length overrides (x_seg, yz_seg; 0: the
-  /// planner's choice) and lanes_const; the app fills it from ADI_* knobs.
+  /// `options` carries the kernel knobs (x_seg, yz_seg: 0 is the planner's
+  /// choice; adi/solver_knobs.def); the app fills it from ADI_* knobs.
   /// `cyclic`: m is a periodic line (m.a[0] couples node n-1, m.c[n-1] node
   /// 0): the warp and lanes kernels solve its Sherman-Morrison split
   /// (adi::cyclic_split) and correct each row with one FMA; lines that only
@@ -90,7 +90,6 @@ class LineSolver {
   DeviceBuffer<T> tables_;
   std::vector<T> host_tables_;  // the plan's tables as uploaded (SegmentConsts are made from them)
   unsigned interior_mask_ = 0;  // interior_segment_mask of host_tables_
-  bool lanes_const_ = true;     // SolverOptions::lanes_const: y/z tables from the constant bank
   PlanView<T> view_{};
   // Lanes, fp32 16-line tiles of I = kOddLongI: the pair build (two lines a
   // lane, kernels::launch_lanes_pairs) where the layout allows it
@@ -106,7 +105,7 @@ class LineSolver {
   CompactTables fused_compact_{};
   DeviceBuffer<T> fused_tables_;
   // The fused kernel's tile plan (x lines of 33-64 rows: kernels::kFusedTileS
-  // segments of kFusedTileI rows, SolverOptions::fused_tiles); fused_tile_
+  // segments of kFusedTileI rows); fused_tile_
   // false: the fused kernel takes view_.
   bool fused_tile_ = false;
   DeviceBuffer<T> fused_tile_tables_;

@@ -59,7 +59,7 @@ constexpr int kTileX = 32, kTileY = 8, kChunkZ = 32, kMinChunkZ = 8;
 // centre value is the DRAM stream: it is loaded D planes ahead into a
 // register queue, so each warp has D rows (D x 128 or 256 bytes) on their
 // way; Little's law wants ~32 KB per SM at 4.2 TB/s, i.e. D = 4 or more at
-// the 24-32 warps an SM holds (4 measured best, rhs_prefetch_planes). The
+// the 24-32 warps an SM holds (4 measured best, kRhsPlanesAhead). The
 // in-plane neighbours (x +- 1 and y +- 1) are
 // then L1 hits, mostly on lines this block's own warps brought in as their
 // centres D - 1 iterations earlier, and are loaded one plane ahead. The
@@ -308,13 +308,8 @@ int rhs_points_per_thread(const SolverOptions& o, index_t nx) {
 }
 
 // Planes the point-per-thread kernel loads ahead: 4 in both precisions, the
-// fastest depth measured (docs/PERFORMANCE.md, "RHS kernels").
-// SolverOptions::rhs_ahead (ADI_RHS_AHEAD) overrides, so the GPU tests can run
-// every depth in one process.
-int rhs_prefetch_planes(const SolverOptions& o) {
-  const int a = o.rhs_ahead;
-  return a == 2 || a == 8 ? a : 4;
-}
+// fastest of 2, 4 and 8 measured (docs/PERFORMANCE.md, "RHS kernels").
+constexpr int kRhsPlanesAhead = 4;
 
 // Planes a block of the vector kernel marches through. A thread's planes
 // are serial, so a grid of few, long marches is latency-bound: on small grids
@@ -362,17 +357,11 @@ void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc
                   static_cast<unsigned>((L.n[2] + chunk - 1) / chunk));
   ADI_REQUIRE(grid.y <= 65535 && grid.z <= 65535, "grid too large for the RHS kernel");
   if (!vec) {
-    // Centres in flight per thread (see rhs_scalar_kernel); rhs_ahead
-    // overrides (2, 4 or 8).
-    const int ahead = rhs_prefetch_planes(options);
+    // Centres in flight per thread: see rhs_scalar_kernel.
     if (kc.xfaces)
-      rhs_scalar_kernel<T, 4, true><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
-    else if (ahead == 2)
-      rhs_scalar_kernel<T, 2, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
-    else if (ahead == 8)
-      rhs_scalar_kernel<T, 8, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+      rhs_scalar_kernel<T, kRhsPlanesAhead, true><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
     else
-      rhs_scalar_kernel<T, 4, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
+      rhs_scalar_kernel<T, kRhsPlanesAhead, false><<<grid, block, 0, st>>>(u, w, L, kc, chunk);
   } else if (V == 4) {
     if (kc.xfaces)
       rhs_vector_kernel<T, 4, true><<<grid, block, 0, st>>>(u, w, L, kc, chunk);

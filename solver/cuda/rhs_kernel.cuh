@@ -15,9 +15,8 @@ namespace adi::cuda {
 /// such a grid is refused before a run writes anything.
 std::string rhs_unlaunchable(const Layout3& L);
 
-/// `options.rhs_vec` (points per thread, -1: by precision) and
-/// `options.rhs_ahead` (planes in flight of the scalar kernel, 0: 4) are the
-/// experiment knobs ADI_RHS_VEC / ADI_RHS_AHEAD, read by the app.
+/// `options.rhs_vec` (points per thread, -1: by precision) is the experiment
+/// knob ADI_RHS_VEC, read by the app.
 template <class T>
 void launch_rhs(const T* u, T* w, const Layout3& L, const RhsCoefficients<T>& kc, cudaStream_t st,
                 const SolverOptions& options = {});

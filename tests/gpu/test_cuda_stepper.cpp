@@ -164,8 +164,8 @@ TEST(CudaStepper, UnknownBoxIsEquivalentToRefF32) {
 }
 
 // The y / z solves without the lane of a high Dirichlet x face where it would
-// be a 32-line tile of its own (adi::lanes_without_face, the default) and
-// with it (SolverOptions::skip_face_lane off): nx = 32 m + 1 from one tile
+// be a 32-line tile of its own (adi::lanes_without_face), and with every node
+// moved (SolverOptions::skip_fixed off, which keeps the lane): nx = 32 m + 1 from one tile
 // (33) to nine (257), y / z lines of every family the box gives them (3-row
 // short lines, 16- and 17-row segments, fp32 pair tiles at 512 lanes), a
 // zero-flux or Dirichlet low x face, Dirichlet and zero-flux y / z
@@ -186,13 +186,13 @@ void face_lane_is_equivalent_to_ref(double tol) {
         p.lo[1] = p.hi[1] = f[2];
         p.lo[2] = p.hi[2] = f[3];
         SolverOptions o;
-        o.skip_face_lane = skip;
+        o.skip_fixed = skip;
         const bool dropped = skip && lanes_without_face(n[0], p.hi[0] == D) != n[0];
         EXPECT_EQ(dropped, skip && f[1] == D && n[0] % 32 == 1);
         auto gpu = make_stepper<T>(p, Backend::Cuda, o);
         const std::string what = grid_text(n) + ", faces x " + boundary_name(f[0]) + "/" + boundary_name(f[1]) +
                                  " y " + boundary_name(f[2]) + " z " + boundary_name(f[3]) +
-                                 (skip ? "" : ", ADI_SKIP_FACE_LANE=0") + ": " + gpu->device_name();
+                                 (skip ? "" : ", ADI_SKIP_FIXED=0") + ": " + gpu->device_name();
         EXPECT_EQ(gpu->device_name().find("leave out the Dirichlet high x face's lane") != std::string::npos, dropped)
             << what;
         EXPECT_EQ(gpu->moved_yz_lanes(), dropped ? n[0] - 1 : n[0]) << what;  // what bench counts
@@ -404,8 +404,7 @@ double stiff_tolerance(const HeatProblem& p, double base) {
 // segments; fp64: the small build, 5 lines a block with one copy of the interior segments' tables and a
 // ring of 3 slabs), 64 and 40 (the tile build, both precisions: 4 lines a
 // warp in one transposition tile of 8 segments of 8 rows, 32 a block: 37 and
-// 70 lines leave the last block's warps a part of their lines or none; with
-// ADI_FUSED_TILES=0 fp32 4 lines a warp in 32 segments of 2 rows, fp64 1; 65
+// 70 lines leave the last block's warps a part of their lines or none; 65
 // and 100 take 2 a warp in both precisions), and 3 (several lines
 // a tile: not fused, the stepper must say so); nj not a multiple of the
 // lines of a block (45, 19, 7, 23, 13, 9) and smaller than it (5);
@@ -425,10 +424,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
   int fused_cases = 0;
   for (const auto& n : sizes)
     for (int faces = 0; faces < 3; ++faces)
-      for (int planes : {0, 1, 3})
-      for (bool tiles : {true, false}) {
-        const bool tiled = tiles && n[0] > 32 && n[0] <= 64;  // the tile build's lines
-        if (!tiles && !(n[0] > 32 && n[0] <= 64)) continue;  // ADI_FUSED_TILES=0 changes nothing there
+      for (int planes : {0, 1, 3}) {
+        const bool tiled = n[0] > 32 && n[0] <= 64;  // the tile build's lines
         HeatProblem p = mixed_problem(n[0], n[1], n[2]);
         if (faces == 1) p.lo = p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Neumann};
         if (faces == 2) {
@@ -438,10 +435,9 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         SolverOptions fuse;
         fuse.fuse_rhs = true;
         fuse.fused_planes = planes;
-        fuse.fused_tiles = tiles;
         const std::string what = std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
                                  ", faces " + std::to_string(faces) + ", planes " + std::to_string(planes) +
-                                 (sizeof(T) == 4 ? ", fp32" : ", fp64") + (tiles ? "" : ", tiles off");
+                                 (sizeof(T) == 4 ? ", fp32" : ", fp64");
         SolverOptions apart;
         apart.fuse_rhs = false;
         auto fused = make_stepper<T>(p, Backend::Cuda, fuse);
@@ -465,12 +461,11 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
               << fused->device_name();
         }
         // Lines of 33-64 rows: tiles of 4 lines in 8 segments of 8 rows, both
-        // precisions; with the tiles off fp32 4 a warp, fp64 1 (fused_lines_per_warp).
+        // precisions.
         EXPECT_EQ(fused->device_name().find("in tiles of 8 segments of 8 rows") != std::string::npos, tiled)
             << fused->device_name();
         if (n[0] <= 64) {
-          EXPECT_EQ(fused->device_name().find("(4 a warp)") != std::string::npos, tiled || sizeof(T) == 4)
-              << fused->device_name();
+          EXPECT_NE(fused->device_name().find("(4 a warp)"), std::string::npos) << fused->device_name();
         }
         if (sizeof(T) == 8 && (n[0] == 513 || n[0] == 600 || n[0] == 1000 || n[0] == 1025)) {
           // the most lines whose slabs, buffers and tables fit
@@ -509,8 +504,8 @@ void fused_rhs_x_matches(double step_tol, double phase_tol) {
         }
         EXPECT_LE(worst / scale, phase_tol) << what;
       }
-  EXPECT_EQ(fused_cases, 126) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64, 40, 129 and 544 fused, "
-                                  "64 and 40 also with the tiles off; 3 (several lines a tile) not";
+  EXPECT_EQ(fused_cases, 108) << "x lines of 257, 512, 100, 1000, 65, 513, 600, 1025, 64, 40, 129 and 544 fused; "
+                                  "3 (several lines a tile) not";
 }
 
 TEST(CudaStepper, FusedRhsXIsEquivalentToRefF64) {

@@ -283,7 +283,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
         if (E.K[a]) E.K[a] -= shift;
       if (E.rho) E.rho -= shift;
       if (E.q) E.q -= shift;
-      cuda::general::launch_fast_rhs<T>(U() - shift, W() - shift, E, sm_count_, options_.rhs_ahead, stream_);
+      cuda::general::launch_fast_rhs<T>(U() - shift, W() - shift, E, sm_count_, stream_);
       for (int a = 0; a < 3; ++a) {
         if (p_.flat(a)) continue;
         for (int side = 0; side < 2; ++side) {

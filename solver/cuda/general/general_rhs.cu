@@ -122,7 +122,9 @@ __global__ void __launch_bounds__(kRhsBlockX * kRhsBlockY)
 // registers held for them, and the halo rows are read once a tile (2 / TY
 // more than the tile's own words, 12 % at TY = 16). Threads 32 x 8, two
 // rows each. The arithmetic is fast_rhs_kernel's, operation for operation.
-// A = 4 (SolverOptions::rhs_ahead 0 or 4), 2 or 8.
+// A = 4, the fastest of 2, 4 and 8 measured in both precisions (at 8 the 9
+// buffers leave one fp64 block an SM; docs/PERFORMANCE.md, "RHS kernels").
+constexpr int kTiledRhsAhead = 4;
 constexpr int kTileRhsX = 32, kTileRhsY = 16, kTileRhsRows = kTileRhsY / kRhsBlockY;
 constexpr int kTileRhsHalo = (kTileRhsX + 2) * (kTileRhsY + 2);  // u or K of a plane, with the halo
 constexpr int kTileRhsNode = kTileRhsX * kTileRhsY;              // 1/c or q of a plane
@@ -257,22 +259,14 @@ void launch_tiled_rhs(const T* u, T* w, const GeneralParams<T>& P, const dim3& g
 }
 
 template <class T>
-void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, int ahead, cudaStream_t st) {
+void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, cudaStream_t st) {
   index_t kchunk = 1;
   if (tiled_rhs_fits(P)) {
     // Tiles of 32 x 16 interior nodes; z chunks so that the device holds
     // ~8 blocks an SM (fewer, longer marches read fewer halo planes).
     const dim3 grid = rhs_interior_grid(P, sm_count, kchunk, kTileRhsX, kTileRhsY, 8);
     if (grid.x == 0) return;
-    // 4 planes in flight by default, the fastest depth measured in both
-    // precisions (at 8 the 9 buffers leave one fp64 block an SM;
-    // docs/PERFORMANCE.md, "Material fields").
-    if (ahead == 8)
-      launch_tiled_rhs<T, 8>(u, w, P, grid, kchunk, st);
-    else if (ahead == 2)
-      launch_tiled_rhs<T, 2>(u, w, P, grid, kchunk, st);
-    else
-      launch_tiled_rhs<T, 4>(u, w, P, grid, kchunk, st);
+    launch_tiled_rhs<T, kTiledRhsAhead>(u, w, P, grid, kchunk, st);
     return;
   }
   const dim3 grid = rhs_interior_grid(P, sm_count, kchunk);
@@ -281,7 +275,7 @@ void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, 
   ADI_CUDA_CHECK_LAUNCH("fast_rhs_kernel");
 }
 
-template void launch_fast_rhs<float>(const float*, float*, const GeneralParams<float>&, int, int, cudaStream_t);
-template void launch_fast_rhs<double>(const double*, double*, const GeneralParams<double>&, int, int, cudaStream_t);
+template void launch_fast_rhs<float>(const float*, float*, const GeneralParams<float>&, int, cudaStream_t);
+template void launch_fast_rhs<double>(const double*, double*, const GeneralParams<double>&, int, cudaStream_t);
 
 }  // namespace adi::cuda::general

@@ -15,9 +15,8 @@ struct GeneralParams;
 /// The right-hand side at the interior nodes (not on any face), fast form:
 /// fused multiply-adds and the fast reciprocal in the face means (agrees with
 /// the oracle to round-off; general_rhs_kernel is the bit-exact form). The
-/// faces are general_rhs_faces_kernel's either way. ahead: planes the
-/// shared-memory form (no flat axis, one K) has in flight: 2, 4 (0: 4) or 8.
+/// faces are general_rhs_faces_kernel's either way.
 template <class T>
-void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, int ahead, cudaStream_t st);
+void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, cudaStream_t st);
 
 }  // namespace adi::cuda::general

@@ -234,7 +234,6 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
         x_transposed_ = false;
     }
     fast_rhs_ = o.general_segmented;
-    rhs_ahead_ = o.rhs_ahead;
     bool need_cp = false, need_z = false;
     for (int a = 0; a < 3; ++a) {
       if (kind_[a] == SolveKind::None) continue;
@@ -545,7 +544,7 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
       }
     } else {
       if (fast_rhs_) {
-        general::launch_fast_rhs<T>(u_.get(), w_.get(), P, sm_count_, rhs_ahead_, stream_);
+        general::launch_fast_rhs<T>(u_.get(), w_.get(), P, sm_count_, stream_);
       } else {
         index_t kchunk = 1;
         const dim3 grid = general::rhs_interior_grid(P, sm_count_, kchunk);
@@ -676,7 +675,6 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
   bool x_transposed_ = false;  // x lines solved on the x <-> y transposed grid
   bool segmented_[3] = {false, false, false};  // axis solved by the segmented kernel (general_lanes.cu)
   bool fast_rhs_ = true;  // interior RHS by fast_rhs_kernel (else the bit-exact general_rhs_kernel)
-  int rhs_ahead_ = 0;     // planes the interior RHS has in flight (SolverOptions::rhs_ahead, 0: 4)
   bool classic_ = false;  // constant coefficients: the classic RHS and line kernels (see the constructor)
   RhsCoefficients<T> kc_{};
   std::unique_ptr<LineSolver<T>> classic_solver_[3];

@@ -418,9 +418,8 @@ std::size_t lanes_smem(const PlanView<T>& p, int warps, int stages) {
 template <class T, int I, bool Acc, int G>
 void launch_lanes_impl(T* d, T* acc, const PlanView<T>& p, const LinesGeom& lg, const std::vector<T>& host_tables,
                        unsigned mask, cudaStream_t st, index_t nu_whole) {
-  // mask == 0 keeps every segment on the shared-memory tables
-  // (SolverOptions::lanes_const = false, ADI_LANES_CONST=0: to measure what
-  // the constant-bank tables gain).
+  // mask == 0 (fewer than 3 segments: none is interior) keeps every
+  // segment on the shared-memory tables.
   static_assert(G == 32 || G == kLanesHalfTile, "tiles of 32 or 16 lines");
   constexpr int P = 32 / G;
   const int segs = (p.n + p.I - 1) / p.I, warps = (segs + P - 1) / P;

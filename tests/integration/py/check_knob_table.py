@@ -1,7 +1,10 @@
 """docs/DEVELOPERS.md's knob table is `adi3d info --knobs` (the rows of
 solver_knobs.def and app_knobs.def), and every ADI_* variable the program's
 sources name as a string is a knob of that table or a row of the "Other
-variables" table beside it: no knob without a row, no row without a knob.
+variables" or "Removed knobs" tables beside it: no knob without a row, no
+row without a knob. README.md's "Environment variables" table lists no
+variable that is not a knob or another variable of those tables (a removed
+knob there would send a user to a variable that stops the run).
 """
 
 import argparse
@@ -39,22 +42,42 @@ def main():
                          % (q + 1, g, w))
     knobs = set(re.findall(r"^\| `(ADI_[A-Z0-9_]+)", r.stdout, re.M))
     others_part = doc.split(END, 1)[1]
-    others = set(re.findall(r"^\| `(ADI_[A-Z0-9_]+)", others_part, re.M))
+    if "Removed knobs" not in others_part:
+        sys.exit("docs/DEVELOPERS.md: no 'Removed knobs' table after the knob table")
+    removed_part = others_part.split("Removed knobs", 1)[1]
+    others = set(re.findall(r"^\| `(ADI_[A-Z0-9_]+)", others_part.split("Removed knobs", 1)[0], re.M))
+    removed = set(re.findall(r"^\| `(ADI_[A-Z0-9_]+)", removed_part, re.M))
+    if not removed:
+        sys.exit("docs/DEVELOPERS.md: the 'Removed knobs' table has no rows")
+    if removed & (knobs | others):
+        sys.exit("removed knobs still in a table of current variables: " + ", ".join(sorted(removed & (knobs | others))))
     named = set()
     for d in ("app", "solver", "io", "transpose", "base"):
         for p in (src / d).rglob("*"):
             if p.suffix in (".cpp", ".hpp", ".cu", ".cuh", ".def", ".h"):
                 named |= set(re.findall(r'"(ADI_[A-Z0-9_]+)"', p.read_text(errors="replace")))
-    missing = sorted(named - knobs - others)
+    missing = sorted(named - knobs - others - removed)
     if missing:
         sys.exit("ADI_* variables the sources name without a row in docs/DEVELOPERS.md: " + ", ".join(missing))
-    stale = sorted(k for k in others if k not in named and k != "ADI_REQUIRE_GPU")
+    stale = sorted(k for k in others | removed if k not in named and k != "ADI_REQUIRE_GPU")
     if stale:
         sys.exit("rows of 'Other variables' no source names: " + ", ".join(stale))
-    if len(knobs) < 30:
+    readme = (src / "README.md").read_text()
+    if "## Environment variables" not in readme:
+        sys.exit("README.md: no 'Environment variables' section")
+    env_section = readme.split("## Environment variables", 1)[1].split("\n## ", 1)[0]
+    in_readme = set(re.findall(r"^\| `(ADI_[A-Z0-9_]+)`", env_section, re.M))
+    for row in re.findall(r"^\| `(ADI_[A-Z0-9_]+)`, `(ADI_[A-Z0-9_]+)`", env_section, re.M):
+        in_readme |= set(row)
+    unknown = sorted(in_readme - knobs - others)
+    if unknown:
+        sys.exit("README.md's environment table names variables that are not knobs: " + ", ".join(unknown))
+    if len(in_readme) < 10:
+        sys.exit("only %d rows in README.md's environment table: the table was not read" % len(in_readme))
+    if len(knobs) < 25:
         sys.exit("only %d knobs in the table: the table was not read" % len(knobs))
-    print("knob table: %d knobs, %d other variables, every variable the sources name has its row"
-          % (len(knobs), len(others)))
+    print("knob table: %d knobs, %d other variables, %d removed knobs; every variable the sources name has "
+          "its row, README.md's %d rows are knobs" % (len(knobs), len(others), len(removed), len(in_readme)))
 
 
 if __name__ == "__main__":

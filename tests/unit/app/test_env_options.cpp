@@ -52,13 +52,13 @@ TEST(EnvOptions, DefaultsWhenUnsetOrEmpty) {
 
 TEST(EnvOptions, ReadsEveryKnob) {
   const EnvOptions o = read({{"ADI_CUDA_DEVICE", "1"},   {"ADI_CUDA_SYNC", "1"},     {"ADI_X_SEG", "16"},
-                             {"ADI_YZ_SEG", "32"},       {"ADI_LANES_CONST", "0"},   {"ADI_LANES_PAIRS", "0"},   {"ADI_RHS_VEC", "2"},
-                             {"ADI_RHS_AHEAD", "8"},     {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
+                             {"ADI_YZ_SEG", "32"},       {"ADI_LANES_PAIRS", "0"},   {"ADI_RHS_VEC", "2"},
+                             {"ADI_FUSE_RHS", "0"},      {"ADI_FUSED_PLANES", "12"}, {"ADI_MPI_OVERLAP", "0"}, {"ADI_CUDA_GRAPH", "0"},
                              {"ADI_SKIP_FIXED", "0"}, {"ADI_SHORT_LINES", "0"},
-                             {"ADI_ROW_ALIGN", "64"}, {"ADI_LANES_HALF_TILES", "0"}, {"ADI_SKIP_FACE_LANE", "0"},
+                             {"ADI_ROW_ALIGN", "64"},
                              {"ADI_GENERAL_SEGMENTED", "0"}, {"ADI_GENERAL_X_TRANSPOSE", "0"},
                              {"ADI_GENERAL_X_IN_PLACE", "0"},
-                             {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"}, {"ADI_LINE_BLOCKS", "0"}, {"ADI_FUSED_TILES", "0"},
+                             {"ADI_CLASSIC_RINGS", "0"}, {"ADI_LONG_LINES", "0"}, {"ADI_LINE_BLOCKS", "0"},
                              {"ADI_MPI_BATCHES", "3"},   {"ADI_PARALLEL_IO", "0"},   {"ADI_READ_TIMEOUT", "2.5"},
                              {"ADI_FAULT_NAN_AT_STEP", "7"}, {"ADI_ISOLATE_READS", "0"}, {"SLURM_JOB_ID", "4242"},
                              {"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_RESTART_COUNT", "1"}});
@@ -66,17 +66,13 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_TRUE(o.solver.cuda_sync);
   EXPECT_EQ(o.solver.x_seg, 16);
   EXPECT_EQ(o.solver.yz_seg, 32);
-  EXPECT_FALSE(o.solver.lanes_const);
   EXPECT_FALSE(o.solver.lanes_pairs);
   EXPECT_EQ(o.solver.rhs_vec, 2);
-  EXPECT_EQ(o.solver.rhs_ahead, 8);
   EXPECT_FALSE(o.solver.fuse_rhs);
   EXPECT_EQ(o.solver.fused_planes, 12);
   EXPECT_FALSE(o.solver.cuda_graph);
   EXPECT_FALSE(o.solver.skip_fixed);
   EXPECT_FALSE(o.solver.short_lines);
-  EXPECT_FALSE(o.solver.lanes_half_tiles);
-  EXPECT_FALSE(o.solver.skip_face_lane);
   EXPECT_EQ(o.solver.row_align, 64);
   EXPECT_FALSE(o.solver.general_segmented);
   EXPECT_FALSE(o.solver.general_x_transpose);
@@ -84,7 +80,6 @@ TEST(EnvOptions, ReadsEveryKnob) {
   EXPECT_FALSE(o.solver.classic_rings);
   EXPECT_FALSE(o.solver.long_lines);
   EXPECT_FALSE(o.solver.line_blocks);
-  EXPECT_FALSE(o.solver.fused_tiles);
   EXPECT_FALSE(o.solver.mpi_overlap);
   EXPECT_EQ(o.solver.mpi_batches, 3);
   EXPECT_FALSE(o.app.parallel_io);
@@ -97,7 +92,7 @@ TEST(EnvOptions, ReadsEveryKnob) {
 }
 
 TEST(EnvOptions, MalformedValuesNameTheVariable) {
-  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_CONST", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_SKIP_FIXED", "ADI_SHORT_LINES", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES", "ADI_LINE_BLOCKS", "ADI_FUSED_TILES", "ADI_LANES_HALF_TILES", "ADI_SKIP_FACE_LANE",
+  for (const char* flag : {"ADI_CUDA_SYNC", "ADI_LANES_PAIRS", "ADI_FUSE_RHS", "ADI_CUDA_GRAPH", "ADI_SKIP_FIXED", "ADI_SHORT_LINES", "ADI_GENERAL_SEGMENTED", "ADI_GENERAL_X_TRANSPOSE", "ADI_GENERAL_X_IN_PLACE", "ADI_CLASSIC_RINGS", "ADI_LONG_LINES", "ADI_LINE_BLOCKS",
                            "ADI_MPI_OVERLAP", "ADI_PARALLEL_IO", "ADI_ISOLATE_READS"})
     for (const char* v : {"yes", "2", "01", " 1", "1 "}) expect_rejected(flag, v);
   for (const char* v : {"abc", "-1", "1.5", "0x1", " 0", "99999999999999999999"}) expect_rejected("ADI_CUDA_DEVICE", v);
@@ -107,11 +102,30 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   }
   for (const char* v : {"-1", "65537", "8p"}) expect_rejected("ADI_FUSED_PLANES", v);
   for (const char* v : {"1", "3", "8", "four"}) expect_rejected("ADI_RHS_VEC", v);
-  for (const char* v : {"0", "1", "16"}) expect_rejected("ADI_RHS_AHEAD", v);
   for (const char* v : {"8", "48", "512", "-16", "32b"}) expect_rejected("ADI_ROW_ALIGN", v);
   for (const char* v : {"0", "-3", "x"}) expect_rejected("ADI_MPI_BATCHES", v);
   for (const char* v : {"0", "-5", "inf", "nan", "5s", " 5"}) expect_rejected("ADI_READ_TIMEOUT", v);
   for (const char* v : {"0", "-1", "seven"}) expect_rejected("ADI_FAULT_NAN_AT_STEP", v);
+}
+
+// A knob removed once its A/B was settled is refused whatever its value (it
+// took 0 or 1, or 2 / 4 / 8), with the reason; empty, it is unset.
+TEST(EnvOptions, RetiredKnobsAreRefusedByName) {
+  for (const char* retired :
+       {"ADI_LANES_CONST", "ADI_LANES_HALF_TILES", "ADI_FUSED_TILES", "ADI_RHS_AHEAD", "ADI_SKIP_FACE_LANE"})
+    for (const char* v : {"0", "1", "4"}) {
+      try {
+        read({{retired, v}});
+        ADD_FAILURE() << retired << "=" << v << " was accepted";
+      } catch (const adi::InvalidArgument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(std::string(retired) + "='" + v + "' in the environment: no longer a knob"),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(what.find("docs/PERFORMANCE.md"), std::string::npos) << what;
+      }
+      EXPECT_NO_THROW(read({{retired, ""}}));
+    }
 }
 
 // The knob table (solver_knobs.def, app_knobs.def) drives the parser: every
@@ -120,7 +134,7 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
 TEST(EnvOptions, EveryRowOfTheKnobTablesIsRead) {
   std::vector<adi::KnobInfo> rows = adi::SolverOptions::knobs();
   for (const adi::KnobInfo& k : adi::app::AppOptions::knobs()) rows.push_back(k);
-  EXPECT_GE(rows.size(), 31u);
+  EXPECT_GE(rows.size(), 26u);
   const std::string table = adi::app::knob_table();
   for (const adi::KnobInfo& k : rows) {
     expect_rejected(k.variable, "x");

@@ -135,12 +135,9 @@ TEST(LineKernelPlan, LanesForYZDouble) {
 // tiles make a row of lanes (224-384 lanes: 225^3 and 257^3 without the face
 // lane); not 128, 160, 192 or 416 and more whole tiles' lanes, not 500
 // (nearly full 32-line tiles), not y lines, not 17-row segments, not fp32,
-// not when the lanes are not known, not with SolverOptions::lanes_half_tiles
-// off.
+// not when the lanes are not known.
 TEST(LineKernelPlan, HalfTilesForRaggedDoubleZLines) {
   const SolverOptions def;
-  SolverOptions off;
-  off.lanes_half_tiles = false;
   auto G = [](index_t n, Axis a, std::size_t elem, index_t lanes, const SolverOptions& o) {
     const adi::LineKernelPlan p = adi::plan_line_kernel(n, a, false, elem, o, lanes);
     EXPECT_EQ(p.family, F::Lanes) << n;
@@ -152,10 +149,8 @@ TEST(LineKernelPlan, HalfTilesForRaggedDoubleZLines) {
     for (index_t lanes : {160, 500, 17, 31, 32, 0, 128, 192, 416, 448, 512, 4096})
       EXPECT_EQ(G(n, Axis::Z, kF64, lanes, def), 32) << n << " " << lanes;
     EXPECT_EQ(G(n, Axis::Y, kF64, 256, def), 32) << n;
-    EXPECT_EQ(G(n, Axis::Z, kF64, 256, off), 32) << n;
     EXPECT_EQ(G(n, Axis::Y, kF64, 257, def), 32) << n;
     EXPECT_EQ(G(n, Axis::Z, kF32, 257, def), 32) << n;
-    EXPECT_EQ(G(n, Axis::Z, kF64, 257, off), 32) << n;
     EXPECT_EQ(adi::plan_line_kernel(n, Axis::Z, false, kF64, def, 257).I, 16) << n;
   }
   EXPECT_EQ(G(257, Axis::Z, kF64, 257, def), 32);  // I = 17

@@ -93,7 +93,7 @@ constexpr bool lanes_pairs_pay(index_t lanes) { return lanes > 7 * 64; }
 /// and without 16-line tiles): 224 lanes (225^3 without the face lane,
 /// adi::lanes_without_face) 11-15 % faster, 256 (257^3) 5-7 %, 384 (385 x
 /// 257 x 257) 5 %; 128 and 192 even; 160 4-5 % slower, 4096 (4096 x 256 x
-/// 256) 6 % slower. (SolverOptions::lanes_half_tiles turns it off.)
+/// 256) 6 % slower.
 constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis axis, index_t lanes) {
   const bool ragged = lanes % 32 >= 1 && lanes % 32 <= 16;
   const bool few_whole = lanes % 32 == 0 && lanes >= 7 * 32 && lanes <= 12 * 32;
@@ -118,7 +118,6 @@ constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis
 /// them to 256 whole lanes too). The low face's node stays: dropping it
 /// would move every tile one element off the 128-byte rows. Other nx keep
 /// the node (nx = 32 m would turn a whole last tile into a ragged one).
-/// (SolverOptions::skip_face_lane turns it off.)
 constexpr index_t lanes_without_face(index_t nx, bool hi_fixed) {
   return hi_fixed && nx > 1 && nx % 32 == 1 ? nx - 1 : nx;
 }

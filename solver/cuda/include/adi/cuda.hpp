@@ -22,7 +22,7 @@ namespace adi::cuda {
 template <class T>
 class ConstantSolver {
  public:
-  /// `options`: the kernel knobs (x_seg, yz_seg, lanes_const; adi/options.hpp).
+  /// `options`: the kernel knobs (x_seg, yz_seg, ...; adi/solver_knobs.def).
   ConstantSolver(const LineMatrix& m, Axis axis, const Layout3& layout, const SolverOptions& options = {});
   /// The periodic lines of a constant matrix: m.a[0] couples node n - 1 and
   /// m.c[n - 1] node 0, as in solve_cyclic (n >= 3). The segmented kernels
@@ -86,7 +86,7 @@ void solve_conductive(Axis axis, const T* K, const typename adi::detail::NoDeduc
 
 /// w = dt (Lx + Ly + Lz) u, as adi::cpu::douglas_rhs, on device pointers.
 template <class T>
-/// `options`: the RHS kernel knobs (rhs_vec, rhs_ahead).
+/// `options`: the RHS kernel knob (rhs_vec).
 void douglas_rhs(const T* u, T* w, const Layout3& layout, const HeatProblem& p, void* stream = nullptr,
                  const SolverOptions& options = {});
 /// The same on a sub-box described by its coefficients (ghost faces: see
