@@ -45,28 +45,17 @@ LineKernelPlan plan_line_kernel(index_t n, Axis axis, bool unit_stride, std::siz
     I = options.yz_seg;
     // Prefer at most 16 segments (512-thread blocks, 128 registers a thread):
     // fewer warps per line means a shorter reduced system and half the idle
-    // warps where S I overshoots n; measured faster at 512^3 and
-    // 500 x 384 x 260 (docs/perf_notes.md, "Lanes: S <= 16"). 32 segments
-    // only when 16 cannot hold the line. (Only the ceil(n / I) segments with
-    // rows are warps; at n = 257 that is 9 warps at I = 32 against 17 at
-    // I = 16, and I = 16 measured no faster: docs/perf_notes.md, #18.)
+    // warps where S I overshoots n. 32 segments only when 16 cannot hold the
+    // line. (Only the ceil(n / I) segments with rows are warps.)
     // 17 serves 257-272 rows (2^8 + 1: a grid of h = 1/256 with both
     // boundary nodes): 16 warps of 17 rows built for two blocks an SM (64
     // registers) instead of 9 warps of 32 rows of which the last holds one
-    // row; 257^3 on an H100 (same binary, ADI_YZ_SEG=32 for the old plan):
-    // fp32 step 0.2654 -> 0.2480 ms, fp64 0.4293 -> 0.4222 ms. 9 serves
-    // 129-144 rows in fp64 only (129^3 fp64 0.0820 -> 0.0737 ms; fp32 was
-    // slower, 0.0546 -> 0.0566 ms).
+    // row. 9 serves 129-144 rows in fp64 only (fp32 measured slower).
     // Lines of 33 to 128 rows take at most 8 segments of up to 16 rows
     // (kLanesShortMaxSegments) instead of 16 of 4 or 8: a tile of 16 warps of
     // 4-8 rows each spent its time on the 32-row reduced system and the
-    // block's barriers, not on its few loads. Same binary, ADI_YZ_SEG A/B on
-    // an H100, a step (y / z lines of n - 2 rows between Dirichlet faces):
-    // 65^3 fp32 0.0218 -> 0.0186 ms (I = 4 -> 8), fp64 0.0235 -> 0.0213;
-    // 129^3 fp32 0.0493 -> 0.0410 ms (I = 8 -> 16), fp64 0.0679 -> 0.0653;
-    // 64 x 64 x 16384's y phase (62 rows) 0.361 -> 0.217 ms; 33^3, 193^3
-    // and 257^3 within 1 % either way (docs/PERFORMANCE.md, sixteenth
-    // session).
+    // block's barriers, not on its few loads. Each choice and its A/B
+    // (ADI_YZ_SEG): docs/PERFORMANCE.md, "Segment lengths and tiles".
     const int fewest_max = n <= kLanesShortMaxSegments * 16 ? kLanesShortMaxSegments : 16;
     if (I == 0)
       for (int s_max : {kLanesShortMaxSegments, 16, 32}) {

@@ -25,8 +25,8 @@ namespace {
 // are each a page of their own, and the hardware prefetchers do not cross
 // pages: the forward sweep can then wait on a demand miss at every row, and
 // the back substitution on every row of acc (u, from memory). Those rows are
-// prefetched kPrefetchRows ahead (measured: docs/PERFORMANCE.md, the
-// twenty-seventh session's CPU z solve). Rows closer than a page (y lines
+// prefetched kPrefetchRows ahead (measured: docs/PERFORMANCE.md, "MPI, CPU,
+// Python"). Rows closer than a page (y lines
 // of a plane) stream without it. Prefetches change no value: the results
 // are bit for bit those without.
 constexpr std::size_t kFarRowBytes = 4096;

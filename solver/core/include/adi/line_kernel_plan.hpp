@@ -60,17 +60,11 @@ constexpr int lanes_half_max_I(std::size_t element_size) { return element_size =
 /// build (two neighbouring lines a lane: 64-line tiles, 256-byte rows, at
 /// fp64's bytes and registers) for `lanes` lines a plane: from 8 such tiles
 /// on (more than 448 lanes; the last tile then leaves at most 63 of 512
-/// lanes idle). On an H200 (one binary each, docs/PERFORMANCE.md) pairs made
-/// the y and z phases 3-21 % faster at 500, 512, 513 and 4096 lanes
-/// (nineteenth session) and 513^3's step 7 % faster at 512 lanes (without
-/// the face lane, adi::lanes_without_face: 1.303 -> 1.217 ms, twenty-second
-/// session). They were slower wherever a row of lanes has few tiles: ragged
-/// ones at 257, 193 and 129 lanes (z up to 26 %, nineteenth session), and
-/// whole ones at 256, 192 and 128 lanes (257^3, 193^3 and 129^3 without the
-/// face lane: steps 0.1864 -> 0.1982, 0.0992 -> 0.1109 and 0.0365 -> 0.0382
-/// ms, twenty-second session). A pair doubles each thread's serial chain in
-/// a tile and halves the threads that hide it; with 2-4 tiles a row of lanes
-/// there are too few tiles an SM to cover that. (The 16-line tiles' pairs,
+/// lanes idle). Pairs measured faster from 500 lanes on and slower wherever
+/// a row of lanes has few tiles, ragged or whole (docs/PERFORMANCE.md,
+/// "Segment lengths and tiles"): a pair doubles each thread's serial chain
+/// in a tile and halves the threads that hide it; with 2-4 tiles a row of
+/// lanes there are too few tiles an SM to cover that. (The 16-line tiles' pairs,
 /// I = kOddLongI, take no such rule: their 32-line rows are the one-line
 /// build's 16 at twice the bytes.)
 constexpr bool lanes_pairs_pay(index_t lanes) { return lanes > 7 * 64; }
@@ -83,17 +77,11 @@ constexpr bool lanes_pairs_pay(index_t lanes) { return lanes > 7 * 64; }
 /// for whole 32-line tiles from 7 to 12 a row of lanes (224-384 lanes). A
 /// 32-line fp64 tile of 16 segments is 16 warps and 64 KB a stage (one block
 /// an SM with the two stages the accumulating z + update takes); a 16-line
-/// one 8 warps and 32 KB (three an SM). H200, one binary with 16-line tiles
-/// for every fp64 I = 16 / 17 plan and without (docs/PERFORMANCE.md,
-/// twenty-first session): z + update 8 % faster at 257^3 (257 lanes), 3-4 %
-/// at 193^3 and 129^3 (193, 129), 5 % slower at 160^3 (160 lanes, full
-/// tiles either way) and 9 % at 500 x 384 x 260 (I = 17, 500 lanes); the y
-/// solves lost up to 15 % (193^3, 160^3) or stayed even: hence z only, I =
-/// 16 only. Whole tiles (twenty-third session, one binary, z + update with
-/// and without 16-line tiles): 224 lanes (225^3 without the face lane,
-/// adi::lanes_without_face) 11-15 % faster, 256 (257^3) 5-7 %, 384 (385 x
-/// 257 x 257) 5 %; 128 and 192 even; 160 4-5 % slower, 4096 (4096 x 256 x
-/// 256) 6 % slower.
+/// one 8 warps and 32 KB (three an SM), so more of z + update's blocks
+/// reside. The window is measured, not derived (docs/PERFORMANCE.md,
+/// "Segment lengths and tiles"): z + update faster at ragged lanes and at
+/// 224-384 whole ones, slower at 160 lanes, at 4096 and with I = 17; the y
+/// solves gained nothing: hence z only, I = 16 only.
 constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis axis, index_t lanes) {
   const bool ragged = lanes % 32 >= 1 && lanes % 32 <= 16;
   const bool few_whole = lanes % 32 == 0 && lanes >= 7 * 32 && lanes <= 12 * 32;
@@ -110,12 +98,8 @@ constexpr bool lanes_fp64_half_tile(int I, int S, std::size_t element_size, Axis
 /// What it saves is a tile a row of lanes that moves 1/32 of a tile's bytes
 /// at nearly a tile's latency: 9 -> 8 tiles at 257, 17 -> 16 at 513, and
 /// the whole tiles left take the unpredicated path (and at 512 lanes, in
-/// fp32, the pair tiles, adi::lanes_pairs_pay). H200, one binary with and
-/// without (docs/PERFORMANCE.md, twenty-second session): the y and z phases
-/// 2-20 % faster, steps 257^3 fp32 -5 %, 513^3 -5 % (fp32) / -2 % (fp64),
-/// 193^3 and 129^3 -4 to -9 %; 257^3 fp64 even (its z lost the 16-line
-/// tiles that its ragged lanes took, until adi::lanes_fp64_half_tile gave
-/// them to 256 whole lanes too). The low face's node stays: dropping it
+/// fp32, the pair tiles, adi::lanes_pairs_pay); measured in
+/// docs/PERFORMANCE.md, "The step". The low face's node stays: dropping it
 /// would move every tile one element off the 128-byte rows. Other nx keep
 /// the node (nx = 32 m would turn a whole last tile into a ragged one).
 constexpr index_t lanes_without_face(index_t nx, bool hi_fixed) {
