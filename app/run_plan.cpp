@@ -167,12 +167,15 @@ RunPlan plan_run(const RunOptions& o) {
                         f->dataset == c.material.conductivity[0].dataset))
       continue;  // an isotropic field: once
     // Named as attach_fields names them ("the conductivity field").
-    const std::string kind = f->key.rfind("material.conductivity", 0) == 0 ? "conductivity"
+    const bool regions = f->by_region != nullptr;
+    const std::string kind = regions                                        ? "region"
+                             : f->key.rfind("material.conductivity", 0) == 0 ? "conductivity"
                              : f->key == "material.heat_capacity"           ? "heat capacity"
                                                                             : "heat source";
     const std::string file = io::resolve_input(c, f->file), what = "the " + kind + " field";
     io::require_regular_input(file, what);
-    probe_read(file, what, [&] { (void)io::inspect_field(file, f->dataset, what); }, header_limits(o.env.app));
+    probe_read(file, what, [&] { (void)io::inspect_field(file, f->dataset, what, regions); },
+               header_limits(o.env.app));
   }
   io::attach_fields(c, o.env.app.parallel_io);
   (void)io::locate_probes(c);  // the grid is final: a probe outside the box is a ConfigError now
@@ -222,6 +225,9 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
     if (const auto* h = dynamic_cast<const io::Hdf5Field*>(f.get()))
       h->adopt_checksum(probe_result(h->info().file, h->what() + " field", [h = h] { return h->checksum(); },
                                      data_limits(a, h->info().file, field)));
+    else if (const auto* g = dynamic_cast<const io::RegionField*>(f.get()))  // reads every id: an unknown one stops here
+      g->adopt_checksum(probe_result(g->ids().info().file, "region field", [g = g] { return g->checksum(); },
+                                     data_limits(a, g->ids().info().file, field)));
 }
 
 void identify_problem(RunPlan& plan, const AppOptions& a) {

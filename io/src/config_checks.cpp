@@ -168,19 +168,21 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
 
   // diffusivity is K / c with c = 1: beside a material it would say K twice.
   if (const YAML::Node m = root["material"]) {
-    if (root["diffusivity"] && m.IsMap() && (m["conductivity"] || m["heat_capacity"]))
+    if (root["diffusivity"] && m.IsMap() && (m["conductivity"] || m["heat_capacity"] || m["regions"]))
       r.fail(root["diffusivity"], "diffusivity",
-             std::string("contradicts material.") + (m["conductivity"] ? "conductivity" : "heat_capacity") +
+             std::string("contradicts material.") +
+                 (m["conductivity"] ? "conductivity" : m["heat_capacity"] ? "heat_capacity" : "regions") +
                  ": diffusivity is K / c with c = 1; give either diffusivity or material {conductivity, "
                  "heat_capacity}");
   }
   // scheme.type auto (resolve_scheme; a grid taken from the initial file
   // is settled later: settle_grid).
   if (!c.grid_pending) resolve_scheme(c);
-  if (const YAML::Node n = root["material"]) {
+  if (const YAML::Node n = root["material"]; n && !c.material.regions.given()) {
     // Inside `material:` the values are SI: a forgotten property has no
     // meaningful default (c = 1 J/(m^3 K) made steel diffuse about 3.6
     // million times too fast). `diffusivity:` is the form whose c is 1.
+    // (With material.regions each material gives both: read_regions.)
     if (!n["conductivity"])
       r.fail(n, "material.conductivity",
              "missing; expected the conductivity K [W/(m K)] (a number, {x: .., y: .., z: ..} or a field {file: .., "

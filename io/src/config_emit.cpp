@@ -78,7 +78,25 @@ std::string emit_resolved(const RunConfig& c) {
     << num(p.length[0]) << YAML::Key << "ly" << YAML::Value << num(p.length[1]) << YAML::Key << "lz" << YAML::Value
     << num(p.length[2]) << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(c.origin[0])
     << num(c.origin[1]) << num(c.origin[2]) << YAML::EndSeq << YAML::EndMap;
-  if (c.material.given) {
+  if (c.material.given && c.material.regions.given()) {
+    const MaterialConfig& m = c.material;
+    e << YAML::Key << "material" << YAML::Value << YAML::BeginMap << YAML::Key << "regions" << YAML::Value;
+    emit_field(e, m.regions);
+    e << YAML::Key << "materials" << YAML::Value << YAML::BeginMap;
+    for (const RegionMaterial& mat : m.materials) {
+      e << YAML::Key << mat.name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value
+        << mat.id << YAML::Key << "conductivity" << YAML::Value;
+      if (mat.isotropic) {
+        e << num(mat.conductivity[0]);
+      } else {
+        e << YAML::Flow << YAML::BeginMap;
+        for (int a = 0; a < 3; ++a) e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value << num(mat.conductivity[a]);
+        e << YAML::EndMap;
+      }
+      e << YAML::Key << "heat_capacity" << YAML::Value << num(mat.capacity) << YAML::EndMap;
+    }
+    e << YAML::EndMap << YAML::EndMap;
+  } else if (c.material.given) {
     const MaterialConfig& m = c.material;
     e << YAML::Key << "material" << YAML::Value << YAML::Flow << YAML::BeginMap;
     e << YAML::Key << "conductivity" << YAML::Value;

@@ -163,13 +163,126 @@ void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c) {
 }
 
 const char* kConductivityExpected = "a conductivity > 0 [W/(m K)]";
+const char* kCapacityExpected = "a volumetric heat capacity > 0 [J/(m^3 K)]";
+
+/// A property of a material of `material.materials`: a number > 0. A table
+/// of (temperature, value) pairs is refused by name: temperature-dependent
+/// properties need the nonlinear step, which adi3d does not have yet.
+double read_material_constant(const Reader& r, const YAML::Node& n, const std::string& key,
+                              const std::string& expected) {
+  if (n.IsSequence())
+    r.fail(n, key,
+           "a table of (temperature, value) pairs: temperature-dependent properties are not supported yet; expected " +
+               expected);
+  if (n.IsMap() && (n["file"] || n["dataset"]))
+    r.fail(n, key, "a field inside a material: give the material a number (" + expected +
+                       "), or drop material.regions and give the field as material." + key.substr(key.rfind('.') + 1));
+  const double v = r.real(n, key);
+  require(r, n, key, v > 0, expected);
+  return v;
+}
+
+/// `material: {regions: {file, dataset}, materials: {name: {id, conductivity,
+/// heat_capacity}, ...}}`: the conductivity and heat capacity of each node
+/// are those of the material whose id the node holds in the region field.
+/// Every material gives both properties (no defaults), each id names one
+/// material, and a node whose id no material has stops the run when the
+/// field is read (RegionField).
+void read_regions(const Reader& r, const YAML::Node& n, RunConfig& c) {
+  MaterialConfig& m = c.material;
+  for (const char* k : {"conductivity", "heat_capacity"})
+    if (n[k])
+      r.fail(n[k], std::string("material.") + k,
+             "given beside material.regions: with regions each material of material.materials gives its own " +
+                 std::string(k) + " (one or the other, not both)");
+  const YAML::Node rn = n["regions"], mn = n["materials"];
+  if (!rn)
+    r.fail(n, "material.regions",
+           "missing; material.materials needs the region field that says which material each node is "
+           "({file: f.h5, dataset: /region}, integer ids of shape (nz, ny, nx))");
+  if (!mn)
+    r.fail(n, "material.materials",
+           "missing; material.regions needs the materials its ids name ({copper: {id: 1, conductivity: 400, "
+           "heat_capacity: 3.45e6}, ...})");
+  if (!rn.IsMap()) r.fail(rn, "material.regions", "expected a field {file: f.h5, dataset: /region}, got " + describe(rn));
+  m.regions = read_field_ref(r, rn, "material.regions");
+  if (!mn.IsMap() || mn.size() == 0)
+    r.fail(mn, "material.materials",
+           "expected a mapping of named materials {name: {id: N, conductivity: K, heat_capacity: c}, ...}, got " +
+               (mn.IsMap() ? std::string("an empty one") : describe(mn)));
+  for (auto it = mn.begin(); it != mn.end(); ++it) {
+    RegionMaterial mat;
+    mat.name = it->first.Scalar();
+    const std::string key = "material.materials." + printable(mat.name, kQuoteMax);
+    const YAML::Node v = it->second;
+    if (!v.IsMap())
+      r.fail(v, key, "expected a mapping {id: N, conductivity: K, heat_capacity: c}, got " + describe(v));
+    r.only_keys(v, key, {"id", "conductivity", "heat_capacity"});
+    for (const char* k : {"id", "conductivity", "heat_capacity"})
+      if (!v[k])
+        r.fail(v, key + "." + k,
+               std::string("missing; every material gives ") +
+                   (std::string(k) == "id" ? "the id its nodes hold in the region field (an integer)"
+                    : std::string(k) == "conductivity"
+                        ? "its conductivity K [W/(m K)] (a number or {x: .., y: .., z: ..})"
+                        : "its volumetric heat capacity c = rho c_p [J/(m^3 K)]"));
+    const index_t id = r.integer(v["id"], key + ".id");
+    require(r, v["id"], key + ".id", id >= -2147483648LL && id <= 2147483647LL,
+            "an integer id from -2147483648 to 2147483647");
+    mat.id = id;
+    for (const RegionMaterial& o : m.materials)
+      if (o.id == mat.id)
+        r.fail(v["id"], key + ".id",
+               "id " + std::to_string(id) + " is also material '" + printable(o.name, kQuoteMax) +
+                   "''s; each id names one material");
+    const YAML::Node k = v["conductivity"];
+    if (k.IsMap() && !k["file"] && !k["dataset"]) {
+      mat.isotropic = false;
+      read_per_axis(r, k, key + ".conductivity", c, [&](int a, const YAML::Node& kv, const std::string& ak) {
+        mat.conductivity[a] = read_material_constant(r, kv, ak, kConductivityExpected);
+      });
+    } else {
+      mat.conductivity.fill(read_material_constant(r, k, key + ".conductivity", kConductivityExpected));
+    }
+    mat.capacity = read_material_constant(r, v["heat_capacity"], key + ".heat_capacity", kCapacityExpected);
+    m.materials.push_back(mat);
+  }
+  // The conductivity and capacity fields: refs to the region field, each
+  // with its values by id (one ref for all axes when every material's K is
+  // one number).
+  std::vector<RegionMaterial> by_id = m.materials;
+  std::sort(by_id.begin(), by_id.end(), [](const RegionMaterial& a, const RegionMaterial& b) { return a.id < b.id; });
+  auto ref = [&](const std::string& what, auto value) {
+    auto rv = std::make_shared<RegionValues>();
+    rv->what = what;
+    for (const RegionMaterial& mat : by_id) rv->value.emplace_back(mat.id, value(mat));
+    FieldRef f = m.regions;
+    f.by_region = std::move(rv);
+    return f;
+  };
+  m.isotropic_field = std::all_of(m.materials.begin(), m.materials.end(),
+                                  [](const RegionMaterial& mat) { return mat.isotropic; });
+  for (int a = 0; a < 3; ++a) {
+    if (a > 0 && m.isotropic_field) {
+      m.conductivity[a] = m.conductivity[0];
+      continue;
+    }
+    m.conductivity[a] = ref(m.isotropic_field ? std::string("conductivity") : std::string("conductivity ") + "xyz"[a],
+                            [a](const RegionMaterial& mat) { return mat.conductivity[a]; });
+  }
+  m.capacity = ref("heat capacity", [](const RegionMaterial& mat) { return mat.capacity; });
+}
 
 void read_material(const Reader& r, const YAML::Node& n, RunConfig& c) {
   if (!n) return;
-  r.only_keys(n, "material", {"conductivity", "heat_capacity"});
+  r.only_keys(n, "material", {"conductivity", "heat_capacity", "regions", "materials"});
   MaterialConfig& m = c.material;
   m.given = true;
   if (!n.IsMap()) r.fail(n, "material", "expected a mapping {conductivity: K, heat_capacity: c}, got " + describe(n));
+  if (n["regions"] || n["materials"]) {
+    read_regions(r, n, c);
+    return;
+  }
   if (const YAML::Node k = n["conductivity"]) {
     const std::string key = "material.conductivity";
     if (k.IsMap() && (k["file"] || k["dataset"])) {  // one field for all axes
@@ -188,8 +301,7 @@ void read_material(const Reader& r, const YAML::Node& n, RunConfig& c) {
     }
   }
   if (const YAML::Node h = n["heat_capacity"])
-    read_number_or_field(r, h, "material.heat_capacity", c.problem.capacity, m.capacity, true,
-                         "a volumetric heat capacity > 0 [J/(m^3 K)]");
+    read_number_or_field(r, h, "material.heat_capacity", c.problem.capacity, m.capacity, true, kCapacityExpected);
 }
 
 void read_source(const Reader& r, const YAML::Node& n, RunConfig& c) {

@@ -74,7 +74,8 @@ bool close_to(double a, double b, double scale) { return std::fabs(a - b) <= 1e-
 
 }  // namespace
 
-FieldInfo inspect_field(const std::string& file, const std::string& dataset, const std::string& what) {
+FieldInfo inspect_field(const std::string& file, const std::string& dataset, const std::string& what,
+                        bool integers) {
   H5Id f = open_existing(file, what);
   const std::string ctx = file + ":" + dataset;
   if (!detail::path_exists(f.get(), dataset)) {
@@ -133,13 +134,24 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
   H5Id type(H5Dget_type(d.get()), H5Tclose);
   const H5T_class_t cls = H5Tget_class(type.get());
   const std::size_t size = H5Tget_size(type.get());
-  if (cls == H5T_INTEGER) {
+  if (integers) {
+    if (cls != H5T_INTEGER)
+      throw IoError(ctx + ": expected integer region ids, got " +
+                        (cls == H5T_FLOAT ? std::to_string(8 * size) + "-bit floats (write the ids as integers, e.g. "
+                                                                        "with numpy .astype('i4'))"
+                                          : std::string("a non-integer type")),
+                    __FILE__, __LINE__);
+    if (!detail::is_standard_number(type.get()))
+      throw IoError(ctx + ": expected integer region ids of a standard layout (8, 16, 32 or 64 bits), got " +
+                        std::to_string(8 * size) + "-bit integers of another layout",
+                    __FILE__, __LINE__);
+  } else if (cls == H5T_INTEGER) {
     const bool is_signed = H5Tget_sign(type.get()) == H5T_SGN_2;
     throw IoError(ctx + ": expected float32 or float64 values, got " + std::string(is_signed ? "" : "unsigned ") +
                       std::to_string(8 * size) + "-bit integers (convert them, e.g. with numpy .astype('f8'))",
                   __FILE__, __LINE__);
   }
-  if (cls != H5T_FLOAT || (size != 4 && size != 8) || !detail::is_standard_number(type.get()))
+  if (!integers && (cls != H5T_FLOAT || (size != 4 && size != 8) || !detail::is_standard_number(type.get())))
     throw IoError(ctx + ": expected float32 or float64 values, got " +
                       (cls == H5T_FLOAT ? std::to_string(8 * size) + "-bit floats" +
                                               (size == 4 || size == 8 ? " of a non-IEEE layout" : "")
@@ -147,7 +159,7 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
                        : cls == H5T_COMPOUND ? std::string("a compound type")
                                             : std::string("a non-numeric type")),
                   __FILE__, __LINE__);
-  info.dtype = size == 4 ? Precision::F32 : Precision::F64;
+  info.dtype = size == 4 && !integers ? Precision::F32 : Precision::F64;
 
   H5Id space(H5Dget_space(d.get()), H5Sclose);
   const int rank = H5Sget_simple_extent_ndims(space.get());

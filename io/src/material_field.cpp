@@ -137,14 +137,13 @@ void Hdf5Field::read_indices(const std::array<std::vector<index_t>, 3>& idx, dou
   });
 }
 
-std::string Hdf5Field::checksum() const {
-  if (!checksum_.empty()) return checksum_;
+std::string field_checksum(const FieldSource& f, const std::array<index_t, 3>& n) {
   // FNV-1a (64 bit) over the float64 bytes, plane by plane: cheap, no
   // dependency, and enough to tell two inputs apart in the provenance.
   std::uint64_t h = 1469598103934665603ull;
-  std::vector<double> plane(static_cast<std::size_t>(info_.n[0] * info_.n[1]));
-  for (index_t k = 0; k < info_.n[2]; ++k) {
-    read({{0, 0, k}}, {{info_.n[0], info_.n[1], 1}}, plane.data());
+  std::vector<double> plane(static_cast<std::size_t>(n[0] * n[1]));
+  for (index_t k = 0; k < n[2]; ++k) {
+    f.read({{0, 0, k}}, {{n[0], n[1], 1}}, plane.data());
     const auto* b = reinterpret_cast<const unsigned char*>(plane.data());
     for (std::size_t q = 0; q < plane.size() * sizeof(double); ++q) {
       h ^= b[q];
@@ -153,7 +152,64 @@ std::string Hdf5Field::checksum() const {
   }
   char buf[40];
   std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
-  checksum_ = buf;
+  return buf;
+}
+
+std::string Hdf5Field::checksum() const {
+  if (checksum_.empty()) checksum_ = field_checksum(*this, info_.n);
+  return checksum_;
+}
+
+RegionField::RegionField(std::shared_ptr<const Hdf5Field> ids, std::shared_ptr<const RegionValues> values)
+    : ids_(std::move(ids)), values_(std::move(values)) {}
+
+std::string RegionField::name() const { return ids_->name() + " (" + values_->what + " by region)"; }
+
+template <class Node>
+void RegionField::map_values(double* out, index_t points, const Node& node) const {
+  const auto& v = values_->value;  // ids ascending
+  for (index_t q = 0; q < points; ++q) {
+    const double id = out[q];
+    const auto it = std::lower_bound(v.begin(), v.end(), id,
+                                     [](const std::pair<long long, double>& e, double x) { return e.first < x; });
+    if (it != v.end() && static_cast<double>(it->first) == id) {
+      out[q] = it->second;
+      continue;
+    }
+    const std::array<index_t, 3> g = node(q);
+    std::ostringstream s;
+    s << ids_->name() << ": the region field holds " << id << " at node (i, j, k) = (" << g[0] << ", " << g[1]
+      << ", " << g[2] << ") (dataset index [" << g[2] << ", " << g[1] << ", " << g[0]
+      << "]), and no material of material.materials has that id (ids:";
+    for (const auto& e : v) s << " " << e.first;
+    s << ")";
+    throw IoError(s.str(), __FILE__, __LINE__);
+  }
+}
+
+void RegionField::read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const {
+  ids_->read(lo, size, out);
+  map_values(out, size[0] * size[1] * size[2], [&](index_t q) {
+    return std::array<index_t, 3>{
+        {lo[0] + q % size[0], lo[1] + (q / size[0]) % size[1], lo[2] + q / (size[0] * size[1])}};
+  });
+}
+
+// The ids' read (collective where the ranks read together), then the values
+// mapped on this rank: an unknown id throws on its rank only, after every
+// collective call, as load_box_field expects of a bad value.
+void RegionField::read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const {
+  ids_->read_indices(idx, out, collective);
+  const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
+  map_values(out, n0 * n1 * static_cast<index_t>(idx[2].size()), [&](index_t q) {
+    return std::array<index_t, 3>{{idx[0][static_cast<std::size_t>(q % n0)],
+                                   idx[1][static_cast<std::size_t>((q / n0) % n1)],
+                                   idx[2][static_cast<std::size_t>(q / (n0 * n1))]}};
+  });
+}
+
+std::string RegionField::checksum() const {
+  if (checksum_.empty()) checksum_ = field_checksum(*this, ids_->info().n);
   return checksum_;
 }
 
@@ -166,7 +222,8 @@ std::string shape_text(const std::array<index_t, 3>& n) {  // dataset order
 std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef& ref, const std::string& what,
                                               Hdf5Field::Values check, bool collective_reads) {
   const std::string file = resolve_input(c, ref.file);
-  FieldInfo info = inspect_field(file, ref.dataset, "the " + what + " field");
+  const bool regions = ref.by_region != nullptr;
+  FieldInfo info = inspect_field(file, ref.dataset, regions ? "the region field" : "the " + what + " field", regions);
   const HeatProblem& p = c.problem;
   if (info.n != p.n)
     throw ConfigError(ref.where, ref.key,
@@ -194,6 +251,10 @@ std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef
         throw ConfigError(ref.where, ref.key, buf, __FILE__, __LINE__);
       }
     }
+  if (regions)
+    return std::make_shared<RegionField>(
+        std::make_shared<Hdf5Field>(std::move(info), "region", Hdf5Field::Values::Finite, collective_reads),
+        ref.by_region);
   return std::make_shared<Hdf5Field>(std::move(info), what, check, collective_reads);
 }
 
@@ -204,7 +265,9 @@ void attach_fields(RunConfig& c, bool collective_reads) {
   Material& mat = c.problem.material;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const FieldSource>> opened;
   auto get = [&](const FieldRef& r, const std::string& what, Hdf5Field::Values v) {
-    auto& s = opened[{r.file + "\n" + what, r.dataset}];
+    // One source per file, property and dataset (and by region per axis:
+    // the values differ where the region field is the same).
+    auto& s = opened[{r.file + "\n" + (r.by_region ? r.by_region->what : what), r.dataset}];
     if (!s) s = open_field(c, r, what, v, collective_reads);
     return s;
   };

@@ -600,8 +600,16 @@ def user_guide(a):
     for f in ("block.h5", "block.xmf", "block.png", "block30.png", "from_checkpoint.png", "from_file.h5",
               "plate_2d.png"):
         T.check(os.path.exists(os.path.join(w, f)), "the guide's commands did not make %s" % f)
-    for f in ("block.png", "block30.png", "from_checkpoint.png", "plate_2d.png", "cooling.png"):
+    for f in ("block.png", "block30.png", "from_checkpoint.png", "plate_2d.png", "cooling.png", "chip_regions.png"):
         check_not_blank(os.path.join(w, f))
+    # The chip by region is the chip by fields (the steady state does not
+    # depend on c, the one property they give differently).
+    with h5py.File(os.path.join(w, "chip_steady.h5"), "r") as fs, h5py.File(os.path.join(w, "chip_regions.h5"), "r") as fr:
+        us, ur = fs["steps/000000/u"][()], fr["steps/000000/u"][()]
+        T.check(np.abs(us - ur).max() <= 1e-9 * np.abs(us).max(),
+                "chip_regions differs from chip_steady by %g" % np.abs(us - ur).max())
+        T.check(np.array_equal(fs["material/conductivity"][()], fr["material/conductivity"][()]),
+                "the conductivity by region is not make_chip.py's K field")
     status, steps = _complete(os.path.join(w, "block.h5"))
     T.check(status == "complete" and "000120" in steps, "the extended run did not reach 240 s: %s" % steps)
     # The Slurm lines: one job, an array over four configs, an array over

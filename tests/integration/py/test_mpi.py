@@ -316,7 +316,73 @@ def steady(a):
     print("steady and the stop rule agree with the serial run on %d ranks" % a.np)
 
 
-PARTS = {"outputs": outputs, "materials": materials, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, **mpi_faults.PARTS}
+REGIONS_CASE = """grid: {nx: 23, ny: 19, nz: 13}
+domain: {lx: 0.023, ly: 0.019, lz: 0.013}
+material:
+%(material)s
+boundary:
+  x: {lo: {type: convective, h: 800, ambient: 300}, hi: dirichlet}
+  y: insulated
+  z: {lo: {type: neumann, flux: 2e5}, hi: dirichlet}
+initial: {value: 300}
+time: {dt: 0.02, steps: 12}
+backend: cpu
+output: {file: out.h5, every: 6}
+"""
+
+
+def regions(a):
+    """Materials by region (a spreader, a die, an anisotropic interface):
+    bit for bit the run given the same K and c as field files, serial; on
+    N ranks the serial run's to 1e-12 on every process grid; a node whose id
+    no material has stops the run on N ranks with one message naming it,
+    before an output is written (exit 3)."""
+    d = os.path.join(a.work, "regions")
+    os.makedirs(d, exist_ok=True)
+    n = (23, 19, 13)
+    z, y, x = np.meshgrid(np.arange(n[2]), np.arange(n[1]), np.arange(n[0]), indexing="ij")
+    region = np.where(z < 6, 1, 2).astype("i2")                                    # spreader below, die above
+    region[(z >= 6) & (z <= 7) & (x >= 4) & (x <= 17) & (y >= 3) & (y <= 15)] = 40   # the interface
+    props = {1: (390.0, 390.0, 390.0, 3.44e6), 2: (148.0, 148.0, 148.0, 1.66e6), 40: (4.0, 4.0, 1.2, 2.1e6)}
+    pick = lambda q: np.choose(np.searchsorted([1, 2, 40], region), [props[i][q] for i in (1, 2, 40)])
+    with h5py.File(os.path.join(d, "package.h5"), "w") as f:
+        f["region"] = region
+        f["Kxy"], f["Kz"], f["c"] = pick(0), pick(2), pick(3)
+        bad = region.copy()
+        bad[-1, -1, -1] = 3  # node (22, 18, 12): the last rank's box
+        f["bad"] = bad
+    mats = ("  materials:\n    spreader: {id: 1, conductivity: 390, heat_capacity: 3.44e6}\n"
+            "    die: {id: 2, conductivity: 148, heat_capacity: 1.66e6}\n"
+            "    interface: {id: 40, conductivity: {x: 4, y: 4, z: 1.2}, heat_capacity: 2.1e6}")
+    T.write(os.path.join(d, "regions.yaml"),
+            REGIONS_CASE % dict(material="  regions: {file: package.h5, dataset: /region}\n" + mats))
+    T.write(os.path.join(d, "bad.yaml"),
+            REGIONS_CASE % dict(material="  regions: {file: package.h5, dataset: /bad}\n" + mats))
+    T.write(os.path.join(d, "fields.yaml"), REGIONS_CASE % dict(material=(
+        "  conductivity: {x: {file: package.h5, dataset: /Kxy}, y: {file: package.h5, dataset: /Kxy}, "
+        "z: {file: package.h5, dataset: /Kz}}\n  heat_capacity: {file: package.h5, dataset: /c}")))
+    serial(a, ["run", "regions.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
+    serial(a, ["run", "fields.yaml", "--set", "output.file=fields.h5", "--quiet"], cwd=d)
+    T.assert_same_fields(os.path.join(d, "serial.h5"), os.path.join(d, "fields.h5"), "regions against field files")
+    with h5py.File(os.path.join(d, "serial.h5"), "r") as fr, h5py.File(os.path.join(d, "fields.h5"), "r") as ff:
+        for k in ("conductivity_x", "conductivity_z", "heat_capacity"):
+            T.check(np.array_equal(fr["material"][k][()], ff["material"][k][()]), "material/%s differs" % k)
+    for grid in (None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np):
+        grid_args = ["--set", "parallel.grid=" + grid] if grid else []
+        mpirun(a, a.np, ["run", "regions.yaml", "--set", "output.file=mpi.h5", "--overwrite"] + grid_args, cwd=d,
+               match=[r"output +mpi\.h5 \(3 steps"])
+        assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
+                     "materials by region, grid %s, %d ranks" % (grid or "auto", a.np))
+        assert_same_material(d, "serial.h5", "mpi.h5", "regions, grid %s, %d ranks" % (grid or "auto", a.np))
+    out = mpirun(a, a.np, ["run", "bad.yaml", "--set", "output.file=bad_out.h5"], cwd=d, rc=3, timeout=60,
+                 match=[r"the region field holds 3 at node \(i, j, k\) = \(22, 18, 12\).*no material of "
+                        r"material\.materials has that id \(ids: 1 2 40\)"])
+    T.check(not os.path.exists(os.path.join(d, "bad_out.h5")), "an output was written for a bad region field")
+    T.check(len(re.findall(r"region field holds 3", out)) == 1, "expected one message naming the node:\n" + out)
+    print("materials by region: the field files' run bit for bit, %d ranks to 1e-12" % a.np)
+
+
+PARTS = {"outputs": outputs, "materials": materials, "regions": regions, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, **mpi_faults.PARTS}
 
 
 def body():

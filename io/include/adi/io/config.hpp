@@ -9,6 +9,7 @@
 #include <adi/backend.hpp>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,13 @@ struct InitialConfig {
   bool boundary_from_file = true;  ///< Dirichlet faces keep the file's boundary values (false: zero)
 };
 
+/// A property by region (`material.regions` and `material.materials`): the
+/// value of each material, by the id its nodes hold in the region field.
+struct RegionValues {
+  std::string what;                                ///< "conductivity x", "heat capacity"
+  std::vector<std::pair<long long, double>> value;  ///< (id, value), ids ascending, each once
+};
+
 /// A field read from HDF5 (`{file: k.h5, dataset: /K}`) instead of a constant:
 /// the layout, checks and messages of `initial:` (io/hdf5.hpp).
 struct FieldRef {
@@ -46,7 +54,19 @@ struct FieldRef {
   std::string dataset;  ///< dataset path inside it
   std::string key;      ///< the config key, e.g. "material.conductivity.x"
   std::string where;    ///< file:line:column of the key, for messages
+  /// Set: the dataset is the integer region field and the field's value at
+  /// a node is the value of the material whose id the node holds.
+  std::shared_ptr<const RegionValues> by_region;
   bool given() const { return !file.empty(); }
+};
+
+/// One named material of `material.materials` (with `material.regions`).
+struct RegionMaterial {
+  std::string name;
+  long long id = 0;                      ///< the value its nodes hold in the region field
+  std::array<double, 3> conductivity{};  ///< per axis [W/(m K)]
+  bool isotropic = true;                 ///< given as one number
+  double capacity = 0.0;                 ///< [J/(m^3 K)]
 };
 
 /// `material:` and `source:` beyond the constants held in RunConfig::problem
@@ -57,6 +77,10 @@ struct MaterialConfig {
   bool isotropic_field = false;         ///< one conductivity field for all three axes
   FieldRef capacity;                    ///< heat capacity field ("" = constant problem.capacity)
   FieldRef source;                      ///< power density field ("" = constant problem.source)
+  /// Materials by region: the integer field and its materials. conductivity
+  /// and capacity are then refs to it with by_region set.
+  FieldRef regions;
+  std::vector<RegionMaterial> materials;
   bool any_field() const {
     return conductivity[0].given() || conductivity[1].given() || conductivity[2].given() || capacity.given() ||
            source.given();

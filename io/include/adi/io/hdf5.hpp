@@ -56,8 +56,10 @@ struct FieldInfo {
 /// float64 dataset. Geometry attributes `origin` and `spacing` (3 numbers each,
 /// x, y, z) are taken from the dataset itself, else from the file's /grid
 /// group (so an adi3d output or checkpoint works as an input), else absent.
+/// integers: the dataset must hold integers instead (the region field of
+/// `material.regions`; any standard integer type), read as float64.
 FieldInfo inspect_field(const std::string& file, const std::string& dataset,
-                        const std::string& what = "the initial field");
+                        const std::string& what = "the initial field", bool integers = false);
 
 template <class T>
 struct FieldData {
@@ -120,6 +122,36 @@ class Hdf5Field final : public FieldSource {
   bool collective_reads_ = true;
   mutable std::string checksum_;
 };
+
+/// A material property by region (`material.regions`): the value at a node is
+/// that of the material whose id the node holds in the integer region field
+/// (an Hdf5Field read as float64; ids are at most 2^31 in magnitude, so
+/// exact). A node whose id no material has throws an IoError naming the
+/// node, the id and the ids there are (exit 3), as a bad value of a field.
+class RegionField final : public FieldSource {
+ public:
+  RegionField(std::shared_ptr<const Hdf5Field> ids, std::shared_ptr<const RegionValues> values);
+  /// "f.h5:/region (conductivity by region)".
+  std::string name() const override;
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override;
+  void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const override;
+  /// Hdf5Field's checksum of the property's values (not of the ids): the
+  /// same as that of a field file holding the same numbers. Cached.
+  std::string checksum() const override;
+  void adopt_checksum(const std::string& sum) const { checksum_ = sum; }
+  const Hdf5Field& ids() const { return *ids_; }
+
+ private:
+  template <class Node>
+  void map_values(double* out, index_t points, const Node& node) const;
+  std::shared_ptr<const Hdf5Field> ids_;
+  std::shared_ptr<const RegionValues> values_;
+  mutable std::string checksum_;
+};
+
+/// FNV-1a (64 bit) of a field's values as float64, x fastest, plane by plane
+/// ("fnv1a64:<16 hex digits>"): Hdf5Field's and RegionField's checksum.
+std::string field_checksum(const FieldSource& f, const std::array<index_t, 3>& n);
 
 /// Opens the material and source fields a config names (c.material): checks
 /// each file's header, its shape against the grid and its geometry

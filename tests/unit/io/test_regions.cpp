@@ -1,0 +1,181 @@
+// Materials by region (material.regions + material.materials): the config's
+// form and its errors, and RegionField on real HDF5 files (ids of several
+// integer types, unknown ids, boxes as one MPI rank reads them).
+
+#include "hdf5_test_support.hpp"
+
+#include <adi/io/config.hpp>
+
+namespace {
+
+using namespace adi::test::hdf5;
+
+const char* kHead = "grid: {nx: 7, ny: 5, nz: 4}\ntime: {dt: 0.1, steps: 1}\ninitial: {value: 1}\n";
+
+std::string regions(const std::string& materials, const std::string& extra = "") {
+  return std::string(kHead) + "material:\n  regions: {file: r.h5, dataset: /region}\n  materials: " + materials +
+         "\n" + extra;
+}
+
+void expect_config_error(const std::string& text, const std::string& re) {
+  expect_throw_matching<ConfigError>([&] { (void)parse_config(text, "case.yaml"); }, re);
+}
+
+// The region of node (i, j, k): 1 left of i = 3, 2 right of it, 7 in a block.
+int region_of(index_t i, index_t j, index_t k) {
+  if (k >= 2 && j >= 1 && j <= 3 && i >= 2 && i <= 5) return 7;
+  return i < 3 ? 1 : 2;
+}
+
+template <class I>
+void write_regions(const std::string& file, hid_t ftype, hid_t mtype, int changed = 0) {
+  std::vector<I> v(7 * 5 * 4);
+  for (index_t k = 0; k < 4; ++k)
+    for (index_t j = 0; j < 5; ++j)
+      for (index_t i = 0; i < 7; ++i) v[static_cast<std::size_t>(i + 7 * (j + 5 * k))] = static_cast<I>(region_of(i, j, k));
+  if (changed) v[static_cast<std::size_t>(4 + 7 * (3 + 5 * 2))] = static_cast<I>(changed);  // node (4, 3, 2)
+  write_dataset(file, "/region", ftype, mtype, {4, 5, 7}, v.data());
+}
+
+}  // namespace
+
+// Each material's conductivity (a number, or per axis) and heat capacity
+// become refs to the region field with the values by id, ids ascending; one
+// ref for all axes when every material's K is one number; the resolved
+// config (outputs, checkpoints, restarts) reads back the same.
+TEST(Regions, ConfigGivesEachPropertyByRegion) {
+  const RunConfig c = parse_config(
+      regions("{die: {id: 7, conductivity: {x: 3, y: 3, z: 1.5}, heat_capacity: 2e6}, "
+              "copper: {id: 1, conductivity: 400, heat_capacity: 3.45e6}, si: {id: 2, conductivity: 150, heat_capacity: 1.63e6}}"),
+      "case.yaml");
+  const MaterialConfig& m = c.material;
+  ASSERT_TRUE(m.regions.given());
+  EXPECT_EQ(m.regions.dataset, "/region");
+  ASSERT_EQ(m.materials.size(), 3u);
+  EXPECT_FALSE(m.isotropic_field);
+  for (int a = 0; a < 3; ++a) {
+    ASSERT_TRUE(m.conductivity[a].given());
+    ASSERT_NE(m.conductivity[a].by_region, nullptr);
+    const auto& v = m.conductivity[a].by_region->value;
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_EQ(v[0], (std::pair<long long, double>{1, 400.0}));
+    EXPECT_EQ(v[1], (std::pair<long long, double>{2, 150.0}));
+    EXPECT_EQ(v[2], (std::pair<long long, double>{7, a == 2 ? 1.5 : 3.0}));
+  }
+  EXPECT_EQ(m.capacity.by_region->value[2], (std::pair<long long, double>{7, 2e6}));
+  EXPECT_TRUE(m.any_field());
+  EXPECT_EQ(c.problem.scheme, SchemeType::Strang);  // K varies in 3D: the splitting that stays stable
+  ASSERT_NE(c.resolved_yaml.find("regions: {file: r.h5, dataset: /region}"), std::string::npos) << c.resolved_yaml;
+  const RunConfig back = parse_config(c.resolved_yaml, "resolved.yaml");
+  EXPECT_EQ(back.resolved_yaml, c.resolved_yaml);
+  EXPECT_EQ(back.material.conductivity[2].by_region->value, m.conductivity[2].by_region->value);
+
+  const RunConfig iso = parse_config(
+      regions("{a: {id: 1, conductivity: 400, heat_capacity: 1}, b: {id: 2, conductivity: 2, heat_capacity: 1}}"),
+      "case.yaml");
+  EXPECT_TRUE(iso.material.isotropic_field);
+  EXPECT_EQ(iso.material.conductivity[0].by_region, iso.material.conductivity[2].by_region);
+}
+
+// One line each, naming the key: the form's missing, contradictory and
+// duplicated pieces, and temperature tables (not supported yet).
+TEST(Regions, BadConfigsNameTheKey) {
+  const std::string ok = "{a: {id: 1, conductivity: 1, heat_capacity: 1}}";
+  expect_config_error(std::string(kHead) + "material: {materials: " + ok + "}",
+                      R"(case\.yaml:4:\d+: material\.regions: missing; material\.materials needs the region field)");
+  expect_config_error(std::string(kHead) + "material: {regions: {file: r.h5, dataset: /r}}",
+                      R"(material\.materials: missing; material\.regions needs the materials)");
+  expect_config_error(std::string(kHead) + "material:\n  conductivity: 3\n  regions: {file: r.h5, dataset: /r}\n  materials: " + ok,
+                      R"(material\.conductivity: given beside material\.regions)");
+  expect_config_error(regions("{a: {id: 1, conductivity: 1, heat_capacity: 1}, b: {id: 1, conductivity: 2, heat_capacity: 1}}"),
+                      R"(material\.materials\.b\.id: id 1 is also material 'a''s; each id names one material)");
+  expect_config_error(regions("{a: {conductivity: 1, heat_capacity: 1}}"), R"(material\.materials\.a\.id: missing)");
+  expect_config_error(regions("{a: {id: 1, heat_capacity: 1}}"), R"(material\.materials\.a\.conductivity: missing)");
+  expect_config_error(regions("{a: {id: 1, conductivity: 1}}"), R"(material\.materials\.a\.heat_capacity: missing)");
+  expect_config_error(regions("{a: {id: 1.5, conductivity: 1, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.id: expected an integer, got '1\.5')");
+  expect_config_error(regions("{a: {id: 3000000000, conductivity: 1, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.id: expected an integer id from -2147483648 to 2147483647)");
+  expect_config_error(regions("{a: {id: 1, conductivity: 0, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity: expected a conductivity > 0)");
+  expect_config_error(regions("{a: {id: 1, conductivity: {x: 1, y: 1}, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity: missing axis z)");
+  expect_config_error(regions("{a: {id: 1, conductivity: [[300, 150], [400, 80]], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity: a table of \(temperature, value\) pairs: temperature-dependent properties are not supported yet)");
+  expect_config_error(regions("{a: {id: 1, conductivity: 1, heat_capacity: [[300, 1], [400, 2]]}}"),
+                      R"(material\.materials\.a\.heat_capacity: a table of \(temperature, value\) pairs)");
+  expect_config_error(regions("{a: {id: 1, conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity: a field inside a material)");
+  expect_config_error(regions("{a: {id: 1, conductivty: 1, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivty: unknown key 'conductivty' \(did you mean 'conductivity'\?\))");
+  expect_config_error(regions("{}"), R"(material\.materials: expected a mapping of named materials .*got an empty one)");
+  expect_config_error("diffusivity: 1\n" + regions(ok), R"(diffusivity: contradicts material\.regions)");
+}
+
+// A RegionField's values are its materials' by the ids read from the file
+// (8-, 32- and 64-bit, signed and unsigned ids alike), box by box as a rank
+// reads them; its checksum is that of a field file of the same values; an id
+// no material has names the node, the id and the ids there are; float ids are
+// refused when the header is read.
+TEST_F(Hdf5Test, RegionFieldMapsIdsToTheMaterialsValues) {
+  write_regions<std::int32_t>(path("r.h5"), H5T_STD_I32LE, H5T_NATIVE_INT32);
+  write_regions<std::uint8_t>(path("r8.h5"), H5T_STD_U8LE, H5T_NATIVE_UINT8);
+  write_regions<std::int64_t>(path("r64.h5"), H5T_STD_I64BE, H5T_NATIVE_INT64);
+  write_regions<std::int32_t>(path("bad.h5"), H5T_STD_I32LE, H5T_NATIVE_INT32, 5);
+  write_regions<double>(path("float.h5"), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+  const auto value_of = [](int id) { return id == 1 ? 400.0 : id == 2 ? 150.0 : 3.0; };
+  std::vector<double> want(7 * 5 * 4);
+  for (index_t k = 0; k < 4; ++k)
+    for (index_t j = 0; j < 5; ++j)
+      for (index_t i = 0; i < 7; ++i) want[static_cast<std::size_t>(i + 7 * (j + 5 * k))] = value_of(region_of(i, j, k));
+  write_dataset(path("k.h5"), "/K", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {4, 5, 7}, want.data());
+  const Hdf5Field k_file(inspect_field(path("k.h5"), "/K"), "conductivity", Hdf5Field::Values::Positive);
+
+  RunConfig c = parse_config(regions("{copper: {id: 1, conductivity: 400, heat_capacity: 3.45e6}, "
+                                     "si: {id: 2, conductivity: 150, heat_capacity: 1.63e6}, "
+                                     "tim: {id: 7, conductivity: {x: 3, y: 3, z: 1.5}, heat_capacity: 2e6}}"),
+                             "case.yaml");
+  c.base_dir = dir_.string();
+  for (const char* file : {"r.h5", "r8.h5", "r64.h5"}) {
+    RunConfig cf = c;
+    for (FieldRef* f : {&cf.material.conductivity[0], &cf.material.conductivity[1], &cf.material.conductivity[2],
+                        &cf.material.capacity})
+      f->file = file;
+    attach_fields(cf);
+    const auto& mat = cf.problem.material;
+    ASSERT_NE(mat.conductivity[0], nullptr);
+    EXPECT_NE(mat.conductivity[0], mat.conductivity[2]) << "per-axis values: a source per axis";
+    std::vector<double> got(want.size(), -1.0);
+    mat.conductivity[0]->read({{0, 0, 0}}, {{7, 5, 4}}, got.data());
+    EXPECT_EQ(got, want) << file;
+    EXPECT_EQ(mat.conductivity[0]->checksum(), k_file.checksum()) << file;
+    // A box with its ghost indices, as a rank of a distributed run reads it.
+    const std::array<std::vector<index_t>, 3> idx{{{1, 2, 3, 4}, {0, 1, 3}, {2, 3}}};
+    std::vector<double> box(4 * 3 * 2, -1.0);
+    mat.conductivity[2]->read_indices(idx, box.data(), false);
+    for (std::size_t q = 0; q < box.size(); ++q) {
+      const index_t i = idx[0][q % 4], j = idx[1][(q / 4) % 3], kk = idx[2][q / 12];
+      const int id = region_of(i, j, kk);
+      EXPECT_EQ(box[q], id == 7 ? 1.5 : value_of(id)) << file << " node " << i << " " << j << " " << kk;
+    }
+    std::vector<double> cap(want.size());
+    mat.capacity->read({{0, 0, 0}}, {{7, 5, 4}}, cap.data());
+    EXPECT_EQ(cap[0], 3.45e6);
+    EXPECT_EQ(cap[6], 1.63e6);
+  }
+  RunConfig bad = c;
+  for (FieldRef* f : {&bad.material.conductivity[0], &bad.material.conductivity[1], &bad.material.conductivity[2],
+                      &bad.material.capacity})
+    f->file = "bad.h5";
+  attach_fields(bad);
+  std::vector<double> all(want.size());
+  expect_throw_matching<IoError>(
+      [&] { bad.problem.material.conductivity[0]->read({{0, 0, 0}}, {{7, 5, 4}}, all.data()); },
+      R"(bad\.h5:/region: the region field holds 5 at node \(i, j, k\) = \(4, 3, 2\) \(dataset index \[2, 3, 4\]\), and no material of material\.materials has that id \(ids: 1 2 7\))");
+  EXPECT_THROW((void)bad.problem.material.capacity->checksum(), IoError);  // the run's probe reads every id
+  EXPECT_NO_THROW(bad.problem.material.conductivity[0]->read({{0, 0, 0}}, {{3, 5, 4}}, all.data()));
+  expect_throw_matching<IoError>([&] { (void)inspect_field(path("float.h5"), "/region", "the region field", true); },
+                                 R"(float\.h5:/region: expected integer region ids, got 64-bit floats)");
+  // Without integers, an integer dataset stays refused as a field.
+  EXPECT_THROW((void)inspect_field(path("r.h5"), "/region"), IoError);
+}
