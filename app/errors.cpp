@@ -83,6 +83,9 @@ void collectively(const std::function<void()>& f) {
       if (rank == reporter) report(e, rank != 0);
     }
   }
+  // Every rank carries the reporter's words: a collective output's status
+  // ("failed: ...") is one attribute the ranks write together.
+  if (reporter >= 0) mpi::broadcast(message, reporter);
   // mpirun ends the whole job as soon as one rank exits with an error: the
   // others wait here until the message is out.
   std::fflush(stderr);

@@ -5,10 +5,11 @@
 // Under MPI an error on one rank must not leave the others waiting forever
 // in a collective call. Two cases:
 //   * errors all ranks can agree on (planning, opening files, building the
-//     stepper): the work runs inside collectively(), which tells every rank
-//     whether any failed; the lowest rank whose own error it is prints it,
-//     and every rank ends with CollectiveError: the same exit code, MPI
-//     finalised normally;
+//     stepper, a step that failed on every rank together:
+//     Stepper::failure_agreed): the work runs inside collectively(), which
+//     tells every rank whether any failed; the lowest rank whose own error
+//     it is prints it, and every rank ends with CollectiveError carrying
+//     its message: the same exit code, MPI finalised normally;
 //   * an error on one rank in the middle of the run (a failed write on
 //     rank 0): main prints it and calls MPI_Abort with its exit code.
 #include <adi/error.hpp>

@@ -275,10 +275,10 @@ class StepLoop {
       const auto c0 = Clock::now();
       double rate = -1.0;
       if (rate_now) {
-        if (target - s_ > 1) st_.advance(target - 1 - s_);
+        if (target - s_ > 1) advance(target - 1 - s_);
         rate = step_rate();
       } else {
-        st_.advance(target - s_);
+        advance(target - s_);
       }
       double agreed[4] = {seconds(Clock::now() - c0), seconds(Clock::now() - last_ckpt),
                           progress_.since_last_line(Clock::now()), static_cast<double>(SignalGuard::stop_requested())};
@@ -390,6 +390,21 @@ class StepLoop {
  private:
   using Clock = std::chrono::steady_clock;
 
+  /// The stepper's steps. A failure its ranks agreed on (a zero pivot on one
+  /// rank: its error there, PeerError on the others) reaches every rank at
+  /// once, so it ends as an error all ranks raise together (collectively):
+  /// one rank prints it, the output is marked failed with its words, and
+  /// the job ends with its code instead of MPI_Abort. A failure on one rank
+  /// alone leaves the others in the step's collectives: main aborts.
+  void advance(index_t count) {
+    try {
+      st_.advance(count);
+    } catch (const std::exception&) {
+      if (!m_.distributed || !st_.failure_agreed()) throw;
+      collectively([ep = std::current_exception()] { std::rethrow_exception(ep); });
+    }
+  }
+
   /// Collective: one step, and max|u^{n+1} - u^n| / dt over it (every rank
   /// compares its own box; the maximum over the ranks).
   double step_rate() {
@@ -398,7 +413,7 @@ class StepLoop {
       cur_.resize(prev_.size());
     }
     st_.get_field(prev_.data());
-    st_.advance(1);
+    advance(1);
     st_.get_field(cur_.data());
     double d = 0.0;
     for (std::size_t q = 0; q < cur_.size(); ++q)

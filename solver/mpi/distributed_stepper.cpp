@@ -119,6 +119,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
   std::vector<Phase> phases() const override { return scheme_phases(p_, plan_); }
 
   void step() override {
+    failure_agreed_ = false;
     const auto t0 = Clock::now();
     if (plan_.scheme == SchemeType::Strang) {
       do_phase(Phase::Rhs);
@@ -137,7 +138,10 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
     ++this->step_index_;
   }
 
+  bool failure_agreed() const override { return failure_agreed_; }
+
   void run_phase(Phase ph) override {
+    failure_agreed_ = false;
     if (ph == Phase::Step) {
       step();
       return;
@@ -224,6 +228,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
     box_ops_ = 0;
     ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_2INT, MPI_MINLOC, this->comm_));
     if (first.at == std::numeric_limits<int>::max()) return;
+    failure_agreed_ = true;  // every rank throws from here
     if (own && first.rank == this->rank_) std::rethrow_exception(own);
     ADI_THROW(PeerError, "rank " + std::to_string(first.rank) + " failed in step " +
                              std::to_string(this->step_index() + 1) + " (see its message)");
@@ -430,6 +435,7 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
   int batches_ = 4;      // of lines per split-axis solve (>= 1)
   bool gathered_once_[3] = {false, false, false};  // rows: the axis' reduced coefficients are in gathered_slot
   std::exception_ptr failure_;  // rows: this rank's first error since the last agree()
+  bool failure_agreed_ = false; // the last step's exception came from agree(): every rank threw it
   int failed_at_ = 0;           // its box operation's index in that span
   int box_ops_ = 0;             // box operations since the last agree()
 };

@@ -379,6 +379,20 @@ def regions(a):
                         r"material\.materials has that id \(ids: 1 2 40\)"])
     T.check(not os.path.exists(os.path.join(d, "bad_out.h5")), "an output was written for a bad region field")
     T.check(len(re.findall(r"region field holds 3", out)) == 1, "expected one message naming the node:\n" + out)
+    # A step that fails on the rank that owns the interface (K = 1e308: a
+    # non-finite pivot) and on no other: every rank stops in that step, one
+    # message, the job ends with the error's code, not by MPI_Abort, and the
+    # output says failed (it said running when the ranks were aborted).
+    out = mpirun(a, a.np, ["run", "regions.yaml", "--set", "output.file=pivot.h5", "--set", "time.dt=1",
+                           "--set", "material.materials.interface.conductivity=1e308"], cwd=d, rc=5, timeout=60,
+                 match=[r"numerical error: line solve along [xyz]: zero or non-finite pivot"])
+    T.check(out.count("adi3d:") == 1, "expected one message:\n" + out)
+    T.check("MPI_ABORT" not in out, "the job was aborted:\n" + out)
+    with h5py.File(os.path.join(d, "pivot.h5"), "r") as f:
+        status = f.attrs["status"]
+        status = status.decode() if isinstance(status, bytes) else status
+        T.check(status.startswith("failed: line solve along"), "pivot.h5's status: %s" % status)
+        T.check(sorted(f["steps"]) == ["000000"], "pivot.h5's steps: %s" % sorted(f["steps"]))
     print("materials by region: the field files' run bit for bit, %d ranks to 1e-12" % a.np)
 
 

@@ -105,6 +105,12 @@ class Stepper {
   virtual void advance(index_t count) {
     for (index_t s = 0; s < count; ++s) step();
   }
+  /// Whether the exception the last step() / advance() threw was thrown on
+  /// every process of the run together (a distributed stepper that agrees
+  /// on a failure before it throws: its own error on one rank, PeerError on
+  /// the others), so that the caller may still make collective calls, e.g.
+  /// to mark its output failed. False for a failure one process met alone.
+  virtual bool failure_agreed() const { return false; }
   /// Over the whole field (a distributed stepper reduces over its ranks).
   virtual FieldStats field_stats() = 0;
 
