@@ -4,7 +4,8 @@
 // load_config), config_yaml.cpp the document (one document, no duplicate
 // keys, no recursive aliases) and the value checks' helpers,
 // config_overrides.cpp the --set merge, config_sections.cpp one reader per
-// section, config_checks.cpp the checks across sections, config_emit.cpp
+// section (config_material.cpp those of the physical properties),
+// config_checks.cpp the checks across sections, config_emit.cpp
 // the resolved config as YAML.
 
 #include <adi/io/config.hpp>
@@ -222,6 +223,16 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
 /// Every section of `root` into `c`, each by its reader, unknown and empty
 /// keys refused (config_sections.cpp).
 void read_sections(const Reader& r, const YAML::Node& root, RunConfig& c);
+
+/// `[[t0, f0], [t1, f1], ...]`: a piecewise-linear factor f(t), times
+/// strictly increasing (a face's or the source's table; config_sections.cpp).
+TimeTable read_table(const Reader& r, const YAML::Node& n, const std::string& key);
+
+/// The physical properties' sections (config_material.cpp): `diffusivity:`,
+/// `material:` (constants, per axis, fields, materials by region), `source:`.
+void read_diffusivity(const Reader& r, const YAML::Node& n, RunConfig& c);
+void read_material(const Reader& r, const YAML::Node& n, RunConfig& c);
+void read_source(const Reader& r, const YAML::Node& n, RunConfig& c);
 
 /// The config of a parsed document: its sections read, then checked across
 /// them (config_checks.cpp).
