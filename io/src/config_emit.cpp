@@ -89,8 +89,11 @@ std::string emit_resolved(const RunConfig& c) {
       if (mat.isotropic) {
         e << num(mat.conductivity[0]);
       } else {
+        // A flat axis (nz = 1) has no conduction: its value, when not given, is 0 and not written.
         e << YAML::Flow << YAML::BeginMap;
-        for (int a = 0; a < 3; ++a) e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value << num(mat.conductivity[a]);
+        for (int a = 0; a < 3; ++a)
+          if (!(p.flat(a) && mat.conductivity[a] == 0.0))
+            e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value << num(mat.conductivity[a]);
         e << YAML::EndMap;
       }
       e << YAML::Key << "heat_capacity" << YAML::Value << num(mat.capacity) << YAML::EndMap;

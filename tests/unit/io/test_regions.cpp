@@ -70,6 +70,17 @@ TEST(Regions, ConfigGivesEachPropertyByRegion) {
   EXPECT_EQ(back.resolved_yaml, c.resolved_yaml);
   EXPECT_EQ(back.material.conductivity[2].by_region->value, m.conductivity[2].by_region->value);
 
+  // 2D (nz = 1): a per-axis conductivity names x and y only, and the
+  // resolved config reads back (a restart reads it).
+  const RunConfig flat = parse_config(
+      "grid: {nx: 7, ny: 5, nz: 1}\ntime: {dt: 0.1, steps: 1}\ninitial: {value: 1}\nmaterial:\n"
+      "  regions: {file: r.h5, dataset: /region}\n"
+      "  materials: {a: {id: 1, conductivity: {x: 50, y: 20}, heat_capacity: 3e6}, b: {id: 2, conductivity: 5, heat_capacity: 2e6}}\n",
+      "case.yaml");
+  EXPECT_NE(flat.resolved_yaml.find("a: {id: 1, conductivity: {x: 50, y: 20}, heat_capacity: 3000000}"), std::string::npos)
+      << flat.resolved_yaml;
+  EXPECT_EQ(parse_config(flat.resolved_yaml, "resolved.yaml").resolved_yaml, flat.resolved_yaml);
+
   const RunConfig iso = parse_config(
       regions("{a: {id: 1, conductivity: 400, heat_capacity: 1}, b: {id: 2, conductivity: 2, heat_capacity: 1}}"),
       "case.yaml");
