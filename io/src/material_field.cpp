@@ -17,6 +17,29 @@ namespace adi::io {
 
 using detail::H5Id;
 
+namespace {
+
+// The global (i, j, k) of value q of a read: a box (lo, size), x fastest...
+struct BoxNode {
+  const std::array<index_t, 3>& lo;
+  const std::array<index_t, 3>& size;
+  std::array<index_t, 3> operator()(index_t q) const {
+    return {{lo[0] + q % size[0], lo[1] + (q / size[0]) % size[1], lo[2] + q / (size[0] * size[1])}};
+  }
+};
+// ... or the index lists of a rank's box with its ghost layers.
+struct IndexNode {
+  const std::array<std::vector<index_t>, 3>& idx;
+  index_t points() const { return static_cast<index_t>(idx[0].size() * idx[1].size() * idx[2].size()); }
+  std::array<index_t, 3> operator()(index_t q) const {
+    const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
+    return {{idx[0][static_cast<std::size_t>(q % n0)], idx[1][static_cast<std::size_t>((q / n0) % n1)],
+             idx[2][static_cast<std::size_t>(q / (n0 * n1))]}};
+  }
+};
+
+}  // namespace
+
 Hdf5Field::Hdf5Field(FieldInfo info, std::string what, Values check, bool collective_reads)
     : info_(std::move(info)), what_(std::move(what)), check_(check), collective_reads_(collective_reads) {}
 
@@ -45,10 +68,7 @@ void Hdf5Field::read(const std::array<index_t, 3>& lo, const std::array<index_t,
   H5Id mspace(H5Screate_simple(1, &m, nullptr), H5Sclose);
   ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, out), ctx,
                "cannot read the " + what_ + " field (the file may be truncated or damaged)");
-  check_values(out, points, [&](index_t q) {
-    return std::array<index_t, 3>{
-        {lo[0] + q % size[0], lo[1] + (q / size[0]) % size[1], lo[2] + q / (size[0] * size[1])}};
-  });
+  check_values(out, points, BoxNode{lo, size});
 }
 
 template <class Node>
@@ -129,12 +149,8 @@ void Hdf5Field::read_indices(const std::array<std::vector<index_t>, 3>& idx, dou
     ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), detail::par::dxpl(ctx).get(), out),
                  ctx, "cannot read the " + what_ + " field (the file may be truncated or damaged)");
   });
-  const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
-  check_values(out, n0 * n1 * static_cast<index_t>(idx[2].size()), [&](index_t q) {
-    return std::array<index_t, 3>{{idx[0][static_cast<std::size_t>(q % n0)],
-                                   idx[1][static_cast<std::size_t>((q / n0) % n1)],
-                                   idx[2][static_cast<std::size_t>(q / (n0 * n1))]}};
-  });
+  const IndexNode node{idx};
+  check_values(out, node.points(), node);
 }
 
 std::string field_checksum(const FieldSource& f, const std::array<index_t, 3>& n) {
@@ -189,10 +205,7 @@ void RegionField::map_values(double* out, index_t points, const Node& node) cons
 
 void RegionField::read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const {
   ids_->read(lo, size, out);
-  map_values(out, size[0] * size[1] * size[2], [&](index_t q) {
-    return std::array<index_t, 3>{
-        {lo[0] + q % size[0], lo[1] + (q / size[0]) % size[1], lo[2] + q / (size[0] * size[1])}};
-  });
+  map_values(out, size[0] * size[1] * size[2], BoxNode{lo, size});
 }
 
 // The ids' read (collective where the ranks read together), then the values
@@ -200,12 +213,8 @@ void RegionField::read(const std::array<index_t, 3>& lo, const std::array<index_
 // collective call, as load_box_field expects of a bad value.
 void RegionField::read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const {
   ids_->read_indices(idx, out, collective);
-  const index_t n0 = static_cast<index_t>(idx[0].size()), n1 = static_cast<index_t>(idx[1].size());
-  map_values(out, n0 * n1 * static_cast<index_t>(idx[2].size()), [&](index_t q) {
-    return std::array<index_t, 3>{{idx[0][static_cast<std::size_t>(q % n0)],
-                                   idx[1][static_cast<std::size_t>((q / n0) % n1)],
-                                   idx[2][static_cast<std::size_t>(q / (n0 * n1))]}};
-  });
+  const IndexNode node{idx};
+  map_values(out, node.points(), node);
 }
 
 std::string RegionField::checksum() const {

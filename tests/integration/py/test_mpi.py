@@ -95,6 +95,18 @@ output: {file: out.h5, every: 10}
 """
 
 
+def every_grid_like_serial(a, d, config, steps, what):
+    """`config` on a.np ranks, the automatic grid and the y and z splits,
+    into mpi.h5: its steps and its /material/ are serial.h5's."""
+    for grid in (None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np):
+        grid_args = ["--set", "parallel.grid=" + grid] if grid else []
+        mpirun(a, a.np, ["run", config, "--set", "output.file=mpi.h5", "--overwrite"] + grid_args, cwd=d,
+               match=[r"output +mpi\.h5 \(%d steps" % steps])
+        where = "%s, grid %s, %d ranks" % (what, grid or "auto", a.np)
+        assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"), where)
+        assert_same_material(d, "serial.h5", "mpi.h5", where)
+
+
 def materials(a):
     d = os.path.join(a.work, "materials")
     os.makedirs(d, exist_ok=True)
@@ -117,13 +129,7 @@ def materials(a):
                 ds.attrs["spacing"] = spacing
     T.write(os.path.join(d, "case.yaml"), MATERIAL_CASE % dict(k="fields.h5"))
     serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
-    for grid in (None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np):
-        grid_args = ["--set", "parallel.grid=" + grid] if grid else []
-        mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=mpi.h5", "--overwrite"] + grid_args, cwd=d,
-               match=[r"output +mpi\.h5 \(4 steps"])
-        assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
-                     "material fields, periodic y and z, grid %s, %d ranks" % (grid or "auto", a.np))
-        assert_same_material(d, "serial.h5", "mpi.h5", "grid %s, %d ranks" % (grid or "auto", a.np))
+    every_grid_like_serial(a, d, "case.yaml", 4, "material fields, periodic y and z")
     # ADI_PARALLEL_IO=0: the fields read by independent hyperslab reads instead.
     os.environ["ADI_PARALLEL_IO"] = "0"
     try:
@@ -367,13 +373,7 @@ def regions(a):
     with h5py.File(os.path.join(d, "serial.h5"), "r") as fr, h5py.File(os.path.join(d, "fields.h5"), "r") as ff:
         for k in ("conductivity_x", "conductivity_z", "heat_capacity"):
             T.check(np.array_equal(fr["material"][k][()], ff["material"][k][()]), "material/%s differs" % k)
-    for grid in (None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np):
-        grid_args = ["--set", "parallel.grid=" + grid] if grid else []
-        mpirun(a, a.np, ["run", "regions.yaml", "--set", "output.file=mpi.h5", "--overwrite"] + grid_args, cwd=d,
-               match=[r"output +mpi\.h5 \(3 steps"])
-        assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"),
-                     "materials by region, grid %s, %d ranks" % (grid or "auto", a.np))
-        assert_same_material(d, "serial.h5", "mpi.h5", "regions, grid %s, %d ranks" % (grid or "auto", a.np))
+    every_grid_like_serial(a, d, "regions.yaml", 3, "materials by region")
     out = mpirun(a, a.np, ["run", "bad.yaml", "--set", "output.file=bad_out.h5"], cwd=d, rc=3, timeout=60,
                  match=[r"the region field holds 3 at node \(i, j, k\) = \(22, 18, 12\).*no material of "
                         r"material\.materials has that id \(ids: 1 2 40\)"])

@@ -147,12 +147,16 @@ TEST_F(Hdf5Test, RegionFieldMapsIdsToTheMaterialsValues) {
                                      "tim: {id: 7, conductivity: {x: 3, y: 3, z: 1.5}, heat_capacity: 2e6}}"),
                              "case.yaml");
   c.base_dir = dir_.string();
-  for (const char* file : {"r.h5", "r8.h5", "r64.h5"}) {
+  const auto attached = [&](const char* file) {  // c with its region field in `file`
     RunConfig cf = c;
     for (FieldRef* f : {&cf.material.conductivity[0], &cf.material.conductivity[1], &cf.material.conductivity[2],
                         &cf.material.capacity})
       f->file = file;
     attach_fields(cf);
+    return cf;
+  };
+  for (const char* file : {"r.h5", "r8.h5", "r64.h5"}) {
+    const RunConfig cf = attached(file);
     const auto& mat = cf.problem.material;
     ASSERT_NE(mat.conductivity[0], nullptr);
     EXPECT_NE(mat.conductivity[0], mat.conductivity[2]) << "per-axis values: a source per axis";
@@ -174,11 +178,7 @@ TEST_F(Hdf5Test, RegionFieldMapsIdsToTheMaterialsValues) {
     EXPECT_EQ(cap[0], 3.45e6);
     EXPECT_EQ(cap[6], 1.63e6);
   }
-  RunConfig bad = c;
-  for (FieldRef* f : {&bad.material.conductivity[0], &bad.material.conductivity[1], &bad.material.conductivity[2],
-                      &bad.material.capacity})
-    f->file = "bad.h5";
-  attach_fields(bad);
+  const RunConfig bad = attached("bad.h5");
   std::vector<double> all(want.size());
   expect_throw_matching<IoError>(
       [&] { bad.problem.material.conductivity[0]->read({{0, 0, 0}}, {{7, 5, 4}}, all.data()); },
