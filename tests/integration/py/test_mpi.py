@@ -374,6 +374,12 @@ def regions(a):
         for k in ("conductivity_x", "conductivity_z", "heat_capacity"):
             T.check(np.array_equal(fr["material"][k][()], ff["material"][k][()]), "material/%s differs" % k)
     every_grid_like_serial(a, d, "regions.yaml", 3, "materials by region")
+    # The region file is an input: no output or checkpoint may replace it, --overwrite or not.
+    before = open(os.path.join(d, "package.h5"), "rb").read()
+    for key in ("output.file=package.h5", "checkpoint.file=package.h5"):
+        mpirun(a, a.np, ["run", "regions.yaml", "--set", key, "--set", "checkpoint.every=6", "--overwrite"], cwd=d,
+               rc=2, match=[r"names the same file as the material\.regions field"])
+    T.check(open(os.path.join(d, "package.h5"), "rb").read() == before, "package.h5 changed")
     out = mpirun(a, a.np, ["run", "bad.yaml", "--set", "output.file=bad_out.h5"], cwd=d, rc=3, timeout=60,
                  match=[r"the region field holds 3 at node \(i, j, k\) = \(22, 18, 12\).*no material of "
                         r"material\.materials has that id \(ids: 1 2 40\)"])
