@@ -508,10 +508,14 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   double faces_zero = m.analytic_boxes || (m.root && field_faces_zero(c.problem, init.field)) ? 1.0 : 0.0;
   if (m.distributed) mpi::allreduce_max(&faces_zero, 1);
   const bool guarded = energy_cannot_grow(c.problem, faces_zero > 0.0);
+  // Temperature-dependent properties: the energy's weights c(u) change from
+  // step to step, so neither bound holds; a run that blows up leaves its
+  // tables' range, which stops it (TemperatureState::evaluate).
+  const bool nonlinear = c.problem.material.temperature != nullptr;
   // A problem with data: the energy may grow only as fast as the data feed
   // it (energy_guard.hpp: DataBound), from this rank's box, over the ranks.
   DataBound bound;
-  if (!guarded) {
+  if (!guarded && !nonlinear) {
     const io::FieldPart box = rank_box(*rs.stepper, m.distributed, c.problem.n);
     DataBoundParts parts;
     collectively([&] { parts = data_bound_parts(c.problem, box.offset, box.count); });
@@ -561,8 +565,13 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   });
   const bool f32 = c.precision == Precision::F32;
   StepLoop<T> loop(*rs.stepper, field, writers, progress, schedule, m, plan, o.env.app, rep.start_step,
-                   guarded ? EnergyGuard(true, f32, c.problem) : EnergyGuard(bound, f32, c.problem), *probes, *flux);
-  if (guarded)
+                   nonlinear ? EnergyGuard()
+                   : guarded ? EnergyGuard(true, f32, c.problem)
+                             : EnergyGuard(bound, f32, c.problem),
+                   *probes, *flux);
+  if (nonlinear)
+    spdlog::debug("energy guard off: temperature-dependent properties (the tables' range stops a run that blows up)");
+  else if (guarded)
     spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
   else
     spdlog::debug("energy guard on: sqrt(sum w c u^2) may grow by at most {:.6g} a second (and {:.6g} for the "

@@ -161,13 +161,16 @@ RunPlan plan_run(const RunOptions& o) {
   // The material and source fields: headers, shapes and geometry now (a
   // bad one stops the run before anything is allocated); values as read.
   // Their headers are read in a child first, as every input's (probe.hpp).
+  // (Temperature-dependent materials read the region field itself.)
+  io::FieldRef none;
+  io::FieldRef* regions_ref = c.material.temperature ? &c.material.regions : &none;
   for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
-                                &c.material.conductivity[2], &c.material.capacity, &c.material.source}) {
+                                &c.material.conductivity[2], &c.material.capacity, &c.material.source, regions_ref}) {
     if (!f->given() || (f != &c.material.conductivity[0] && f->file == c.material.conductivity[0].file &&
                         f->dataset == c.material.conductivity[0].dataset))
       continue;  // an isotropic field: once
     // Named as attach_fields names them ("the conductivity field").
-    const bool regions = f->by_region != nullptr;
+    const bool regions = f->by_region != nullptr || f == &c.material.regions;
     const std::string kind = regions                                        ? "region"
                              : f->key.rfind("material.conductivity", 0) == 0 ? "conductivity"
                              : f->key == "material.heat_capacity"           ? "heat capacity"
@@ -189,6 +192,11 @@ RunPlan plan_run(const RunOptions& o) {
   const auto& g = c.parallel.grid;
   if (plan.ranks == 1) {
     io::check_single_process(c, "start it with mpirun -np N, or --set parallel.grid=auto");
+  } else if (c.material.temperature) {
+    throw io::ConfigError(c.material.where.empty() ? c.source : c.material.where, "material.materials",
+                          "temperature-dependent properties (a table) run on one process for now, but this run has " +
+                              std::to_string(plan.ranks) + " ranks; run it without mpirun",
+                          __FILE__, __LINE__);
   } else {
     try {
       plan.decomposition = Decomposition::plan(c.problem.n, plan.ranks, g);

@@ -15,6 +15,11 @@
 #   bench   adi3d bench: the constant-coefficient step, the K-field step
 #           (strang and douglas) with mixed faces and the cuSPARSE baseline,
 #           at 512^3, 257^3 and 500x384x260, both precisions
+#   pending the GPU checks of host-side changes: adi3d and the serial
+#           contract are built, then the temperature-dependent contract,
+#           materials by region with GPU ranks (1 and 2) against the CPU, and
+#           an agreed step failure on GPU ranks (mpi_gpu_cli_regions_np*);
+#           `adi3d validate --backend cuda`
 #   ab      the constant-coefficient step at 512^3 of this tree against a
 #           baseline tree in the same call, three alternating rounds each:
 #           BASE_SRC (default base-src/, ignored by git: make it with
@@ -24,7 +29,7 @@
 # call's build). Every step is bounded by the time left (BUDGET, default
 # 580 s) so the logs come back. Never changes GPU settings.
 set -uo pipefail
-M=${1:?usage: scripts/gpu_round.sh new|steady|half1|half2|bench|ab}
+M=${1:?usage: scripts/gpu_round.sh new|steady|half1|half2|bench|ab|pending}
 O="${OUT:-/tmp/out}/$M"; mkdir -p "$O"
 T0=$(date +%s); BUDGET=${BUDGET:-580}
 left() { local l=$(( BUDGET - ($(date +%s) - T0) )); [ $l -lt 1 ] && l=1; echo $l; }
@@ -141,6 +146,14 @@ ab)
     done
   done
   ;;
+pending)
+  cmake --preset gpu -S . -B build-gpu -G Ninja -DADI_BUILD_TESTS=ON > "$O/build.log" 2>&1 &&
+    cmake --build build-gpu -j 16 --target adi3d test_contract_cuda >> "$O/build.log" 2>&1
+  echo "build adi3d test_contract_cuda rc=$? $(( $(date +%s) - T0 )) s"
+  ct pending --output-on-failure -R "mpi_gpu_cli_regions|TemperatureContract"
+  # Every check of adi3d validate on the GPU (the temperature-dependent ones included).
+  timeout $(left) $B validate --backend cuda > "$O/validate.txt" 2>&1; echo "validate cuda rc=$?"
+  grep -E "FAILED|K\(T\)|enthalpy|passed|failed" "$O/validate.txt" | head -12 ;;
 bench)
   build || exit 1
   S="--size 512 --size 257 --size 500x384x260 --reps ${REPS:-10}"

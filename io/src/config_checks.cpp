@@ -159,6 +159,22 @@ void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
   }
 }
 
+/// Temperature-dependent properties (a table in material.materials): what
+/// does not take them yet is refused by name, not run with the properties
+/// of the start.
+void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig& c) {
+  const std::string why = "not supported yet with temperature-dependent properties (a table in material.materials): ";
+  if (c.solve.steady)
+    r.fail(root["solve"], "solve", why + "the steady solver's iteration is linear; march in time to the steady state "
+                                         "instead (time: {dt: .., steps: .., stop_rate: ..})");
+  if (c.diagnostics.heat_flows)
+    r.fail(root["diagnostics"]["heat_flows"], "diagnostics.heat_flows",
+           why + "the heat flows take the conductivity of the start; remove diagnostics.heat_flows");
+  if (c.output.heat_flux)
+    r.fail(root["output"]["fields"], "output.fields",
+           why + "the heat flux takes the conductivity of the start; remove heat_flux from output.fields");
+}
+
 }  // namespace
 
 RunConfig build(const YAML::Node& root, const Reader& r) {
@@ -178,7 +194,8 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   // scheme.type auto (resolve_scheme; a grid taken from the initial file
   // is settled later: settle_grid).
   if (!c.grid_pending) resolve_scheme(c);
-  if (const YAML::Node n = root["material"]; n && !c.material.regions.given()) {
+  if (c.material.temperature) check_temperature(r, root, c);
+  if (const YAML::Node n = root["material"]; n && !c.material.regions.given() && !n["materials"]) {
     // Inside `material:` the values are SI: a forgotten property has no
     // meaningful default (c = 1 J/(m^3 K) made steel diffuse about 3.6
     // million times too fast). `diffusivity:` is the form whose c is 1.

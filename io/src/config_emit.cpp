@@ -64,6 +64,18 @@ void emit_face(YAML::Emitter& e, Boundary b, const FaceData& d) {
   e << YAML::EndMap;
 }
 
+/// A material property: its number, or its table [[T, value], ...].
+void emit_property(YAML::Emitter& e, const PropertyTable& t) {
+  if (t.constant()) {
+    e << num(t.v[0]);
+    return;
+  }
+  e << YAML::Flow << YAML::BeginSeq;
+  for (std::size_t k = 0; k < t.t.size(); ++k)
+    e << YAML::Flow << YAML::BeginSeq << num(t.t[k]) << num(t.v[k]) << YAML::EndSeq;
+  e << YAML::EndSeq;
+}
+
 }  // namespace
 
 std::string emit_resolved(const RunConfig& c) {
@@ -78,25 +90,33 @@ std::string emit_resolved(const RunConfig& c) {
     << num(p.length[0]) << YAML::Key << "ly" << YAML::Value << num(p.length[1]) << YAML::Key << "lz" << YAML::Value
     << num(p.length[2]) << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(c.origin[0])
     << num(c.origin[1]) << num(c.origin[2]) << YAML::EndSeq << YAML::EndMap;
-  if (c.material.given && c.material.regions.given()) {
+  if (c.material.given && (c.material.regions.given() || c.material.temperature)) {
     const MaterialConfig& m = c.material;
-    e << YAML::Key << "material" << YAML::Value << YAML::BeginMap << YAML::Key << "regions" << YAML::Value;
-    emit_field(e, m.regions);
+    e << YAML::Key << "material" << YAML::Value << YAML::BeginMap;
+    if (m.regions.given()) {
+      e << YAML::Key << "regions" << YAML::Value;
+      emit_field(e, m.regions);
+    }
     e << YAML::Key << "materials" << YAML::Value << YAML::BeginMap;
     for (const RegionMaterial& mat : m.materials) {
-      e << YAML::Key << mat.name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value
-        << mat.id << YAML::Key << "conductivity" << YAML::Value;
+      e << YAML::Key << mat.name << YAML::Value << YAML::Flow << YAML::BeginMap;
+      if (m.regions.given()) e << YAML::Key << "id" << YAML::Value << mat.id;
+      e << YAML::Key << "conductivity" << YAML::Value;
       if (mat.isotropic) {
-        e << num(mat.conductivity[0]);
+        emit_property(e, mat.conductivity[0]);
       } else {
         // A flat axis (nz = 1) has no conduction: its value, when not given, is 0 and not written.
         e << YAML::Flow << YAML::BeginMap;
         for (int a = 0; a < 3; ++a)
-          if (!(p.flat(a) && mat.conductivity[a] == 0.0))
-            e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value << num(mat.conductivity[a]);
+          if (!(p.flat(a) && mat.conductivity[a].constant() && mat.conductivity[a].v[0] == 0.0)) {
+            e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value;
+            emit_property(e, mat.conductivity[a]);
+          }
         e << YAML::EndMap;
       }
-      e << YAML::Key << "heat_capacity" << YAML::Value << num(mat.capacity) << YAML::EndMap;
+      e << YAML::Key << "heat_capacity" << YAML::Value;
+      emit_property(e, mat.capacity);
+      e << YAML::EndMap;
     }
     e << YAML::EndMap << YAML::EndMap;
   } else if (c.material.given) {

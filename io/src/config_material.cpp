@@ -91,21 +91,43 @@ namespace {
 const char* kConductivityExpected = "a conductivity > 0 [W/(m K)]";
 const char* kCapacityExpected = "a volumetric heat capacity > 0 [J/(m^3 K)]";
 
-/// A property of a material of `material.materials`: a number > 0. A table
-/// of (temperature, value) pairs is refused by name: temperature-dependent
-/// properties need the nonlinear step, which adi3d does not have yet.
-double read_material_constant(const Reader& r, const YAML::Node& n, const std::string& key,
-                              const std::string& expected) {
-  if (n.IsSequence())
-    r.fail(n, key,
-           "a table of (temperature, value) pairs: temperature-dependent properties are not supported yet; expected " +
-               expected);
+/// A property of a material of `material.materials`: a number > 0, or a
+/// table of (temperature, value) pairs [[T0, v0], [T1, v1], ...]: at least
+/// two, temperatures finite and strictly increasing, values finite > 0
+/// (piecewise linear between them; a temperature outside the table stops
+/// the run, TemperatureState::evaluate).
+PropertyTable read_material_property(const Reader& r, const YAML::Node& n, const std::string& key,
+                                     const std::string& expected) {
   if (n.IsMap() && (n["file"] || n["dataset"]))
     r.fail(n, key, "a field inside a material: give the material a number (" + expected +
-                       "), or drop material.regions and give the field as material." + key.substr(key.rfind('.') + 1));
-  const double v = r.real(n, key);
-  require(r, n, key, v > 0, expected);
-  return v;
+                       ") or a table, or drop material.materials and give the field as material." +
+                       key.substr(key.rfind('.') + 1));
+  if (!n.IsSequence()) {
+    const double v = r.real(n, key);
+    require(r, n, key, v > 0, expected + " or a table [[T0, v0], [T1, v1], ...] of temperature [K] and value");
+    return PropertyTable::constant_value(v);
+  }
+  if (n.size() < 2)
+    r.fail(n, key,
+           "a table of " + std::to_string(n.size()) +
+               " point" + (n.size() == 1 ? "" : "s") +
+               "; expected at least two (temperature, value) pairs [[T0, v0], [T1, v1], ...] (a constant: one number)");
+  PropertyTable t;
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const YAML::Node e = n[k];
+    const std::string ek = key + "[" + std::to_string(k) + "]";
+    if (!e.IsSequence() || e.size() != 2)
+      r.fail(e, ek, "expected a pair [T, value] (temperature [K], " + expected.substr(2) + "), got " +
+                        (e.IsSequence() ? std::to_string(e.size()) + " values" : describe(e)));
+    const double tk = r.real(e[0], ek), vk = r.real(e[1], ek);
+    if (!t.t.empty() && !(tk > t.t.back()))
+      r.fail(e[0], ek, "expected temperatures that increase strictly, got T = " + describe(e[0]) + " after T = " +
+                           describe(n[k - 1][0]));
+    require(r, e[1], ek, vk > 0, expected);
+    t.t.push_back(tk);
+    t.v.push_back(vk);
+  }
+  return t;
 }
 
 /// `material: {regions: {file, dataset}, materials: {name: {id, conductivity,
@@ -116,63 +138,93 @@ double read_material_constant(const Reader& r, const YAML::Node& n, const std::s
 /// field is read (RegionField).
 void read_regions(const Reader& r, const YAML::Node& n, RunConfig& c) {
   MaterialConfig& m = c.material;
+  const YAML::Node rn = n["regions"], mn = n["materials"];
   for (const char* k : {"conductivity", "heat_capacity"})
     if (n[k])
       r.fail(n[k], std::string("material.") + k,
-             "given beside material.regions: with regions each material of material.materials gives its own " +
-                 std::string(k) + " (one or the other, not both)");
-  const YAML::Node rn = n["regions"], mn = n["materials"];
-  if (!rn)
-    r.fail(n, "material.regions",
-           "missing; material.materials needs the region field that says which material each node is "
-           "({file: f.h5, dataset: /region}, integer ids of shape (nz, ny, nx))");
+             std::string("given beside material.") + (rn ? "regions" : "materials") +
+                 ": each material of material.materials gives its own " + std::string(k) +
+                 " (one or the other, not both)");
   if (!mn)
     r.fail(n, "material.materials",
            "missing; material.regions needs the materials its ids name ({copper: {id: 1, conductivity: 400, "
            "heat_capacity: 3.45e6}, ...})");
-  if (!rn.IsMap()) r.fail(rn, "material.regions", "expected a field {file: f.h5, dataset: /region}, got " + describe(rn));
-  m.regions = read_field_ref(r, rn, "material.regions");
   if (!mn.IsMap() || mn.size() == 0)
     r.fail(mn, "material.materials",
            "expected a mapping of named materials {name: {id: N, conductivity: K, heat_capacity: c}, ...}, got " +
                (mn.IsMap() ? std::string("an empty one") : describe(mn)));
+  m.where = r.where(mn, "material.materials");
+  // One material without a region field is every node's; several need the
+  // field that says which node is which.
+  if (!rn && mn.size() > 1)
+    r.fail(n, "material.regions",
+           "missing; " + std::to_string(mn.size()) +
+               " materials need the region field that says which material each node is "
+               "({file: f.h5, dataset: /region}, integer ids of shape (nz, ny, nx))");
+  if (rn) {
+    if (!rn.IsMap())
+      r.fail(rn, "material.regions", "expected a field {file: f.h5, dataset: /region}, got " + describe(rn));
+    m.regions = read_field_ref(r, rn, "material.regions");
+  }
+  const std::vector<const char*> keys = rn ? std::vector<const char*>{"id", "conductivity", "heat_capacity"}
+                                           : std::vector<const char*>{"conductivity", "heat_capacity"};
   for (auto it = mn.begin(); it != mn.end(); ++it) {
     RegionMaterial mat;
     mat.name = it->first.Scalar();
     const std::string key = "material.materials." + printable(mat.name, kQuoteMax);
     const YAML::Node v = it->second;
     if (!v.IsMap())
-      r.fail(v, key, "expected a mapping {id: N, conductivity: K, heat_capacity: c}, got " + describe(v));
-    r.only_keys(v, key, {"id", "conductivity", "heat_capacity"});
-    for (const char* k : {"id", "conductivity", "heat_capacity"})
+      r.fail(v, key, std::string("expected a mapping {") + (rn ? "id: N, " : "") +
+                         "conductivity: K, heat_capacity: c}, got " + describe(v));
+    if (!rn && v["id"])
+      r.fail(v["id"], key + ".id",
+             "an id without material.regions: the one material is every node's (give material.regions to "
+             "place several)");
+    r.only_keys(v, key, keys);
+    for (const char* k : keys)
       if (!v[k])
         r.fail(v, key + "." + k,
                std::string("missing; every material gives ") +
                    (std::string(k) == "id" ? "the id its nodes hold in the region field (an integer)"
                     : std::string(k) == "conductivity"
-                        ? "its conductivity K [W/(m K)] (a number or {x: .., y: .., z: ..})"
+                        ? "its conductivity K [W/(m K)] (a number, a table [[T0, K0], [T1, K1], ...] or "
+                          "{x: .., y: .., z: ..})"
                         : "its volumetric heat capacity c = rho c_p [J/(m^3 K)]"));
-    const index_t id = r.integer(v["id"], key + ".id");
-    require(r, v["id"], key + ".id", id >= -2147483648LL && id <= 2147483647LL,
-            "an integer id from -2147483648 to 2147483647");
-    mat.id = id;
+    if (rn) {
+      const index_t id = r.integer(v["id"], key + ".id");
+      require(r, v["id"], key + ".id", id >= -2147483648LL && id <= 2147483647LL,
+              "an integer id from -2147483648 to 2147483647");
+      mat.id = id;
+    }
     for (const RegionMaterial& o : m.materials)
-      if (o.id == mat.id)
+      if (rn && o.id == mat.id)
         r.fail(v["id"], key + ".id",
-               "id " + std::to_string(id) + " is also material '" + printable(o.name, kQuoteMax) +
+               "id " + std::to_string(mat.id) + " is also material '" + printable(o.name, kQuoteMax) +
                    "''s; each id names one material");
     const YAML::Node k = v["conductivity"];
     if (k.IsMap() && !k["file"] && !k["dataset"]) {
       mat.isotropic = false;
       read_per_axis(r, k, key + ".conductivity", c, [&](int a, const YAML::Node& kv, const std::string& ak) {
-        mat.conductivity[a] = read_material_constant(r, kv, ak, kConductivityExpected);
+        mat.conductivity[a] = read_material_property(r, kv, ak, kConductivityExpected);
       });
     } else {
-      mat.conductivity.fill(read_material_constant(r, k, key + ".conductivity", kConductivityExpected));
+      mat.conductivity.fill(read_material_property(r, k, key + ".conductivity", kConductivityExpected));
     }
-    mat.capacity = read_material_constant(r, v["heat_capacity"], key + ".heat_capacity", kCapacityExpected);
+    mat.capacity = read_material_property(r, v["heat_capacity"], key + ".heat_capacity", kCapacityExpected);
     m.materials.push_back(mat);
   }
+  m.isotropic_field = std::all_of(m.materials.begin(), m.materials.end(),
+                                  [](const RegionMaterial& mat) { return mat.isotropic; });
+  m.temperature = std::any_of(m.materials.begin(), m.materials.end(),
+                              [](const RegionMaterial& mat) { return mat.depends_on_temperature(); });
+  if (!rn && !m.temperature) {
+    // One material of constants: the constant problem.
+    const RegionMaterial& mat = m.materials[0];
+    for (int a = 0; a < 3; ++a) c.problem.alpha[a] = mat.conductivity[a].v[0];
+    c.problem.capacity = mat.capacity.v[0];
+    return;
+  }
+  if (m.temperature) return;  // attach_fields builds the TemperatureState
   // The conductivity and capacity fields: refs to the region field, each
   // with its values by id (one ref for all axes when every material's K is
   // one number).
@@ -186,17 +238,15 @@ void read_regions(const Reader& r, const YAML::Node& n, RunConfig& c) {
     f.by_region = std::move(rv);
     return f;
   };
-  m.isotropic_field = std::all_of(m.materials.begin(), m.materials.end(),
-                                  [](const RegionMaterial& mat) { return mat.isotropic; });
   for (int a = 0; a < 3; ++a) {
     if (a > 0 && m.isotropic_field) {
       m.conductivity[a] = m.conductivity[0];
       continue;
     }
     m.conductivity[a] = ref(m.isotropic_field ? std::string("conductivity") : std::string("conductivity ") + "xyz"[a],
-                            [a](const RegionMaterial& mat) { return mat.conductivity[a]; });
+                            [a](const RegionMaterial& mat) { return mat.conductivity[a].v[0]; });
   }
-  m.capacity = ref("heat capacity", [](const RegionMaterial& mat) { return mat.capacity; });
+  m.capacity = ref("heat capacity", [](const RegionMaterial& mat) { return mat.capacity.v[0]; });
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ std::string num(double v) {
 /// records the scheme that runs.
 void resolve_scheme(RunConfig& c) {
   if (c.problem.scheme != SchemeType::Auto) return;
-  bool fields = c.material.capacity.given();
+  bool fields = c.material.capacity.given() || c.material.temperature;
   for (int a = 0; a < 3; ++a) fields = fields || c.material.conductivity[a].given();
   c.problem.scheme = HeatProblem::auto_scheme(fields, c.problem.n);
 }

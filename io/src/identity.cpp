@@ -25,6 +25,26 @@ std::string table_text(const TimeTable& t) {
   return s + "]";
 }
 
+/// A temperature-dependent property of every material, by name (and id):
+/// "si 2: [[300, 148], [400, 98]]; cu 1: 390".
+template <class Pick>
+std::string materials_text(const MaterialConfig& m, Pick pick) {
+  std::string s = "by temperature: ";
+  for (std::size_t q = 0; q < m.materials.size(); ++q) {
+    const RegionMaterial& mat = m.materials[q];
+    const PropertyTable& t = pick(mat);
+    s += (q ? "; " : "") + mat.name + (m.regions.given() ? " " + std::to_string(mat.id) : std::string()) + ": ";
+    if (t.constant()) {
+      s += num(t.v[0]);
+      continue;
+    }
+    s += "[";
+    for (std::size_t k = 0; k < t.t.size(); ++k) s += (k ? ", [" : "[") + num(t.t[k]) + ", " + num(t.v[k]) + "]";
+    s += "]";
+  }
+  return s;
+}
+
 std::string field_value(const std::string& checksum) {
   return checksum.empty() ? std::string("field (checksum unknown)") : "field " + checksum;
 }
@@ -56,14 +76,24 @@ std::vector<ProblemItem> problem_items(const RunConfig& c, const ChecksumLookup&
     if (p.flat(a)) continue;
     const std::string key = std::string("material.conductivity.") + ax[a];
     const std::string label = m.given ? "" : std::string("diffusivity.") + ax[a];
-    if (m.conductivity[a].given()) {
+    if (m.temperature) {
+      add(key, materials_text(m, [a](const RegionMaterial& mat) -> const PropertyTable& { return mat.conductivity[a]; }));
+    } else if (m.conductivity[a].given()) {
       const std::string name = m.isotropic_field ? "conductivity" : std::string("conductivity_") + ax[a];
       add(key, field_value(checksum(name, p.material.conductivity[a].get())), label, ref_note(m.conductivity[a]));
     } else {
       add(key, num(p.alpha[a]), label);
     }
   }
-  if (m.capacity.given())
+  if (m.temperature) {
+    add("material.heat_capacity",
+        materials_text(m, [](const RegionMaterial& mat) -> const PropertyTable& { return mat.capacity; }));
+    if (m.regions.given())
+      add("material.regions",
+          field_value(checksum("regions", p.material.temperature ? p.material.temperature->index_source().get()
+                                                                 : nullptr)),
+          "", ref_note(m.regions));
+  } else if (m.capacity.given())
     add("material.heat_capacity", field_value(checksum("heat_capacity", p.material.capacity.get())), "",
         ref_note(m.capacity));
   else

@@ -280,6 +280,40 @@ void attach_fields(RunConfig& c, bool collective_reads) {
     if (!s) s = open_field(c, r, what, v, collective_reads);
     return s;
   };
+  if (m.temperature) {
+    // Temperature-dependent: each node's position in m.materials, from the
+    // region field's ids (or every node the one material), and the state
+    // whose K and c fields the nonlinear step re-evaluates.
+    std::shared_ptr<const FieldSource> index;
+    if (m.regions.given()) {
+      auto rv = std::make_shared<RegionValues>();
+      rv->what = "material";
+      std::vector<std::pair<long long, double>> by_id;
+      for (std::size_t q = 0; q < m.materials.size(); ++q)
+        by_id.emplace_back(m.materials[q].id, static_cast<double>(q));
+      std::sort(by_id.begin(), by_id.end());
+      rv->value = std::move(by_id);
+      FieldRef ref = m.regions;
+      ref.by_region = std::move(rv);
+      index = open_field(c, ref, "material", Hdf5Field::Values::Finite, collective_reads);
+    }
+    std::vector<TemperatureMaterial> tm;
+    for (const RegionMaterial& r : m.materials) {
+      TemperatureMaterial t;
+      t.name = r.name;
+      t.conductivity = r.conductivity;
+      t.capacity = r.capacity;
+      // A flat axis carries no conduction: its conductivity is never read.
+      for (int a = 0; a < 3; ++a)
+        if (c.problem.flat(a) && t.conductivity[a].constant() && !(t.conductivity[a].v[0] > 0))
+          t.conductivity[a] = PropertyTable::constant_value(1.0);
+      tm.push_back(std::move(t));
+    }
+    mat.temperature = std::make_shared<TemperatureState>(c.problem.n, index, std::move(tm), m.isotropic_field);
+    for (int a = 0; a < 3; ++a)
+      if (!c.problem.flat(a)) mat.conductivity[a] = mat.temperature->conductivity(a);
+    mat.capacity = mat.temperature->capacity();
+  }
   for (int a = 0; a < 3; ++a)
     if (m.conductivity[a].given() && !c.problem.flat(a))
       mat.conductivity[a] = get(m.conductivity[a], "conductivity", Hdf5Field::Values::Positive);

@@ -100,18 +100,7 @@ void CpuStepper<T>::plan_constant_tables() {
 // axis.
 template <class T>
 void CpuStepper<T>::plan_rows() {
-  // An isotropic conductivity field is one array for all axes.
-  for (int a = 0; a < 3; ++a) {
-    const auto& src = p_.material.conductivity[a];
-    if (!src || p_.flat(a)) continue;
-    for (int b = 0; b < a; ++b)
-      if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
-    if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
-  }
-  if (p_.material.capacity) {
-    rho_ = load(*p_.material.capacity, "heat capacity", false);
-    for (T& r : rho_) r = T(1) / r;
-  }
+  load_material();
   if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
   for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a);
   dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
@@ -149,6 +138,30 @@ void CpuStepper<T>::plan_rows() {
       factor_[a] = ThomasFactor<T>::factor(m);
     }
   }
+}
+
+// K per axis (an isotropic field is one array for all axes) and 1/c.
+template <class T>
+void CpuStepper<T>::load_material() {
+  for (int a = 0; a < 3; ++a) {
+    const auto& src = p_.material.conductivity[a];
+    if (!src || p_.flat(a)) continue;
+    k_shared_[a] = -1;
+    for (int b = 0; b < a; ++b)
+      if (p_.material.conductivity[b] == src && !k_[b].empty()) k_shared_[a] = b;
+    if (k_shared_[a] < 0) k_[a] = load(*src, "conductivity", false);
+  }
+  if (p_.material.capacity) {
+    rho_ = load(*p_.material.capacity, "heat capacity", false);
+    for (T& r : rho_) r = T(1) / r;
+  }
+}
+
+template <class T>
+void CpuStepper<T>::reload_material() {
+  ADI_REQUIRE(!plan_.constant_tables() && plan_.rows != RowProvider::AxisTables,
+              "CPU stepper: a problem of constant coefficients has no material fields to re-read");
+  load_material();
 }
 
 template <class T>

@@ -52,6 +52,7 @@ class CpuStepper final : public Stepper<T> {
   FieldView<T> field_view() override { return {u_.data(), layout_, false, 0}; }
   void get_work(T* host) override;
   void set_work(const T* host) override;
+  void reload_material() override;
   void impose_boundary_values() override;
   void step() override;
   FieldStats field_stats() override;
@@ -69,6 +70,7 @@ class CpuStepper final : public Stepper<T> {
   void copy_rows(T* packed, T* field, bool in) const;
   void plan_constant_tables();
   void plan_rows();
+  void load_material();
   // Douglas: w = the right-hand side, then d <- (I - theta dt A_a)^{-1} d
   // along every line of each axis; with acc the solution is added into acc
   // (the fused update u += D).

@@ -8,6 +8,7 @@
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
 #include <adi/stepper.hpp>
+#include <adi/temperature_stepper.hpp>
 #include <adi/version.hpp>
 
 #include <algorithm>
@@ -62,13 +63,15 @@ Backend choose_backend(const HeatProblem& p, Backend b) {
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options) {
   p.validate();
+  std::unique_ptr<Stepper<T>> s;
   switch (choose_backend(p, b)) {
-    case Backend::Cuda:
-      return cuda::make_cuda_stepper<T>(p, options);
+    case Backend::Cuda: s = cuda::make_cuda_stepper<T>(p, options); break;
     case Backend::Cpu:
-    case Backend::Auto: return cpu::make_cpu_stepper<T>(p, options);
+    case Backend::Auto: s = cpu::make_cpu_stepper<T>(p, options); break;
   }
-  ADI_THROW(BackendUnavailable, "unknown backend");
+  if (!s) ADI_THROW(BackendUnavailable, "unknown backend");
+  if (p.material.temperature) return wrap_temperature_stepper<T>(std::move(s));
+  return s;
 }
 
 double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
@@ -96,7 +99,13 @@ double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
 
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, const StepperSpec& spec) {
-  if (spec.distributed) return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
+  if (spec.distributed) {
+    if (p.material.temperature)
+      ADI_THROW(InvalidArgument,
+                "temperature-dependent material properties (tables) run on one process for now; run without mpirun "
+                "(or with one rank)");
+    return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
+  }
   return make_stepper<T>(p, spec.backend, spec.options);
 }
 

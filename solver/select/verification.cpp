@@ -242,6 +242,11 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
   for (Precision pr : {Precision::F64, Precision::F32}) out.push_back(constant_field(pr, spec));
   out.push_back(inclusion_stability(spec));
   out.push_back(source_table_time(1.0, spec));
+  if (!spec.distributed) {
+    out.push_back(kirchhoff_slab(spec));
+    out.push_back(temperature_time_order(spec));
+    out.push_back(enthalpy_balance(spec));
+  }
   return out;
 }
 

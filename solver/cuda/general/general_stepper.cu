@@ -119,18 +119,8 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
     // a bad input throws before any device memory is taken.
     std::array<std::vector<T>, 3> k_host;
     std::array<int, 3> k_shared{{-1, -1, -1}};
-    for (int a = 0; a < 3; ++a) {
-      const auto& src = p_.material.conductivity[a];
-      if (!src || p_.flat(a)) continue;
-      for (int b = 0; b < a; ++b)
-        if (p_.material.conductivity[b] == src && !k_host[b].empty()) k_shared[a] = b;
-      if (k_shared[a] < 0) k_host[a] = load(*src, "conductivity", false);
-    }
     std::vector<T> rho_host, q_host;
-    if (p_.material.capacity) {
-      rho_host = load(*p_.material.capacity, "heat capacity", false);
-      for (T& r : rho_host) r = T(1) / r;
-    }
+    load_material(k_host, k_shared, rho_host);
     if (p_.material.source) q_host = load(*p_.material.source, "heat source", true);
 
     P_ = general::general_params<T>(p_, layout_);
@@ -473,6 +463,46 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
     });
   }
 
+  // K per axis (an isotropic field: the first axis' array, k_shared) and 1/c.
+  void load_material(std::array<std::vector<T>, 3>& k_host, std::array<int, 3>& k_shared,
+                     std::vector<T>& rho_host) const {
+    for (int a = 0; a < 3; ++a) {
+      const auto& src = p_.material.conductivity[a];
+      if (!src || p_.flat(a)) continue;
+      for (int b = 0; b < a; ++b)
+        if (p_.material.conductivity[b] == src && !k_host[b].empty()) k_shared[a] = b;
+      if (k_shared[a] < 0) k_host[a] = load(*src, "conductivity", false);
+    }
+    if (p_.material.capacity) {
+      rho_host = load(*p_.material.capacity, "heat capacity", false);
+      for (T& r : rho_host) r = T(1) / r;
+    }
+  }
+
+ public:
+  // New values into the same device arrays (the graph's kernels keep their
+  // pointers), after the queued steps that read the old ones.
+  void reload_material() override {
+    ADI_REQUIRE(!plan_.constant_tables() && !classic_,
+                "CUDA stepper: a problem of constant coefficients has no material fields to re-read");
+    std::array<std::vector<T>, 3> k_host;
+    std::array<int, 3> k_shared{{-1, -1, -1}};
+    std::vector<T> rho_host;
+    load_material(k_host, k_shared, rho_host);
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (int a = 0; a < 3; ++a) {
+      ADI_REQUIRE(k_host[a].size() == k_[a].size(), "CUDA stepper: the conductivity fields changed shape");
+      k_[a].upload(k_host[a]);
+    }
+    ADI_REQUIRE(rho_host.size() == rho_.size(), "CUDA stepper: the heat capacity field changed shape");
+    rho_.upload(rho_host);
+    if (x_transposed_) {
+      if (!k_host[0].empty()) kxt_.upload(transpose_xy(k_host[0]));
+      if (!rho_host.empty()) rhot_.upload(transpose_xy(rho_host));
+    }
+  }
+
+ private:
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
     f.read({{0, 0, 0}}, p_.n, v.data());

@@ -32,13 +32,14 @@ disk, are mpi_faults.py's; the driver is this file.)
 """
 import os
 import re
+import subprocess
 
 import h5py
 import numpy as np
 
 import adi_testlib as T
 import mpi_faults
-from mpi_testlib import DIRICHLET, MIXED, case, mpirun, serial, assert_close, assert_same_material, xmf_without_name
+from mpi_testlib import DIRICHLET, MIXED, case, mpi_env, mpirun, serial, assert_close, assert_same_material, xmf_without_name
 
 
 def outputs(a):
@@ -332,9 +333,23 @@ boundary:
   z: {lo: {type: neumann, flux: 2e5}, hi: dirichlet}
 initial: {value: 300}
 time: {dt: 0.02, steps: 12}
-backend: cpu
+backend: %(backend)s
 output: {file: out.h5, every: 6}
 """
+
+
+def require_backend(a, d):
+    """--backend cuda: the ranks run on GPUs, the serial references on the
+    CPU. Without a usable GPU (exit 6 of a dry run) the test is skipped (77)
+    unless ADI_REQUIRE_GPU=1."""
+    if a.backend == "cpu":
+        return
+    p = subprocess.run([a.adi3d, "run", "regions.yaml", "--dry-run"], cwd=d, env=mpi_env(), capture_output=True,
+                       text=True, timeout=120)
+    if p.returncode == 6 and os.environ.get("ADI_REQUIRE_GPU") != "1":
+        print("skipped: no usable GPU: " + (p.stdout + p.stderr).strip())
+        raise SystemExit(77)
+    T.check(p.returncode == 0, "dry run with backend %s: exit %d\n%s" % (a.backend, p.returncode, p.stdout + p.stderr))
 
 
 def regions(a):
@@ -342,7 +357,8 @@ def regions(a):
     bit for bit the run given the same K and c as field files, serial; on
     N ranks the serial run's to 1e-12 on every process grid; a node whose id
     no material has stops the run on N ranks with one message naming it,
-    before an output is written (exit 3)."""
+    before an output is written (exit 3). --backend cuda: the ranks on GPUs
+    against the same serial CPU runs."""
     d = os.path.join(a.work, "regions")
     os.makedirs(d, exist_ok=True)
     n = (23, 19, 13)
@@ -361,13 +377,14 @@ def regions(a):
             "    die: {id: 2, conductivity: 148, heat_capacity: 1.66e6}\n"
             "    interface: {id: 40, conductivity: {x: 4, y: 4, z: 1.2}, heat_capacity: 2.1e6}")
     T.write(os.path.join(d, "regions.yaml"),
-            REGIONS_CASE % dict(material="  regions: {file: package.h5, dataset: /region}\n" + mats))
+            REGIONS_CASE % dict(material="  regions: {file: package.h5, dataset: /region}\n" + mats, backend=a.backend))
     T.write(os.path.join(d, "bad.yaml"),
-            REGIONS_CASE % dict(material="  regions: {file: package.h5, dataset: /bad}\n" + mats))
+            REGIONS_CASE % dict(material="  regions: {file: package.h5, dataset: /bad}\n" + mats, backend=a.backend))
     T.write(os.path.join(d, "fields.yaml"), REGIONS_CASE % dict(material=(
         "  conductivity: {x: {file: package.h5, dataset: /Kxy}, y: {file: package.h5, dataset: /Kxy}, "
-        "z: {file: package.h5, dataset: /Kz}}\n  heat_capacity: {file: package.h5, dataset: /c}")))
-    serial(a, ["run", "regions.yaml", "--set", "output.file=serial.h5", "--quiet"], cwd=d)
+        "z: {file: package.h5, dataset: /Kz}}\n  heat_capacity: {file: package.h5, dataset: /c}"), backend="cpu"))
+    require_backend(a, d)
+    serial(a, ["run", "regions.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--quiet"], cwd=d)
     serial(a, ["run", "fields.yaml", "--set", "output.file=fields.h5", "--quiet"], cwd=d)
     T.assert_same_fields(os.path.join(d, "serial.h5"), os.path.join(d, "fields.h5"), "regions against field files")
     with h5py.File(os.path.join(d, "serial.h5"), "r") as fr, h5py.File(os.path.join(d, "fields.h5"), "r") as ff:
@@ -391,15 +408,17 @@ def regions(a):
     # output says failed (it said running when the ranks were aborted).
     out = mpirun(a, a.np, ["run", "regions.yaml", "--set", "output.file=pivot.h5", "--set", "time.dt=1",
                            "--set", "material.materials.interface.conductivity=1e308"], cwd=d, rc=5, timeout=60,
-                 match=[r"numerical error: line solve along [xyz]: zero or non-finite pivot"])
+                 match=[r"numerical error: line solve along [xyz]: zero or non-finite pivot" if a.backend == "cpu"
+                        else r"numerical error: "])
     T.check(out.count("adi3d:") == 1, "expected one message:\n" + out)
     T.check("MPI_ABORT" not in out, "the job was aborted:\n" + out)
     with h5py.File(os.path.join(d, "pivot.h5"), "r") as f:
         status = f.attrs["status"]
         status = status.decode() if isinstance(status, bytes) else status
-        T.check(status.startswith("failed: line solve along"), "pivot.h5's status: %s" % status)
+        T.check(status.startswith("failed: line solve along" if a.backend == "cpu" else "failed: "),
+                "pivot.h5's status: %s" % status)
         T.check(sorted(f["steps"]) == ["000000"], "pivot.h5's steps: %s" % sorted(f["steps"]))
-    print("materials by region: the field files' run bit for bit, %d ranks to 1e-12" % a.np)
+    print("materials by region: the field files' run bit for bit, %d %s ranks to 1e-12" % (a.np, a.backend))
 
 
 PARTS = {"outputs": outputs, "materials": materials, "regions": regions, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, **mpi_faults.PARTS}
@@ -416,6 +435,7 @@ def body():
                        help="1: the build writes collectively (parallel HDF5)")
         p.add_argument("--shim", help="the kill_on_write library (part kill)")
         p.add_argument("--stride", type=int, default=1, help="part kill: test every N-th write")
+        p.add_argument("--backend", default="cpu", choices=["cpu", "cuda"], help="part regions: the ranks' backend")
     a = T.parse_args(extra)
     PARTS[a.part](a)
 

@@ -88,12 +88,63 @@ TEST(Regions, ConfigGivesEachPropertyByRegion) {
   EXPECT_EQ(iso.material.conductivity[0].by_region, iso.material.conductivity[2].by_region);
 }
 
+// Tables of temperature (and one material without a region field): the
+// materials keep them, K and c are left to attach_fields' TemperatureState,
+// 3D takes the Strang step, and the resolved config reads back the same.
+TEST(Regions, TablesOfTemperature) {
+  const RunConfig c = parse_config(
+      regions("{si: {id: 2, conductivity: [[300, 148], [350, 119], [400, 98.9]], heat_capacity: 1.66e6}, "
+              "cu: {id: 1, conductivity: 400, heat_capacity: [[250, 3.3e6], [450, 3.6e6]]}}"),
+      "case.yaml");
+  const MaterialConfig& m = c.material;
+  EXPECT_TRUE(m.temperature);
+  EXPECT_TRUE(m.isotropic_field);
+  EXPECT_FALSE(m.conductivity[0].given());  // the TemperatureState's field, not a ref
+  ASSERT_EQ(m.materials.size(), 2u);
+  EXPECT_EQ(m.materials[0].conductivity[2].t, (std::vector<double>{300, 350, 400}));
+  EXPECT_EQ(m.materials[0].conductivity[2].v, (std::vector<double>{148, 119, 98.9}));
+  EXPECT_TRUE(m.materials[1].conductivity[0].constant());
+  EXPECT_EQ(m.materials[1].capacity.v, (std::vector<double>{3.3e6, 3.6e6}));
+  EXPECT_EQ(c.problem.scheme, SchemeType::Strang);
+  EXPECT_NE(c.resolved_yaml.find("si: {id: 2, conductivity: [[300, 148], [350, 119], [400, 98.9]], heat_capacity: 1660000}"),
+            std::string::npos)
+      << c.resolved_yaml;
+  EXPECT_EQ(parse_config(c.resolved_yaml, "resolved.yaml").resolved_yaml, c.resolved_yaml);
+
+  const RunConfig one = parse_config(std::string(kHead) + "material:\n  materials:\n    steel: {conductivity: "
+                                                          "{x: [[250, 1], [650, 2]], y: 3, z: 3}, heat_capacity: 2}\n",
+                                     "case.yaml");
+  EXPECT_TRUE(one.material.temperature);
+  EXPECT_FALSE(one.material.regions.given());
+  EXPECT_FALSE(one.material.isotropic_field);
+  EXPECT_EQ(one.problem.scheme, SchemeType::Strang);
+  EXPECT_EQ(parse_config(one.resolved_yaml, "resolved.yaml").resolved_yaml, one.resolved_yaml);
+  // One material of constants: the constant problem.
+  const RunConfig constant = parse_config(
+      std::string(kHead) + "material: {materials: {steel: {conductivity: 16, heat_capacity: 3.9e6}}}\n", "case.yaml");
+  EXPECT_FALSE(constant.material.temperature);
+  EXPECT_EQ(constant.problem.alpha[1], 16.0);
+  EXPECT_EQ(constant.problem.capacity, 3.9e6);
+  EXPECT_EQ(constant.problem.scheme, SchemeType::Douglas);
+  // What does not take tables yet says so.
+  const std::string steel = "material: {materials: {steel: {conductivity: [[250, 1], [650, 2]], heat_capacity: 2}}}\n";
+  expect_config_error("grid: {nx: 7, ny: 5, nz: 4}\ninitial: {value: 1}\n" + steel + "solve: steady\n",
+                      R"(solve: not supported yet with temperature-dependent properties)");
+  expect_config_error(std::string(kHead) + steel + "diagnostics: {heat_flows: true}\n",
+                      R"(diagnostics\.heat_flows: not supported yet with temperature-dependent properties)");
+  expect_config_error(std::string(kHead) + steel + "output: {file: o.h5, fields: [u, heat_flux]}\n",
+                      R"(output\.fields: not supported yet with temperature-dependent properties)");
+}
+
 // One line each, naming the key: the form's missing, contradictory and
-// duplicated pieces, and temperature tables (not supported yet).
+// duplicated pieces, and bad tables of temperature.
 TEST(Regions, BadConfigsNameTheKey) {
   const std::string ok = "{a: {id: 1, conductivity: 1, heat_capacity: 1}}";
+  expect_config_error(std::string(kHead) + "material: {materials: {a: {conductivity: 1, heat_capacity: 1}, "
+                                           "b: {conductivity: 2, heat_capacity: 1}}}",
+                      R"(case\.yaml:4:\d+: material\.regions: missing; 2 materials need the region field)");
   expect_config_error(std::string(kHead) + "material: {materials: " + ok + "}",
-                      R"(case\.yaml:4:\d+: material\.regions: missing; material\.materials needs the region field)");
+                      R"(material\.materials\.a\.id: an id without material\.regions)");
   expect_config_error(std::string(kHead) + "material: {regions: {file: r.h5, dataset: /r}}",
                       R"(material\.materials: missing; material\.regions needs the materials)");
   expect_config_error(std::string(kHead) + "material:\n  conductivity: 3\n  regions: {file: r.h5, dataset: /r}\n  materials: " + ok,
@@ -111,10 +162,25 @@ TEST(Regions, BadConfigsNameTheKey) {
                       R"(material\.materials\.a\.conductivity: expected a conductivity > 0)");
   expect_config_error(regions("{a: {id: 1, conductivity: {x: 1, y: 1}, heat_capacity: 1}}"),
                       R"(material\.materials\.a\.conductivity: missing axis z)");
-  expect_config_error(regions("{a: {id: 1, conductivity: [[300, 150], [400, 80]], heat_capacity: 1}}"),
-                      R"(material\.materials\.a\.conductivity: a table of \(temperature, value\) pairs: temperature-dependent properties are not supported yet)");
-  expect_config_error(regions("{a: {id: 1, conductivity: 1, heat_capacity: [[300, 1], [400, 2]]}}"),
-                      R"(material\.materials\.a\.heat_capacity: a table of \(temperature, value\) pairs)");
+  // Tables of temperature: at least two pairs, temperatures increasing, values > 0.
+  expect_config_error(regions("{a: {id: 1, conductivity: [[300, 150]], heat_capacity: 1}}"),
+                      R"(case\.yaml:6:\d+: material\.materials\.a\.conductivity: a table of 1 point; expected at least two)");
+  expect_config_error(regions("{a: {id: 1, conductivity: [[300, 150], [300, 80]], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity\[1\]: expected temperatures that increase strictly, got T = '300' after T = '300')");
+  expect_config_error(regions("{a: {id: 1, conductivity: [[400, 150], [300, 80]], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity\[1\]: expected temperatures that increase strictly)");
+  expect_config_error(regions("{a: {id: 1, conductivity: 1, heat_capacity: [[300, 1], [400, -2]]}}"),
+                      R"(material\.materials\.a\.heat_capacity\[1\]: expected a volumetric heat capacity > 0)");
+  expect_config_error(regions("{a: {id: 1, conductivity: [[300, .nan], [400, 2]], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity\[0\]: expected a number, got '\.nan')");
+  expect_config_error(regions("{a: {id: 1, conductivity: [[.nan, 1], [400, 2]], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity\[0\]: expected a number, got '\.nan')");
+  expect_config_error(regions("{a: {id: 1, conductivity: [[300, 1, 2], [400, 2]], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity\[0\]: expected a pair \[T, value\] \(temperature \[K\], conductivity > 0 \[W/\(m K\)\]\), got 3 values)");
+  expect_config_error(regions("{a: {id: 1, conductivity: {x: [[300, 1]], y: 1, z: 1}, heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity\.x: a table of 1 point)");
+  expect_config_error(regions("{a: {id: 1, conductivity: [], heat_capacity: 1}}"),
+                      R"(material\.materials\.a\.conductivity: a table of 0 points)");
   expect_config_error(regions("{a: {id: 1, conductivity: {file: k.h5, dataset: /K}, heat_capacity: 1}}"),
                       R"(material\.materials\.a\.conductivity: a field inside a material)");
   expect_config_error(regions("{a: {id: 1, conductivty: 1, heat_capacity: 1}}"),

@@ -7,6 +7,7 @@
 #include <adi/error.hpp>
 #include <adi/scheme.hpp>
 #include <adi/backend.hpp>
+#include <adi/temperature.hpp>
 
 #include <array>
 #include <memory>
@@ -60,13 +61,21 @@ struct FieldRef {
   bool given() const { return !file.empty(); }
 };
 
-/// One named material of `material.materials` (with `material.regions`).
+/// One named material of `material.materials` (with `material.regions`, or
+/// alone: every node).
 struct RegionMaterial {
   std::string name;
-  long long id = 0;                      ///< the value its nodes hold in the region field
-  std::array<double, 3> conductivity{};  ///< per axis [W/(m K)]
-  bool isotropic = true;                 ///< given as one number
-  double capacity = 0.0;                 ///< [J/(m^3 K)]
+  long long id = 0;                             ///< the value its nodes hold in the region field
+  /// Per axis [W/(m K)]: a constant or a table of temperature (a flat axis
+  /// not given: the constant 0, never read).
+  std::array<PropertyTable, 3> conductivity{
+      {PropertyTable::constant_value(0.0), PropertyTable::constant_value(0.0), PropertyTable::constant_value(0.0)}};
+  bool isotropic = true;                        ///< given as one number or table
+  PropertyTable capacity = PropertyTable::constant_value(0.0);  ///< [J/(m^3 K)]
+  bool depends_on_temperature() const {
+    return !conductivity[0].constant() || !conductivity[1].constant() || !conductivity[2].constant() ||
+           !capacity.constant();
+  }
 };
 
 /// `material:` and `source:` beyond the constants held in RunConfig::problem
@@ -81,9 +90,14 @@ struct MaterialConfig {
   /// and capacity are then refs to it with by_region set.
   FieldRef regions;
   std::vector<RegionMaterial> materials;
+  /// Some material's property is a table of temperature: K and c are a
+  /// TemperatureState's fields (attach_fields), over the region field's ids
+  /// (regions given) or one material everywhere.
+  bool temperature = false;
+  std::string where;  ///< file:line:column of material.materials (messages)
   bool any_field() const {
     return conductivity[0].given() || conductivity[1].given() || conductivity[2].given() || capacity.given() ||
-           source.given();
+           source.given() || temperature;
   }
 };
 

@@ -119,6 +119,8 @@ class ArrayField final : public FieldSource {
   std::vector<double> v_;
 };
 
+class TemperatureState;  // adi/temperature.hpp
+
 /// K, c and q: each a constant or a field.
 struct Material {
   /// Conductivity per axis when it is a field (nullptr: the constant
@@ -126,6 +128,10 @@ struct Material {
   std::array<std::shared_ptr<const FieldSource>, 3> conductivity{};
   std::shared_ptr<const FieldSource> capacity;  ///< nullptr: HeatProblem::capacity
   std::shared_ptr<const FieldSource> source;    ///< nullptr: HeatProblem::source
+  /// Set: K and c depend on temperature, and conductivity / capacity are
+  /// this state's fields (adi/temperature.hpp), which the nonlinear step
+  /// re-evaluates before each solve (make_stepper wraps the backend's stepper).
+  std::shared_ptr<TemperatureState> temperature;
   bool conductivity_varies() const { return conductivity[0] || conductivity[1] || conductivity[2]; }
   bool capacity_varies() const { return capacity != nullptr; }
   /// The line matrices differ from line to line (K or c is a field).

@@ -209,6 +209,15 @@ class Stepper {
     ADI_THROW(InvalidArgument, "this stepper does not take a work array");
   }
 
+  /// Re-reads the conductivity and heat capacity fields from the problem's
+  /// FieldSources (their values changed: a temperature-dependent material,
+  /// adi/temperature.hpp) for the steps after this call. The sizes and the
+  /// plan stay those of construction. The single-process general-path
+  /// steppers have it.
+  virtual void reload_material() {
+    ADI_THROW(InvalidArgument, "this stepper cannot re-read its material (temperature-dependent properties)");
+  }
+
  protected:
   /// The start of a timed run, after the work queued before it.
   virtual void clock_begin() { clock_start_ = std::chrono::steady_clock::now(); }

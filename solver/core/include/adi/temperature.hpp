@@ -1,0 +1,107 @@
+#pragma once
+// Temperature-dependent materials (docs/SCHEMES.md, "Temperature-dependent
+// materials"): each node is one of a few materials (a region field of ids,
+// or one material everywhere), and a material's conductivity (per axis) and
+// heat capacity are constants or piecewise-linear tables of temperature.
+//
+// The state below holds K(u) and c(u) of every node at the temperatures it
+// was last evaluated at, and serves them as FieldSources: the material
+// fields of HeatProblem::material. Steppers read them as they read any
+// field and re-read them on Stepper::reload_material; the nonlinear step
+// (adi/temperature_stepper.hpp) evaluates the state at the step's midpoint
+// temperatures before each solve.
+
+#include <adi/common.hpp>
+#include <adi/problem.hpp>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adi {
+
+/// A property as a function of temperature: piecewise linear through
+/// (t[i], v[i]), t strictly increasing, at least two points; or a constant
+/// (t empty, one value). A table has no value outside [t.front(),
+/// t.back()]: the run stops there instead of extrapolating or clamping.
+struct PropertyTable {
+  std::vector<double> t, v;
+  static PropertyTable constant_value(double value) { return PropertyTable{{}, {value}}; }
+  bool constant() const { return t.empty(); }
+  /// The value at temperature u into out; false (out untouched) when u is
+  /// outside the table or not finite.
+  bool at(double u, double& out) const;
+  /// The mean over [a, b] (a != b in any order), (1 / (b - a)) int_a^b v: the
+  /// chord of the enthalpy H = int v du, summed segment by segment (no
+  /// cancellation of H(b) - H(a)); the value at a when a == b. False when a
+  /// or b is outside the table or not finite.
+  bool mean(double a, double b, double& out) const;
+  /// Throws InvalidArgument naming `what` unless: a constant is one finite
+  /// value > 0; a table has >= 2 points, finite temperatures strictly
+  /// increasing, finite values > 0.
+  void validate(const std::string& what) const;
+};
+
+/// One material: its conductivity per axis and heat capacity.
+struct TemperatureMaterial {
+  std::string name;
+  std::array<PropertyTable, 3> conductivity;
+  PropertyTable capacity;
+  bool depends_on_temperature() const;
+};
+
+class TemperatureState {
+ public:
+  /// `index`: per node the position of its material in `materials` (values
+  /// 0 .. m - 1; nullptr: every node is materials[0]), read on the first
+  /// evaluate. `isotropic`: every material's conductivity is the same on all
+  /// axes (one field serves the three).
+  TemperatureState(const std::array<index_t, 3>& n, std::shared_ptr<const FieldSource> index,
+                   std::vector<TemperatureMaterial> materials, bool isotropic);
+
+  /// K and c of every node at temperatures u (the whole grid, packed x
+  /// fastest). Throws NumericalError naming the node, its material, the
+  /// property and the temperature when u is outside one of its tables (or
+  /// not finite); the state is then unchanged.
+  template <class T>
+  void evaluate(const T* u);
+  /// The coefficients of a step from u0 to u1 (the iteration's latest
+  /// iterate): K at the midpoint (u0 + u1) / 2 and c the enthalpy chord
+  /// (H(u1) - H(u0)) / (u1 - u0) (PropertyTable::mean), so that a step that
+  /// conserves sum c (u1 - u0) conserves the enthalpy once u1 is the step's
+  /// result. u1 == u0: evaluate(u0). Throws as evaluate, for u0 and u1.
+  template <class T>
+  void evaluate_step(const T* u0, const T* u1);
+  /// Whether evaluate has run: before it the fields hold each table's value
+  /// at its first temperature (so that a stepper can be built, and checked,
+  /// before its field is set).
+  bool evaluated() const { return evaluated_; }
+
+  /// The fields: conductivity along axis a (the same source for all axes
+  /// when isotropic) and the heat capacity.
+  std::shared_ptr<const FieldSource> conductivity(int axis) const { return k_src_[isotropic_ ? 0 : axis]; }
+  std::shared_ptr<const FieldSource> capacity() const { return c_src_; }
+  const std::vector<TemperatureMaterial>& materials() const { return materials_; }
+  /// The per-node material positions (nullptr: one material).
+  const std::shared_ptr<const FieldSource>& index_source() const { return index_src_; }
+  bool isotropic() const { return isotropic_; }
+  const std::array<index_t, 3>& extents() const { return n_; }
+
+ private:
+  class Property;
+  void read_index();
+  std::array<index_t, 3> n_;
+  std::shared_ptr<const FieldSource> index_src_;
+  std::vector<TemperatureMaterial> materials_;
+  bool isotropic_ = true;
+  bool evaluated_ = false;
+  std::vector<std::int32_t> index_;
+  /// values_[0..2]: K per axis (only [0] when isotropic), values_[3]: c.
+  std::array<std::shared_ptr<std::vector<double>>, 4> values_;
+  std::array<std::shared_ptr<const FieldSource>, 3> k_src_;
+  std::shared_ptr<const FieldSource> c_src_;
+};
+
+}  // namespace adi

@@ -1,0 +1,206 @@
+// Temperature-dependent materials (temperature.hpp).
+
+#include <adi/temperature.hpp>
+
+#include <adi/error.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace adi {
+
+bool PropertyTable::at(double u, double& out) const {
+  if (constant()) {
+    out = v[0];
+    return true;
+  }
+  if (!(u >= t.front() && u <= t.back())) return false;  // NaN too
+  std::size_t lo = 0, hi = t.size() - 1;
+  while (hi - lo > 1) {
+    const std::size_t mid = (lo + hi) / 2;
+    (u < t[mid] ? hi : lo) = mid;
+  }
+  const double w = (u - t[lo]) / (t[hi] - t[lo]);
+  out = v[lo] + w * (v[hi] - v[lo]);
+  return true;
+}
+
+bool PropertyTable::mean(double a, double b, double& out) const {
+  if (constant()) {
+    out = v[0];
+    return true;
+  }
+  double va = 0.0, vb = 0.0;
+  if (!at(a, va) || !at(b, vb)) return false;
+  if (a == b) {
+    out = va;
+    return true;
+  }
+  const double lo = a < b ? a : b, hi = a < b ? b : a;
+  // v is linear between table points: the integral of each piece is its
+  // length times v at its midpoint.
+  double sum = 0.0, x = lo;
+  std::size_t k = 0;
+  while (k < t.size() && t[k] <= lo) ++k;
+  for (; x < hi; ++k) {
+    const double y = k < t.size() && t[k] < hi ? t[k] : hi;
+    double vm = 0.0;
+    at(0.5 * (x + y), vm);
+    sum += (y - x) * vm;
+    x = y;
+  }
+  out = sum / (hi - lo);
+  return true;
+}
+
+void PropertyTable::validate(const std::string& what) const {
+  std::ostringstream s;
+  s.precision(10);
+  if (constant()) {
+    if (v.size() != 1 || !std::isfinite(v[0]) || !(v[0] > 0)) {
+      s << what << ": expected one finite value > 0";
+      ADI_THROW(InvalidArgument, s.str());
+    }
+    return;
+  }
+  if (t.size() != v.size()) ADI_THROW(InvalidArgument, what + ": the table has different numbers of temperatures and values");
+  if (t.size() < 2) ADI_THROW(InvalidArgument, what + ": a table needs at least two (temperature, value) points");
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!std::isfinite(t[k]) || !std::isfinite(v[k]) || !(v[k] > 0)) {
+      s << what << ": point " << k << " (" << t[k] << ", " << v[k] << ") needs a finite temperature and a finite value > 0";
+      ADI_THROW(InvalidArgument, s.str());
+    }
+    if (k > 0 && !(t[k] > t[k - 1])) {
+      s << what << ": temperatures must increase strictly, but point " << k << " has " << t[k] << " after " << t[k - 1];
+      ADI_THROW(InvalidArgument, s.str());
+    }
+  }
+}
+
+bool TemperatureMaterial::depends_on_temperature() const {
+  return !conductivity[0].constant() || !conductivity[1].constant() || !conductivity[2].constant() ||
+         !capacity.constant();
+}
+
+/// One property's field: the state's current values, read by boxes.
+class TemperatureState::Property final : public FieldSource {
+ public:
+  Property(TemperatureState* state, int which, std::string name)
+      : state_(state), which_(which), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
+    if (!state_->evaluated_) state_->read_index();
+    const std::vector<double>& v = *state_->values_[which_];
+    const auto& n = state_->n_;
+    for (int a = 0; a < 3; ++a)
+      ADI_REQUIRE(lo[a] >= 0 && size[a] >= 0 && lo[a] + size[a] <= n[a], name_ + ": box outside the grid");
+    for (index_t k = 0; k < size[2]; ++k)
+      for (index_t j = 0; j < size[1]; ++j)
+        for (index_t i = 0; i < size[0]; ++i)
+          out[(k * size[1] + j) * size[0] + i] =
+              v[static_cast<std::size_t>(((lo[2] + k) * n[1] + lo[1] + j) * n[0] + lo[0] + i)];
+  }
+
+ private:
+  TemperatureState* state_;
+  int which_;
+  std::string name_;
+};
+
+TemperatureState::TemperatureState(const std::array<index_t, 3>& n, std::shared_ptr<const FieldSource> index,
+                                   std::vector<TemperatureMaterial> materials, bool isotropic)
+    : n_(n), index_src_(std::move(index)), materials_(std::move(materials)), isotropic_(isotropic) {
+  ADI_REQUIRE(!materials_.empty(), "TemperatureState: no material");
+  for (const TemperatureMaterial& m : materials_) {
+    for (int a = 0; a < 3; ++a) m.conductivity[a].validate("material '" + m.name + "' conductivity");
+    m.capacity.validate("material '" + m.name + "' heat capacity");
+  }
+  const std::string by = index_src_ ? " (by temperature, by region)" : " (by temperature)";
+  for (int a = 0; a < 4; ++a) values_[a] = std::make_shared<std::vector<double>>();
+  for (int a = 0; a < 3; ++a)
+    k_src_[a] = std::make_shared<Property>(
+        this, a, (isotropic_ ? std::string("conductivity") : std::string("conductivity ") + "xyz"[a]) + by);
+  c_src_ = std::make_shared<Property>(this, 3, "heat capacity" + by);
+}
+
+// The index of every node, and each property at its table's first
+// temperature (evaluated() false).
+void TemperatureState::read_index() {
+  const std::size_t points = static_cast<std::size_t>(n_[0] * n_[1] * n_[2]);
+  if (index_.size() != points) {
+    index_.assign(points, 0);
+    if (index_src_) {
+      std::vector<double> idx(points);
+      index_src_->read({{0, 0, 0}}, n_, idx.data());
+      for (std::size_t q = 0; q < points; ++q) {
+        const double x = idx[q];
+        ADI_REQUIRE(x >= 0 && x < static_cast<double>(materials_.size()) && x == std::floor(x),
+                    index_src_->name() + ": not a material's position");
+        index_[q] = static_cast<std::int32_t>(x);
+      }
+    }
+  }
+  if (evaluated_) return;
+  const int props = 4;
+  for (int w = 0; w < props; ++w) {
+    if (w > 0 && w < 3 && isotropic_) continue;
+    std::vector<double>& v = *values_[w];
+    v.resize(points);
+    for (std::size_t q = 0; q < points; ++q) {
+      const TemperatureMaterial& m = materials_[static_cast<std::size_t>(index_[q])];
+      const PropertyTable& tb = w < 3 ? m.conductivity[w] : m.capacity;
+      v[q] = tb.v[0];
+    }
+  }
+}
+
+template <class T>
+void TemperatureState::evaluate(const T* u) {
+  evaluate_step(u, u);
+}
+
+template <class T>
+void TemperatureState::evaluate_step(const T* u0, const T* u1) {
+  read_index();
+  const std::size_t points = index_.size();
+  const int props = 4;
+  std::array<std::vector<double>, 4> next;
+  for (int w = 0; w < props; ++w) {
+    if (w > 0 && w < 3 && isotropic_) continue;
+    next[w].resize(points);
+    double* out = next[w].data();
+    for (std::size_t q = 0; q < points; ++q) {
+      const TemperatureMaterial& m = materials_[static_cast<std::size_t>(index_[q])];
+      const PropertyTable& tb = w < 3 ? m.conductivity[w] : m.capacity;
+      const double a = static_cast<double>(u0[q]), b = static_cast<double>(u1[q]);
+      // Both ends inside the table (the midpoint then is too).
+      double va = 0.0, vb = 0.0;
+      const bool ok = tb.at(a, va) && tb.at(b, vb);
+      if (ok && (w < 3 ? tb.at(0.5 * (a + b), out[q]) : tb.mean(a, b, out[q]))) continue;
+      const double x = tb.at(a, va) ? b : a;
+      const index_t i = static_cast<index_t>(q) % n_[0], j = (static_cast<index_t>(q) / n_[0]) % n_[1],
+                    k = static_cast<index_t>(q) / (n_[0] * n_[1]);
+      char buf[400];
+      std::snprintf(buf, sizeof buf,
+                    "temperature %.6g at node (i, j, k) = (%lld, %lld, %lld) is outside the %s table of material "
+                    "'%s', [%.6g, %.6g]; extend the table to the temperatures the run reaches",
+                    x, static_cast<long long>(i), static_cast<long long>(j), static_cast<long long>(k),
+                    w < 3 ? (isotropic_ ? "conductivity" : (w == 0 ? "conductivity x" : w == 1 ? "conductivity y"
+                                                                                             : "conductivity z"))
+                          : "heat capacity",
+                    m.name.c_str(), tb.t.front(), tb.t.back());
+      ADI_THROW(NumericalError, buf);
+    }
+  }
+  for (int w = 0; w < props; ++w)
+    if (!next[w].empty()) values_[w]->swap(next[w]);
+  evaluated_ = true;
+}
+
+template void TemperatureState::evaluate<float>(const float*);
+template void TemperatureState::evaluate<double>(const double*);
+template void TemperatureState::evaluate_step<float>(const float*, const float*);
+template void TemperatureState::evaluate_step<double>(const double*, const double*);
+
+}  // namespace adi

@@ -1,0 +1,178 @@
+#pragma once
+// The stepper contract for temperature-dependent materials
+// (adi/temperature.hpp, adi/temperature_stepper.hpp), single-process backends
+// only (the MPI steppers refuse them): the verify checks (Kirchhoff steady
+// state, order in time, enthalpy balance), a re-read material equal to a
+// stepper built on those values, restarts bit for bit, and a temperature
+// outside a table stopping the step by name.
+
+#include "stepper_contract.hpp"
+
+#include <adi/temperature.hpp>
+
+namespace adi::test::contract {
+
+template <class C>
+class TemperatureContract : public ::testing::Test {};
+TYPED_TEST_SUITE_P(TemperatureContract);
+
+namespace temperature {
+
+/// Two materials (x below / above the middle): one with a K(T) table of three
+/// points, one anisotropic-free constant K and a c(T) table; an 11 x 9 x 7
+/// box with a convective face, a fixed one and insulated ones, a source.
+inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach_state = true) {
+  HeatProblem p;
+  p.n = {11, 9, 7};
+  p.length = {1.0, 0.9, 0.7};
+  p.lo = {Boundary::Robin, Boundary::Neumann, Boundary::Neumann};
+  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+  p.lo_data[0].h = 5.0;
+  p.lo_data[0].ambient = 280.0;
+  p.hi_data[0].value_from_initial = false;
+  p.hi_data[0].value = 330.0;
+  p.source = 200.0;
+  p.dt = 0.01;
+  std::vector<double> idx(static_cast<std::size_t>(p.points()));
+  for (index_t q = 0; q < p.points(); ++q) idx[static_cast<std::size_t>(q)] = (q % p.n[0]) < 5 ? 0.0 : 1.0;
+  TemperatureMaterial a, b;
+  a.name = "a";
+  a.conductivity.fill(PropertyTable{{250.0, 300.0, 400.0}, {2.0, 1.6, 1.1}});
+  a.capacity = PropertyTable::constant_value(1.5);
+  b.name = "b";
+  b.conductivity.fill(PropertyTable::constant_value(0.8));
+  b.capacity = PropertyTable{{250.0, 400.0}, {2.0, 3.0}};
+  state = std::make_shared<TemperatureState>(p.n, std::make_shared<ArrayField>("region", p.n, idx),
+                                             std::vector<TemperatureMaterial>{a, b}, true);
+  if (attach_state) p.material.temperature = state;
+  p.material.conductivity = {state->conductivity(0), state->conductivity(1), state->conductivity(2)};
+  p.material.capacity = state->capacity();
+  return p;
+}
+
+inline std::vector<double> start(const HeatProblem& p) {
+  std::vector<double> u(static_cast<std::size_t>(p.points()));
+  for (index_t q = 0; q < p.points(); ++q)
+    u[static_cast<std::size_t>(q)] = 300.0 + 20.0 * std::sin(0.7 * static_cast<double>(q % 13));
+  return u;
+}
+
+}  // namespace temperature
+
+TYPED_TEST_P(TemperatureContract, KirchhoffSlab) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::kirchhoff_slab(B::spec()), B::spec());
+}
+TYPED_TEST_P(TemperatureContract, SecondOrderInTime) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::temperature_time_order(B::spec()), B::spec());
+}
+TYPED_TEST_P(TemperatureContract, EnthalpyBalance) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::enthalpy_balance(B::spec()), B::spec());
+}
+
+/// The backend's stepper (not wrapped) re-reads the state's new values: its
+/// next step is bit for bit the step of a stepper built on those values.
+TYPED_TEST_P(TemperatureContract, ReloadedMaterialIsARebuild) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  std::shared_ptr<TemperatureState> state;
+  const HeatProblem p = temperature::problem(state, false);  // the plain stepper, no nonlinear step
+  auto st = B::template make<T>(p);
+  std::vector<double> u0 = temperature::start(p), u1 = u0;
+  for (double& v : u1) v += 60.0;
+  state->evaluate(u1.data());
+  st->reload_material();
+  HeatProblem fixed = p;
+  std::vector<double> k(u0.size()), c(u0.size());
+  state->conductivity(0)->read({{0, 0, 0}}, p.n, k.data());
+  state->capacity()->read({{0, 0, 0}}, p.n, c.data());
+  auto K = std::make_shared<ArrayField>("K", p.n, k);
+  fixed.material.conductivity = {K, K, K};
+  fixed.material.capacity = std::make_shared<ArrayField>("c", p.n, c);
+  auto ref = B::template make<T>(fixed);
+  std::vector<T> a(u0.begin(), u0.end()), b = a;
+  st->set_field(a.data());
+  ref->set_field(b.data());
+  st->step();
+  ref->step();
+  st->get_field(a.data());
+  ref->get_field(b.data());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(T))) << "the reloaded stepper differs";
+  // And the values did change the step (K(u1) is not K(u0)).
+  state->evaluate(u0.data());
+  st->reload_material();
+  st->set_field(b.data());
+  st->step();
+  std::vector<T> d(a.size());
+  st->get_field(d.data());
+  EXPECT_NE(0, std::memcmp(a.data(), d.data(), a.size() * sizeof(T)));
+}
+
+/// Six steps in one run and three + three through a new stepper set to step
+/// 3 with the field of step 3 (what a restart does): bit for bit.
+TYPED_TEST_P(TemperatureContract, RestartIsBitForBit) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  std::shared_ptr<TemperatureState> s1, s2;
+  const HeatProblem p1 = temperature::problem(s1), p2 = temperature::problem(s2);
+  const std::vector<double> u0 = temperature::start(p1);
+  std::vector<T> a(u0.begin(), u0.end()), b = a;
+  auto whole = B::template make<T>(p1);
+  whole->set_field(a.data());
+  whole->impose_boundary_values();
+  whole->advance(6);
+  whole->get_field(a.data());
+  EXPECT_EQ(6, whole->step_index());
+  {
+    auto first = B::template make<T>(p2);
+    first->set_field(b.data());
+    first->impose_boundary_values();
+    first->advance(3);
+    first->get_field(b.data());
+  }
+  std::shared_ptr<TemperatureState> s3;
+  const HeatProblem p3 = temperature::problem(s3);
+  auto second = B::template make<T>(p3);
+  second->set_field(b.data());
+  second->set_step_index(3);
+  second->advance(3);
+  second->get_field(b.data());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(T))) << "a restart at step 3 differs";
+}
+
+/// A temperature outside a table stops the step with the node, the material
+/// and the table's range; the field is the step's start.
+TYPED_TEST_P(TemperatureContract, OutsideATableStopsTheStep) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  std::shared_ptr<TemperatureState> state;
+  const HeatProblem p = temperature::problem(state);
+  std::vector<double> u0 = temperature::start(p);
+  u0[3] = 420.0;  // node (3, 0, 0): material a, whose K table ends at 400
+  std::vector<T> u(u0.begin(), u0.end());
+  auto st = B::template make<T>(p);
+  EXPECT_THROW(st->set_field(u.data()), NumericalError);
+  try {
+    st->step();
+    ADD_FAILURE() << "no error";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("temperature 420 at node (i, j, k) = (3, 0, 0) is outside the conductivity "
+                                         "table of material 'a', [250, 400]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(0, st->step_index());
+}
+
+REGISTER_TYPED_TEST_SUITE_P(TemperatureContract, KirchhoffSlab, SecondOrderInTime, EnthalpyBalance,
+                            ReloadedMaterialIsARebuild, RestartIsBitForBit, OutsideATableStopsTheStep);
+
+}  // namespace adi::test::contract
