@@ -671,6 +671,10 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
     });
   });
   rep.wall = seconds(Clock::now() - t0);
+  if (c.problem.material.temperature)
+    spdlog::info("steady: {} linear solves with the conductivity of the last iterate (temperature tables), the last "
+                 "changed the field by {:.3e} of its largest value",
+                 sr.outer_iterations, sr.outer_change);
   rep.steady_converged = sr.converged;
   rep.steady_iterations = sr.iterations;
   rep.steady_residual = sr.residual;
@@ -719,7 +723,12 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
       // The last iterate is kept (marked failed): a user may want to look at it.
       std::ostringstream msg;
       msg << "the steady solve did not converge: relative residual " << std::scientific << std::setprecision(3)
-          << sr.residual << std::defaultfloat << " after " << sr.iterations << " sweeps (solve.steady.tolerance "
+          << sr.residual << std::defaultfloat << " after " << sr.iterations << " sweeps";
+      if (c.problem.material.temperature)
+        msg << " and " << sr.outer_iterations << " linear solves with the conductivity of the last iterate (the last "
+            << "changed the field by " << std::scientific << std::setprecision(3) << sr.outer_change
+            << std::defaultfloat << " of its largest value)";
+      msg << " (solve.steady.tolerance "
           << so.tolerance << ", solve.steady.max_iterations " << so.max_iterations << ")"
           << (plan.output.empty() ? std::string() : "; the last iterate is in " + plan.output + " (status failed)")
           << "; raise max_iterations or loosen the tolerance";

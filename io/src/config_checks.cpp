@@ -164,9 +164,6 @@ void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
 /// of the start.
 void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const std::string why = "not supported yet with temperature-dependent properties (a table in material.materials): ";
-  if (c.solve.steady)
-    r.fail(root["solve"], "solve", why + "the steady solver's iteration is linear; march in time to the steady state "
-                                         "instead (time: {dt: .., steps: .., stop_rate: ..})");
   if (c.diagnostics.heat_flows)
     r.fail(root["diagnostics"]["heat_flows"], "diagnostics.heat_flows",
            why + "the heat flows take the conductivity of the start; remove diagnostics.heat_flows");

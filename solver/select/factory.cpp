@@ -8,6 +8,7 @@
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
 #include <adi/stepper.hpp>
+#include <adi/temperature.hpp>
 #include <adi/temperature_stepper.hpp>
 #include <adi/version.hpp>
 
@@ -42,6 +43,14 @@ StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision pr
   StepperFootprint f = b == Backend::Cuda ? cuda::footprint(p, precision, ranks, options)
                                           : cpu::footprint(p, precision, ranks, options);
   if (steady) add_steady_footprint(f, b, p, ranks);
+  if (const auto& t = p.material.temperature) {
+    // The nonlinear step's host arrays (temperature_stepper.cpp): three
+    // fields; the state's per-node material index and its K and c values,
+    // twice while they are evaluated.
+    const double points = static_cast<double>(p.points());
+    const double values = (t->isotropic() ? 1.0 : 3.0) + 1.0;
+    f.host_bytes += 3.0 * f.field_bytes + points * (4.0 + 2.0 * 8.0 * values);
+  }
   return f;
 }
 

@@ -4,6 +4,7 @@
 #include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
+#include <adi/temperature.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -87,8 +88,11 @@ std::string steady_state_refusal(const HeatProblem& p) {
   return "";
 }
 
+namespace {
+
+/// The steady state of the linear problem p0 (its material as it is now).
 template <class T>
-SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::vector<T>& u, const SteadyOptions& o,
+SteadyResult solve_linear(const HeatProblem& p0, const StepperSpec& spec, std::vector<T>& u, const SteadyOptions& o,
                           const std::function<void(index_t, double)>& progress) {
   const std::string why = steady_state_refusal(p0);
   if (!why.empty()) ADI_THROW(InvalidArgument, "no steady state: " + why);
@@ -345,6 +349,56 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
   }
   for (std::size_t q = 0; q < n; ++q) u[q] = static_cast<T>(u0[q] + x[q]);
   return res;
+}
+
+}  // namespace
+
+// Temperature-dependent properties (adi/temperature.hpp): Picard iteration
+// around the linear solve, K (and c, which the steady state does not
+// depend on) at the last iterate, until an iterate changes the field by at
+// most the tolerance (relative to its largest value); each linear solve
+// starts from the last iterate, so the later ones take few sweeps. The
+// steppers are the backend's own (no nonlinear step: the solve's vectors
+// are not temperatures), reading the state's fields.
+template <class T>
+SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::vector<T>& u, const SteadyOptions& o,
+                          const std::function<void(index_t, double)>& progress) {
+  const std::shared_ptr<TemperatureState> state = p0.material.temperature;
+  if (!state) return solve_linear(p0, spec, u, o, progress);
+  if (spec.distributed)
+    ADI_THROW(InvalidArgument, "temperature-dependent properties run on one process for now (a steady solve too)");
+  HeatProblem p = p0;
+  p.material.temperature = nullptr;
+  SteadyResult all;
+  index_t sweeps = 0;
+  for (int outer = 1;; ++outer) {
+    state->evaluate(u.data());
+    const std::vector<T> prev = u;
+    SteadyResult r = solve_linear(p, spec, u, o, [&](index_t it, double res) {
+      if (progress) progress(sweeps + it, res);
+    });
+    sweeps += r.iterations;
+    double change = 0.0, size = 0.0;
+    for (std::size_t q = 0; q < u.size(); ++q) {
+      change = std::max(change, std::abs(static_cast<double>(u[q]) - static_cast<double>(prev[q])));
+      size = std::max(size, std::abs(static_cast<double>(u[q])));
+    }
+    for (std::size_t q = 0; q < r.history.size(); ++q) {
+      all.history.push_back(r.history[q]);
+      all.history_iterations.push_back(sweeps - r.iterations + r.history_iterations[q]);
+    }
+    all.estimates.insert(all.estimates.end(), r.estimates.begin(), r.estimates.end());
+    all.taus = r.taus;
+    all.iterations = sweeps;
+    all.residual = r.residual;
+    all.imbalance_W = r.imbalance_W;
+    all.outer_iterations = outer;
+    all.outer_change = size > 0.0 ? change / size : change;
+    all.converged = r.converged && all.outer_change <= o.tolerance;
+    if (all.converged || !r.converged || outer >= kSteadyMaxOuter || sweeps >= o.max_iterations) break;
+  }
+  if (all.converged) state->evaluate(u.data());  // the fields of the steady state
+  return all;
 }
 
 template SteadyResult solve_steady<float>(const HeatProblem&, const StepperSpec&, std::vector<float>&,

@@ -244,6 +244,7 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
   out.push_back(source_table_time(1.0, spec));
   if (!spec.distributed) {
     out.push_back(kirchhoff_slab(spec));
+    out.push_back(kirchhoff_steady_solve(spec));
     out.push_back(temperature_time_order(spec));
     out.push_back(enthalpy_balance(spec));
   }

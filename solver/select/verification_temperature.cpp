@@ -3,6 +3,7 @@
 
 #include "verification_support.hpp"
 
+#include <adi/steady.hpp>
 #include <adi/temperature.hpp>
 
 namespace adi::verify {
@@ -49,26 +50,68 @@ double enthalpy(const PropertyTable& t, double u) {
 
 }  // namespace
 
-Check kirchhoff_slab(const StepperSpec& spec) {
-  // K = k0 (1 + beta T) between fixed faces: theta(T) = k0 (T + beta T^2 / 2)
-  // is linear in x at steady state, T = (sqrt(1 + 2 beta theta / k0) - 1) / beta.
-  const double k0 = 0.5, beta = 0.004, Ta = 300.0, Tb = 600.0;
-  const auto theta = [&](double T) { return k0 * (T + 0.5 * beta * T * T); };
+namespace {
+
+// K = k0 (1 + beta T) between fixed faces: theta(T) = k0 (T + beta T^2 / 2)
+// is linear in x at steady state, T = (sqrt(1 + 2 beta theta / k0) - 1) / beta.
+constexpr double kK0 = 0.5, kBeta = 0.004, kTa = 300.0, kTb = 600.0;
+
+HeatProblem kirchhoff_problem(index_t nx) {
+  HeatProblem p;
+  p.n = {nx, 4, 3};
+  p.length = {1.0, 0.2, 0.15};
+  p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+  p.lo_data[0].value_from_initial = p.hi_data[0].value_from_initial = false;
+  p.lo_data[0].value = kTa;
+  p.hi_data[0].value = kTb;
+  p.theta = 1.0;
+  p.dt = 0.05;
+  attach(p, nullptr, {material("k(T)", linear_table(kK0, kBeta, 250.0, 650.0), linear_table(2.0, 0.001, 250.0, 650.0))});
+  return p;
+}
+
+double kirchhoff_error(const HeatProblem& p, const std::vector<double>& u) {
+  const auto theta = [](double T) { return kK0 * (T + 0.5 * kBeta * T * T); };
+  double e = 0.0;
+  for (index_t k = 0; k < p.n[2]; ++k)
+    for (index_t j = 0; j < p.n[1]; ++j)
+      for (index_t i = 0; i < p.n[0]; ++i) {
+        const double x = coord(p, 0, i), th = theta(kTa) + (theta(kTb) - theta(kTa)) * x;
+        const double exact = (std::sqrt(1.0 + 2.0 * kBeta * th / kK0) - 1.0) / kBeta;
+        e = std::max(e, std::abs(u[static_cast<std::size_t>((k * p.n[1] + j) * p.n[0] + i)] - exact));
+      }
+  return e;
+}
+
+/// Observed order of the two finest of nx = 21, 41, 81, each steady state by `solve`.
+Check kirchhoff_order(const std::string& how, const std::function<std::vector<double>(const HeatProblem&)>& solve) {
   std::vector<double> errs;
   std::ostringstream detail;
   for (index_t nx : {21, 41, 81}) {
-    HeatProblem p;
-    p.n = {nx, 4, 3};
-    p.length = {1.0, 0.2, 0.15};
-    p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
-    p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
-    p.lo_data[0].value_from_initial = p.hi_data[0].value_from_initial = false;
-    p.lo_data[0].value = Ta;
-    p.hi_data[0].value = Tb;
-    p.theta = 1.0;
-    p.dt = 0.05;
-    attach(p, nullptr, {material("k(T)", linear_table(k0, beta, 250.0, 650.0), linear_table(2.0, 0.001, 250.0, 650.0))});
-    std::vector<double> u = sample(p, [&](double x, double, double) { return Ta + (Tb - Ta) * x; });
+    const HeatProblem p = kirchhoff_problem(nx);
+    errs.push_back(kirchhoff_error(p, solve(p)));
+    detail << (errs.size() > 1 ? ", " : "") << "nx " << nx << ": " << errs.back();
+  }
+  Check c;
+  c.name = "K(T) = k0 (1 + beta T) slab, " + how + " vs Kirchhoff transform, nx 21, 41, 81";
+  c.quantity = "observed order in space (two finest)";
+  c.lo = 1.9;
+  c.hi = 2.1;
+  c.value = std::log2(errs[1] / errs[2]);
+  c.detail = detail.str();
+  return finish(c);
+}
+
+std::vector<double> linear_start(const HeatProblem& p) {
+  return sample(p, [](double x, double, double) { return kTa + (kTb - kTa) * x; });
+}
+
+}  // namespace
+
+Check kirchhoff_slab(const StepperSpec& spec) {
+  return kirchhoff_order("marched to steady state", [&](const HeatProblem& p) {
+    std::vector<double> u = linear_start(p);
     auto st = make_stepper<double>(p, spec);
     st->set_field(u.data());
     st->impose_boundary_values();
@@ -79,25 +122,23 @@ Check kirchhoff_slab(const StepperSpec& spec) {
       st->get_field(u.data());
       if (max_abs_diff(u, prev) < 1e-13 * max_abs(u)) break;
     }
-    double e = 0.0;
-    for (index_t k = 0; k < p.n[2]; ++k)
-      for (index_t j = 0; j < p.n[1]; ++j)
-        for (index_t i = 0; i < nx; ++i) {
-          const double x = coord(p, 0, i), th = theta(Ta) + (theta(Tb) - theta(Ta)) * x;
-          const double exact = (std::sqrt(1.0 + 2.0 * beta * th / k0) - 1.0) / beta;
-          e = std::max(e, std::abs(u[static_cast<std::size_t>((k * p.n[1] + j) * nx + i)] - exact));
-        }
-    errs.push_back(e);
-    detail << (errs.size() > 1 ? ", " : "") << "nx " << nx << ": " << e;
-  }
-  Check c;
-  c.name = "K(T) = k0 (1 + beta T) slab, steady state vs Kirchhoff transform, nx 21, 41, 81";
-  c.quantity = "observed order in space (two finest)";
-  c.lo = 1.9;
-  c.hi = 2.1;
-  c.value = std::log2(errs[1] / errs[2]);
-  c.detail = detail.str();
-  return finish(c);
+    return u;
+  });
+}
+
+Check kirchhoff_steady_solve(const StepperSpec& spec) {
+  int outer = 0;
+  Check c = kirchhoff_order("solve: steady", [&](const HeatProblem& p) {
+    std::vector<double> u = linear_start(p);
+    SteadyOptions o;
+    o.tolerance = 1e-12;
+    const SteadyResult r = solve_steady<double>(p, spec, u, o);
+    if (!r.converged) u.assign(u.size(), std::numeric_limits<double>::quiet_NaN());
+    outer = std::max(outer, r.outer_iterations);
+    return u;
+  });
+  c.detail += "; at most " + std::to_string(outer) + " linear solves";
+  return c;
 }
 
 Check temperature_time_order(const StepperSpec& spec) {

@@ -2,7 +2,7 @@
 // The stepper contract for temperature-dependent materials
 // (adi/temperature.hpp, adi/temperature_stepper.hpp), single-process backends
 // only (the MPI steppers refuse them): the verify checks (Kirchhoff steady
-// state, order in time, enthalpy balance), a re-read material equal to a
+// state marched and solved, order in time, enthalpy balance), a re-read material equal to a
 // stepper built on those values, restarts bit for bit, and a temperature
 // outside a table stopping the step by name.
 
@@ -63,6 +63,11 @@ TYPED_TEST_P(TemperatureContract, KirchhoffSlab) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   expect_check<B>(verify::kirchhoff_slab(B::spec()), B::spec());
+}
+TYPED_TEST_P(TemperatureContract, KirchhoffSteadySolve) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::kirchhoff_steady_solve(B::spec()), B::spec());
 }
 TYPED_TEST_P(TemperatureContract, SecondOrderInTime) {
   ADI_CONTRACT_PRELUDE();
@@ -172,7 +177,7 @@ TYPED_TEST_P(TemperatureContract, OutsideATableStopsTheStep) {
   EXPECT_EQ(0, st->step_index());
 }
 
-REGISTER_TYPED_TEST_SUITE_P(TemperatureContract, KirchhoffSlab, SecondOrderInTime, EnthalpyBalance,
+REGISTER_TYPED_TEST_SUITE_P(TemperatureContract, KirchhoffSlab, KirchhoffSteadySolve, SecondOrderInTime, EnthalpyBalance,
                             ReloadedMaterialIsARebuild, RestartIsBitForBit, OutsideATableStopsTheStep);
 
 }  // namespace adi::test::contract

@@ -421,7 +421,33 @@ def regions(a):
     print("materials by region: the field files' run bit for bit, %d %s ranks to 1e-12" % (a.np, a.backend))
 
 
-PARTS = {"outputs": outputs, "materials": materials, "regions": regions, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, **mpi_faults.PARTS}
+def temperature(a):
+    """Properties that vary with temperature run on one process for now: on
+    N ranks the run is refused before anything is written (exit 2, one line
+    naming material.materials); the same case runs on one rank."""
+    d = os.path.join(a.work, "temperature")
+    os.makedirs(d, exist_ok=True)
+    T.write(os.path.join(d, "case.yaml"), """grid: {nx: 13, ny: 11, nz: 9}
+material:
+  materials:
+    steel: {conductivity: [[280, 14], [400, 17]], heat_capacity: 3.9e6}
+boundary: {x: {lo: {type: dirichlet, value: 350}, hi: dirichlet}, y: insulated, z: insulated}
+initial: {value: 300}
+time: {dt: 0.5, steps: 4}
+backend: cpu
+output: {file: out.h5}
+""")
+    out = mpirun(a, a.np, ["run", "case.yaml"], cwd=d, rc=2,
+                 match=[r"case\.yaml:4:5: material\.materials: temperature-dependent properties \(a table\) run on one "
+                        r"process for now, but this run has %d ranks; run it without mpirun" % a.np])
+    T.check(out.count("adi3d:") == 1, "expected one message:\n" + out)
+    T.check(not os.path.exists(os.path.join(d, "out.h5")), "an output was written")
+    serial(a, ["run", "case.yaml", "-q"], cwd=d)
+    T.check(os.path.exists(os.path.join(d, "out.h5")), "the serial run wrote no output")
+    print("tables of temperature: refused on %d ranks, run on one" % a.np)
+
+
+PARTS = {"outputs": outputs, "temperature": temperature, "materials": materials, "regions": regions, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, **mpi_faults.PARTS}
 
 
 def body():

@@ -16,6 +16,13 @@
                   none at a small dt;
   big_grid        2048^3 float32 is accepted by --dry-run with the right
                   memory estimate (nothing allocated); 2^72 nodes are refused.
+  temperature     properties that vary with temperature (tables by region):
+                  a run stopped at a checkpoint and restarted ends bit for bit
+                  as the run that was not; a run that heats past a table's
+                  last temperature stops with exit 5 naming the node, the
+                  material and the range, its output says failed and holds
+                  the steps before; solve: steady of a K(T) slab against
+                  the Kirchhoff transform, order 2.
 """
 
 import os
@@ -129,7 +136,85 @@ def big_grid(a):
           match=[r"adi3d: error: .*the grid has 16777216 x 16777216 x 16777216 = .* nodes; at most 2\^56"])
 
 
-PARTS = {f.__name__: f for f in (overflow, nan_injected, lambda_warning, big_grid)}
+TEMPERATURE = """grid: {nx: 19, ny: 15, nz: 11}
+domain: {lx: 0.019, ly: 0.015, lz: 0.011}
+material:
+  regions: {file: package.h5, dataset: /region}
+  materials:
+    metal: {id: 1, conductivity: [[280, 60], [330, 52], [400, 45]], heat_capacity: [[280, 3.4e6], [400, 3.9e6]]}
+    polymer: {id: 7, conductivity: {x: 0.4, y: 0.4, z: [[280, 0.2], [400, 0.3]]}, heat_capacity: 1.8e6}
+source: {power_density: 3.0e7}
+boundary:
+  x: {lo: {type: convective, h: 400, ambient: 290}, hi: insulated}
+  y: insulated
+  z: {lo: {type: dirichlet, value: 290}, hi: insulated}
+initial: {value: 290}
+time: {dt: 0.5, steps: 12}
+backend: cpu
+output: {file: out.h5, every: 4}
+"""
+
+
+def temperature(a):
+    d = os.path.join(a.work, "temperature")
+    os.makedirs(d)
+    z, y, x = np.meshgrid(np.arange(11), np.arange(15), np.arange(19), indexing="ij")
+    with h5py.File(os.path.join(d, "package.h5"), "w") as f:
+        f["region"] = np.where((x > 6) & (x < 13) & (z > 3), 7, 1).astype("i4")
+    T.write(os.path.join(d, "case.yaml"), TEMPERATURE)
+    T.run(a, ["run", "case.yaml", "-q", "--set", "output.file=whole.h5"], cwd=d)
+    # Stopped after 6 steps (its checkpoint), then restarted to 12.
+    T.run(a, ["run", "case.yaml", "-q", "--set", "time.steps=6", "--set", "checkpoint.file=ck.h5",
+              "--set", "checkpoint.every=6"], cwd=d)
+    T.run(a, ["run", "case.yaml", "-q", "--restart", "ck.h5"], cwd=d)
+    whole, split = T.fields(os.path.join(d, "whole.h5")), T.fields(os.path.join(d, "out.h5"))
+    T.check(sorted(whole) == [0, 4, 8, 12] and 12 in split, "steps %s and %s" % (sorted(whole), sorted(split)))
+    for s in (4, 12):
+        T.check(np.array_equal(whole[s].view(np.uint8), split[s].view(np.uint8)),
+                "step %d after a restart differs by %g" % (s, np.max(np.abs(whole[s] - split[s]))))
+    T.check(whole[12].max() > 330.0, "the case did not heat across the tables' points: max %g" % whole[12].max())
+    # Heating past 400 K, the metal's last temperature: exit 5, one line, the
+    # output failed with the steps before.
+    T.run(a, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=2.0e8",
+              "--set", "output.every=1"], cwd=d, rc=5,
+          match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is outside "
+                 r"the (conductivity|heat capacity|conductivity z) table of material '(metal|polymer)', \[280, 400\]; "
+                 r"extend the table"])
+    with h5py.File(os.path.join(d, "hot.h5"), "r") as f:
+        status = f.attrs["status"]
+        status = status.decode() if isinstance(status, bytes) else status
+        T.check(status.startswith("failed: temperature "), "hot.h5's status: %s" % status)
+        T.check(len(f["steps"]) >= 2, "hot.h5 holds no step before the failure: %s" % sorted(f["steps"]))
+        last = f["steps"][sorted(f["steps"])[-1]]["u"][()]
+        T.check(np.isfinite(last).all() and last.max() <= 400.0, "the last step written is outside the tables")
+    # solve: steady of K = k0 (1 + beta T) between 300 and 600 K, one material
+    # without a region field: the Kirchhoff transform's profile, order 2.
+    errs = []
+    for nx in (41, 81):
+        T.write(os.path.join(d, "slab%d.yaml" % nx), """grid: {nx: %d, ny: 3, nz: 1}
+domain: {lx: 1.0, ly: 0.1, lz: 0.1}
+material:
+  materials:
+    steel: {conductivity: [[250, 1.0], [650, 1.8]], heat_capacity: 4.0e6}
+boundary: {x: {lo: {type: dirichlet, value: 300}, hi: {type: dirichlet, value: 600}}, y: insulated}
+initial: {value: 450}
+solve: {steady: {tolerance: 1.0e-12}}
+backend: cpu
+output: {file: slab%d.h5}
+""" % (nx, nx))
+        T.run(a, ["run", "slab%d.yaml" % nx], cwd=d, match=[r"steady: \d+ linear solves with the conductivity"])
+        with h5py.File(os.path.join(d, "slab%d.h5" % nx), "r") as f:
+            u = f["steps/000000/u"][()][0, 1, :]
+        k0, beta = 0.5, 0.004
+        theta = lambda t: k0 * (t + 0.5 * beta * t * t)
+        th = theta(300) + (theta(600) - theta(300)) * np.linspace(0, 1, nx)
+        errs.append(np.abs(u - (np.sqrt(1 + 2 * beta * th / k0) - 1) / beta).max())
+    order = np.log2(errs[0] / errs[1])
+    T.check(1.9 <= order <= 2.1, "solve: steady of the K(T) slab: errors %s, order %.3f" % (errs, order))
+    print("tables of temperature: restart bit for bit, outside a table exit 5, steady order %.3f" % order)
+
+
+PARTS = {f.__name__: f for f in (overflow, nan_injected, lambda_warning, big_grid, temperature)}
 
 
 def body():

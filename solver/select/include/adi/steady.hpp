@@ -60,7 +60,15 @@ struct SteadyResult {
   std::vector<index_t> history_iterations;  ///< the sweeps done at each entry of history
   std::vector<double> estimates;  ///< GMRES's residual estimate of every iteration (relative)
   std::vector<double> taus;     ///< the parameter of each cycle
+  /// Temperature-dependent properties: the linear solves (Picard iterations,
+  /// K at the last iterate) and the last one's change of the field relative
+  /// to its largest value (converged: also <= the tolerance).
+  int outer_iterations = 1;
+  double outer_change = 0.0;
 };
+
+/// The most Picard iterations of a steady solve with temperature-dependent properties.
+constexpr int kSteadyMaxOuter = 100;
 
 /// Adds to f (a stepper's footprint on backend b, adi/footprint.hpp) what a
 /// steady solve of p allocates beside it: one stepper of the same kind for
@@ -77,7 +85,10 @@ std::string steady_state_refusal(const HeatProblem& p);
 /// The steady state of p from `u` (this rank's box of the start field,
 /// packed, x fastest; a distributed `spec` builds one box per rank, all ranks
 /// call this together), in place. `progress(iteration, relative residual)`
-/// is called after every restart cycle (may be empty).
+/// is called after every restart cycle (may be empty). With
+/// temperature-dependent properties (p.material.temperature, one process):
+/// Picard iterations of linear solves, K at the last iterate, until the
+/// field changes by at most the tolerance (SteadyResult::outer_iterations).
 template <class T>
 SteadyResult solve_steady(const HeatProblem& p, const StepperSpec& spec, std::vector<T>& u, const SteadyOptions& o,
                           const std::function<void(index_t, double)>& progress = {});

@@ -95,6 +95,8 @@ Check source_table_time(double theta, const StepperSpec& spec);
 /// materials and c(T) tables with kinks, the enthalpy sum w H(u) grows per
 /// step by dt sum w q to 1e-10.
 Check kirchhoff_slab(const StepperSpec& spec);
+/// The same slab by solve_steady (Picard iterations of linear solves).
+Check kirchhoff_steady_solve(const StepperSpec& spec);
 Check temperature_time_order(const StepperSpec& spec);
 Check enthalpy_balance(const StepperSpec& spec);
 
