@@ -600,8 +600,18 @@ def user_guide(a):
     for f in ("block.h5", "block.xmf", "block.png", "block30.png", "from_checkpoint.png", "from_file.h5",
               "plate_2d.png"):
         T.check(os.path.exists(os.path.join(w, f)), "the guide's commands did not make %s" % f)
-    for f in ("block.png", "block30.png", "from_checkpoint.png", "plate_2d.png", "cooling.png", "chip_regions.png"):
+    for f in ("block.png", "block30.png", "from_checkpoint.png", "plate_2d.png", "cooling.png", "chip_regions.png",
+              "power_device.png"):
         check_not_blank(os.path.join(w, f))
+    # The power device with K(T), c(T): complete, heating at the junction
+    # step after step, its hottest node in the die's top plane.
+    status, steps = _complete(os.path.join(w, "power_device.h5"))
+    T.check(status == "complete" and "000200" in steps, "power_device.h5: %s, steps %s" % (status, steps))
+    with h5py.File(os.path.join(w, "power_device.h5"), "r") as f:
+        junction = f["probes/junction"]["value"][()]
+        top = f["steps/000200/u"][()]
+    T.check(len(junction) >= 20 and np.all(np.diff(junction) > 0), "the junction does not heat up: %s" % junction)
+    T.check(np.unravel_index(np.argmax(top), top.shape)[0] == top.shape[0] - 1, "the hottest node is not on top")
     # The chip by region is the chip by fields (the steady state does not
     # depend on c, the one property they give differently).
     with h5py.File(os.path.join(w, "chip_steady.h5"), "r") as fs, h5py.File(os.path.join(w, "chip_regions.h5"), "r") as fr:
