@@ -18,7 +18,8 @@
 #   pending the GPU checks of host-side changes: adi3d and the serial
 #           contract are built, then the temperature-dependent contract,
 #           materials by region with GPU ranks (1 and 2) against the CPU, and
-#           an agreed step failure on GPU ranks (mpi_gpu_cli_regions_np*);
+#           an agreed step failure on GPU ranks, tables of temperature on 2
+#           GPU ranks (mpi_gpu_cli_*);
 #           `adi3d validate --backend cuda`
 #   ab      the constant-coefficient step at 512^3 of this tree against a
 #           baseline tree in the same call, three alternating rounds each:
@@ -150,7 +151,7 @@ pending)
   cmake --preset gpu -S . -B build-gpu -G Ninja -DADI_BUILD_TESTS=ON > "$O/build.log" 2>&1 &&
     cmake --build build-gpu -j 16 --target adi3d test_contract_cuda >> "$O/build.log" 2>&1
   echo "build adi3d test_contract_cuda rc=$? $(( $(date +%s) - T0 )) s"
-  ct pending --output-on-failure -R "mpi_gpu_cli_regions|TemperatureContract"
+  ct pending --output-on-failure -R "mpi_gpu_cli_|CudaF64Temperature"
   # Every check of adi3d validate on the GPU (the temperature-dependent ones included).
   timeout $(left) $B validate --backend cuda > "$O/validate.txt" 2>&1; echo "validate cuda rc=$?"
   grep -E "FAILED|K\(T\)|enthalpy|passed|failed" "$O/validate.txt" | head -12 ;;

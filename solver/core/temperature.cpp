@@ -4,6 +4,7 @@
 
 #include <adi/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -83,23 +84,35 @@ bool TemperatureMaterial::depends_on_temperature() const {
          !capacity.constant();
 }
 
-/// One property's field: the state's current values, read by boxes.
+namespace {
+
+/// Every index of an axis of n nodes.
+std::vector<index_t> all_of(index_t n) {
+  std::vector<index_t> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
+  return v;
+}
+
+}  // namespace
+
+/// One property's field: the state's current values on its node set, read
+/// by boxes (the whole grid) or by index lists (the node set itself, or any
+/// part of the whole grid).
 class TemperatureState::Property final : public FieldSource {
  public:
   Property(TemperatureState* state, int which, std::string name)
       : state_(state), which_(which), name_(std::move(name)) {}
   std::string name() const override { return name_; }
   void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
-    if (!state_->evaluated_) state_->read_index();
-    const std::vector<double>& v = *state_->values_[which_];
-    const auto& n = state_->n_;
-    for (int a = 0; a < 3; ++a)
-      ADI_REQUIRE(lo[a] >= 0 && size[a] >= 0 && lo[a] + size[a] <= n[a], name_ + ": box outside the grid");
-    for (index_t k = 0; k < size[2]; ++k)
-      for (index_t j = 0; j < size[1]; ++j)
-        for (index_t i = 0; i < size[0]; ++i)
-          out[(k * size[1] + j) * size[0] + i] =
-              v[static_cast<std::size_t>(((lo[2] + k) * n[1] + lo[1] + j) * n[0] + lo[0] + i)];
+    std::array<std::vector<index_t>, 3> idx;
+    for (int a = 0; a < 3; ++a) {
+      ADI_REQUIRE(lo[a] >= 0 && size[a] >= 0 && lo[a] + size[a] <= state_->n_[a], name_ + ": box outside the grid");
+      for (index_t i = 0; i < size[a]; ++i) idx[a].push_back(lo[a] + i);
+    }
+    read_indices(idx, out, false);
+  }
+  void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const override {
+    state_->serve(which_, idx, out, collective);
   }
 
  private:
@@ -117,42 +130,66 @@ TemperatureState::TemperatureState(const std::array<index_t, 3>& n, std::shared_
     m.capacity.validate("material '" + m.name + "' heat capacity");
   }
   const std::string by = index_src_ ? " (by temperature, by region)" : " (by temperature)";
-  for (int a = 0; a < 4; ++a) values_[a] = std::make_shared<std::vector<double>>();
   for (int a = 0; a < 3; ++a)
     k_src_[a] = std::make_shared<Property>(
         this, a, (isotropic_ ? std::string("conductivity") : std::string("conductivity ") + "xyz"[a]) + by);
   c_src_ = std::make_shared<Property>(this, 3, "heat capacity" + by);
 }
 
-// The index of every node, and each property at its table's first
-// temperature (evaluated() false).
-void TemperatureState::read_index() {
-  const std::size_t points = static_cast<std::size_t>(n_[0] * n_[1] * n_[2]);
-  if (index_.size() != points) {
-    index_.assign(points, 0);
-    if (index_src_) {
-      std::vector<double> idx(points);
-      index_src_->read({{0, 0, 0}}, n_, idx.data());
-      for (std::size_t q = 0; q < points; ++q) {
-        const double x = idx[q];
-        ADI_REQUIRE(x >= 0 && x < static_cast<double>(materials_.size()) && x == std::floor(x),
-                    index_src_->name() + ": not a material's position");
-        index_[q] = static_cast<std::int32_t>(x);
-      }
-    }
-  }
-  if (evaluated_) return;
-  const int props = 4;
-  for (int w = 0; w < props; ++w) {
-    if (w > 0 && w < 3 && isotropic_) continue;
-    std::vector<double>& v = *values_[w];
-    v.resize(points);
+// The node set becomes idx (its material positions read, collectively where
+// asked), each property at its table's first temperature until an
+// evaluation: a stepper can be built, and checked, before its field is set.
+void TemperatureState::use_nodes(const std::array<std::vector<index_t>, 3>& idx, bool collective) {
+  if (nodes_ready_ && idx == nodes_) return;
+  const std::size_t points = idx[0].size() * idx[1].size() * idx[2].size();
+  std::vector<std::int32_t> index(points, 0);
+  if (index_src_) {
+    std::vector<double> v(points);
+    index_src_->read_indices(idx, v.data(), collective);
     for (std::size_t q = 0; q < points; ++q) {
-      const TemperatureMaterial& m = materials_[static_cast<std::size_t>(index_[q])];
-      const PropertyTable& tb = w < 3 ? m.conductivity[w] : m.capacity;
-      v[q] = tb.v[0];
+      const double x = v[q];
+      ADI_REQUIRE(x >= 0 && x < static_cast<double>(materials_.size()) && x == std::floor(x),
+                  index_src_->name() + ": not a material's position");
+      index[q] = static_cast<std::int32_t>(x);
     }
   }
+  nodes_ = idx;
+  index_ = std::move(index);
+  nodes_ready_ = true;
+  for (int w = 0; w < 4; ++w) {
+    values_[w].assign(w > 0 && w < 3 && isotropic_ ? 0 : points, 0.0);
+    for (std::size_t q = 0; q < values_[w].size(); ++q) {
+      const TemperatureMaterial& m = materials_[static_cast<std::size_t>(index_[q])];
+      values_[w][q] = (w < 3 ? m.conductivity[w] : m.capacity).v[0];
+    }
+  }
+  evaluated_ = false;
+}
+
+void TemperatureState::serve(int which, const std::array<std::vector<index_t>, 3>& idx, double* out,
+                             bool collective) {
+  // The first read sets the node set: a stepper's (the whole grid, or one
+  // rank's box and its ghost layers).
+  if (!nodes_ready_) use_nodes(idx, collective);
+  const std::vector<double>& v = values_[which < 3 && isotropic_ ? 0 : which];
+  if (idx == nodes_) {
+    std::copy(v.begin(), v.end(), out);
+    return;
+  }
+  std::array<std::vector<std::size_t>, 3> pos;
+  for (int a = 0; a < 3; ++a)
+    for (const index_t x : idx[a]) {
+      const auto it = std::lower_bound(nodes_[a].begin(), nodes_[a].end(), x);
+      if (it == nodes_[a].end() || *it != x)
+        ADI_THROW(InvalidArgument, std::string("the temperature-dependent fields: node ") + "xyz"[a] + " = " +
+                                       std::to_string(x) + " is not on this process");
+      pos[a].push_back(static_cast<std::size_t>(it - nodes_[a].begin()));
+    }
+  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
+  std::size_t q = 0;
+  for (const std::size_t k : pos[2])
+    for (const std::size_t j : pos[1])
+      for (const std::size_t i : pos[0]) out[q++] = v[i + n0 * (j + n1 * k)];
 }
 
 template <class T>
@@ -162,11 +199,24 @@ void TemperatureState::evaluate(const T* u) {
 
 template <class T>
 void TemperatureState::evaluate_step(const T* u0, const T* u1) {
-  read_index();
+  const std::array<std::vector<index_t>, 3> all{all_of(n_[0]), all_of(n_[1]), all_of(n_[2])};
+  if (!(nodes_ready_ && nodes_ == all)) use_nodes(all, false);
+  evaluate_nodes(u0, u1);
+}
+
+template <class T>
+void TemperatureState::evaluate_on(const std::array<std::vector<index_t>, 3>& idx, const T* u0, const T* u1,
+                                   bool collective) {
+  use_nodes(idx, collective);
+  evaluate_nodes(u0, u1);
+}
+
+template <class T>
+void TemperatureState::evaluate_nodes(const T* u0, const T* u1) {
   const std::size_t points = index_.size();
-  const int props = 4;
+  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
   std::array<std::vector<double>, 4> next;
-  for (int w = 0; w < props; ++w) {
+  for (int w = 0; w < 4; ++w) {
     if (w > 0 && w < 3 && isotropic_) continue;
     next[w].resize(points);
     double* out = next[w].data();
@@ -179,8 +229,7 @@ void TemperatureState::evaluate_step(const T* u0, const T* u1) {
       const bool ok = tb.at(a, va) && tb.at(b, vb);
       if (ok && (w < 3 ? tb.at(0.5 * (a + b), out[q]) : tb.mean(a, b, out[q]))) continue;
       const double x = tb.at(a, va) ? b : a;
-      const index_t i = static_cast<index_t>(q) % n_[0], j = (static_cast<index_t>(q) / n_[0]) % n_[1],
-                    k = static_cast<index_t>(q) / (n_[0] * n_[1]);
+      const index_t i = nodes_[0][q % n0], j = nodes_[1][(q / n0) % n1], k = nodes_[2][q / (n0 * n1)];
       char buf[400];
       std::snprintf(buf, sizeof buf,
                     "temperature %.6g at node (i, j, k) = (%lld, %lld, %lld) is outside the %s table of material "
@@ -193,8 +242,8 @@ void TemperatureState::evaluate_step(const T* u0, const T* u1) {
       ADI_THROW(NumericalError, buf);
     }
   }
-  for (int w = 0; w < props; ++w)
-    if (!next[w].empty()) values_[w]->swap(next[w]);
+  for (int w = 0; w < 4; ++w)
+    if (!next[w].empty()) values_[w].swap(next[w]);
   evaluated_ = true;
 }
 
@@ -202,5 +251,9 @@ template void TemperatureState::evaluate<float>(const float*);
 template void TemperatureState::evaluate<double>(const double*);
 template void TemperatureState::evaluate_step<float>(const float*, const float*);
 template void TemperatureState::evaluate_step<double>(const double*, const double*);
+template void TemperatureState::evaluate_on<float>(const std::array<std::vector<index_t>, 3>&, const float*,
+                                                    const float*, bool);
+template void TemperatureState::evaluate_on<double>(const std::array<std::vector<index_t>, 3>&, const double*,
+                                                     const double*, bool);
 
 }  // namespace adi

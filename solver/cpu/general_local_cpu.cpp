@@ -54,6 +54,7 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
   GeneralCpuLocal(const HeatProblem& p, const Decomposition& d, int rank)
       : Base(p, d.part(rank), split_axes(d)), p_(p), part_(d.part(rank)) {
     const std::array<bool, 3> ghosts = split_axes(d);
+    split_axes_ = ghosts;
     for (int a = 0; a < 3; ++a) split_[a] = d.split(a);
     const auto n = static_cast<std::size_t>(st_.elements);
     for (int a = 0; a < 3; ++a) {
@@ -84,6 +85,13 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
         split_g1_.emplace_back(static_cast<std::size_t>(pl.n1 * pl.n2), T(0));
       }
     }
+  }
+
+  void reload_material(bool collective) override {
+    BoxMaterial<T> m = load_box_material<T>(p_, part_, split_axes_, st_, collective);
+    k_ = std::move(m.k);
+    rho_ = std::move(m.rho);
+    ab_axis_ = -1;  // alpha, beta of the old lines
   }
 
   std::string device_name() const override { return Base::threads_per_rank() + ", general path"; }
@@ -778,6 +786,7 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
   std::array<std::vector<T>, 3> k_;    // conductivity per axis, box + ghosts (empty: constant)
   std::array<int, 3> k_shared_{{-1, -1, -1}};
   std::vector<T> rho_, q_;             // 1 / c and q, box + ghosts (empty: constant)
+  std::array<bool, 3> split_axes_{};   // the axes with ghost layers
   std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
   DirichletData dirichlet_;
   std::array<T, 3> tau_{};        // theta dt of each axis' solves (Strang: theta fraction dt)

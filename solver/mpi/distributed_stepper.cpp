@@ -115,6 +115,15 @@ class MpiStepper final : public detail::RankedStepper<T, RankBox<T>> {
   void impose_boundary_values() override {
     if (rows_) rows_->impose_boundary_values(this->time());  // constant tables: the initial field's values
   }
+  // Temperature-dependent properties: every rank its box's new K and 1/c
+  // (collective: the ranks make the same reads together).
+  void reload_material() override {
+    ADI_REQUIRE(rows_ != nullptr, "MPI stepper: a problem of constant coefficients has no material fields to re-read");
+    rows_->reload_material(dec_.ranks() > 1);
+    // The reduced systems' coefficients change with the material: the next
+    // solve of each axis gathers them again.
+    for (bool& g : gathered_once_) g = false;
+  }
 
   std::vector<Phase> phases() const override { return scheme_phases(p_, plan_); }
 

@@ -109,11 +109,9 @@ double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, const StepperSpec& spec) {
   if (spec.distributed) {
-    if (p.material.temperature)
-      ADI_THROW(InvalidArgument,
-                "temperature-dependent material properties (tables) run on one process for now; run without mpirun "
-                "(or with one rank)");
-    return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
+    std::unique_ptr<Stepper<T>> s = mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
+    if (p.material.temperature) return wrap_temperature_stepper<T>(std::move(s));
+    return s;
   }
   return make_stepper<T>(p, spec.backend, spec.options);
 }

@@ -3,23 +3,62 @@
 #include <adi/temperature_stepper.hpp>
 
 #include <adi/error.hpp>
+#include <adi/mpi.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <utility>
 
 namespace adi {
 
 namespace {
 
-template <class T>
-class TemperatureStepper final : public Stepper<T> {
+// Base: Stepper<T>, or DistributedStepper<T> around one rank's box (the
+// app asks a distributed run's stepper for its part).
+template <class T, class Base>
+class TemperatureStepper : public Base {
  public:
   explicit TemperatureStepper(std::unique_ptr<Stepper<T>> inner)
-      : inner_(std::move(inner)), state_(inner_->problem().material.temperature) {
+      : inner_(std::move(inner)),
+        state_(inner_->problem().material.temperature),
+        dist_(dynamic_cast<mpi::DistributedStepper<T>*>(inner_.get())) {
     ADI_REQUIRE(state_ != nullptr, "TemperatureStepper: the problem has no temperature-dependent material");
-    const auto n = static_cast<std::size_t>(inner_->problem().points());
+    const HeatProblem& p = inner_->problem();
+    std::array<index_t, 3> size = p.n;
+    if (dist_) {
+      // A rank's nodes: its box and one ghost layer on each side of a split
+      // axis, as its stepper's material reads them (load_box_field): per
+      // axis the ascending global indices, and the local index (from -1) of
+      // each.
+      const LocalPart& part = dist_->part();
+      const Decomposition& d = dist_->decomposition();
+      size = part.box.size;
+      for (int a = 0; a < 3; ++a) {
+        g_[a] = d.is_split(a) ? 1 : 0;
+        ext_[a] = part.box.size[a] + 2 * g_[a];
+        std::vector<std::pair<index_t, index_t>> glob;  // (global, local)
+        for (index_t l = -g_[a]; l < part.box.size[a] + g_[a]; ++l) {
+          index_t x = part.box.begin[a] + l;
+          if (x < 0 || x >= p.n[a]) x = p.periodic(a) ? (x + p.n[a]) % p.n[a] : std::clamp<index_t>(x, 0, p.n[a] - 1);
+          glob.emplace_back(x, l);
+        }
+        // A ghost clamped onto the box's own end node (a non-periodic
+        // face) duplicates it: take the box's node, which holds the value.
+        const index_t m = part.box.size[a];
+        std::sort(glob.begin(), glob.end(), [m](const auto& x, const auto& y) {
+          const bool xin = x.second >= 0 && x.second < m, yin = y.second >= 0 && y.second < m;
+          return x.first != y.first ? x.first < y.first : xin > yin;
+        });
+        for (const auto& [x, l] : glob)
+          if (nodes_[a].empty() || nodes_[a].back() != x) {
+            nodes_[a].push_back(x);
+            local_[a].push_back(l);
+          }
+      }
+    }
+    const auto n = static_cast<std::size_t>(size[0] * size[1] * size[2]);
     un_.resize(n);
     uk_.resize(n);
     next_.resize(n);
@@ -33,18 +72,19 @@ class TemperatureStepper final : public Stepper<T> {
   // phase or an output of the material sees).
   void set_field(const T* host) override {
     inner_->set_field(host);
-    state_->evaluate(host);
+    evaluate(host, host);
     inner_->reload_material();
   }
   void get_field(T* host) override { inner_->get_field(host); }
 
   void step() override {
+    agreed_ = false;
     const index_t s = this->step_index();
     inner_->set_time_origin(this->time_origin_, this->step_origin_);
     inner_->set_step_index(s);
     inner_->get_field(un_.data());
     // The first iterate: the coefficients at u^n.
-    state_->evaluate(un_.data());
+    evaluate(un_.data(), un_.data());
     inner_->reload_material();
     inner_->step();
     inner_->get_field(uk_.data());
@@ -53,37 +93,37 @@ class TemperatureStepper final : public Stepper<T> {
     // at least once (second order), at most kMaxIterations times.
     const double eps = sizeof(T) == 4 ? 1.2e-7 : 2.3e-16;
     for (int it = 1;; ++it) {
-      state_->evaluate_step(un_.data(), uk_.data());
+      evaluate(un_.data(), uk_.data());
       inner_->reload_material();
       inner_->set_field(un_.data());
       inner_->set_step_index(s);
       inner_->step();
       inner_->get_field(next_.data());
-      double change = 0.0, moved = 0.0, size = 0.0;
+      double m[3] = {0.0, 0.0, 0.0};  // the iteration's change, the step's, the field's size
       for (std::size_t q = 0; q < next_.size(); ++q) {
         const double x = static_cast<double>(next_[q]);
-        change = std::max(change, std::fabs(x - static_cast<double>(uk_[q])));
-        moved = std::max(moved, std::fabs(x - static_cast<double>(un_[q])));
-        size = std::max(size, std::fabs(x));
+        const double c = std::fabs(x - static_cast<double>(uk_[q]));
+        m[0] = std::isfinite(c) ? std::max(m[0], c) : std::numeric_limits<double>::infinity();
+        m[1] = std::max(m[1], std::fabs(x - static_cast<double>(un_[q])));
+        m[2] = std::max(m[2], std::fabs(x));
       }
+      if (dist_) mpi::allreduce_max(m, 3);
       uk_.swap(next_);
-      last_iterations_ = it;
-      if (!(change <= kRelativeTolerance * moved + 8.0 * eps * size)) {
-        if (it < kMaxIterations && std::isfinite(change)) continue;
+      if (!(m[0] <= kRelativeTolerance * m[1] + 8.0 * eps * m[2])) {
+        if (it < kMaxIterations && std::isfinite(m[0])) continue;
         char buf[300];
         std::snprintf(buf, sizeof buf,
                       "the iteration of the temperature-dependent properties did not converge in step %lld: after %d "
                       "iterations the field still changed by %.3g (the step moved it by %.3g); reduce time.dt",
-                      static_cast<long long>(s + 1), it, change, moved);
+                      static_cast<long long>(s + 1), it, m[0], m[1]);
+        agreed_ = dist_ != nullptr;  // the same numbers on every rank
         ADI_THROW(NumericalError, buf);
       }
       break;
     }
     this->step_index_ = s + 1;
   }
-  /// The iterations the last step took (the first iterate not counted).
-  int last_iterations() const { return last_iterations_; }
-  bool failure_agreed() const override { return inner_->failure_agreed(); }
+  bool failure_agreed() const override { return agreed_ || inner_->failure_agreed(); }
   FieldStats field_stats() override { return inner_->field_stats(); }
   void run_phase(Phase p) override { inner_->run_phase(p); }
   std::vector<Phase> phases() const override { return inner_->phases(); }
@@ -96,6 +136,13 @@ class TemperatureStepper final : public Stepper<T> {
   void read_nodes(const std::array<index_t, 3>* nodes, std::size_t count, T* out) override {
     inner_->read_nodes(nodes, count, out);
   }
+  void scatter_field(const T* root_host) override {
+    inner_->scatter_field(root_host);
+    inner_->get_field(un_.data());
+    evaluate(un_.data(), un_.data());
+    inner_->reload_material();
+  }
+  void gather_field(T* root_host) override { inner_->gather_field(root_host); }
   void impose_boundary_values() override {
     inner_->set_time_origin(this->time_origin_, this->step_origin_);
     inner_->set_step_index(this->step_index());
@@ -105,22 +152,88 @@ class TemperatureStepper final : public Stepper<T> {
   void set_work(const T* host) override { inner_->set_work(host); }
   void reload_material() override { inner_->reload_material(); }
 
- private:
-  std::unique_ptr<Stepper<T>> inner_;
-  std::shared_ptr<TemperatureState> state_;
+ protected:
+  // K and c for the step from u0 to u1 (this process' field: the whole grid,
+  // or the rank's box). A rank's values at its ghost nodes come from its
+  // neighbours; a failure on one rank is every rank's (the lowest failing
+  // rank's own error, PeerError on the others).
+  void evaluate(const T* u0, const T* u1) {
+    if (!dist_) {
+      state_->evaluate_step(u0, u1);
+      return;
+    }
+    std::exception_ptr own;
+    try {
+      const std::vector<double> a = on_nodes(u0), b = u1 == u0 ? a : on_nodes(u1);
+      state_->evaluate_on(nodes_, a.data(), b.data(), true);
+    } catch (...) {
+      own = std::current_exception();
+    }
+    const int rank = mpi::world_rank();
+    double first = own ? 1e9 - rank : 0.0;
+    mpi::allreduce_max(&first, 1);
+    if (first == 0.0) return;
+    agreed_ = true;
+    const int who = static_cast<int>(std::lround(1e9 - first));
+    if (own && who == rank) std::rethrow_exception(own);
+    ADI_THROW(mpi::PeerError, "rank " + std::to_string(who) + " failed in step " +
+                                  std::to_string(this->step_index() + 1) + " (see its message)");
+  }
+
+  // This rank's box (packed) -> its nodes (nodes_), ghost layers from the
+  // neighbours (collective).
+  std::vector<double> on_nodes(const T* box) const {
+    const LocalPart& part = dist_->part();
+    const std::array<index_t, 3>& m = part.box.size;
+    std::vector<double> g(static_cast<std::size_t>(ext_[0] * ext_[1] * ext_[2]), 0.0);
+    auto at = [&](index_t i, index_t j, index_t k) {
+      return static_cast<std::size_t>((i + g_[0]) + ext_[0] * ((j + g_[1]) + ext_[1] * (k + g_[2])));
+    };
+    for (index_t k = 0; k < m[2]; ++k)
+      for (index_t j = 0; j < m[1]; ++j)
+        for (index_t i = 0; i < m[0]; ++i) g[at(i, j, k)] = static_cast<double>(box[(k * m[1] + j) * m[0] + i]);
+    mpi::exchange_ghost_layers(dist_->decomposition(), mpi::world_rank(), ext_, g.data());
+    std::vector<double> out;
+    out.reserve(nodes_[0].size() * nodes_[1].size() * nodes_[2].size());
+    for (const index_t k : local_[2])
+      for (const index_t j : local_[1])
+        for (const index_t i : local_[0]) out.push_back(g[at(i, j, k)]);
+    return out;
+  }
+
   static constexpr int kMaxIterations = 50;
   /// Converged: the last iteration changed the field by at most this much
   /// of what the step changed it (or round-off of the field).
   static constexpr double kRelativeTolerance = 1e-12;
-  std::vector<T> un_, uk_, next_;  // u^n, the latest iterate, the next one (host)
-  int last_iterations_ = 0;
+  std::unique_ptr<Stepper<T>> inner_;
+  std::shared_ptr<TemperatureState> state_;
+  mpi::DistributedStepper<T>* dist_ = nullptr;  // inner_ when it is one rank's box
+  std::array<index_t, 3> g_{{0, 0, 0}}, ext_{{0, 0, 0}};
+  std::array<std::vector<index_t>, 3> nodes_, local_;
+  std::vector<T> un_, uk_, next_;  // u^n, the latest iterate, the next one (host; the rank's box)
+  bool agreed_ = false;
+};
+
+template <class T>
+class DistributedTemperatureStepper final : public TemperatureStepper<T, mpi::DistributedStepper<T>> {
+  using Base = TemperatureStepper<T, mpi::DistributedStepper<T>>;
+
+ public:
+  using Base::Base;
+  const Decomposition& decomposition() const override { return this->dist_->decomposition(); }
+  const LocalPart& part() const override { return this->dist_->part(); }
+  mpi::CommTimes comm_times() const override { return this->dist_->comm_times(); }
+  void reset_comm_times() override { this->dist_->reset_comm_times(); }
+  void solve_lines(Axis axis, T* box) override { this->dist_->solve_lines(axis, box); }
 };
 
 }  // namespace
 
 template <class T>
 std::unique_ptr<Stepper<T>> wrap_temperature_stepper(std::unique_ptr<Stepper<T>> inner) {
-  return std::make_unique<TemperatureStepper<T>>(std::move(inner));
+  if (dynamic_cast<mpi::DistributedStepper<T>*>(inner.get()))
+    return std::make_unique<DistributedTemperatureStepper<T>>(std::move(inner));
+  return std::make_unique<TemperatureStepper<T, Stepper<T>>>(std::move(inner));
 }
 
 template std::unique_ptr<Stepper<float>> wrap_temperature_stepper<float>(std::unique_ptr<Stepper<float>>);

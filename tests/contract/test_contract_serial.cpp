@@ -18,7 +18,7 @@ using F64 = ::testing::Types<Case<B, double>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaF32, StepperContract, F32);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaF64, StepperContract, F64);
 INSTANTIATE_TYPED_TEST_SUITE_P(CudaF64, StepperContractF64, F64);
-INSTANTIATE_TYPED_TEST_SUITE_P(CudaF64, TemperatureContract, F64);
+INSTANTIATE_TYPED_TEST_SUITE_P(CudaF64Temperature, TemperatureContract, F64);
 #else
 using B = SerialBackend<adi::Backend::Cpu>;
 using F32 = ::testing::Types<Case<B, float>>;
@@ -26,7 +26,7 @@ using F64 = ::testing::Types<Case<B, double>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(CpuF32, StepperContract, F32);
 INSTANTIATE_TYPED_TEST_SUITE_P(CpuF64, StepperContract, F64);
 INSTANTIATE_TYPED_TEST_SUITE_P(CpuF64, StepperContractF64, F64);
-INSTANTIATE_TYPED_TEST_SUITE_P(CpuF64, TemperatureContract, F64);
+INSTANTIATE_TYPED_TEST_SUITE_P(CpuF64Temperature, TemperatureContract, F64);
 #endif
 
 }  // namespace

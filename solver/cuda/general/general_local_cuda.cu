@@ -84,6 +84,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
       split_[a] = d.split(a);
     }
     ADI_REQUIRE(!ghosts[0], "CUDA ranks: the x axis is never split");
+    ghosts_ = ghosts;
     // Rows padded as in the classic rank (SolverOptions::device_row_pitch): every x row, and
     // every ghost plane, starts aligned.
     st_ = LocalStorage::make(part_.box.size, ghosts, cuda::detail::row_align_elems<T>(o));
@@ -182,6 +183,19 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     for (cudaEvent_t e : events_)
       if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  // New values into the same device arrays (the rows keep their pointers),
+  // after the queued work that read the old ones.
+  void reload_material(bool collective) override {
+    BoxMaterial<T> m = load_box_material<T>(p_, part_, ghosts_, st_, collective);
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (int a = 0; a < 3; ++a) {
+      ADI_REQUIRE(m.k[a].size() == k_[a].size(), "CUDA rank: the conductivity fields changed shape");
+      k_[a].upload(m.k[a]);
+    }
+    ADI_REQUIRE(m.rho.size() == rho_.size(), "CUDA rank: the heat capacity field changed shape");
+    rho_.upload(m.rho);
   }
 
   std::string device_name() const override {
@@ -500,6 +514,7 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
   int sm_count_ = 1;
   std::array<Split1D, 3> split_{};
   LocalStorage st_;
+  std::array<bool, 3> ghosts_{};  // the split axes: one ghost layer each side
   BoxParams<T> B_;
   bool strang_ = false;            // the Strang step (split.hpp), else Douglas
   T tau_[3] = {T(0), T(0), T(0)};  // theta dt of each axis' solves

@@ -338,13 +338,13 @@ output: {file: out.h5, every: 6}
 """
 
 
-def require_backend(a, d):
+def require_backend(a, d, config="regions.yaml"):
     """--backend cuda: the ranks run on GPUs, the serial references on the
     CPU. Without a usable GPU (exit 6 of a dry run) the test is skipped (77)
     unless ADI_REQUIRE_GPU=1."""
     if a.backend == "cpu":
         return
-    p = subprocess.run([a.adi3d, "run", "regions.yaml", "--dry-run"], cwd=d, env=mpi_env(), capture_output=True,
+    p = subprocess.run([a.adi3d, "run", config, "--dry-run"], cwd=d, env=mpi_env(), capture_output=True,
                        text=True, timeout=120)
     if p.returncode == 6 and os.environ.get("ADI_REQUIRE_GPU") != "1":
         print("skipped: no usable GPU: " + (p.stdout + p.stderr).strip())
@@ -421,30 +421,62 @@ def regions(a):
     print("materials by region: the field files' run bit for bit, %d %s ranks to 1e-12" % (a.np, a.backend))
 
 
+TEMPERATURE_CASE = """grid: {nx: 17, ny: 14, nz: 11}
+domain: {lx: 0.017, ly: 0.014, lz: 0.011}
+material:
+  regions: {file: package.h5, dataset: /region}
+  materials:
+    metal: {id: 1, conductivity: [[280, 60], [330, 52], [450, 45]], heat_capacity: [[280, 3.4e6], [450, 3.9e6]]}
+    polymer: {id: 7, conductivity: {x: 0.4, y: 0.4, z: [[280, 0.2], [450, 0.3]]}, heat_capacity: 1.8e6}
+source: {power_density: 3.0e7}
+boundary:
+  x: {lo: {type: convective, h: 400, ambient: 290}, hi: insulated}
+  y: periodic
+  z: {lo: {type: dirichlet, value: 290}, hi: insulated}
+initial: {value: 290}
+time: {dt: 0.5, steps: 6}
+backend: cpu
+output: {file: out.h5, every: 3}
+"""
+
+
 def temperature(a):
-    """Properties that vary with temperature run on one process for now: on
-    N ranks the run is refused before anything is written (exit 2, one line
-    naming material.materials); the same case runs on one rank."""
+    """Properties that vary with temperature (tables by region, one of them
+    per axis, a periodic axis): on N ranks the serial run's to 1e-12 on every
+    process grid; a temperature outside a table stops every rank with one
+    message (exit 5) and the output says failed; a steady solve is refused
+    on several ranks (exit 2). --backend cuda: GPU ranks against the serial
+    CPU run."""
     d = os.path.join(a.work, "temperature")
     os.makedirs(d, exist_ok=True)
-    T.write(os.path.join(d, "case.yaml"), """grid: {nx: 13, ny: 11, nz: 9}
-material:
-  materials:
-    steel: {conductivity: [[280, 14], [400, 17]], heat_capacity: 3.9e6}
-boundary: {x: {lo: {type: dirichlet, value: 350}, hi: dirichlet}, y: insulated, z: insulated}
-initial: {value: 300}
-time: {dt: 0.5, steps: 4}
-backend: cpu
-output: {file: out.h5}
-""")
-    out = mpirun(a, a.np, ["run", "case.yaml"], cwd=d, rc=2,
-                 match=[r"case\.yaml:4:5: material\.materials: temperature-dependent properties \(a table\) run on one "
-                        r"process for now, but this run has %d ranks; run it without mpirun" % a.np])
+    z, y, x = np.meshgrid(np.arange(11), np.arange(14), np.arange(17), indexing="ij")
+    with h5py.File(os.path.join(d, "package.h5"), "w") as f:
+        f["region"] = np.where((x > 5) & (x < 12) & (z > 3) & (y > 2), 7, 1).astype("i4")
+    T.write(os.path.join(d, "case.yaml"), TEMPERATURE_CASE.replace("backend: cpu", "backend: " + a.backend))
+    require_backend(a, d, "case.yaml")
+    serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--quiet"], cwd=d)
+    with h5py.File(os.path.join(d, "serial.h5"), "r") as f:
+        T.check(f["steps/000006/u"][()].max() > 330.0, "the case does not cross the tables' points")
+    every_grid_like_serial(a, d, "case.yaml", 3, "tables of temperature")
+    out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
+                 cwd=d, rc=5, timeout=60,
+                 match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "
+                        r"outside the (conductivity|heat capacity|conductivity z) table of material '(metal|polymer)', "
+                        r"\[280, 450\]"])
     T.check(out.count("adi3d:") == 1, "expected one message:\n" + out)
-    T.check(not os.path.exists(os.path.join(d, "out.h5")), "an output was written")
-    serial(a, ["run", "case.yaml", "-q"], cwd=d)
-    T.check(os.path.exists(os.path.join(d, "out.h5")), "the serial run wrote no output")
-    print("tables of temperature: refused on %d ranks, run on one" % a.np)
+    T.check("MPI_ABORT" not in out, "the job was aborted:\n" + out)
+    with h5py.File(os.path.join(d, "hot.h5"), "r") as f:
+        status = f.attrs["status"]
+        status = status.decode() if isinstance(status, bytes) else status
+        T.check(status.startswith("failed: temperature "), "hot.h5's status: %s" % status)
+    T.write(os.path.join(d, "steady.yaml"), TEMPERATURE_CASE.replace("time: {dt: 0.5, steps: 6}\n", "solve: steady\n")
+            .replace("output: {file: out.h5, every: 3}", "output: {file: steady.h5}"))
+    if a.np > 1:
+        mpirun(a, a.np, ["run", "steady.yaml"], cwd=d, rc=2,
+               match=[r"steady\.yaml:\d+:\d+: material\.materials: a steady solve with temperature-dependent properties "
+                      r"\(a table\) runs on one process for now, but this run has %d ranks" % a.np])
+        T.check(not os.path.exists(os.path.join(d, "steady.h5")), "an output was written")
+    print("tables of temperature: %d %s ranks like the serial run to 1e-12" % (a.np, a.backend))
 
 
 PARTS = {"outputs": outputs, "temperature": temperature, "materials": materials, "regions": regions, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, **mpi_faults.PARTS}
@@ -461,7 +493,8 @@ def body():
                        help="1: the build writes collectively (parallel HDF5)")
         p.add_argument("--shim", help="the kill_on_write library (part kill)")
         p.add_argument("--stride", type=int, default=1, help="part kill: test every N-th write")
-        p.add_argument("--backend", default="cpu", choices=["cpu", "cuda"], help="part regions: the ranks' backend")
+        p.add_argument("--backend", default="cpu", choices=["cpu", "cuda"],
+                       help="parts regions and temperature: the ranks' backend")
     a = T.parse_args(extra)
     PARTS[a.part](a)
 

@@ -74,6 +74,13 @@ class TemperatureState {
   /// result. u1 == u0: evaluate(u0). Throws as evaluate, for u0 and u1.
   template <class T>
   void evaluate_step(const T* u0, const T* u1);
+  /// The same on one rank's nodes: idx per axis the ascending global indices
+  /// (its box and ghost layers, as load_box_field reads them), u0 and u1
+  /// packed over idx[0] x idx[1] x idx[2], x fastest. `collective`: every
+  /// process makes this call together (the region field may be read
+  /// collectively). The fields then serve reads of those nodes only.
+  template <class T>
+  void evaluate_on(const std::array<std::vector<index_t>, 3>& idx, const T* u0, const T* u1, bool collective);
   /// Whether evaluate has run: before it the fields hold each table's value
   /// at its first temperature (so that a stepper can be built, and checked,
   /// before its field is set).
@@ -91,15 +98,23 @@ class TemperatureState {
 
  private:
   class Property;
-  void read_index();
+  void use_nodes(const std::array<std::vector<index_t>, 3>& idx, bool collective);
+  void serve(int which, const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective);
+  template <class T>
+  void evaluate_nodes(const T* u0, const T* u1);
   std::array<index_t, 3> n_;
   std::shared_ptr<const FieldSource> index_src_;
   std::vector<TemperatureMaterial> materials_;
   bool isotropic_ = true;
   bool evaluated_ = false;
+  /// The nodes the values are held for (ascending global indices per axis:
+  /// the whole grid, or a rank's box and ghost layers), set by the first
+  /// read or evaluation; their material positions.
+  bool nodes_ready_ = false;
+  std::array<std::vector<index_t>, 3> nodes_;
   std::vector<std::int32_t> index_;
   /// values_[0..2]: K per axis (only [0] when isotropic), values_[3]: c.
-  std::array<std::shared_ptr<std::vector<double>>, 4> values_;
+  std::array<std::vector<double>, 4> values_;
   std::array<std::shared_ptr<const FieldSource>, 3> k_src_;
   std::shared_ptr<const FieldSource> c_src_;
 };

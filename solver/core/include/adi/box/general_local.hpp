@@ -77,6 +77,10 @@ class GeneralLocal : public RankBox<T> {
 
   /// u <- V f(t) at the Dirichlet nodes of the box.
   virtual void impose_boundary_values(double t) = 0;
+  /// Re-reads K and 1/c of the box and its ghost layers from the problem's
+  /// fields (load_box_material; `collective`: every rank together), into
+  /// the arrays the rows read (Stepper::reload_material).
+  virtual void reload_material(bool collective) = 0;
 
   // The Strang step (split.hpp; HeatProblem::scheme_in_use() == Strang): the
   // rank's Dirichlet terms from u at the step from t0 to t1 (ghost planes of u
