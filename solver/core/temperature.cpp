@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <sstream>
 
 namespace adi {
@@ -96,8 +97,9 @@ std::vector<index_t> all_of(index_t n) {
 }  // namespace
 
 /// One property's field: the state's current values on its node set, read
-/// by boxes (the whole grid) or by index lists (the node set itself, or any
-/// part of the whole grid).
+/// by boxes or by index lists (any part of the node set). It points to its
+/// state, which owns it: whoever reads it keeps the state alive (a
+/// HeatProblem holds both).
 class TemperatureState::Property final : public FieldSource {
  public:
   Property(TemperatureState* state, int which, std::string name)
@@ -141,11 +143,20 @@ TemperatureState::TemperatureState(const std::array<index_t, 3>& n, std::shared_
 // evaluation: a stepper can be built, and checked, before its field is set.
 void TemperatureState::use_nodes(const std::array<std::vector<index_t>, 3>& idx, bool collective) {
   if (nodes_ready_ && idx == nodes_) return;
+  // A read that failed is not made again (with several ranks it may have
+  // been collective: the others made it once).
+  if (failed_ && idx == failed_nodes_) std::rethrow_exception(failed_);
   const std::size_t points = idx[0].size() * idx[1].size() * idx[2].size();
   std::vector<std::int32_t> index(points, 0);
   if (index_src_) {
     std::vector<double> v(points);
-    index_src_->read_indices(idx, v.data(), collective);
+    try {
+      index_src_->read_indices(idx, v.data(), collective);
+    } catch (...) {
+      failed_ = std::current_exception();
+      failed_nodes_ = idx;
+      throw;
+    }
     for (std::size_t q = 0; q < points; ++q) {
       const double x = v[q];
       ADI_REQUIRE(x >= 0 && x < static_cast<double>(materials_.size()) && x == std::floor(x),

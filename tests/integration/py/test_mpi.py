@@ -444,7 +444,8 @@ def temperature(a):
     """Properties that vary with temperature (tables by region, one of them
     per axis, a periodic axis): on N ranks the serial run's to 1e-12 on every
     process grid; a temperature outside a table stops every rank with one
-    message (exit 5) and the output says failed; a steady solve is refused
+    message (exit 5) and the output says failed; a region id no material has
+    stops it before anything is written (exit 3); a steady solve is refused
     on several ranks (exit 2). --backend cuda: GPU ranks against the serial
     CPU run."""
     d = os.path.join(a.work, "temperature")
@@ -469,6 +470,15 @@ def temperature(a):
         status = f.attrs["status"]
         status = status.decode() if isinstance(status, bytes) else status
         T.check(status.startswith("failed: temperature "), "hot.h5's status: %s" % status)
+    # A region id no material has: exit 3 before anything is written, one message.
+    with h5py.File(os.path.join(d, "package.h5"), "r") as f, h5py.File(os.path.join(d, "bad.h5"), "w") as g:
+        bad = f["region"][()].copy()
+        bad[-1, -1, -1] = 5
+        g["region"] = bad
+    T.write(os.path.join(d, "bad.yaml"), TEMPERATURE_CASE.replace("package.h5", "bad.h5"))
+    out = mpirun(a, a.np, ["run", "bad.yaml", "--set", "output.file=bad_out.h5"], cwd=d, rc=3, timeout=60,
+                 match=[r"bad\.h5:/region: the region field holds 5 at node \(i, j, k\) = \(16, 13, 10\)"])
+    T.check(out.count("adi3d:") == 1 and not os.path.exists(os.path.join(d, "bad_out.h5")), "bad ids:\n" + out)
     T.write(os.path.join(d, "steady.yaml"), TEMPERATURE_CASE.replace("time: {dt: 0.5, steps: 6}\n", "solve: steady\n")
             .replace("output: {file: out.h5, every: 3}", "output: {file: steady.h5}"))
     if a.np > 1:

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -113,6 +114,8 @@ class TemperatureState {
   bool nodes_ready_ = false;
   std::array<std::vector<index_t>, 3> nodes_;
   std::vector<std::int32_t> index_;
+  std::exception_ptr failed_;  // the read of failed_nodes_' positions failed
+  std::array<std::vector<index_t>, 3> failed_nodes_;
   /// values_[0..2]: K per axis (only [0] when isotropic), values_[3]: c.
   std::array<std::vector<double>, 4> values_;
   std::array<std::shared_ptr<const FieldSource>, 3> k_src_;
