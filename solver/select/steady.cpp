@@ -366,7 +366,7 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
   const std::shared_ptr<TemperatureState> state = p0.material.temperature;
   if (!state) return solve_linear(p0, spec, u, o, progress);
   if (spec.distributed)
-    ADI_THROW(InvalidArgument, "temperature-dependent properties run on one process for now (a steady solve too)");
+    ADI_THROW(InvalidArgument, "a steady solve with temperature-dependent properties runs on one process for now");
   HeatProblem p = p0;
   p.material.temperature = nullptr;
   SteadyResult all;

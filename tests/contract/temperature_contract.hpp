@@ -1,10 +1,11 @@
 #pragma once
 // The stepper contract for temperature-dependent materials
-// (adi/temperature.hpp, adi/temperature_stepper.hpp), single-process backends
-// only (the MPI steppers refuse them): the verify checks (Kirchhoff steady
-// state marched and solved, order in time, enthalpy balance), a re-read material equal to a
-// stepper built on those values, restarts bit for bit, and a temperature
-// outside a table stopping the step by name.
+// (adi/temperature.hpp, adi/temperature_stepper.hpp) on the single-process
+// backends (the MPI ranks: test_mpi.py's part temperature against the serial
+// run): the verify checks (Kirchhoff steady state marched and solved, order in
+// time, enthalpy balance), a re-read material equal to a stepper built on
+// those values, restarts bit for bit, and a temperature outside a table
+// stopping the step by name.
 
 #include "stepper_contract.hpp"
 
@@ -19,7 +20,7 @@ TYPED_TEST_SUITE_P(TemperatureContract);
 namespace temperature {
 
 /// Two materials (x below / above the middle): one with a K(T) table of three
-/// points, one anisotropic-free constant K and a c(T) table; an 11 x 9 x 7
+/// points, one with a constant K and a c(T) table; an 11 x 9 x 7
 /// box with a convective face, a fixed one and insulated ones, a source.
 inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach_state = true) {
   HeatProblem p;
