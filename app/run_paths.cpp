@@ -253,7 +253,8 @@ void check_paths(RunPlan& plan, const RunOptions& o) {
     // The material and source fields are inputs too: an output or checkpoint
     // named like one would replace it.
     for (const io::FieldRef* f : {&c.material.conductivity[0], &c.material.conductivity[1],
-                                  &c.material.conductivity[2], &c.material.capacity, &c.material.source})
+                                  &c.material.conductivity[2], &c.material.capacity, &c.material.source,
+                                  &c.material.regions})
       if (f->given()) ids.push_back(identify("the " + f->key + " field", io::resolve_input(c, f->file), false));
     if (!plan.restart.empty()) ids.push_back(identify("the checkpoint given to --restart", plan.restart, false));
     if (!plan.output.empty()) {

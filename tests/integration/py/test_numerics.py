@@ -18,7 +18,8 @@
                   memory estimate (nothing allocated); 2^72 nodes are refused.
   temperature     properties that vary with temperature (tables by region):
                   a run stopped at a checkpoint and restarted ends bit for bit
-                  as the run that was not; a run that heats past a table's
+                  as the run that was not; an output or checkpoint named as
+                  the region file is refused; a run that heats past a table's
                   last temperature stops with exit 5 naming the node, the
                   material and the range, its output says failed and holds
                   the steps before; solve: steady of a K(T) slab against
@@ -173,6 +174,12 @@ def temperature(a):
         T.check(np.array_equal(whole[s].view(np.uint8), split[s].view(np.uint8)),
                 "step %d after a restart differs by %g" % (s, np.max(np.abs(whole[s] - split[s]))))
     T.check(whole[12].max() > 330.0, "the case did not heat across the tables' points: max %g" % whole[12].max())
+    # The region file is an input: no output or checkpoint may replace it, --overwrite or not.
+    before = open(os.path.join(d, "package.h5"), "rb").read()
+    for key in ("output.file=package.h5", "checkpoint.file=package.h5"):
+        T.run(a, ["run", "case.yaml", "--set", key, "--set", "checkpoint.every=6", "--overwrite"], cwd=d, rc=2,
+              match=[r"names the same file as the material\.regions field"])
+    T.check(open(os.path.join(d, "package.h5"), "rb").read() == before, "package.h5 changed")
     # Heating past 400 K, the metal's last temperature: exit 5, one line, the
     # output failed with the steps before.
     T.run(a, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=2.0e8",
