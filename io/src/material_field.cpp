@@ -324,13 +324,19 @@ void attach_fields(RunConfig& c, bool collective_reads) {
 std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> named_fields(const RunConfig& c) {
   std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> out;
   const Material& m = c.problem.material;
-  if (c.material.isotropic_field && m.conductivity[0]) {
+  if (m.temperature) {
+    // K and c follow the temperature: no field of them holds for the whole
+    // run (the tables are in the config the output records). The region
+    // ids, an input, are written instead: ParaView shows the materials.
+    if (const auto* g = dynamic_cast<const RegionField*>(m.temperature->index_source().get()))
+      out.emplace_back("region", g->ids_source());
+  } else if (c.material.isotropic_field && m.conductivity[0]) {
     out.emplace_back("conductivity", m.conductivity[0]);
   } else {
     for (int a = 0; a < 3; ++a)
       if (m.conductivity[a]) out.emplace_back(std::string("conductivity_") + "xyz"[a], m.conductivity[a]);
   }
-  if (m.capacity) out.emplace_back("heat_capacity", m.capacity);
+  if (m.capacity && !m.temperature) out.emplace_back("heat_capacity", m.capacity);
   if (m.source) out.emplace_back("source", m.source);
   return out;
 }

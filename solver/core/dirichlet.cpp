@@ -119,6 +119,79 @@ AxisEnds<double> axis_ends(const HeatProblem& p, int a) {
   return e;
 }
 
+// The W arrays of face f's terms from their region values: the in-plane
+// solves' operators with the material the problem's fields hold now (K along
+// the two in-plane axes, 1 / c, read on the region).
+void term_weights(const HeatProblem& p, DirichletFace& f, const RegionAxis& r1, const RegionAxis& r2) {
+  if (f.terms.empty()) return;
+  const int g = f.axis;
+  const index_t gplane = f.side == 0 ? 0 : p.n[g] - 1;
+  const index_t m1 = r1.size(), m2 = r2.size();
+  std::array<std::vector<double>, 3> K;
+  for (int a : {f.o1, f.o2}) {
+    if (p.material.conductivity[a])
+      K[a] = read_region(*p.material.conductivity[a], g, gplane, r1, r2);
+    else
+      K[a].assign(static_cast<std::size_t>(m1 * m2), p.alpha[a]);
+  }
+  std::vector<double> rho(static_cast<std::size_t>(m1 * m2), 1.0 / p.capacity);
+  if (p.material.capacity) {
+    rho = read_region(*p.material.capacity, g, gplane, r1, r2);
+    for (double& v : rho) v = 1.0 / v;
+  }
+  std::array<AxisEnds<double>, 3> ends{axis_ends(p, 0), axis_ends(p, 1), axis_ends(p, 2)};
+  const std::size_t np = static_cast<std::size_t>(f.n1 * f.n2);
+  for (DirichletFace::Term& term : f.terms) {
+    std::vector<double> v = term.region_value;
+    std::vector<std::uint8_t> valid = term.region_valid;
+    // The in-plane solves in reverse solve order: o2 (solved later) first.
+    for (int a : {f.o2, f.o1}) {
+      // A flat in-plane axis has no solve (its factor is the identity): its
+      // region is one node wide, with no neighbours to build a row from.
+      if (p.flat(a)) continue;
+      const bool along1 = a == f.o1;
+      std::vector<double> out(v.size(), 0.0);
+      std::vector<std::uint8_t> ok(v.size(), 0);
+      for (index_t k2 = 0; k2 < m2; ++k2)
+        for (index_t k1 = 0; k1 < m1; ++k1) {
+          const index_t q = k1 + m1 * k2;
+          if (!valid[q]) continue;
+          std::array<index_t, 3> x{};
+          x[g] = gplane;
+          x[f.o1] = r1.glob[k1];
+          x[f.o2] = r2.glob[k2];
+          if (fixed_along(p, x, a)) {
+            out[q] = v[q];
+            ok[q] = 1;
+            continue;
+          }
+          const index_t ia = x[a];
+          const AxisEnds<double>& e = ends[a];
+          const bool mlo = ia == 0 && e.lo == LineEnd::Mirror, mhi = ia == e.n - 1 && e.hi == LineEnd::Mirror;
+          const index_t step = along1 ? 1 : m1;
+          const index_t kk = along1 ? k1 : k2, km = along1 ? m1 : m2;
+          // Neighbours in the region (mirror ends use the inner one for both).
+          const bool has_m = kk > 0 && valid[q - step], has_p = kk + 1 < km && valid[q + step];
+          const index_t qm = mlo ? q + step : q - step, qp = mhi ? q - step : q + step;
+          if ((!mlo && !has_m) || (!mhi && !has_p) || (mlo && !has_p) || (mhi && !has_m)) continue;
+          const RowCoupling<double> rc = row_coupling<double>(ia, e, K[a][qm], K[a][q], K[a][qp], rho[q]);
+          out[q] = v[q] - p.theta * p.dt * row_apply(rc, v[qm], v[q], v[qp]);
+          ok[q] = 1;
+        }
+      v.swap(out);
+      valid.swap(ok);
+    }
+    term.w.assign(np, 0.0);
+    for (index_t c2 = 0; c2 < f.n2; ++c2)
+      for (index_t c1 = 0; c1 < f.n1; ++c1) {
+        if (!f.owned[f.index(c1, c2)]) continue;
+        const index_t q = (c1 + 1) + m1 * (c2 + 1);
+        if (!valid[q]) ADI_THROW(NumericalError, "Dirichlet increments: a face node's operator reached outside its halo");
+        term.w[f.index(c1, c2)] = v[q];
+      }
+  }
+}
+
 }  // namespace
 
 std::array<double, 6> DirichletData::increments(const HeatProblem& p, double t0, double t1) const {
@@ -192,90 +265,41 @@ DirichletData build_dirichlet(const HeatProblem& p, const std::array<index_t, 3>
         f.value[f.index(c1, c2)] = value_of(id, c1 + 1, c2 + 1);
       }
     if (any_moving) {
-      // Material on the region: K along the two in-plane axes, 1 / c.
-      const index_t m1 = r1.size(), m2 = r2.size();
-      std::array<std::vector<double>, 3> K;
-      for (int a : {f.o1, f.o2}) {
-        if (p.material.conductivity[a])
-          K[a] = read_region(*p.material.conductivity[a], g, gplane, r1, r2);
-        else
-          K[a].assign(static_cast<std::size_t>(m1 * m2), p.alpha[a]);
-      }
-      std::vector<double> rho(static_cast<std::size_t>(m1 * m2), 1.0 / p.capacity);
-      if (p.material.capacity) {
-        rho = read_region(*p.material.capacity, g, gplane, r1, r2);
-        for (double& v : rho) v = 1.0 / v;
-      }
-      std::array<AxisEnds<double>, 3> ends{axis_ends(p, 0), axis_ends(p, 1), axis_ends(p, 2)};
-      // Every moving face that owns a node of the region contributes a term.
+      // Every moving face that owns a node of the region contributes a term:
+      // its values there are kept (the data of the in-plane solves, which
+      // refresh_dirichlet_terms redoes when the material changes).
+      const std::size_t mr = static_cast<std::size_t>(r1.size() * r2.size());
       for (int fid = 0; fid < 6; ++fid) {
         if (!is_dirichlet(p, fid / 2, fid % 2) || face_data(p, fid / 2, fid % 2).table.empty()) continue;
-        std::vector<double> v(static_cast<std::size_t>(m1 * m2), 0.0);
-        std::vector<std::uint8_t> valid(static_cast<std::size_t>(m1 * m2), 0);
+        DirichletFace::Term term;
+        term.face = fid;
+        term.region_value.assign(mr, 0.0);
+        term.region_valid.assign(mr, 0);
         bool touches = false;
-        for (index_t k2 = 0; k2 < m2; ++k2)
-          for (index_t k1 = 0; k1 < m1; ++k1) {
+        for (index_t k2 = 0; k2 < r2.size(); ++k2)
+          for (index_t k1 = 0; k1 < r1.size(); ++k1) {
             std::array<index_t, 3> x{};
             if (!global_of(k1, k2, x)) continue;
-            valid[k1 + m1 * k2] = 1;
+            term.region_valid[k1 + r1.size() * k2] = 1;
             if (owner(p, x) == fid) {
-              v[k1 + m1 * k2] = value_of(fid, k1, k2);
+              term.region_value[k1 + r1.size() * k2] = value_of(fid, k1, k2);
               touches = true;
             }
           }
         if (!touches) continue;
-        // The in-plane solves in reverse solve order: o2 (solved later) first.
-        for (int a : {f.o2, f.o1}) {
-          // A flat in-plane axis has no solve (its factor is the identity): its
-          // region is one node wide, with no neighbours to build a row from.
-          if (p.flat(a)) continue;
-          const bool along1 = a == f.o1;
-          std::vector<double> out(v.size(), 0.0);
-          std::vector<std::uint8_t> ok(v.size(), 0);
-          for (index_t k2 = 0; k2 < m2; ++k2)
-            for (index_t k1 = 0; k1 < m1; ++k1) {
-              const index_t q = k1 + m1 * k2;
-              if (!valid[q]) continue;
-              std::array<index_t, 3> x{};
-              global_of(k1, k2, x);
-              if (fixed_along(p, x, a)) {
-                out[q] = v[q];
-                ok[q] = 1;
-                continue;
-              }
-              const index_t ia = x[a];
-              const AxisEnds<double>& e = ends[a];
-              const bool mlo = ia == 0 && e.lo == LineEnd::Mirror, mhi = ia == e.n - 1 && e.hi == LineEnd::Mirror;
-              const index_t step = along1 ? 1 : m1;
-              const index_t kk = along1 ? k1 : k2, km = along1 ? m1 : m2;
-              // Neighbours in the region (mirror ends use the inner one for both).
-              const bool has_m = kk > 0 && valid[q - step], has_p = kk + 1 < km && valid[q + step];
-              const index_t qm = mlo ? q + step : q - step, qp = mhi ? q - step : q + step;
-              if ((!mlo && !has_m) || (!mhi && !has_p) || (mlo && !has_p) || (mhi && !has_m)) continue;
-              const RowCoupling<double> rc = row_coupling<double>(ia, e, K[a][qm], K[a][q], K[a][qp], rho[q]);
-              out[q] = v[q] - p.theta * p.dt * row_apply(rc, v[qm], v[q], v[qp]);
-              ok[q] = 1;
-            }
-          v.swap(out);
-          valid.swap(ok);
-        }
-        DirichletFace::Term term;
-        term.face = fid;
-        term.w.assign(np, 0.0);
-        for (index_t c2 = 0; c2 < f.n2; ++c2)
-          for (index_t c1 = 0; c1 < f.n1; ++c1) {
-            if (!f.owned[f.index(c1, c2)]) continue;
-            const index_t q = (c1 + 1) + m1 * (c2 + 1);
-            if (!valid[q]) ADI_THROW(NumericalError, "Dirichlet increments: a face node's operator reached outside its halo");
-            term.w[f.index(c1, c2)] = v[q];
-          }
         f.terms.push_back(std::move(term));
         d.moving = true;
       }
+      term_weights(p, f, r1, r2);
     }
     d.faces.push_back(std::move(f));
   }
   return d;
+}
+
+void refresh_dirichlet_terms(DirichletData& d, const HeatProblem& p, const std::array<index_t, 3>& lo) {
+  for (DirichletFace& f : d.faces)
+    term_weights(p, f, region_axis(p, f.o1, lo[f.o1], f.n1), region_axis(p, f.o2, lo[f.o2], f.n2));
 }
 
 namespace {

@@ -92,6 +92,7 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
     k_ = std::move(m.k);
     rho_ = std::move(m.rho);
     ab_axis_ = -1;  // alpha, beta of the old lines
+    if (dirichlet_.moving) refresh_dirichlet_terms(dirichlet_, p_, part_.box.begin);
   }
 
   std::string device_name() const override { return Base::threads_per_rank() + ", general path"; }

@@ -162,6 +162,8 @@ void CpuStepper<T>::reload_material() {
   ADI_REQUIRE(!plan_.constant_tables() && plan_.rows != RowProvider::AxisTables,
               "CPU stepper: a problem of constant coefficients has no material fields to re-read");
   load_material();
+  // Moving Dirichlet faces: their W arrays are made of the in-plane operators.
+  if (dirichlet_.moving) refresh_dirichlet_terms(dirichlet_, p_, {{0, 0, 0}});
 }
 
 template <class T>

@@ -196,6 +196,11 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     }
     ADI_REQUIRE(m.rho.size() == rho_.size(), "CUDA rank: the heat capacity field changed shape");
     rho_.upload(m.rho);
+    // Moving Dirichlet faces: their W arrays are made of the in-plane operators.
+    if (dirichlet_.moving) {
+      refresh_dirichlet_terms(dirichlet_, p_, part_.box.begin);
+      d_w_.upload(cuda::general::flatten_dirichlet(dirichlet_, strides()).w);
+    }
   }
 
   std::string device_name() const override {

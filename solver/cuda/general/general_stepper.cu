@@ -500,6 +500,11 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
       if (!k_host[0].empty()) kxt_.upload(transpose_xy(k_host[0]));
       if (!rho_host.empty()) rhot_.upload(transpose_xy(rho_host));
     }
+    // Moving Dirichlet faces: their W arrays are made of the in-plane operators.
+    if (dirichlet_.moving) {
+      refresh_dirichlet_terms(dirichlet_, p_, {{0, 0, 0}});
+      d_w_.upload(general::flatten_dirichlet(dirichlet_, {{layout_.stride[0], layout_.stride[1], layout_.stride[2]}}).w);
+    }
   }
 
  private:

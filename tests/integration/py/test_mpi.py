@@ -453,12 +453,25 @@ def temperature(a):
     z, y, x = np.meshgrid(np.arange(11), np.arange(14), np.arange(17), indexing="ij")
     with h5py.File(os.path.join(d, "package.h5"), "w") as f:
         f["region"] = np.where((x > 5) & (x < 12) & (z > 3) & (y > 2), 7, 1).astype("i4")
+        f["u0"] = 300.0 + 15.0 * np.sin(0.5 * x + 0.8 * y) * np.cos(0.4 * z)
     T.write(os.path.join(d, "case.yaml"), TEMPERATURE_CASE.replace("backend: cpu", "backend: " + a.backend))
     require_backend(a, d, "case.yaml")
     serial(a, ["run", "case.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--quiet"], cwd=d)
     with h5py.File(os.path.join(d, "serial.h5"), "r") as f:
         T.check(f["steps/000006/u"][()].max() > 330.0, "the case does not cross the tables' points")
     every_grid_like_serial(a, d, "case.yaml", 3, "tables of temperature")
+    # The output holds the region ids (K and c follow the temperature).
+    with h5py.File(os.path.join(d, "mpi.h5"), "r") as f, h5py.File(os.path.join(d, "package.h5"), "r") as g:
+        T.check(sorted(f["material"]) == ["region"], "/material holds %s" % sorted(f["material"]))
+        T.check(np.array_equal(f["material/region"][()], g["region"][()]), "/material/region is not the input's")
+    # Douglas with a moving Dirichlet face that keeps the initial field's
+    # values: its terms are made of the material, which changes every step.
+    T.write(os.path.join(d, "moving.yaml"), TEMPERATURE_CASE.replace("backend: cpu", "backend: " + a.backend)
+            .replace("z: {lo: {type: dirichlet, value: 290}", "z: {lo: {type: dirichlet, table: [[0, 1], [3, 1.04]]}")
+            .replace("initial: {value: 290}", "initial: {file: package.h5, dataset: /u0}\nscheme: {type: douglas}"))
+    serial(a, ["run", "moving.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite", "--quiet"],
+           cwd=d)
+    every_grid_like_serial(a, d, "moving.yaml", 3, "tables of temperature, douglas, a moving face")
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
                  cwd=d, rc=5, timeout=60,
                  match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "

@@ -140,6 +140,7 @@ class RegionField final : public FieldSource {
   std::string checksum() const override;
   void adopt_checksum(const std::string& sum) const { checksum_ = sum; }
   const Hdf5Field& ids() const { return *ids_; }
+  std::shared_ptr<const Hdf5Field> ids_source() const { return ids_; }
 
  private:
   template <class Node>
@@ -164,6 +165,8 @@ void attach_fields(RunConfig& c, bool collective_reads = true);
 /// The fields of c.problem (material, source) as (config key, source) pairs,
 /// for outputs and provenance: "conductivity" (isotropic) or
 /// "conductivity_x" ..., "heat_capacity", "source". Constants are left out.
+/// Properties that vary with temperature are left out too (no one field of
+/// them holds for the run); their region ids are "region".
 std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> named_fields(const RunConfig& c);
 
 // ---- output ------------------------------------------------------------------

@@ -56,6 +56,11 @@ struct DirichletFace {
   struct Term {
     int face = 0;            ///< the moving face F whose increment multiplies w
     std::vector<double> w;   ///< n1 n2: W_F at the nodes this face owns
+    /// F's values V on the face's region (the box's plane with a one-node
+    /// halo in-plane, (n1 + 2)(n2 + 2)) and where the region is in the
+    /// domain: what W_F is computed from.
+    std::vector<double> region_value;
+    std::vector<std::uint8_t> region_valid;
   };
   std::vector<Term> terms;  ///< empty unless some face contributing here moves
   index_t index(index_t c1, index_t c2) const { return c1 + n1 * c2; }
@@ -76,6 +81,12 @@ struct DirichletData {
 /// takes its values from the initial field and p.initial_field is null.
 DirichletData build_dirichlet(const HeatProblem& p, const std::array<index_t, 3>& lo,
                               const std::array<index_t, 3>& size);
+
+/// Recomputes the W arrays of d (built by build_dirichlet for the box at
+/// `lo`) from the material p's fields hold now: a material that changes
+/// during the run (temperature-dependent properties) changes the in-plane
+/// operators W is made of.
+void refresh_dirichlet_terms(DirichletData& d, const HeatProblem& p, const std::array<index_t, 3>& lo);
 
 /// Sets every Dirichlet node of the box (packed x fastest, extents `size`,
 /// at `field` with element strides `stride`) to V f(t): what a fresh run
