@@ -511,7 +511,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
   // Temperature-dependent properties: the energy's weights c(u) change from
   // step to step, so neither bound holds; a run that blows up leaves its
   // tables' range, which stops it (TemperatureState::evaluate).
-  const bool nonlinear = c.problem.material.temperature != nullptr;
+  const bool nonlinear = c.problem.material.temperature != nullptr || c.problem.radiation != nullptr;
   // A problem with data: the energy may grow only as fast as the data feed
   // it (energy_guard.hpp: DataBound), from this rank's box, over the ranks.
   DataBound bound;
@@ -570,7 +570,8 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
                              : EnergyGuard(bound, f32, c.problem),
                    *probes, *flux);
   if (nonlinear)
-    spdlog::debug("energy guard off: temperature-dependent properties (the tables' range stops a run that blows up)");
+    spdlog::debug("energy guard off: temperature-dependent properties or radiating faces (a table's range, or "
+                  "a radiating node's temperature, stops a run that blows up)");
   else if (guarded)
     spdlog::debug("energy guard on: no source and no inflow, the energy sum w c u^2 may not grow");
   else
@@ -671,10 +672,14 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
     });
   });
   rep.wall = seconds(Clock::now() - t0);
-  if (c.problem.material.temperature)
-    spdlog::info("steady: {} linear solves with the conductivity of the last iterate (temperature tables), the last "
-                 "changed the field by {:.3e} of its largest value",
-                 sr.outer_iterations, sr.outer_change);
+  if (c.problem.material.temperature || c.problem.radiation)
+    spdlog::info("steady: {} linear solves about the last iterate ({}), the last changed the field by {:.3e} of its "
+                 "largest value",
+                 sr.outer_iterations,
+                 c.problem.material.temperature && c.problem.radiation ? "temperature tables, radiating faces"
+                 : c.problem.radiation                                 ? "radiating faces"
+                                                                       : "temperature tables",
+                 sr.outer_change);
   rep.steady_converged = sr.converged;
   rep.steady_iterations = sr.iterations;
   rep.steady_residual = sr.residual;
@@ -724,8 +729,8 @@ RunReport drive_steady(const RunPlan& plan, const RunOptions& o) {
       std::ostringstream msg;
       msg << "the steady solve did not converge: relative residual " << std::scientific << std::setprecision(3)
           << sr.residual << std::defaultfloat << " after " << sr.iterations << " sweeps";
-      if (c.problem.material.temperature)
-        msg << " and " << sr.outer_iterations << " linear solves with the conductivity of the last iterate (the last "
+      if (c.problem.material.temperature || c.problem.radiation)
+        msg << " and " << sr.outer_iterations << " linear solves about the last iterate (the last "
             << "changed the field by " << std::scientific << std::setprecision(3) << sr.outer_change
             << std::defaultfloat << " of its largest value)";
       msg << " (solve.steady.tolerance "

@@ -198,6 +198,12 @@ RunPlan plan_run(const RunOptions& o) {
                           "now, but this run has " +
                               std::to_string(plan.ranks) + " ranks; run it without mpirun, or march in time",
                           __FILE__, __LINE__);
+  } else if (c.problem.radiates() && c.solve.steady) {
+    const io::FaceOrigin& f = io::first_radiating_face(c);
+    throw io::ConfigError(f.where, f.key,
+                          "a steady solve with radiating faces runs on one process for now, but this run has " +
+                              std::to_string(plan.ranks) + " ranks; run it without mpirun, or march in time",
+                          __FILE__, __LINE__);
   } else {
     try {
       plan.decomposition = Decomposition::plan(c.problem.n, plan.ranks, g);

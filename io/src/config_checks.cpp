@@ -159,9 +159,9 @@ void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
   }
 }
 
-/// Temperature-dependent properties (a table in material.materials): what
-/// does not take them yet is refused by name, not run with the properties
-/// of the start.
+/// Temperature-dependent properties (a table in material.materials) and
+/// radiating faces: what does not take them yet is refused by name, not run
+/// with the properties of the start or without the radiation.
 void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const std::string why = "not supported yet with temperature-dependent properties (a table in material.materials): ";
   if (c.diagnostics.heat_flows)
@@ -170,6 +170,16 @@ void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig&
   if (c.output.heat_flux)
     r.fail(root["output"]["fields"], "output.fields",
            why + "the heat flux takes the conductivity of the start; remove heat_flux from output.fields");
+}
+void check_radiation(const Reader& r, const YAML::Node& root, const RunConfig& c) {
+  const FaceOrigin& f = first_radiating_face(c);
+  const std::string why = "not supported yet with radiating faces (" + f.key + " at " + f.where + "): ";
+  if (c.diagnostics.heat_flows)
+    r.fail(root["diagnostics"]["heat_flows"], "diagnostics.heat_flows",
+           why + "the heat flows do not count the radiation; remove diagnostics.heat_flows");
+  if (c.output.heat_flux)
+    r.fail(root["output"]["fields"], "output.fields",
+           why + "the face fluxes do not count the radiation; remove heat_flux from output.fields");
 }
 
 }  // namespace
@@ -192,6 +202,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   // is settled later: settle_grid).
   if (!c.grid_pending) resolve_scheme(c);
   if (c.material.temperature) check_temperature(r, root, c);
+  if (c.problem.radiates()) check_radiation(r, root, c);
   if (const YAML::Node n = root["material"]; n && !c.material.regions.given() && !n["materials"]) {
     // Inside `material:` the values are SI: a forgotten property has no
     // meaningful default (c = 1 J/(m^3 K) made steel diffuse about 3.6
@@ -421,6 +432,14 @@ void resolve_time(RunConfig& c) {
     c.steps = c.axis.s0 + count;
   }
   c.t_end = c.axis.time_of(c.steps, dt);
+}
+
+const FaceOrigin& first_radiating_face(const RunConfig& c) {
+  for (int f = 0; f < 6; ++f) {
+    const FaceData& d = f % 2 ? c.problem.hi_data[f / 2] : c.problem.lo_data[f / 2];
+    if (d.emissivity > 0.0) return c.faces[static_cast<std::size_t>(f)];
+  }
+  ADI_THROW(InvalidArgument, "first_radiating_face: no face radiates");
 }
 
 }  // namespace adi::io

@@ -44,7 +44,7 @@ void emit_face(YAML::Emitter& e, Boundary b, const FaceData& d) {
     e << "dirichlet";
     return;
   }
-  if (b == Boundary::Neumann && d.flux == 0.0 && d.table.empty()) {
+  if (b == Boundary::Neumann && d.flux == 0.0 && d.table.empty() && !(d.emissivity > 0.0)) {
     e << "neumann";
     return;
   }
@@ -61,6 +61,10 @@ void emit_face(YAML::Emitter& e, Boundary b, const FaceData& d) {
     e << YAML::Key << "table" << YAML::Value;
     emit_table(e, d.table);
   }
+  if (d.emissivity > 0.0)
+    e << YAML::Key << "radiation" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "emissivity"
+      << YAML::Value << num(d.emissivity) << YAML::Key << "ambient" << YAML::Value << num(d.radiation_ambient)
+      << YAML::EndMap;
   e << YAML::EndMap;
 }
 

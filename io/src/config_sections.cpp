@@ -102,33 +102,53 @@ struct FaceSpec {
   FaceData data;
 };
 
+/// emissivity and ambient of a radiating face (radiation: {...}, or the keys
+/// of type: radiation): emissivity in (0, 1], an absolute ambient >= 0 K.
+void read_radiation(const Reader& r, const YAML::Node& m, const std::string& key, FaceData& d) {
+  if (!m["emissivity"]) r.fail(m, key + ".emissivity", "missing; expected the surface's emissivity, 0 < e <= 1");
+  d.emissivity = r.real(m["emissivity"], key + ".emissivity");
+  require(r, m["emissivity"], key + ".emissivity", d.emissivity > 0.0 && d.emissivity <= 1.0,
+          "an emissivity 0 < e <= 1");
+  if (!m["ambient"])
+    r.fail(m, key + ".ambient", "missing; expected the temperature of the surroundings the face radiates to [K]");
+  d.radiation_ambient = r.real(m["ambient"], key + ".ambient");
+  require(r, m["ambient"], key + ".ambient", d.radiation_ambient >= 0.0,
+          "an absolute temperature >= 0 K (radiation needs kelvin: 20 degC is 293.15 K)");
+}
+
 /// One face: a short form (dirichlet, neumann, insulated, periodic) or
 /// {type: ..., and the keys of that type}.
 FaceSpec read_face(const Reader& r, const YAML::Node& n, const std::string& key,
                    std::vector<std::pair<std::string, std::string>>& positions) {
   FaceSpec f;
   if (n.IsMap())
-    for (const char* k : {"value", "flux", "h", "ambient", "table"})
+    for (const char* k : {"value", "flux", "h", "ambient", "table", "emissivity", "radiation"})
       if (n[k]) positions.emplace_back(key + "." + k, r.where(n[k], key + "." + k));
-  const std::vector<std::pair<const char*, int>> types{{"dirichlet", 0}, {"neumann", 1},   {"insulated", 2},
-                                                       {"convective", 3}, {"robin", 3},    {"periodic", 4}};
+  const std::vector<std::pair<const char*, int>> types{{"dirichlet", 0},  {"neumann", 1}, {"insulated", 2},
+                                                       {"convective", 3}, {"robin", 3},   {"periodic", 4},
+                                                       {"radiation", 5}};
   const YAML::Node t = n.IsMap() ? n["type"] : n;
-  if (n.IsMap() && !t) r.fail(n, key + ".type", "missing; expected dirichlet, neumann, insulated, convective, robin or periodic");
+  if (n.IsMap() && !t)
+    r.fail(n, key + ".type", "missing; expected dirichlet, neumann, insulated, convective, robin, radiation or periodic");
   const int type = r.choice(t, n.IsMap() ? key + ".type" : key, types);
-  static const std::vector<const char*> allowed[5] = {{"type", "value", "table"},
-                                                      {"type", "flux", "table"},
+  static const std::vector<const char*> allowed[6] = {{"type", "value", "table"},
+                                                      {"type", "flux", "table", "radiation"},
+                                                      {"type", "radiation"},
+                                                      {"type", "h", "ambient", "table", "radiation"},
                                                       {"type"},
-                                                      {"type", "h", "ambient", "table"},
-                                                      {"type"}};
+                                                      {"type", "emissivity", "ambient"}};
   if (!n.IsMap()) {
     if (type == 3)
       r.fail(n, key, "a convective face needs its data: expected {type: convective, h: W/(m^2 K), ambient: T}");
+    if (type == 5)
+      r.fail(n, key, "a radiating face needs its data: expected {type: radiation, emissivity: 0..1, ambient: T [K]}");
   } else {
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string k = it->first.Scalar();
       const auto& al = allowed[type];
       if (std::find_if(al.begin(), al.end(), [&](const char* x) { return k == x; }) != al.end()) continue;
-      if (k == "value" || k == "flux" || k == "h" || k == "ambient" || k == "table") {
+      if (k == "value" || k == "flux" || k == "h" || k == "ambient" || k == "table" || k == "emissivity" ||
+          k == "radiation") {
         std::string list;
         for (const char* x : al) list += (list.empty() ? "" : ", ") + std::string(x);
         r.fail(it->first, key + "." + k,
@@ -158,9 +178,20 @@ FaceSpec read_face(const Reader& r, const YAML::Node& n, const std::string& key,
       if (!n["ambient"]) r.fail(n, key + ".ambient", "missing; expected the ambient temperature u_inf");
       f.data.ambient = r.real(n["ambient"], key + ".ambient");
       break;
+    case 5:
+      f.kind = Boundary::Neumann;  // insulated, and radiating
+      read_radiation(r, n, key, f.data);
+      break;
     default: f.kind = Boundary::Periodic; break;
   }
   if (n.IsMap() && n["table"]) f.data.table = read_table(r, n["table"], key + ".table");
+  if (n.IsMap() && n["radiation"]) {
+    const YAML::Node m = n["radiation"];
+    if (!m.IsMap())
+      r.fail(m, key + ".radiation", "expected {emissivity: 0..1, ambient: T [K]}, got " + describe(m));
+    r.only_keys(m, key + ".radiation", {"emissivity", "ambient"});
+    read_radiation(r, m, key + ".radiation", f.data);
+  }
   return f;
 }
 

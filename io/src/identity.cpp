@@ -124,6 +124,8 @@ std::vector<ProblemItem> problem_items(const RunConfig& c, const ChecksumLookup&
         add(face + ".ambient", num(d.ambient));
       }
       add(face + ".table", table_text(d.table));
+      if (d.emissivity > 0.0)
+        add(face + ".radiation", "emissivity " + num(d.emissivity) + ", ambient " + num(d.radiation_ambient));
     }
   }
   // The initial field's face values, where the stepper reads them again.

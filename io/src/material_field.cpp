@@ -5,6 +5,7 @@
 
 #include <adi/io/hdf5.hpp>
 #include <adi/io/start.hpp>
+#include <adi/radiation.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -319,6 +320,9 @@ void attach_fields(RunConfig& c, bool collective_reads) {
       mat.conductivity[a] = get(m.conductivity[a], "conductivity", Hdf5Field::Values::Positive);
   if (m.capacity.given()) mat.capacity = get(m.capacity, "heat capacity", Hdf5Field::Values::Positive);
   if (m.source.given()) mat.source = get(m.source, "heat source", Hdf5Field::Values::Finite);
+  // Radiating faces: their state serves the source field the nonlinear step
+  // re-evaluates (the problem's own source inside it).
+  c.problem.radiation = c.problem.radiates() ? std::make_shared<RadiationState>(c.problem) : nullptr;
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<const FieldSource>>> named_fields(const RunConfig& c) {

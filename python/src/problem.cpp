@@ -287,8 +287,9 @@ class Problem {
     st->impose_boundary_values();
     stepper_ = std::move(st);
     // (Off for temperature-dependent properties: the energy's weights c(u)
-    // change between steps, docs/SCHEMES.md.)
-    guard_ = EnergyGuard(!config_.problem.material.temperature &&
+    // change between steps, docs/SCHEMES.md; and for radiating faces, whose
+    // source is not data the guard can bound.)
+    guard_ = EnergyGuard(!config_.problem.material.temperature && !config_.problem.radiation &&
                              energy_cannot_grow(config_.problem, field_faces_zero(config_.problem, init.values)),
                          config_.precision == Precision::F32, config_.problem);
   }

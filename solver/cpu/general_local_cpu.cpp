@@ -91,6 +91,7 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
     BoxMaterial<T> m = load_box_material<T>(p_, part_, split_axes_, st_, collective);
     k_ = std::move(m.k);
     rho_ = std::move(m.rho);
+    q_ = std::move(m.q);
     ab_axis_ = -1;  // alpha, beta of the old lines
     if (dirichlet_.moving) refresh_dirichlet_terms(dirichlet_, p_, part_.box.begin);
   }

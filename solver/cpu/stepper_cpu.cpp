@@ -159,9 +159,11 @@ void CpuStepper<T>::load_material() {
 
 template <class T>
 void CpuStepper<T>::reload_material() {
-  ADI_REQUIRE(!plan_.constant_tables() && plan_.rows != RowProvider::AxisTables,
+  ADI_REQUIRE(!plan_.constant_tables() && (plan_.rows != RowProvider::AxisTables || p_.material.source),
               "CPU stepper: a problem of constant coefficients has no material fields to re-read");
   load_material();
+  // A source field that changes too (radiating faces: adi/radiation.hpp).
+  if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
   // Moving Dirichlet faces: their W arrays are made of the in-plane operators.
   if (dirichlet_.moving) refresh_dirichlet_terms(dirichlet_, p_, {{0, 0, 0}});
 }

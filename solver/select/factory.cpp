@@ -73,13 +73,14 @@ template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const SolverOptions& options) {
   p.validate();
   std::unique_ptr<Stepper<T>> s;
+  const HeatProblem& inner = is_nonlinear(p) ? nonlinear_inner_problem(p) : p;
   switch (choose_backend(p, b)) {
-    case Backend::Cuda: s = cuda::make_cuda_stepper<T>(p, options); break;
+    case Backend::Cuda: s = cuda::make_cuda_stepper<T>(inner, options); break;
     case Backend::Cpu:
-    case Backend::Auto: s = cpu::make_cpu_stepper<T>(p, options); break;
+    case Backend::Auto: s = cpu::make_cpu_stepper<T>(inner, options); break;
   }
   if (!s) ADI_THROW(BackendUnavailable, "unknown backend");
-  if (p.material.temperature) return wrap_temperature_stepper<T>(std::move(s));
+  if (is_nonlinear(p)) return wrap_temperature_stepper<T>(std::move(s), p);
   return s;
 }
 
@@ -109,9 +110,9 @@ double copy_bandwidth(Backend b, std::size_t bytes, int reps) {
 template <class T>
 std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, const StepperSpec& spec) {
   if (spec.distributed) {
-    std::unique_ptr<Stepper<T>> s = mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
-    if (p.material.temperature) return wrap_temperature_stepper<T>(std::move(s));
-    return s;
+    if (!is_nonlinear(p)) return mpi::make_distributed_stepper<T>(p, spec.backend, spec.grid, spec.options);
+    return wrap_temperature_stepper<T>(
+        mpi::make_distributed_stepper<T>(nonlinear_inner_problem(p), spec.backend, spec.grid, spec.options), p);
   }
   return make_stepper<T>(p, spec.backend, spec.options);
 }

@@ -4,6 +4,7 @@
 #include <adi/factory.hpp>
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
+#include <adi/radiation.hpp>
 #include <adi/temperature.hpp>
 
 #include <algorithm>
@@ -353,26 +354,59 @@ SteadyResult solve_linear(const HeatProblem& p0, const StepperSpec& spec, std::v
 
 }  // namespace
 
-// Temperature-dependent properties (adi/temperature.hpp): Picard iteration
-// around the linear solve, K (and c, which the steady state does not
-// depend on) at the last iterate, until an iterate changes the field by at
-// most the tolerance (relative to its largest value); each linear solve
-// starts from the last iterate, so the later ones take few sweeps. The
-// steppers are the backend's own (no nonlinear step: the solve's vectors
-// are not temperatures), reading the state's fields.
+// Temperature-dependent properties (adi/temperature.hpp) and radiating
+// faces (adi/radiation.hpp): Picard iteration around the linear solve, K
+// (and c, which the steady state does not depend on) at the last iterate,
+// each radiating face in the Newton form about it (a convective face of
+// h = h_c + H, H the face's largest slope 4 eps sigma u^3, and the source
+// -eps sigma (u^4 - T_inf^4) + H u: the iteration converges however strongly
+// the face radiates, and its linear problems have a face that fixes the
+// temperature even where no other face does), until an iterate changes the
+// field by at most the tolerance (relative to its largest value); each
+// linear solve starts from the last iterate, so the later ones take few
+// sweeps. The steppers are the backend's own (no nonlinear step: the
+// solve's vectors are not temperatures), reading the states' fields.
 template <class T>
 SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::vector<T>& u, const SteadyOptions& o,
                           const std::function<void(index_t, double)>& progress) {
   const std::shared_ptr<TemperatureState> state = p0.material.temperature;
-  if (!state) return solve_linear(p0, spec, u, o, progress);
+  const std::shared_ptr<RadiationState> rad = p0.radiation;
+  if (!state && !rad) return solve_linear(p0, spec, u, o, progress);
   if (spec.distributed)
-    ADI_THROW(InvalidArgument, "a steady solve with temperature-dependent properties runs on one process for now");
+    ADI_THROW(InvalidArgument,
+              "a steady solve with temperature-dependent properties or radiating faces runs on one process for now");
   HeatProblem p = p0;
   p.material.temperature = nullptr;
+  p.radiation = nullptr;
+  if (rad) {
+    p.material.source = rad->source();
+    p.source = 0.0;
+    p.source_table = TimeTable{};
+  }
+  // Each radiating face in the Newton form about the iterate (slopes H).
+  auto newton_faces = [&](const std::array<double, 6>& H) {
+    for (int f = 0; f < 6; ++f) {
+      if (!(rad->emissivity(f) > 0.0)) continue;
+      const int a = f / 2, side = f % 2;
+      const Boundary b0 = side ? p0.hi[a] : p0.lo[a];
+      const FaceData& d0 = side ? p0.hi_data[a] : p0.lo_data[a];
+      FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+      const double hc = b0 == Boundary::Robin ? d0.h : 0.0;
+      const double in = b0 == Boundary::Robin ? d0.h * d0.ambient : d0.flux;  // h_c u_inf, or the flux
+      (side ? p.hi : p.lo)[a] = Boundary::Robin;
+      d.h = hc + H[static_cast<std::size_t>(f)];
+      d.ambient = in / d.h;
+    }
+  };
   SteadyResult all;
   index_t sweeps = 0;
   for (int outer = 1;; ++outer) {
-    state->evaluate(u.data());
+    if (state) state->evaluate(u.data());
+    if (rad) {
+      const std::array<double, 6> H = rad->slopes(u.data());
+      newton_faces(H);
+      rad->evaluate(u.data(), u.data(), 0.0, H);
+    }
     const std::vector<T> prev = u;
     SteadyResult r = solve_linear(p, spec, u, o, [&](index_t it, double res) {
       if (progress) progress(sweeps + it, res);
@@ -397,7 +431,7 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
     all.converged = r.converged && all.outer_change <= o.tolerance;
     if (all.converged || !r.converged || outer >= kSteadyMaxOuter || sweeps >= o.max_iterations) break;
   }
-  if (all.converged) state->evaluate(u.data());  // the fields of the steady state
+  if (all.converged && state) state->evaluate(u.data());  // the fields of the steady state
   return all;
 }
 

@@ -20,12 +20,15 @@ namespace {
 template <class T, class Base>
 class TemperatureStepper : public Base {
  public:
-  explicit TemperatureStepper(std::unique_ptr<Stepper<T>> inner)
+  TemperatureStepper(std::unique_ptr<Stepper<T>> inner, const HeatProblem& original)
       : inner_(std::move(inner)),
-        state_(inner_->problem().material.temperature),
+        original_(original),
+        state_(original.material.temperature),
+        rad_(original.radiation),
         dist_(dynamic_cast<mpi::DistributedStepper<T>*>(inner_.get())) {
-    ADI_REQUIRE(state_ != nullptr, "TemperatureStepper: the problem has no temperature-dependent material");
-    const HeatProblem& p = inner_->problem();
+    ADI_REQUIRE(state_ != nullptr || rad_ != nullptr,
+                "TemperatureStepper: the problem has no temperature-dependent material and no radiating face");
+    const HeatProblem& p = original_;
     std::array<index_t, 3> size = p.n;
     if (dist_) {
       // A rank's nodes: its box and one ghost layer on each side of a split
@@ -64,7 +67,8 @@ class TemperatureStepper : public Base {
     next_.resize(n);
   }
 
-  const HeatProblem& problem() const override { return inner_->problem(); }
+  // The problem as given (the inner stepper's source is the radiation's field).
+  const HeatProblem& problem() const override { return original_; }
   Backend backend() const override { return inner_->backend(); }
   std::string device_name() const override { return inner_->device_name(); }
 
@@ -158,14 +162,19 @@ class TemperatureStepper : public Base {
   // neighbours; a failure on one rank is every rank's (the lowest failing
   // rank's own error, PeerError on the others).
   void evaluate(const T* u0, const T* u1) {
+    // The radiation's source at the step's t* (the scheme's time of its
+    // explicit data).
+    const double tstar = this->time_at(this->step_index()) + original_.theta * original_.dt;
     if (!dist_) {
-      state_->evaluate_step(u0, u1);
+      if (state_) state_->evaluate_step(u0, u1);
+      if (rad_) rad_->evaluate(u0, u1, tstar);
       return;
     }
     std::exception_ptr own;
     try {
       const std::vector<double> a = on_nodes(u0), b = u1 == u0 ? a : on_nodes(u1);
-      state_->evaluate_on(nodes_, a.data(), b.data(), true);
+      if (state_) state_->evaluate_on(nodes_, a.data(), b.data(), true);
+      if (rad_) rad_->evaluate_on(nodes_, a.data(), b.data(), tstar, true);
     } catch (...) {
       own = std::current_exception();
     }
@@ -206,7 +215,9 @@ class TemperatureStepper : public Base {
   /// of what the step changed it (or round-off of the field).
   static constexpr double kRelativeTolerance = 1e-12;
   std::unique_ptr<Stepper<T>> inner_;
-  std::shared_ptr<TemperatureState> state_;
+  HeatProblem original_;
+  std::shared_ptr<TemperatureState> state_;  // either may be null, not both
+  std::shared_ptr<RadiationState> rad_;
   mpi::DistributedStepper<T>* dist_ = nullptr;  // inner_ when it is one rank's box
   std::array<index_t, 3> g_{{0, 0, 0}}, ext_{{0, 0, 0}};
   std::array<std::vector<index_t>, 3> nodes_, local_;
@@ -230,13 +241,25 @@ class DistributedTemperatureStepper final : public TemperatureStepper<T, mpi::Di
 }  // namespace
 
 template <class T>
-std::unique_ptr<Stepper<T>> wrap_temperature_stepper(std::unique_ptr<Stepper<T>> inner) {
+std::unique_ptr<Stepper<T>> wrap_temperature_stepper(std::unique_ptr<Stepper<T>> inner, const HeatProblem& original) {
   if (dynamic_cast<mpi::DistributedStepper<T>*>(inner.get()))
-    return std::make_unique<DistributedTemperatureStepper<T>>(std::move(inner));
-  return std::make_unique<TemperatureStepper<T, Stepper<T>>>(std::move(inner));
+    return std::make_unique<DistributedTemperatureStepper<T>>(std::move(inner), original);
+  return std::make_unique<TemperatureStepper<T, Stepper<T>>>(std::move(inner), original);
 }
 
-template std::unique_ptr<Stepper<float>> wrap_temperature_stepper<float>(std::unique_ptr<Stepper<float>>);
-template std::unique_ptr<Stepper<double>> wrap_temperature_stepper<double>(std::unique_ptr<Stepper<double>>);
+HeatProblem nonlinear_inner_problem(const HeatProblem& p) {
+  HeatProblem q = p;
+  if (p.radiation) {
+    q.material.source = p.radiation->source();
+    q.source = 0.0;
+    q.source_table = TimeTable{};
+  }
+  return q;
+}
+
+template std::unique_ptr<Stepper<float>> wrap_temperature_stepper<float>(std::unique_ptr<Stepper<float>>,
+                                                                         const HeatProblem&);
+template std::unique_ptr<Stepper<double>> wrap_temperature_stepper<double>(std::unique_ptr<Stepper<double>>,
+                                                                           const HeatProblem&);
 
 }  // namespace adi

@@ -196,6 +196,8 @@ class GeneralCudaLocal final : public GeneralLocal<T> {
     }
     ADI_REQUIRE(m.rho.size() == rho_.size(), "CUDA rank: the heat capacity field changed shape");
     rho_.upload(m.rho);
+    ADI_REQUIRE(m.q.size() == q_.size(), "CUDA rank: the source field changed shape");
+    if (!m.q.empty()) q_.upload(m.q);
     // Moving Dirichlet faces: their W arrays are made of the in-plane operators.
     if (dirichlet_.moving) {
       refresh_dirichlet_terms(dirichlet_, p_, part_.box.begin);

@@ -496,6 +496,12 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
     }
     ADI_REQUIRE(rho_host.size() == rho_.size(), "CUDA stepper: the heat capacity field changed shape");
     rho_.upload(rho_host);
+    // A source field that changes too (radiating faces: adi/radiation.hpp).
+    if (p_.material.source) {
+      const std::vector<T> q_host = load(*p_.material.source, "heat source", true);
+      ADI_REQUIRE(q_host.size() == q_.size(), "CUDA stepper: the source field changed shape");
+      q_.upload(q_host);
+    }
     if (x_transposed_) {
       if (!k_host[0].empty()) kxt_.upload(transpose_xy(k_host[0]));
       if (!rho_host.empty()) rhot_.upload(transpose_xy(rho_host));

@@ -220,6 +220,11 @@ struct FaceOrigin {
   bool missing = false; ///< not set, and no default: an error unless the axis turns out flat
 };
 
+struct RunConfig;
+/// Where the first radiating face (FaceData::emissivity > 0, x_lo first) was
+/// set; requires c.problem.radiates().
+const FaceOrigin& first_radiating_face(const RunConfig& c);
+
 /// A per-axis map (diffusivity, material.conductivity) that left axes out
 /// while the grid was still to come from the initial file: an axis left out
 /// must turn out flat.

@@ -79,6 +79,10 @@ struct FaceData {
   double h = 0.0;        ///< Robin: heat transfer coefficient [W/(m^2 K)]
   double ambient = 0.0;  ///< Robin: u_inf, times `table`
   TimeTable table;       ///< f(t) of the value / flux / ambient (empty: 1)
+  /// Radiation beside a mirror face's own condition (adi/radiation.hpp):
+  /// -eps sigma (u^4 - T_inf^4) [W/m^2] into the domain; emissivity 0: none.
+  double emissivity = 0.0;
+  double radiation_ambient = 0.0;  ///< T_inf [K], no table
 };
 
 /// A scalar field on the grid that is read by boxes: the whole grid for one
@@ -120,6 +124,7 @@ class ArrayField final : public FieldSource {
 };
 
 class TemperatureState;  // adi/temperature.hpp
+class RadiationState;    // adi/radiation.hpp
 
 /// K, c and q: each a constant or a field.
 struct Material {
@@ -155,6 +160,16 @@ struct HeatProblem {
   /// (FaceData::value_from_initial) get them when those values move in time
   /// (a table): restarts read the faces from here again. nullptr otherwise.
   std::shared_ptr<const FieldSource> initial_field;
+  /// Set when a face radiates (FaceData::emissivity > 0): make_stepper
+  /// wraps the backend's stepper in the nonlinear step, whose source field
+  /// is this state's (adi/radiation.hpp).
+  std::shared_ptr<RadiationState> radiation;
+  /// Some face radiates.
+  bool radiates() const {
+    for (int a = 0; a < 3; ++a)
+      if (lo_data[a].emissivity > 0.0 || hi_data[a].emissivity > 0.0) return true;
+    return false;
+  }
   double theta = 0.5;  ///< implicit weight of the scheme, in [1/2, 1]
   double dt = 1e-3;    ///< time step [s]
   SchemeType scheme = SchemeType::Auto;

@@ -209,11 +209,12 @@ class Stepper {
     ADI_THROW(InvalidArgument, "this stepper does not take a work array");
   }
 
-  /// Re-reads the conductivity and heat capacity fields from the problem's
-  /// FieldSources (their values changed: a temperature-dependent material,
-  /// adi/temperature.hpp) for the steps after this call. The sizes and the
-  /// plan stay those of construction. The single-process general-path
-  /// steppers have it.
+  /// Re-reads the conductivity, heat capacity and source fields from the
+  /// problem's FieldSources (their values changed: a temperature-dependent
+  /// material, adi/temperature.hpp; radiating faces, adi/radiation.hpp) for
+  /// the steps after this call, and what is made of them (the moving
+  /// Dirichlet faces' terms). The sizes and the plan stay those of
+  /// construction. The general-path steppers (and MPI ranks) have it.
   virtual void reload_material() {
     ADI_THROW(InvalidArgument, "this stepper cannot re-read its material (temperature-dependent properties)");
   }

@@ -11,9 +11,12 @@
 // The converged step is the linear step with midpoint coefficients (second
 // order in time) whose conserved sum c (u^{n+1} - u^n) is the enthalpy's
 // change H(u^{n+1}) - H(u^n). It keeps no history, so a restart continues
-// bit for bit. make_stepper builds it when p.material.temperature is set.
+// bit for bit. make_stepper builds it when p.material.temperature is set,
+// or p.radiation (radiating faces, adi/radiation.hpp: their source is
+// evaluated at the iterates as the coefficients are).
 
 #include <adi/stepper.hpp>
+#include <adi/radiation.hpp>
 #include <adi/temperature.hpp>
 
 #include <memory>
@@ -21,7 +24,15 @@
 
 namespace adi {
 
+/// inner: the backend's stepper of nonlinear_inner_problem(original).
 template <class T>
-std::unique_ptr<Stepper<T>> wrap_temperature_stepper(std::unique_ptr<Stepper<T>> inner);
+std::unique_ptr<Stepper<T>> wrap_temperature_stepper(std::unique_ptr<Stepper<T>> inner, const HeatProblem& original);
+
+/// The problem the backend's stepper is built on: p, with radiating faces
+/// its source the RadiationState's field (which applies p's source table).
+HeatProblem nonlinear_inner_problem(const HeatProblem& p);
+
+/// Whether make_stepper wraps: K or c vary with temperature, or a face radiates.
+inline bool is_nonlinear(const HeatProblem& p) { return p.material.temperature != nullptr || p.radiation != nullptr; }
 
 }  // namespace adi

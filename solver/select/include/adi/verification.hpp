@@ -100,6 +100,16 @@ Check kirchhoff_steady_solve(const StepperSpec& spec);
 Check temperature_time_order(const StepperSpec& spec);
 Check enthalpy_balance(const StepperSpec& spec);
 
+/// Radiating faces (adi/radiation.hpp), single process: a plate between a
+/// fixed face and a radiating one by solve_steady, its profile against the
+/// root of its scalar energy balance to 1e-10; a lumped body cooling by
+/// radiation, observed order 1.9 .. 2.1 in time against the exact T(t);
+/// and per step the energy change equal to dt times the source and the
+/// faces' theta-weighted exchange (computed from the step's ends) to 1e-10.
+Check radiating_plate(const StepperSpec& spec);
+Check radiating_lumped_body(const StepperSpec& spec);
+Check radiation_energy_balance(const StepperSpec& spec);
+
 /// All of the above (both precisions where a check has them; the
 /// temperature checks where the spec is not distributed).
 std::vector<Check> all_checks(const StepperSpec& spec);

@@ -1,0 +1,206 @@
+// Radiating faces (radiation.hpp).
+
+#include <adi/radiation.hpp>
+
+#include <adi/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace adi {
+
+namespace {
+
+const char* face_name(int f) {
+  static const char* names[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  return names[f];
+}
+
+std::vector<index_t> all_nodes(index_t n) {
+  std::vector<index_t> v(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
+  return v;
+}
+
+}  // namespace
+
+/// The source field: the state's values on its node set (or, before an
+/// evaluation, the problem's own source) for any part of the node set.
+class RadiationState::Field final : public FieldSource {
+ public:
+  explicit Field(RadiationState* s) : s_(s) {}
+  std::string name() const override { return "heat source (with radiating faces)"; }
+  void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
+    std::array<std::vector<index_t>, 3> idx;
+    for (int a = 0; a < 3; ++a) {
+      ADI_REQUIRE(lo[a] >= 0 && size[a] >= 0 && lo[a] + size[a] <= s_->n_[a], name() + ": box outside the grid");
+      for (index_t i = 0; i < size[a]; ++i) idx[a].push_back(lo[a] + i);
+    }
+    read_indices(idx, out, false);
+  }
+  void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const override {
+    s_->serve(idx, out, collective);
+  }
+
+ private:
+  RadiationState* s_;
+};
+
+RadiationState::RadiationState(const HeatProblem& p)
+    : n_(p.n), theta_(p.theta), q_const_(p.source), q_field_(p.material.source), q_table_(p.source_table) {
+  bool any = false;
+  for (int a = 0; a < 3; ++a) {
+    h_[static_cast<std::size_t>(a)] = p.spacing(a);
+    for (int side = 0; side < 2; ++side) {
+      const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+      const int f = 2 * a + side;
+      if (!(d.emissivity > 0.0)) continue;
+      const Boundary b = side ? p.hi[a] : p.lo[a];
+      if (p.flat(a) || p.periodic(a) || b == Boundary::Dirichlet)
+        ADI_THROW(InvalidArgument, std::string("radiation on face ") + face_name(f) +
+                                       ": only an insulated, flux or convective face of an axis with faces radiates");
+      ADI_REQUIRE(d.emissivity <= 1.0 && std::isfinite(d.radiation_ambient) && d.radiation_ambient >= 0.0,
+                  std::string("radiation on face ") + face_name(f) + ": emissivity in (0, 1], ambient >= 0 K");
+      eps_[static_cast<std::size_t>(f)] = d.emissivity;
+      amb_[static_cast<std::size_t>(f)] = d.radiation_ambient;
+      any = true;
+    }
+  }
+  ADI_REQUIRE(any, "RadiationState: no face radiates");
+  src_ = std::make_shared<Field>(this);
+}
+
+// The node set becomes idx; the problem's own source is read on it.
+void RadiationState::use_nodes(const std::array<std::vector<index_t>, 3>& idx, bool collective) {
+  if (nodes_ready_ && idx == nodes_) return;
+  const std::size_t points = idx[0].size() * idx[1].size() * idx[2].size();
+  std::vector<double> q(points, q_const_);
+  if (q_field_) q_field_->read_indices(idx, q.data(), collective);
+  nodes_ = idx;
+  q_user_ = std::move(q);
+  values_ = q_user_;
+  nodes_ready_ = true;
+  evaluated_ = false;
+}
+
+void RadiationState::serve(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) {
+  if (!evaluated_) {
+    // Before an evaluation (a stepper being built): the problem's own
+    // source, read where the reader asks.
+    const std::size_t points = idx[0].size() * idx[1].size() * idx[2].size();
+    if (q_field_)
+      q_field_->read_indices(idx, out, collective);
+    else
+      std::fill(out, out + points, q_const_);
+    return;
+  }
+  if (idx == nodes_) {
+    std::copy(values_.begin(), values_.end(), out);
+    return;
+  }
+  std::array<std::vector<std::size_t>, 3> pos;
+  for (int a = 0; a < 3; ++a)
+    for (const index_t x : idx[a]) {
+      const auto it = std::lower_bound(nodes_[a].begin(), nodes_[a].end(), x);
+      if (it == nodes_[a].end() || *it != x)
+        ADI_THROW(InvalidArgument, std::string("the radiation source: node ") + "xyz"[a] + " = " + std::to_string(x) +
+                                       " is not on this process");
+      pos[a].push_back(static_cast<std::size_t>(it - nodes_[a].begin()));
+    }
+  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
+  std::size_t q = 0;
+  for (const std::size_t k : pos[2])
+    for (const std::size_t j : pos[1])
+      for (const std::size_t i : pos[0]) out[q++] = values_[i + n0 * (j + n1 * k)];
+}
+
+template <class T>
+void RadiationState::evaluate(const T* u0, const T* u1, double t, const std::array<double, 6>& slope) {
+  const std::array<std::vector<index_t>, 3> all{all_nodes(n_[0]), all_nodes(n_[1]), all_nodes(n_[2])};
+  use_nodes(all, false);
+  evaluate_nodes(u0, u1, t, slope);
+}
+
+template <class T>
+void RadiationState::evaluate_on(const std::array<std::vector<index_t>, 3>& idx, const T* u0, const T* u1, double t,
+                                 bool collective) {
+  use_nodes(idx, collective);
+  evaluate_nodes(u0, u1, t, {});
+}
+
+template <class T>
+void RadiationState::evaluate_nodes(const T* u0, const T* u1, double t, const std::array<double, 6>& slope) {
+  const double f = q_table_.at(t);
+  std::vector<double> next(q_user_.size());
+  for (std::size_t q = 0; q < next.size(); ++q) next[q] = q_user_[q] * f;
+  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size(), n2 = nodes_[2].size();
+  const double w0 = 1.0 - theta_, w1 = theta_;
+  for (int face = 0; face < 6; ++face) {
+    const double eps = eps_[static_cast<std::size_t>(face)];
+    if (!(eps > 0.0)) continue;
+    const int a = face / 2, side = face % 2;
+    const index_t plane = side ? n_[a] - 1 : 0;
+    const auto at = std::lower_bound(nodes_[a].begin(), nodes_[a].end(), plane);
+    if (at == nodes_[a].end() || *at != plane) continue;  // this rank's nodes do not reach the face
+    const std::size_t pa = static_cast<std::size_t>(at - nodes_[a].begin());
+    const double scale = 2.0 / h_[static_cast<std::size_t>(a)];
+    const double es = eps * kStefanBoltzmann;
+    const double a4 = std::pow(amb_[static_cast<std::size_t>(face)], 4);
+    const double H = slope[static_cast<std::size_t>(face)];
+    for (std::size_t k = 0; k < n2; ++k)
+      for (std::size_t j = 0; j < n1; ++j)
+        for (std::size_t i = 0; i < n0; ++i) {
+          const std::size_t ijk[3] = {i, j, k};
+          if (ijk[a] != pa) continue;
+          const std::size_t q = i + n0 * (j + n1 * k);
+          const double x0 = static_cast<double>(u0[q]), x1 = static_cast<double>(u1[q]);
+          if (!(x0 > 0.0 && x1 > 0.0 && std::isfinite(x0) && std::isfinite(x1))) {
+            char buf[300];
+            std::snprintf(buf, sizeof buf,
+                          "temperature %.6g at node (i, j, k) = (%lld, %lld, %lld) of the radiating face %s is not an "
+                          "absolute temperature (> 0 K): radiation needs temperatures in kelvin",
+                          x0 > 0.0 && std::isfinite(x0) ? x1 : x0, static_cast<long long>(nodes_[0][i]),
+                          static_cast<long long>(nodes_[1][j]), static_cast<long long>(nodes_[2][k]), face_name(face));
+            ADI_THROW(NumericalError, buf);
+          }
+          const double x0s = x0 * x0, x1s = x1 * x1;
+          const double flux = -es * (w0 * x0s * x0s + w1 * x1s * x1s - a4);
+          next[q] += scale * (flux + H * (w0 * x0 + w1 * x1));
+        }
+  }
+  values_.swap(next);
+  evaluated_ = true;
+}
+
+template <class T>
+std::array<double, 6> RadiationState::slopes(const T* u) const {
+  std::array<double, 6> s{};
+  for (int face = 0; face < 6; ++face) {
+    const double eps = eps_[static_cast<std::size_t>(face)];
+    if (!(eps > 0.0)) continue;
+    const int a = face / 2, side = face % 2;
+    const index_t plane = side ? n_[a] - 1 : 0;
+    double top = 0.0;
+    for (index_t k = 0; k < n_[2]; ++k)
+      for (index_t j = 0; j < n_[1]; ++j)
+        for (index_t i = 0; i < n_[0]; ++i) {
+          const index_t ijk[3] = {i, j, k};
+          if (ijk[a] != plane) continue;
+          top = std::max(top, std::fabs(static_cast<double>(u[i + n_[0] * (j + n_[1] * k)])));
+        }
+    s[static_cast<std::size_t>(face)] = 4.0 * eps * kStefanBoltzmann * top * top * top;
+  }
+  return s;
+}
+
+template void RadiationState::evaluate<float>(const float*, const float*, double, const std::array<double, 6>&);
+template void RadiationState::evaluate<double>(const double*, const double*, double, const std::array<double, 6>&);
+template void RadiationState::evaluate_on<float>(const std::array<std::vector<index_t>, 3>&, const float*,
+                                                 const float*, double, bool);
+template void RadiationState::evaluate_on<double>(const std::array<std::vector<index_t>, 3>&, const double*,
+                                                  const double*, double, bool);
+template std::array<double, 6> RadiationState::slopes<float>(const float*) const;
+template std::array<double, 6> RadiationState::slopes<double>(const double*) const;
+
+}  // namespace adi
