@@ -6,6 +6,8 @@
 
 #include "config_reader.hpp"
 
+#include <adi/radiation.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -171,6 +173,12 @@ void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig&
     r.fail(root["output"]["fields"], "output.fields",
            why + "the heat flux takes the conductivity of the start; remove heat_flux from output.fields");
 }
+std::string position_of(const RunConfig& c, const std::string& key, const std::string& fallback) {
+  for (const auto& [k, w] : c.positions)
+    if (k == key) return w;
+  return fallback;
+}
+
 void check_radiation(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const FaceOrigin& f = first_radiating_face(c);
   const std::string why = "not supported yet with radiating faces (" + f.key + " at " + f.where + "): ";
@@ -180,6 +188,27 @@ void check_radiation(const Reader& r, const YAML::Node& root, const RunConfig& c
   if (c.output.heat_flux)
     r.fail(root["output"]["fields"], "output.fields",
            why + "the face fluxes do not count the radiation; remove heat_flux from output.fields");
+  // Radiation needs absolute temperatures. 20 degC and 20 K cannot be told
+  // apart, but a temperature below 0 is Celsius (or wrong) for sure.
+  const std::string kelvin = "an absolute temperature >= 0 K: " + f.key +
+                             " radiates, so every temperature is in kelvin (20 degC is 293.15 K)";
+  if (c.initial.kind == InitialConfig::Kind::Uniform && c.initial.value < 0.0)
+    r.fail(root["initial"]["value"], "initial.value", "expected " + kelvin + ", got " + number_words(c.initial.value));
+  const HeatProblem& p = c.problem;
+  for (int q = 0; q < 6; ++q) {
+    const int a = q / 2, side = q % 2;
+    if (p.flat(a)) continue;
+    const Boundary b = side ? p.hi[a] : p.lo[a];
+    const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+    const FaceOrigin& o = c.faces[static_cast<std::size_t>(q)];
+    const double v = b == Boundary::Dirichlet && !d.value_from_initial ? d.value
+                     : b == Boundary::Robin                            ? d.ambient
+                                                                        : 0.0;
+    if (v < 0.0)
+      throw ConfigError(position_of(c, o.key + (b == Boundary::Robin ? ".ambient" : ".value"), o.where),
+                        o.key + (b == Boundary::Robin ? ".ambient" : ".value"),
+                        "expected " + kelvin + ", got " + number_words(v), __FILE__, __LINE__);
+  }
 }
 
 }  // namespace
@@ -242,14 +271,10 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
 }  // namespace config_reader
 
 using config_reader::num;
+using config_reader::position_of;
 using config_reader::resolve_scheme;
 
 namespace {
-std::string position_of(const RunConfig& c, const std::string& key, const std::string& fallback) {
-  for (const auto& [k, w] : c.positions)
-    if (k == key) return w;
-  return fallback;
-}
 }  // namespace
 
 void check_face_data(const RunConfig& c) {
@@ -326,6 +351,21 @@ void check_face_data(const RunConfig& c) {
         if (cap > 0)
           need(face + ".ambient", at("ambient"), "dt x 2 h ambient f / (" + hx + " c) = " + number_words(p.dt) + " x " + number_words(beta) + " / " + number_words(cap),
                p.dt * beta / cap, "a smaller ambient temperature, table factor, h or time step");
+      }
+      if (d.emissivity > 0.0) {
+        // The radiation's source at the surroundings' temperature (the face's
+        // own is checked as the run goes: a node that far off stops it).
+        const std::string sub = position_of(c, face + ".radiation", "").empty() ? "ambient" : "radiation";
+        const std::string key = face + (sub == std::string("radiation") ? ".radiation.ambient" : ".ambient");
+        const double q = 2.0 * d.emissivity * kStefanBoltzmann * std::pow(d.radiation_ambient, 4) / h;
+        need(key, at(sub.c_str()),
+             "2 emissivity sigma ambient^4 / " + hx + " = 2 x " + number_words(d.emissivity) + " x " +
+                 number_words(kStefanBoltzmann) + " x " + number_words(d.radiation_ambient) + "^4 / " + number_words(h),
+             q, "a smaller ambient temperature (radiation needs kelvin)");
+        if (cap > 0)
+          need(key, at(sub.c_str()), "dt x 2 emissivity sigma ambient^4 / (" + hx + " c) = " + number_words(p.dt) +
+                                         " x " + number_words(q) + " / " + number_words(cap),
+               p.dt * q / cap, "a smaller ambient temperature or time step");
       }
     }
   }

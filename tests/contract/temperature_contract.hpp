@@ -9,7 +9,9 @@
 
 #include "stepper_contract.hpp"
 
+#include <adi/radiation.hpp>
 #include <adi/temperature.hpp>
+#include <adi/temperature_stepper.hpp>
 
 namespace adi::test::contract {
 
@@ -22,7 +24,11 @@ namespace temperature {
 /// Two materials (x below / above the middle): one with a K(T) table of three
 /// points, one with a constant K and a c(T) table; an 11 x 9 x 7
 /// box with a convective face, a fixed one and insulated ones, a source.
-inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach_state = true) {
+/// radiate: x_lo (convective) also radiates, and z_hi (insulated): the
+/// problem's radiation state is made (what io::attach_fields does); without
+/// attach_state the source is that state's field directly (the inner
+/// stepper's problem, nonlinear_inner_problem).
+inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach_state = true, bool radiate = false) {
   HeatProblem p;
   p.n = {11, 9, 7};
   p.length = {1.0, 0.9, 0.7};
@@ -48,6 +54,14 @@ inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach
   if (attach_state) p.material.temperature = state;
   p.material.conductivity = {state->conductivity(0), state->conductivity(1), state->conductivity(2)};
   p.material.capacity = state->capacity();
+  if (radiate) {
+    p.lo_data[0].emissivity = 0.7;
+    p.lo_data[0].radiation_ambient = 290.0;
+    p.hi_data[2].emissivity = 0.9;
+    p.hi_data[2].radiation_ambient = 250.0;
+    p.radiation = std::make_shared<RadiationState>(p);
+    if (!attach_state) p = nonlinear_inner_problem(p);
+  }
   return p;
 }
 
@@ -90,10 +104,14 @@ TYPED_TEST_P(TemperatureContract, ReloadedMaterialIsARebuild) {
   using B = typename TypeParam::Backend;
   using T = typename TypeParam::Real;
   for (const SchemeType scheme : {SchemeType::Strang, SchemeType::Douglas})
-    for (const bool moving : {false, true}) {
-      SCOPED_TRACE(std::string(scheme_name(scheme)) + (moving ? ", moving Dirichlet faces" : ""));
+    for (const int variant : {0, 1, 2}) {
+      const bool moving = variant == 1, radiate = variant == 2;
+      SCOPED_TRACE(std::string(scheme_name(scheme)) + (moving ? ", moving Dirichlet faces" : "") +
+                   (radiate ? ", radiating faces" : ""));
       std::shared_ptr<TemperatureState> state;
-      HeatProblem p = temperature::problem(state, false);  // the plain stepper, no nonlinear step
+      HeatProblem p = temperature::problem(state, false, radiate);  // the plain stepper, no nonlinear step
+      const std::shared_ptr<RadiationState> rad = radiate ? p.radiation : nullptr;
+      p.radiation = nullptr;
       p.scheme = scheme;
       std::vector<double> u0 = temperature::start(p), u1 = u0;
       if (moving) {
@@ -106,14 +124,19 @@ TYPED_TEST_P(TemperatureContract, ReloadedMaterialIsARebuild) {
       auto st = B::template make<T>(p);
       for (double& v : u1) v += 60.0;
       state->evaluate(u1.data());
+      if (rad) rad->evaluate(u0.data(), u1.data(), 0.005);
       st->reload_material();
       HeatProblem fixed = p;
-      std::vector<double> k(u0.size()), c(u0.size());
+      std::vector<double> k(u0.size()), c(u0.size()), q(u0.size());
       state->conductivity(0)->read({{0, 0, 0}}, p.n, k.data());
       state->capacity()->read({{0, 0, 0}}, p.n, c.data());
       auto K = std::make_shared<ArrayField>("K", p.n, k);
       fixed.material.conductivity = {K, K, K};
       fixed.material.capacity = std::make_shared<ArrayField>("c", p.n, c);
+      if (rad) {
+        rad->source()->read({{0, 0, 0}}, p.n, q.data());
+        fixed.material.source = std::make_shared<ArrayField>("q", p.n, q);
+      }
       auto ref = B::template make<T>(fixed);
       std::vector<T> a(u0.begin(), u0.end()), b = a;
       st->set_field(a.data());
@@ -125,6 +148,7 @@ TYPED_TEST_P(TemperatureContract, ReloadedMaterialIsARebuild) {
       EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(T))) << "the reloaded stepper differs";
       // And the values did change the step: the same step with K(u0).
       state->evaluate(u0.data());
+      if (rad) rad->evaluate(u0.data(), u0.data(), 0.005);
       st->reload_material();
       std::vector<T> d(u0.begin(), u0.end());
       st->set_field(d.data());
@@ -141,8 +165,9 @@ TYPED_TEST_P(TemperatureContract, RestartIsBitForBit) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   using T = typename TypeParam::Real;
+  // With radiating faces too (their source is evaluated at the iterates).
   std::shared_ptr<TemperatureState> s1, s2;
-  const HeatProblem p1 = temperature::problem(s1), p2 = temperature::problem(s2);
+  const HeatProblem p1 = temperature::problem(s1, true, true), p2 = temperature::problem(s2, true, true);
   const std::vector<double> u0 = temperature::start(p1);
   std::vector<T> a(u0.begin(), u0.end()), b = a;
   auto whole = B::template make<T>(p1);
@@ -159,7 +184,7 @@ TYPED_TEST_P(TemperatureContract, RestartIsBitForBit) {
     first->get_field(b.data());
   }
   std::shared_ptr<TemperatureState> s3;
-  const HeatProblem p3 = temperature::problem(s3);
+  const HeatProblem p3 = temperature::problem(s3, true, true);
   auto second = B::template make<T>(p3);
   second->set_field(b.data());
   second->set_step_index(3);
@@ -193,7 +218,52 @@ TYPED_TEST_P(TemperatureContract, OutsideATableStopsTheStep) {
   EXPECT_EQ(0, st->step_index());
 }
 
+TYPED_TEST_P(TemperatureContract, RadiatingPlate) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::radiating_plate(B::spec()), B::spec());
+}
+TYPED_TEST_P(TemperatureContract, RadiatingLumpedBody) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::radiating_lumped_body(B::spec()), B::spec());
+}
+TYPED_TEST_P(TemperatureContract, RadiationEnergyBalance) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  expect_check<B>(verify::radiation_energy_balance(B::spec()), B::spec());
+}
+
+/// A radiating node below 0 K (Celsius, or a blow-up) stops the step by name.
+TYPED_TEST_P(TemperatureContract, RadiationNeedsKelvin) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  std::shared_ptr<TemperatureState> state;
+  HeatProblem p = temperature::problem(state, true, true);
+  p.material.temperature = nullptr;  // constants: only the radiation is nonlinear
+  p.material.conductivity = {};
+  p.material.capacity = nullptr;
+  p.radiation = std::make_shared<RadiationState>(p);
+  std::vector<double> u0 = temperature::start(p);
+  u0[static_cast<std::size_t>(p.n[0] * 2)] = -15.0;  // node (0, 2, 0) on x_lo
+  std::vector<T> u(u0.begin(), u0.end());
+  auto st = B::template make<T>(p);
+  try {
+    st->set_field(u.data());
+    st->step();
+    ADD_FAILURE() << "no error";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("temperature -15 at node (i, j, k) = (0, 2, 0) of the radiating face x_lo is "
+                                         "not an absolute temperature (> 0 K)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(0, st->step_index());
+}
+
 REGISTER_TYPED_TEST_SUITE_P(TemperatureContract, KirchhoffSlab, KirchhoffSteadySolve, SecondOrderInTime, EnthalpyBalance,
+                            RadiatingPlate, RadiatingLumpedBody, RadiationEnergyBalance, RadiationNeedsKelvin,
                             ReloadedMaterialIsARebuild, RestartIsBitForBit, OutsideATableStopsTheStep);
 
 }  // namespace adi::test::contract

@@ -472,6 +472,15 @@ def temperature(a):
     serial(a, ["run", "moving.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite", "--quiet"],
            cwd=d)
     every_grid_like_serial(a, d, "moving.yaml", 3, "tables of temperature, douglas, a moving face")
+    # Radiating faces (one beside a convective exchange) with the tables.
+    T.write(os.path.join(d, "radiating.yaml"), TEMPERATURE_CASE.replace("backend: cpu", "backend: " + a.backend)
+            .replace("lo: {type: convective, h: 400, ambient: 290}",
+                     "lo: {type: convective, h: 400, ambient: 290, radiation: {emissivity: 0.8, ambient: 280}}")
+            .replace("z: {lo: {type: dirichlet, value: 290}, hi: insulated}",
+                     "z: {lo: {type: dirichlet, value: 290}, hi: {type: radiation, emissivity: 0.9, ambient: 250}}"))
+    serial(a, ["run", "radiating.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite",
+               "--quiet"], cwd=d)
+    every_grid_like_serial(a, d, "radiating.yaml", 3, "tables of temperature, radiating faces")
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
                  cwd=d, rc=5, timeout=60,
                  match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "
@@ -499,6 +508,15 @@ def temperature(a):
                match=[r"steady\.yaml:\d+:\d+: material\.materials: a steady solve with temperature-dependent properties "
                       r"\(a table\) runs on one process for now, but this run has %d ranks" % a.np])
         T.check(not os.path.exists(os.path.join(d, "steady.h5")), "an output was written")
+        T.write(os.path.join(d, "steady_rad.yaml"), "grid: {nx: 17, ny: 14, nz: 11}\n"
+                "material: {conductivity: 50, heat_capacity: 3e6}\nsource: {power_density: 3.0e7}\n"
+                "boundary: {x: {lo: {type: dirichlet, value: 290}, hi: insulated}, y: periodic,\n"
+                "           z: {lo: insulated, hi: {type: radiation, emissivity: 0.9, ambient: 250}}}\n"
+                "initial: {value: 290}\nsolve: steady\noutput: {file: steady_rad.h5}\n")
+        mpirun(a, a.np, ["run", "steady_rad.yaml"], cwd=d, rc=2,
+               match=[r"steady_rad\.yaml:\d+:\d+: boundary\.z\.hi: a steady solve with radiating faces runs on one "
+                      r"process for now, but this run has %d ranks" % a.np])
+        T.check(not os.path.exists(os.path.join(d, "steady_rad.h5")), "an output was written")
     print("tables of temperature: %d %s ranks like the serial run to 1e-12" % (a.np, a.backend))
 
 

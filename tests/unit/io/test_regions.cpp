@@ -5,6 +5,7 @@
 #include "hdf5_test_support.hpp"
 
 #include <adi/io/config.hpp>
+#include <adi/io/identity.hpp>
 
 namespace {
 
@@ -256,4 +257,73 @@ TEST_F(Hdf5Test, RegionFieldMapsIdsToTheMaterialsValues) {
                                  R"(float\.h5:/region: expected integer region ids, got 64-bit floats)");
   // Without integers, an integer dataset stays refused as a field.
   EXPECT_THROW((void)inspect_field(path("r.h5"), "/region"), IoError);
+}
+
+// Radiating faces (#57): alone (type radiation) or beside a flux or
+// convective face; the resolved config round-trips and the problem's
+// identity names the radiation; what radiation cannot take is refused by key.
+TEST(Radiation, FacesAloneOrBesideTheirOwnCondition) {
+  const std::string head = std::string(kHead) + "material: {conductivity: 20, heat_capacity: 3e6}\n";
+  const RunConfig c = parse_config(
+      head + "boundary:\n  x: {lo: {type: radiation, emissivity: 0.8, ambient: 300}, hi: {type: convective, h: 10, "
+             "ambient: 290, radiation: {emissivity: 0.5, ambient: 280}}}\n  y: {lo: {type: neumann, flux: 100, "
+             "radiation: {emissivity: 1, ambient: 0}}, hi: insulated}\n  z: {lo: {type: dirichlet, value: 400}, hi: "
+             "insulated}\n",
+      "case.yaml");
+  const HeatProblem& p = c.problem;
+  EXPECT_TRUE(p.radiates());
+  EXPECT_EQ(p.lo[0], Boundary::Neumann);
+  EXPECT_EQ(p.lo_data[0].flux, 0.0);
+  EXPECT_EQ(p.lo_data[0].emissivity, 0.8);
+  EXPECT_EQ(p.lo_data[0].radiation_ambient, 300.0);
+  EXPECT_EQ(p.hi[0], Boundary::Robin);
+  EXPECT_EQ(p.hi_data[0].h, 10.0);
+  EXPECT_EQ(p.hi_data[0].ambient, 290.0);
+  EXPECT_EQ(p.hi_data[0].emissivity, 0.5);
+  EXPECT_EQ(p.hi_data[0].radiation_ambient, 280.0);
+  EXPECT_EQ(p.lo_data[1].flux, 100.0);
+  EXPECT_EQ(p.lo_data[1].emissivity, 1.0);
+  EXPECT_EQ(p.hi_data[1].emissivity, 0.0);
+  EXPECT_EQ(parse_config(c.resolved_yaml, "resolved.yaml").resolved_yaml, c.resolved_yaml) << c.resolved_yaml;
+  const std::string items = problem_items_text(problem_items(c));
+  EXPECT_NE(items.find("boundary.x_lo.radiation = emissivity 0.8, ambient 300"), std::string::npos) << items;
+  EXPECT_NE(items.find("boundary.x_hi.radiation = emissivity 0.5, ambient 280"), std::string::npos) << items;
+  EXPECT_EQ(items.find("boundary.y_hi.radiation"), std::string::npos) << items;
+
+  const std::string rad = "{type: radiation, emissivity: 0.8, ambient: 300}";
+  auto with_x_hi = [&](const std::string& face, const std::string& more = "") {
+    return head + "boundary: {x_hi: " + face + ", default: insulated}\n" + more;
+  };
+  expect_config_error(with_x_hi("{type: radiation, emissivity: 0, ambient: 300}"),
+                      R"(case\.yaml:5:\d+: boundary\.x_hi\.emissivity: expected an emissivity 0 < e <= 1, got '0')");
+  expect_config_error(with_x_hi("{type: radiation, emissivity: 1.5, ambient: 300}"),
+                      R"(boundary\.x_hi\.emissivity: expected an emissivity 0 < e <= 1, got '1\.5')");
+  expect_config_error(with_x_hi("{type: radiation, emissivity: .nan, ambient: 300}"),
+                      R"(boundary\.x_hi\.emissivity: expected a number, got '\.nan')");
+  expect_config_error(with_x_hi("{type: radiation, emissivity: 0.8, ambient: -20}"),
+                      R"(boundary\.x_hi\.ambient: expected an absolute temperature >= 0 K \(radiation needs kelvin)");
+  expect_config_error(with_x_hi("{type: radiation, emissivity: 0.8}"), R"(boundary\.x_hi\.ambient: missing)");
+  expect_config_error(with_x_hi("radiation"), R"(boundary\.x_hi: a radiating face needs its data)");
+  expect_config_error(with_x_hi("{type: radiation, emissivity: 0.8, ambient: 300, table: [[0, 1], [1, 2]]}"),
+                      R"(boundary\.x_hi\.table: does not belong to a radiation face; expected one of: type, emissivity, ambient)");
+  expect_config_error(with_x_hi("{type: dirichlet, value: 300, radiation: {emissivity: 0.5, ambient: 300}}"),
+                      R"(boundary\.x_hi\.radiation: does not belong to a dirichlet face)");
+  expect_config_error(with_x_hi("{type: insulated, radiation: {emissivity: 0.5, ambient: 300, h: 2}}"),
+                      R"(boundary\.x_hi\.radiation\.h: unknown key 'h'; expected one of: emissivity, ambient)");
+  expect_config_error(with_x_hi("{type: insulated, radiation: 0.5}"),
+                      R"(boundary\.x_hi\.radiation: expected \{emissivity: 0\.\.1, ambient: T \[K\]\}, got '0\.5')");
+  expect_config_error(with_x_hi("{type: radiation, emissivity: 0.5, ambient: 1e80}"),
+                      R"(boundary\.x_hi\.ambient: 2 emissivity sigma ambient\^4 / h_x = .* = inf is not a finite float64 number)");
+  // Celsius beside a radiating face: a negative temperature anywhere.
+  expect_config_error(with_x_hi(rad, "").replace(head.find("initial: {value: 1}"), 19, "initial: {value: -5}"),
+                      R"(initial\.value: expected an absolute temperature >= 0 K: boundary\.x_hi radiates)");
+  expect_config_error(head + "boundary: {x_hi: " + rad + ", x_lo: {type: convective, h: 3, ambient: -10}, default: insulated}\n",
+                      R"(boundary\.x_lo\.ambient: expected an absolute temperature >= 0 K: boundary\.x_hi radiates)");
+  expect_config_error(head + "boundary: {x_hi: " + rad + ", x_lo: {type: dirichlet, value: -10}, default: insulated}\n",
+                      R"(boundary\.x_lo\.value: expected an absolute temperature >= 0 K)");
+  // What does not count the radiation yet.
+  expect_config_error(with_x_hi(rad, "diagnostics: {heat_flows: true}\n"),
+                      R"(diagnostics\.heat_flows: not supported yet with radiating faces \(boundary\.x_hi at case\.yaml:5:\d+\): the heat flows do not count the radiation)");
+  expect_config_error(with_x_hi(rad, "output: {file: o.h5, fields: [u, heat_flux]}\n"),
+                      R"(output\.fields: not supported yet with radiating faces)");
 }
