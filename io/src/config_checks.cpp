@@ -141,6 +141,11 @@ void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
                why + "a steady solve writes one field, the steady state (step 0); remove output." + k);
   const YAML::Node in = root["initial"];
   if (!in) {
+    // A radiating face is linearised about the iterate: 0 K has no slope.
+    if (c.problem.radiates())
+      r.fail(root, "initial",
+             "missing; a steady solve with radiating faces starts from temperatures in kelvin (the radiation is "
+             "linearised about each iterate, and 0 K has no slope): expected initial: {value: T} with T > 0 K");
     // The start changes the number of sweeps, never the answer.
     c.initial.kind = InitialConfig::Kind::Uniform;
     c.initial.value = 0.0;
@@ -162,13 +167,11 @@ void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
 }
 
 /// Temperature-dependent properties (a table in material.materials) and
-/// radiating faces: what does not take them yet is refused by name, not run
-/// with the properties of the start or without the radiation.
+/// radiating faces: what does not take them yet (the heat-flux output) is
+/// refused by name, not run with the properties of the start or without the
+/// radiation.
 void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const std::string why = "not supported yet with temperature-dependent properties (a table in material.materials): ";
-  if (c.diagnostics.heat_flows)
-    r.fail(root["diagnostics"]["heat_flows"], "diagnostics.heat_flows",
-           why + "the heat flows take the conductivity of the start; remove diagnostics.heat_flows");
   if (c.output.heat_flux)
     r.fail(root["output"]["fields"], "output.fields",
            why + "the heat flux takes the conductivity of the start; remove heat_flux from output.fields");
@@ -182,9 +185,6 @@ std::string position_of(const RunConfig& c, const std::string& key, const std::s
 void check_radiation(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const FaceOrigin& f = first_radiating_face(c);
   const std::string why = "not supported yet with radiating faces (" + f.key + " at " + f.where + "): ";
-  if (c.diagnostics.heat_flows)
-    r.fail(root["diagnostics"]["heat_flows"], "diagnostics.heat_flows",
-           why + "the heat flows do not count the radiation; remove diagnostics.heat_flows");
   if (c.output.heat_flux)
     r.fail(root["output"]["fields"], "output.fields",
            why + "the face fluxes do not count the radiation; remove heat_flux from output.fields");

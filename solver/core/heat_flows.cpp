@@ -2,7 +2,10 @@
 // the row functions of discrete.hpp in double.
 
 #include <adi/discrete.hpp>
+#include <adi/error.hpp>
 #include <adi/heat_flows.hpp>
+#include <adi/radiation.hpp>
+#include <adi/temperature.hpp>
 #include <adi/stepper.hpp>
 
 #include <algorithm>
@@ -52,10 +55,12 @@ std::string heat_flow_face_kind(const HeatProblem& p, int axis, int side) {
   if (p.flat(axis)) return "none";
   const Boundary b = side ? p.hi[axis] : p.lo[axis];
   const FaceData& d = side ? p.hi_data[axis] : p.lo_data[axis];
+  const bool radiates = d.emissivity > 0.0;
   switch (b) {
     case Boundary::Dirichlet: return "dirichlet";
-    case Boundary::Neumann: return d.flux == 0.0 ? "insulated" : "flux";
-    case Boundary::Robin: return "convective";
+    case Boundary::Neumann:
+      return d.flux == 0.0 ? (radiates ? "radiation" : "insulated") : (radiates ? "flux+radiation" : "flux");
+    case Boundary::Robin: return radiates ? "convective+radiation" : "convective";
     case Boundary::Periodic: return "periodic";
   }
   return "none";
@@ -110,8 +115,15 @@ HeatFlowMeter::HeatFlowMeter(const HeatProblem& p, const std::array<index_t, 3>&
     ext_[a] = size_[a] + 2 * g_[a];
   }
   const Material& m = p_.material;
+  if (m.temperature) {
+    // K follows the field: each node's material position, its tables in
+    // measure (the state's fields hold the last step's midpoint values).
+    const std::shared_ptr<const FieldSource>& index = m.temperature->index_source();
+    mat_ = index ? read_ghosted(p_, *index, begin_, size_, g_)
+                 : std::vector<double>(static_cast<std::size_t>(ghosted_points()), 0.0);
+  }
   for (int a = 0; a < 3; ++a) {
-    if (!m.conductivity[a] || p_.flat(a)) continue;
+    if (!m.conductivity[a] || p_.flat(a) || m.temperature) continue;
     for (int b = 0; b < a; ++b)
       if (m.conductivity[b] == m.conductivity[a] && !k_[b].empty()) k_of_[a] = b;  // isotropic: one array
     if (k_of_[a] == a) k_[a] = read_ghosted(p_, *m.conductivity[a], begin_, size_, g_);
@@ -127,11 +139,15 @@ std::vector<double> HeatFlowMeter::ghosted(const T* box) const {
     for (index_t j = 0; j < sy; ++j)
       for (index_t i = 0; i < sx; ++i)
         out[static_cast<std::size_t>(offset(i, j, k))] = static_cast<double>(box[i + sx * (j + sy * k)]);
-  // Ghosts where the box spans the axis: the wrapped node, or the end node.
+  // Ghosts where the box spans the axis: the wrapped node; and at a domain
+  // face (not periodic) the end node, never read as a neighbour but a
+  // temperature to evaluate K at (temperature-dependent materials).
   for (int a = 0; a < 3; ++a) {
-    if (!g_[a] || size_[a] != p_.n[a]) continue;
+    if (!g_[a]) continue;
     const bool wrap = p_.periodic(a);
     for (int side = 0; side < 2; ++side) {
+      const bool at_face = side ? begin_[a] + size_[a] == p_.n[a] : begin_[a] == 0;
+      if (wrap ? size_[a] != p_.n[a] : !at_face) continue;  // across a cut: the caller's exchange
       const index_t ghost = side ? size_[a] : -1;
       const index_t from = wrap ? (side ? 0 : size_[a] - 1) : (side ? size_[a] - 1 : 0);
       std::array<index_t, 3> lo{{-g_[0], -g_[1], -g_[2]}}, hi{{size_[0] + g_[0], size_[1] + g_[1], size_[2] + g_[2]}};
@@ -170,9 +186,29 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
       if (!p.flat(a) && fixed_row(g[a], ends[a])) return true;
     return false;
   };
+  // Temperature-dependent: K of each node at its own temperature, evaluated
+  // where a row reads it (a ghost outside the domain holds no temperature).
+  const TemperatureState* state = p.material.temperature.get();
   auto conductivity = [&](int a, index_t o) {
+    if (state) {
+      const std::size_t q = static_cast<std::size_t>(o);
+      const TemperatureMaterial& mt = state->materials()[static_cast<std::size_t>(mat_[q])];
+      double k = 0.0;
+      if (!mt.conductivity[a].at(u[q], k))
+        ADI_THROW(NumericalError, "heat flows: temperature " + std::to_string(u[q]) + " is outside the " +
+                                      "conductivity table of material '" + mt.name + "'");
+      return k;
+    }
     const std::vector<double>& K = k_[k_of_[a]];
     return K.empty() || !p.material.conductivity[a] ? p.alpha[a] : K[static_cast<std::size_t>(o)];
+  };
+  // Radiating faces: -eps sigma (u^4 - T_inf^4) into the half cell, as the
+  // step's source 2 F / h (radiation.hpp).
+  auto radiation = [&](int a, int side, double uc) {
+    const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
+    if (!(d.emissivity > 0.0)) return 0.0;
+    const double amb = d.radiation_ambient;
+    return -2.0 / h[a] * d.emissivity * kStefanBoltzmann * (uc * uc * uc * uc - amb * amb * amb * amb);
   };
   for (index_t k = 0; k < size_[2]; ++k)
     for (index_t j = 0; j < size_[1]; ++j)
@@ -217,9 +253,10 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
             const bool mirror =
                 side ? (ia == e.n - 1 && e.hi == LineEnd::Mirror) : (ia == 0 && e.lo == LineEnd::Mirror);
             if (!mirror) continue;
-            bsum += beta[a][side];
+            const double rad = radiation(a, side, uc);
+            bsum += beta[a][side] + rad;
             const double robin = side ? e.hi_robin : e.lo_robin;
-            f.face[a][side] += w * (beta[a][side] - robin * uc);
+            f.face[a][side] += w * (beta[a][side] + rad - robin * uc);
           }
         }
         const double q = (q_.empty() ? p.source : q_[static_cast<std::size_t>(o)]) * qf;

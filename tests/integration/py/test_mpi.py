@@ -477,10 +477,21 @@ def temperature(a):
             .replace("lo: {type: convective, h: 400, ambient: 290}",
                      "lo: {type: convective, h: 400, ambient: 290, radiation: {emissivity: 0.8, ambient: 280}}")
             .replace("z: {lo: {type: dirichlet, value: 290}, hi: insulated}",
-                     "z: {lo: {type: dirichlet, value: 290}, hi: {type: radiation, emissivity: 0.9, ambient: 250}}"))
+                     "z: {lo: {type: dirichlet, value: 290}, hi: {type: radiation, emissivity: 0.9, ambient: 250}}")
+            + "diagnostics: {heat_flows: true}\n")
     serial(a, ["run", "radiating.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite",
                "--quiet"], cwd=d)
     every_grid_like_serial(a, d, "radiating.yaml", 3, "tables of temperature, radiating faces")
+    # Their heat flows (K at each node's temperature, the radiation in its
+    # face's column) balance, and the ranks' sums are the serial run's.
+    with h5py.File(os.path.join(d, "serial.h5"), "r") as fs, h5py.File(os.path.join(d, "mpi.h5"), "r") as fm:
+        hs, hm = fs["diagnostics/heat_flows"][()], fm["diagnostics/heat_flows"][()]
+        kinds = fs["diagnostics/heat_flows"].attrs["face_kinds"]
+        kinds = kinds.decode() if isinstance(kinds, bytes) else kinds
+    T.check(kinds.split(",")[0] == "convective+radiation" and kinds.split(",")[5] == "radiation", "face kinds " + kinds)
+    scale = np.abs(hs[:, 2:10]).max()
+    T.check(hs.shape == hm.shape and np.abs(hs - hm).max() <= 1e-9 * scale, "heat flows differ from the serial run's")
+    T.check(np.abs(hs[:, 10]).max() <= 1e-10 * scale, "the heat flows do not balance: %s" % hs[:, 10])
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
                  cwd=d, rc=5, timeout=60,
                  match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "

@@ -7,6 +7,8 @@
 #include <adi/factory.hpp>
 #include <adi/heat_flows.hpp>
 #include <adi/problem.hpp>
+#include <adi/radiation.hpp>
+#include <adi/temperature.hpp>
 #include <adi/stepper.hpp>
 #include <adi/stepper_heat_flows.hpp>
 
@@ -250,4 +252,74 @@ TEST(HeatFlows, ConvectiveFaceAtAUniformField) {
   EXPECT_NEAR(f.face[2][1], expect, 1e-13 * std::fabs(expect));
   EXPECT_NEAR(f.dEdt, expect, 1e-13 * std::fabs(expect));
   EXPECT_EQ(adi::heat_flow_face_kind(p, 2, 1), "convective");
+}
+
+// A radiating face (beside a convective exchange) at a uniform field:
+// eps sigma (T_inf^4 - u^4) A + h A (u_inf - u), into dE/dt too.
+TEST(HeatFlows, RadiatingFaceAtAUniformField) {
+  HeatProblem p;
+  p.n = {6, 7, 5};
+  p.length = {0.4, 0.3, 0.25};
+  p.lo = {Boundary::Neumann, Boundary::Neumann, Boundary::Neumann};
+  p.hi = {Boundary::Neumann, Boundary::Neumann, Boundary::Robin};
+  p.hi_data[2].h = 35.0;
+  p.hi_data[2].ambient = 290.0;
+  p.hi_data[2].emissivity = 0.7;
+  p.hi_data[2].radiation_ambient = 250.0;
+  p.lo_data[0].emissivity = 0.4;  // an otherwise insulated face
+  p.lo_data[0].radiation_ambient = 300.0;
+  const std::vector<double> u(static_cast<std::size_t>(p.points()), 700.0);
+  const HeatFlows f = adi::heat_flows(p, u.data(), 0.0);
+  const double s = adi::kStefanBoltzmann;
+  const double z = (0.7 * s * (std::pow(250.0, 4) - std::pow(700.0, 4)) + 35.0 * (290.0 - 700.0)) * 0.4 * 0.3;
+  const double x = 0.4 * s * (std::pow(300.0, 4) - std::pow(700.0, 4)) * 0.3 * 0.25;
+  EXPECT_NEAR(f.face[2][1], z, 1e-13 * std::fabs(z));
+  EXPECT_NEAR(f.face[0][0], x, 1e-13 * std::fabs(x));
+  EXPECT_NEAR(f.dEdt, x + z, 1e-13 * std::fabs(x + z));
+  EXPECT_EQ(adi::heat_flow_face_kind(p, 2, 1), "convective+radiation");
+  EXPECT_EQ(adi::heat_flow_face_kind(p, 0, 0), "radiation");
+}
+
+// K(T) = k0 (1 + beta T) between two fixed faces at the Kirchhoff profile
+// (theta(T) = k0 (T + beta T^2 / 2) linear in x): the flows at the instant
+// take each node's K at its own temperature; the balance closes, and the
+// flow into the body at x_lo tends to (theta(Ta) - theta(Tb)) A / L
+// (second order: the harmonic means of the nodes' K).
+TEST(HeatFlows, TemperatureDependentConductivityAtTheNodesTemperatures) {
+  const double k0 = 0.5, beta = 0.004, Ta = 300.0, Tb = 600.0;
+  auto theta = [&](double T) { return k0 * (T + 0.5 * beta * T * T); };
+  double last_err = 0.0;
+  for (const index_t nx : {21, 41}) {
+    HeatProblem p;
+    p.n = {nx, 4, 3};
+    p.length = {1.0, 0.3, 0.2};
+    p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+    p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
+    adi::TemperatureMaterial m;
+    m.name = "k(T)";
+    m.conductivity.fill(adi::PropertyTable{{250.0, 650.0}, {k0 * (1 + beta * 250.0), k0 * (1 + beta * 650.0)}});
+    m.capacity = adi::PropertyTable::constant_value(1.0);
+    auto st = std::make_shared<adi::TemperatureState>(p.n, nullptr, std::vector<adi::TemperatureMaterial>{m}, true);
+    p.material.temperature = st;
+    p.material.conductivity = {st->conductivity(0), st->conductivity(1), st->conductivity(2)};
+    p.material.capacity = st->capacity();
+    std::vector<double> u(static_cast<std::size_t>(p.points()));
+    for (index_t k = 0; k < p.n[2]; ++k)
+      for (index_t j = 0; j < p.n[1]; ++j)
+        for (index_t i = 0; i < nx; ++i) {
+          const double x = static_cast<double>(i) / static_cast<double>(nx - 1);
+          const double th = theta(Ta) + (theta(Tb) - theta(Ta)) * x;
+          u[static_cast<std::size_t>(i + nx * (j + p.n[1] * k))] = (std::sqrt(1.0 + 2.0 * beta * th / k0) - 1.0) / beta;
+        }
+    const HeatFlows f = adi::heat_flows(p, u.data(), 0.0);
+    expect_balance(f, "K(T) slab");
+    const double exact = (theta(Ta) - theta(Tb)) * 0.3 * 0.2;
+    EXPECT_NEAR(f.face[0][0], exact, 1e-3 * std::fabs(exact));
+    EXPECT_NEAR(f.face[0][1], -exact, 1e-3 * std::fabs(exact));
+    const double err = std::fabs(f.face[0][0] - exact);
+    if (last_err > 0.0) {
+      EXPECT_GT(last_err / err, 3.5) << "not second order: " << last_err << " then " << err;
+    }
+    last_err = err;
+  }
 }

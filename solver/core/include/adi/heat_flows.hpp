@@ -31,6 +31,11 @@
 // bookkeeping matches the operator: a check, not an identity of the code.
 // It is not the change of stored energy between two steps: that differs
 // from dE/dt by the time discretisation error.
+//
+// Temperature-dependent K (temperature.hpp) is taken at each node's own
+// temperature (the flows of the instant), and a radiating face
+// (radiation.hpp) adds -eps sigma (u^4 - T_inf^4) per unit area to its face
+// and to dE/dt, as the step's source 2 F / h does to the half cell.
 
 #include <adi/common.hpp>
 #include <adi/problem.hpp>
@@ -61,7 +66,9 @@ struct HeatFlows {
 
 /// The kind of face (axis, side) of p as the flows name it: "dirichlet",
 /// "flux", "convective", "insulated" (a flux face of 0 flux without a table
-/// that could change it), "periodic", or "none" on a flat axis.
+/// that could change it), "periodic", or "none" on a flat axis; a radiating
+/// face "radiation" (insulated otherwise), "flux+radiation" or
+/// "convective+radiation".
 std::string heat_flow_face_kind(const HeatProblem& p, int axis, int side);
 /// "x-", "x+", ... for (axis, side).
 const char* heat_flow_face_name(int axis, int side);
@@ -109,6 +116,7 @@ class HeatFlowMeter {
   std::array<std::vector<double>, 3> k_;  // ghosted; empty: p_.alpha
   std::array<int, 3> k_of_{{0, 1, 2}};    // the k_ an axis reads (an isotropic field is read once)
   std::vector<double> q_;                 // ghosted; empty: the constant
+  std::vector<double> mat_;               // ghosted material positions (temperature-dependent K)
   // (c never enters: c (A u) is the divergence of the fluxes, K alone.)
 };
 
