@@ -192,18 +192,6 @@ RunPlan plan_run(const RunOptions& o) {
   const auto& g = c.parallel.grid;
   if (plan.ranks == 1) {
     io::check_single_process(c, "start it with mpirun -np N, or --set parallel.grid=auto");
-  } else if (c.material.temperature && c.solve.steady) {
-    throw io::ConfigError(c.material.where.empty() ? c.source : c.material.where, "material.materials",
-                          "a steady solve with temperature-dependent properties (a table) runs on one process for "
-                          "now, but this run has " +
-                              std::to_string(plan.ranks) + " ranks; run it without mpirun, or march in time",
-                          __FILE__, __LINE__);
-  } else if (c.problem.radiates() && c.solve.steady) {
-    const io::FaceOrigin& f = io::first_radiating_face(c);
-    throw io::ConfigError(f.where, f.key,
-                          "a steady solve with radiating faces runs on one process for now, but this run has " +
-                              std::to_string(plan.ranks) + " ranks; run it without mpirun, or march in time",
-                          __FILE__, __LINE__);
   } else {
     try {
       plan.decomposition = Decomposition::plan(c.problem.n, plan.ranks, g);

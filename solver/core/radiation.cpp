@@ -124,9 +124,9 @@ void RadiationState::evaluate(const T* u0, const T* u1, double t, const std::arr
 
 template <class T>
 void RadiationState::evaluate_on(const std::array<std::vector<index_t>, 3>& idx, const T* u0, const T* u1, double t,
-                                 bool collective) {
+                                 bool collective, const std::array<double, 6>& slope) {
   use_nodes(idx, collective);
-  evaluate_nodes(u0, u1, t, {});
+  evaluate_nodes(u0, u1, t, slope);
 }
 
 template <class T>
@@ -175,19 +175,28 @@ void RadiationState::evaluate_nodes(const T* u0, const T* u1, double t, const st
 
 template <class T>
 std::array<double, 6> RadiationState::slopes(const T* u) const {
+  return slopes_on({all_nodes(n_[0]), all_nodes(n_[1]), all_nodes(n_[2])}, u);
+}
+
+template <class T>
+std::array<double, 6> RadiationState::slopes_on(const std::array<std::vector<index_t>, 3>& idx, const T* u) const {
   std::array<double, 6> s{};
+  const std::size_t n0 = idx[0].size(), n1 = idx[1].size(), n2 = idx[2].size();
   for (int face = 0; face < 6; ++face) {
     const double eps = eps_[static_cast<std::size_t>(face)];
     if (!(eps > 0.0)) continue;
     const int a = face / 2, side = face % 2;
     const index_t plane = side ? n_[a] - 1 : 0;
+    const auto at = std::lower_bound(idx[a].begin(), idx[a].end(), plane);
+    if (at == idx[a].end() || *at != plane) continue;
+    const std::size_t pa = static_cast<std::size_t>(at - idx[a].begin());
     double top = 0.0;
-    for (index_t k = 0; k < n_[2]; ++k)
-      for (index_t j = 0; j < n_[1]; ++j)
-        for (index_t i = 0; i < n_[0]; ++i) {
-          const index_t ijk[3] = {i, j, k};
-          if (ijk[a] != plane) continue;
-          top = std::max(top, std::fabs(static_cast<double>(u[i + n_[0] * (j + n_[1] * k)])));
+    for (std::size_t k = 0; k < n2; ++k)
+      for (std::size_t j = 0; j < n1; ++j)
+        for (std::size_t i = 0; i < n0; ++i) {
+          const std::size_t ijk[3] = {i, j, k};
+          if (ijk[a] != pa) continue;
+          top = std::max(top, std::fabs(static_cast<double>(u[i + n0 * (j + n1 * k)])));
         }
     s[static_cast<std::size_t>(face)] = 4.0 * eps * kStefanBoltzmann * top * top * top;
   }
@@ -197,10 +206,14 @@ std::array<double, 6> RadiationState::slopes(const T* u) const {
 template void RadiationState::evaluate<float>(const float*, const float*, double, const std::array<double, 6>&);
 template void RadiationState::evaluate<double>(const double*, const double*, double, const std::array<double, 6>&);
 template void RadiationState::evaluate_on<float>(const std::array<std::vector<index_t>, 3>&, const float*,
-                                                 const float*, double, bool);
+                                                 const float*, double, bool, const std::array<double, 6>&);
 template void RadiationState::evaluate_on<double>(const std::array<std::vector<index_t>, 3>&, const double*,
-                                                  const double*, double, bool);
+                                                  const double*, double, bool, const std::array<double, 6>&);
 template std::array<double, 6> RadiationState::slopes<float>(const float*) const;
 template std::array<double, 6> RadiationState::slopes<double>(const double*) const;
+template std::array<double, 6> RadiationState::slopes_on<float>(const std::array<std::vector<index_t>, 3>&,
+                                                                const float*) const;
+template std::array<double, 6> RadiationState::slopes_on<double>(const std::array<std::vector<index_t>, 3>&,
+                                                                 const double*) const;
 
 }  // namespace adi

@@ -234,7 +234,11 @@ void TemperatureState::evaluate_nodes(const T* u0, const T* u1) {
     for (std::size_t q = 0; q < points; ++q) {
       const TemperatureMaterial& m = materials_[static_cast<std::size_t>(index_[q])];
       const PropertyTable& tb = w < 3 ? m.conductivity[w] : m.capacity;
-      const double a = static_cast<double>(u0[q]), b = static_cast<double>(u1[q]);
+      double a = static_cast<double>(u0[q]), b = static_cast<double>(u1[q]);
+      if (clamped_ && !tb.constant() && std::isfinite(a) && std::isfinite(b)) {
+        a = std::clamp(a, tb.t.front(), tb.t.back());
+        b = std::clamp(b, tb.t.front(), tb.t.back());
+      }
       // Both ends inside the table (the midpoint then is too).
       double va = 0.0, vb = 0.0;
       const bool ok = tb.at(a, va) && tb.at(b, vb);

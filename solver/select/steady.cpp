@@ -5,12 +5,18 @@
 #include <adi/mpi.hpp>
 #include <adi/steady.hpp>
 #include <adi/radiation.hpp>
+#include <adi/decomposition.hpp>
+#include <adi/mpi.hpp>
 #include <adi/temperature.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+
+#include "rank_nodes.hpp"
+
+#include <optional>
 
 namespace adi {
 
@@ -94,7 +100,8 @@ namespace {
 /// The steady state of the linear problem p0 (its material as it is now).
 template <class T>
 SteadyResult solve_linear(const HeatProblem& p0, const StepperSpec& spec, std::vector<T>& u, const SteadyOptions& o,
-                          const std::function<void(index_t, double)>& progress) {
+                          const std::function<void(index_t, double)>& progress,
+                          const std::array<double, 2>* k_range = nullptr) {
   const std::string why = steady_state_refusal(p0);
   if (!why.empty()) ADI_THROW(InvalidArgument, "no steady state: " + why);
   if (!(o.tolerance > 0.0) || o.restart < 1 || o.max_iterations < 1)
@@ -117,7 +124,12 @@ SteadyResult solve_linear(const HeatProblem& p0, const StepperSpec& spec, std::v
   for (int a = 0; a < 3; ++a) {  // (every rank reads the ranges itself: the same numbers everywhere)
     if (p.flat(a)) continue;
     double lo, hi;
-    field_range(p.material.conductivity[a].get(), p.alpha[a], p.n, lo, hi);
+    if (k_range && p.material.conductivity[a]) {  // temperature-dependent: its tables' range
+      lo = (*k_range)[0];
+      hi = (*k_range)[1];
+    } else {
+      field_range(p.material.conductivity[a].get(), p.alpha[a], p.n, lo, hi);
+    }
     kmin = std::min(kmin, lo);
     kmax = std::max(kmax, hi);
   }
@@ -372,9 +384,24 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
   const std::shared_ptr<TemperatureState> state = p0.material.temperature;
   const std::shared_ptr<RadiationState> rad = p0.radiation;
   if (!state && !rad) return solve_linear(p0, spec, u, o, progress);
-  if (spec.distributed)
-    ADI_THROW(InvalidArgument,
-              "a steady solve with temperature-dependent properties or radiating faces runs on one process for now");
+  // Under MPI each rank evaluates its box and ghost layers (one exchange of
+  // the iterate), the faces' slopes and the convergence test are maxima
+  // over the ranks, and a failure on one rank is every rank's.
+  std::optional<Decomposition> dec;
+  std::optional<detail::RankNodes> nodes;
+  if (spec.distributed) {
+    dec.emplace(Decomposition::plan(p0.n, mpi::world_size(), spec.grid));
+    dec->set_periodic({{p0.periodic(0), p0.periodic(1), p0.periodic(2)}});
+    nodes.emplace(p0, *dec, dec->part(mpi::world_rank()));
+  }
+  // The conductivity's range for the sweeps' parameters: every value the
+  // tables take (a rank cannot read the whole state).
+  std::array<double, 2> k_range{{std::numeric_limits<double>::infinity(), 0.0}};
+  if (state)
+    for (const TemperatureMaterial& m : state->materials())
+      for (int a = 0; a < 3; ++a)
+        if (!p0.flat(a))
+          for (const double v : m.conductivity[a].v) k_range = {{std::min(k_range[0], v), std::max(k_range[1], v)}};
   HeatProblem p = p0;
   p.material.temperature = nullptr;
   p.radiation = nullptr;
@@ -400,12 +427,32 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
   };
   SteadyResult all;
   index_t sweeps = 0;
+  // The iterates on the way may leave a table where the steady state does
+  // not: they take its end values; the steady state itself is checked
+  // (a solve that did not converge leaves the state clamped: its last
+  // iterate is written as such, exit 4, not stopped by a table).
+  if (state) state->set_clamped(true);
   for (int outer = 1;; ++outer) {
-    if (state) state->evaluate(u.data());
-    if (rad) {
-      const std::array<double, 6> H = rad->slopes(u.data());
-      newton_faces(H);
-      rad->evaluate(u.data(), u.data(), 0.0, H);
+    if (!nodes) {
+      if (state) state->evaluate(u.data());
+      if (rad) {
+        const std::array<double, 6> H = rad->slopes(u.data());
+        newton_faces(H);
+        rad->evaluate(u.data(), u.data(), 0.0, H);
+      }
+    } else {
+      detail::on_every_rank(
+          [&] {
+            const std::vector<double> a = nodes->on_nodes(u.data());
+            if (state) state->evaluate_on(nodes->nodes(), a.data(), a.data(), true);
+            if (rad) {
+              std::array<double, 6> H = rad->slopes_on(nodes->nodes(), a.data());
+              mpi::allreduce_max(H.data(), 6);
+              newton_faces(H);
+              rad->evaluate_on(nodes->nodes(), a.data(), a.data(), 0.0, true, H);
+            }
+          },
+          "in the steady solve's outer iteration " + std::to_string(outer));
     }
     const std::vector<T> prev = u;
     // Inexact outer iterations: a linear solve need not be more accurate
@@ -414,15 +461,20 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
     SteadyOptions inner = o;
     inner.max_iterations = std::max<index_t>(o.max_iterations - sweeps, 1);
     inner.tolerance = outer > 1 ? std::clamp(0.01 * all.outer_change, o.tolerance, 1e-3) : std::max(o.tolerance, 1e-3);
-    SteadyResult r = solve_linear(p, spec, u, inner, [&](index_t it, double res) {
-      if (progress) progress(sweeps + it, res);
-    });
+    SteadyResult r = solve_linear(
+        p, spec, u, inner,
+        [&](index_t it, double res) {
+          if (progress) progress(sweeps + it, res);
+        },
+        state ? &k_range : nullptr);
     sweeps += r.iterations;
-    double change = 0.0, size = 0.0;
+    double m[2] = {0.0, 0.0};  // the change, the field's size
     for (std::size_t q = 0; q < u.size(); ++q) {
-      change = std::max(change, std::abs(static_cast<double>(u[q]) - static_cast<double>(prev[q])));
-      size = std::max(size, std::abs(static_cast<double>(u[q])));
+      m[0] = std::max(m[0], std::abs(static_cast<double>(u[q]) - static_cast<double>(prev[q])));
+      m[1] = std::max(m[1], std::abs(static_cast<double>(u[q])));
     }
+    if (nodes) mpi::allreduce_max(m, 2);
+    const double change = m[0], size = m[1];
     for (std::size_t q = 0; q < r.history.size(); ++q) {
       all.history.push_back(r.history[q]);
       all.history_iterations.push_back(sweeps - r.iterations + r.history_iterations[q]);
@@ -437,7 +489,21 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
     all.converged = r.converged && all.outer_change <= o.tolerance && inner.tolerance <= o.tolerance;
     if (all.converged || !r.converged || outer >= kSteadyMaxOuter || sweeps >= o.max_iterations) break;
   }
-  if (all.converged && state) state->evaluate(u.data());  // the fields of the steady state
+  // The fields of the steady state, strictly: a steady state outside a
+  // table stops the solve as a step would.
+  if (all.converged && state) {
+    state->set_clamped(false);
+    if (!nodes) {
+      state->evaluate(u.data());
+    } else {
+      detail::on_every_rank(
+          [&] {
+            const std::vector<double> a = nodes->on_nodes(u.data());
+            state->evaluate_on(nodes->nodes(), a.data(), a.data(), true);
+          },
+          "at the steady state");
+    }
+  }
   return all;
 }
 

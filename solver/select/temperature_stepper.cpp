@@ -2,6 +2,8 @@
 
 #include <adi/temperature_stepper.hpp>
 
+#include "rank_nodes.hpp"
+
 #include <adi/error.hpp>
 #include <adi/mpi.hpp>
 
@@ -9,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <utility>
 
 namespace adi {
@@ -31,35 +34,8 @@ class TemperatureStepper : public Base {
     const HeatProblem& p = original_;
     std::array<index_t, 3> size = p.n;
     if (dist_) {
-      // A rank's nodes: its box and one ghost layer on each side of a split
-      // axis, as its stepper's material reads them (load_box_field): per
-      // axis the ascending global indices, and the local index (from -1) of
-      // each.
-      const LocalPart& part = dist_->part();
-      const Decomposition& d = dist_->decomposition();
-      size = part.box.size;
-      for (int a = 0; a < 3; ++a) {
-        g_[a] = d.is_split(a) ? 1 : 0;
-        ext_[a] = part.box.size[a] + 2 * g_[a];
-        std::vector<std::pair<index_t, index_t>> glob;  // (global, local)
-        for (index_t l = -g_[a]; l < part.box.size[a] + g_[a]; ++l) {
-          index_t x = part.box.begin[a] + l;
-          if (x < 0 || x >= p.n[a]) x = p.periodic(a) ? (x + p.n[a]) % p.n[a] : std::clamp<index_t>(x, 0, p.n[a] - 1);
-          glob.emplace_back(x, l);
-        }
-        // A ghost clamped onto the box's own end node (a non-periodic
-        // face) duplicates it: take the box's node, which holds the value.
-        const index_t m = part.box.size[a];
-        std::sort(glob.begin(), glob.end(), [m](const auto& x, const auto& y) {
-          const bool xin = x.second >= 0 && x.second < m, yin = y.second >= 0 && y.second < m;
-          return x.first != y.first ? x.first < y.first : xin > yin;
-        });
-        for (const auto& [x, l] : glob)
-          if (nodes_[a].empty() || nodes_[a].back() != x) {
-            nodes_[a].push_back(x);
-            local_[a].push_back(l);
-          }
-      }
+      nodes_.emplace(p, dist_->decomposition(), dist_->part());
+      size = dist_->part().box.size;
     }
     const auto n = static_cast<std::size_t>(size[0] * size[1] * size[2]);
     un_.resize(n);
@@ -170,44 +146,18 @@ class TemperatureStepper : public Base {
       if (rad_) rad_->evaluate(u0, u1, tstar);
       return;
     }
-    std::exception_ptr own;
     try {
-      const std::vector<double> a = on_nodes(u0), b = u1 == u0 ? a : on_nodes(u1);
-      if (state_) state_->evaluate_on(nodes_, a.data(), b.data(), true);
-      if (rad_) rad_->evaluate_on(nodes_, a.data(), b.data(), tstar, true);
+      detail::on_every_rank(
+          [&] {
+            const std::vector<double> a = nodes_->on_nodes(u0), b = u1 == u0 ? a : nodes_->on_nodes(u1);
+            if (state_) state_->evaluate_on(nodes_->nodes(), a.data(), b.data(), true);
+            if (rad_) rad_->evaluate_on(nodes_->nodes(), a.data(), b.data(), tstar, true);
+          },
+          "in step " + std::to_string(this->step_index() + 1));
     } catch (...) {
-      own = std::current_exception();
+      agreed_ = true;
+      throw;
     }
-    const int rank = mpi::world_rank();
-    double first = own ? 1e9 - rank : 0.0;
-    mpi::allreduce_max(&first, 1);
-    if (first == 0.0) return;
-    agreed_ = true;
-    const int who = static_cast<int>(std::lround(1e9 - first));
-    if (own && who == rank) std::rethrow_exception(own);
-    ADI_THROW(mpi::PeerError, "rank " + std::to_string(who) + " failed in step " +
-                                  std::to_string(this->step_index() + 1) + " (see its message)");
-  }
-
-  // This rank's box (packed) -> its nodes (nodes_), ghost layers from the
-  // neighbours (collective).
-  std::vector<double> on_nodes(const T* box) const {
-    const LocalPart& part = dist_->part();
-    const std::array<index_t, 3>& m = part.box.size;
-    std::vector<double> g(static_cast<std::size_t>(ext_[0] * ext_[1] * ext_[2]), 0.0);
-    auto at = [&](index_t i, index_t j, index_t k) {
-      return static_cast<std::size_t>((i + g_[0]) + ext_[0] * ((j + g_[1]) + ext_[1] * (k + g_[2])));
-    };
-    for (index_t k = 0; k < m[2]; ++k)
-      for (index_t j = 0; j < m[1]; ++j)
-        for (index_t i = 0; i < m[0]; ++i) g[at(i, j, k)] = static_cast<double>(box[(k * m[1] + j) * m[0] + i]);
-    mpi::exchange_ghost_layers(dist_->decomposition(), mpi::world_rank(), ext_, g.data());
-    std::vector<double> out;
-    out.reserve(nodes_[0].size() * nodes_[1].size() * nodes_[2].size());
-    for (const index_t k : local_[2])
-      for (const index_t j : local_[1])
-        for (const index_t i : local_[0]) out.push_back(g[at(i, j, k)]);
-    return out;
   }
 
   static constexpr int kMaxIterations = 50;
@@ -219,8 +169,7 @@ class TemperatureStepper : public Base {
   std::shared_ptr<TemperatureState> state_;  // either may be null, not both
   std::shared_ptr<RadiationState> rad_;
   mpi::DistributedStepper<T>* dist_ = nullptr;  // inner_ when it is one rank's box
-  std::array<index_t, 3> g_{{0, 0, 0}}, ext_{{0, 0, 0}};
-  std::array<std::vector<index_t>, 3> nodes_, local_;
+  std::optional<detail::RankNodes> nodes_;       // its nodes (dist_ only)
   std::vector<T> un_, uk_, next_;  // u^n, the latest iterate, the next one (host; the rank's box)
   bool agreed_ = false;
 };

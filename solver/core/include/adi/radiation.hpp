@@ -56,12 +56,16 @@ class RadiationState {
   void evaluate(const T* u0, const T* u1, double t, const std::array<double, 6>& slope = {});
   template <class T>
   void evaluate_on(const std::array<std::vector<index_t>, 3>& idx, const T* u0, const T* u1, double t,
-                   bool collective);
+                   bool collective, const std::array<double, 6>& slope = {});
 
   /// The largest 4 eps sigma u^3 over each radiating face's nodes of the
-  /// whole grid u (0 for the others): the steady solve's H.
+  /// whole grid u (0 for the others): the steady solve's H. slopes_on: over
+  /// the nodes idx (u packed over them; a rank's share, to be maximised
+  /// over the ranks).
   template <class T>
   std::array<double, 6> slopes(const T* u) const;
+  template <class T>
+  std::array<double, 6> slopes_on(const std::array<std::vector<index_t>, 3>& idx, const T* u) const;
 
   /// The source field the steppers read (before an evaluation: q(x), the
   /// problem's own source without its table).

@@ -86,6 +86,11 @@ class TemperatureState {
   /// at its first temperature (so that a stepper can be built, and checked,
   /// before its field is set).
   bool evaluated() const { return evaluated_; }
+  /// While set, a temperature outside a table takes the value at the
+  /// table's nearer end instead of failing: for the steady solve's
+  /// intermediate iterates, which are not states of the run (its final
+  /// evaluation is strict).
+  void set_clamped(bool on) { clamped_ = on; }
 
   /// The fields: conductivity along axis a (the same source for all axes
   /// when isotropic) and the heat capacity.
@@ -108,6 +113,7 @@ class TemperatureState {
   std::vector<TemperatureMaterial> materials_;
   bool isotropic_ = true;
   bool evaluated_ = false;
+  bool clamped_ = false;
   /// The nodes the values are held for (ascending global indices per axis:
   /// the whole grid, or a rank's box and ghost layers), set by the first
   /// read or evaluation; their material positions.
