@@ -71,12 +71,15 @@ RadiationState::RadiationState(const HeatProblem& p)
   src_ = std::make_shared<Field>(this);
 }
 
-// The node set becomes idx; the problem's own source is read on it.
-void RadiationState::use_nodes(const std::array<std::vector<index_t>, 3>& idx, bool collective) {
+// The node set becomes idx; the problem's own source is read on it, never
+// collectively: the nonlinear step evaluates this state after the
+// coefficients, which may have failed on another rank (the failure is
+// agreed after both), so no rank may wait here for the others.
+void RadiationState::use_nodes(const std::array<std::vector<index_t>, 3>& idx, bool /*collective*/) {
   if (nodes_ready_ && idx == nodes_) return;
   const std::size_t points = idx[0].size() * idx[1].size() * idx[2].size();
   std::vector<double> q(points, q_const_);
-  if (q_field_) q_field_->read_indices(idx, q.data(), collective);
+  if (q_field_) q_field_->read_indices(idx, q.data(), false);
   nodes_ = idx;
   q_user_ = std::move(q);
   values_ = q_user_;

@@ -6,7 +6,6 @@
 #include <adi/steady.hpp>
 #include <adi/radiation.hpp>
 #include <adi/decomposition.hpp>
-#include <adi/mpi.hpp>
 #include <adi/temperature.hpp>
 
 #include <algorithm>
@@ -441,18 +440,22 @@ SteadyResult solve_steady(const HeatProblem& p0, const StepperSpec& spec, std::v
         rad->evaluate(u.data(), u.data(), 0.0, H);
       }
     } else {
+      // (No collective inside a guarded part: a rank that throws must not
+      // leave the others waiting in one.)
+      const std::vector<double> a = nodes->on_nodes(u.data());
+      std::array<double, 6> H{};
+      const std::string when = "in the steady solve's outer iteration " + std::to_string(outer);
       detail::on_every_rank(
           [&] {
-            const std::vector<double> a = nodes->on_nodes(u.data());
             if (state) state->evaluate_on(nodes->nodes(), a.data(), a.data(), true);
-            if (rad) {
-              std::array<double, 6> H = rad->slopes_on(nodes->nodes(), a.data());
-              mpi::allreduce_max(H.data(), 6);
-              newton_faces(H);
-              rad->evaluate_on(nodes->nodes(), a.data(), a.data(), 0.0, true, H);
-            }
+            if (rad) H = rad->slopes_on(nodes->nodes(), a.data());
           },
-          "in the steady solve's outer iteration " + std::to_string(outer));
+          when);
+      if (rad) {
+        mpi::allreduce_max(H.data(), 6);
+        newton_faces(H);
+        detail::on_every_rank([&] { rad->evaluate_on(nodes->nodes(), a.data(), a.data(), 0.0, true, H); }, when);
+      }
     }
     const std::vector<T> prev = u;
     // Inexact outer iterations: a linear solve need not be more accurate

@@ -48,10 +48,11 @@ class RadiationState {
   /// slope[f] (0 unless given: the steady solve's Newton form). On one
   /// process the whole grid; idx: one rank's nodes (ascending global indices
   /// per axis, its box and ghost layers), u packed over them, x fastest;
-  /// `collective`: every process makes this call together (a source field is
-  /// read collectively the first time). Throws NumericalError at a radiating
-  /// node whose temperature is not > 0 and finite; the state is then
-  /// unchanged.
+  /// `collective`: every process makes this call together (accepted as
+  /// TemperatureState's; the source field is read independently all the
+  /// same: no rank may wait here for one whose coefficients just failed).
+  /// Throws NumericalError at a radiating node whose temperature is not > 0
+  /// and finite; the state is then unchanged.
   template <class T>
   void evaluate(const T* u0, const T* u1, double t, const std::array<double, 6>& slope = {});
   template <class T>
