@@ -25,6 +25,10 @@ const T* HeatFluxOutput<T>::compute(double t, const T* values) {
   if (!active_) return nullptr;
   if (!part_) {  // the whole field, on the rank that writes it
     if (!root_) return nullptr;
+    io::GhostedBox<T> whole;
+    whole.size = p_.n;
+    whole.box = values;
+    K_->update(p_, whole);
     flux_ = io::heat_flux_whole(p_, t, values, *K_);
     return flux_.data();
   }
@@ -82,6 +86,7 @@ const T* HeatFluxOutput<T>::compute(double t, const T* values) {
     }
   }
   flux_.resize(static_cast<std::size_t>(3 * size[0] * size[1] * size[2]));
+  K_->update(p_, u);
   io::heat_flux(p_, t, u, *K_, flux_.data());
   return flux_.data();
 }

@@ -166,28 +166,15 @@ void check_steady(const Reader& r, const YAML::Node& root, RunConfig& c) {
   }
 }
 
-/// Temperature-dependent properties (a table in material.materials) and
-/// radiating faces: what does not take them yet (the heat-flux output) is
-/// refused by name, not run with the properties of the start or without the
-/// radiation.
-void check_temperature(const Reader& r, const YAML::Node& root, const RunConfig& c) {
-  const std::string why = "not supported yet with temperature-dependent properties (a table in material.materials): ";
-  if (c.output.heat_flux)
-    r.fail(root["output"]["fields"], "output.fields",
-           why + "the heat flux takes the conductivity of the start; remove heat_flux from output.fields");
-}
 std::string position_of(const RunConfig& c, const std::string& key, const std::string& fallback) {
   for (const auto& [k, w] : c.positions)
     if (k == key) return w;
   return fallback;
 }
 
+/// Radiating faces need absolute temperatures.
 void check_radiation(const Reader& r, const YAML::Node& root, const RunConfig& c) {
   const FaceOrigin& f = first_radiating_face(c);
-  const std::string why = "not supported yet with radiating faces (" + f.key + " at " + f.where + "): ";
-  if (c.output.heat_flux)
-    r.fail(root["output"]["fields"], "output.fields",
-           why + "the face fluxes do not count the radiation; remove heat_flux from output.fields");
   // Radiation needs absolute temperatures. 20 degC and 20 K cannot be told
   // apart, but a temperature below 0 is Celsius (or wrong) for sure.
   const std::string kelvin = "an absolute temperature >= 0 K: " + f.key +
@@ -230,7 +217,6 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   // scheme.type auto (resolve_scheme; a grid taken from the initial file
   // is settled later: settle_grid).
   if (!c.grid_pending) resolve_scheme(c);
-  if (c.material.temperature) check_temperature(r, root, c);
   if (c.problem.radiates()) check_radiation(r, root, c);
   if (const YAML::Node n = root["material"]; n && !c.material.regions.given() && !n["materials"]) {
     // Inside `material:` the values are SI: a forgotten property has no

@@ -3,6 +3,10 @@
 #include <adi/io/heat_flux.hpp>
 
 #include <adi/error.hpp>
+#include <adi/radiation.hpp>
+#include <adi/temperature.hpp>
+
+#include <string>
 
 namespace adi::io {
 
@@ -29,6 +33,34 @@ void read_plane(const FieldSource& src, const std::array<index_t, 3>& begin, con
 FluxConductivity::FluxConductivity(const HeatProblem& p, const std::array<index_t, 3>& begin,
                                    const std::array<index_t, 3>& size) {
   const auto& K = p.material.conductivity;
+  // A field on the box and every axis' ghost planes (the same field may
+  // serve several axes).
+  auto read_storage = [&](const FieldSource& f) {
+    Storage st;
+    st.box.resize(static_cast<std::size_t>(size[0] * size[1] * size[2]));
+    f.read(begin, size, st.box.data());
+    for (int g = 0; g < 3; ++g)
+      for (int side = 0; side < 2; ++side) {
+        if (!GhostedBox<double>::needs_ghost(p, begin, size, g, side)) continue;
+        const index_t n = p.n[g];
+        const index_t at = side == 0 ? (begin[g] - 1 + n) % n : (begin[g] + size[g]) % n;
+        read_plane(f, begin, size, g, at, st.ghost[g][side]);
+      }
+    return st;
+  };
+  const TemperatureState* temp = p.material.temperature.get();
+  if (temp) {
+    // K follows the field (update): each node's material position.
+    if (const auto& index = temp->index_source()) {
+      mat_ = read_storage(*index);
+    } else {
+      mat_.box.assign(static_cast<std::size_t>(size[0] * size[1] * size[2]), 0.0);
+      for (int g = 0; g < 3; ++g)
+        for (int side = 0; side < 2; ++side)
+          if (GhostedBox<double>::needs_ghost(p, begin, size, g, side))
+            mat_.ghost[g][side].assign(static_cast<std::size_t>(size[0] * size[1] * size[2] / size[g]), 0.0);
+    }
+  }
   for (int a = 0; a < 3; ++a) {
     if (!K[a] || p.flat(a)) continue;
     int same = -1;  // an isotropic field is the same source thrice: read once
@@ -38,18 +70,8 @@ FluxConductivity::FluxConductivity(const HeatProblem& p, const std::array<index_
       slot_[a] = same;
       continue;
     }
-    Storage st;
-    st.box.resize(static_cast<std::size_t>(size[0] * size[1] * size[2]));
-    K[a]->read(begin, size, st.box.data());
-    // Every axis' ghosts: the same field may serve several axes.
-    for (int g = 0; g < 3; ++g)
-      for (int side = 0; side < 2; ++side) {
-        if (!GhostedBox<double>::needs_ghost(p, begin, size, g, side)) continue;
-        const index_t n = p.n[g];
-        const index_t at = side == 0 ? (begin[g] - 1 + n) % n : (begin[g] + size[g]) % n;
-        read_plane(*K[a], begin, size, g, at, st.ghost[g][side]);
-      }
-    data_.push_back(std::move(st));
+    data_.push_back(temp ? mat_ : read_storage(*K[a]));  // (temperature: sized now, filled by update)
+    slot_axis_.push_back(a);
     slot_[a] = static_cast<int>(data_.size()) - 1;
   }
   box_.resize(data_.size());
@@ -61,6 +83,41 @@ FluxConductivity::FluxConductivity(const HeatProblem& p, const std::array<index_
     for (int g = 0; g < 3; ++g)
       for (int side = 0; side < 2; ++side)
         b.ghost[g][side] = data_[q].ghost[g][side].empty() ? nullptr : data_[q].ghost[g][side].data();
+  }
+}
+
+template <class T>
+void FluxConductivity::update(const HeatProblem& p, const GhostedBox<T>& u) {
+  const TemperatureState* temp = p.material.temperature.get();
+  if (!temp) return;
+  const auto& mats = temp->materials();
+  for (std::size_t q = 0; q < data_.size(); ++q) {
+    const int a = slot_axis_[q];
+    auto eval = [&](const std::vector<double>& pos, const T* uv, std::vector<double>& out) {
+      for (std::size_t r = 0; r < out.size(); ++r) {
+        const TemperatureMaterial& m = mats[static_cast<std::size_t>(pos[r])];
+        const PropertyTable& tb = m.conductivity[a];
+        double x = static_cast<double>(uv[r]);
+        // The stepper checked the field it stepped to; its last iterate may
+        // pass a table's end by the iteration's round-off.
+        if (!tb.constant()) {
+          const double slack = 1e-9 * (tb.t.back() - tb.t.front());
+          if (x < tb.t.front() && x >= tb.t.front() - slack) x = tb.t.front();
+          if (x > tb.t.back() && x <= tb.t.back() + slack) x = tb.t.back();
+        }
+        if (!tb.at(x, out[r]))
+          ADI_THROW(NumericalError, "heat flux: temperature " + std::to_string(x) + " is outside the conductivity " +
+                                        "table of material '" + m.name + "'");
+      }
+    };
+    eval(mat_.box, u.box, data_[q].box);
+    for (int g = 0; g < 3; ++g)
+      for (int side = 0; side < 2; ++side)
+        if (!data_[q].ghost[g][side].empty()) {
+          if (!u.ghost[g][side])
+            ADI_THROW(InvalidArgument, "heat flux: a ghost plane of the field is missing for the conductivity");
+          eval(mat_.ghost[g][side], u.ghost[g][side], data_[q].ghost[g][side]);
+        }
   }
 }
 
@@ -143,6 +200,11 @@ void heat_flux(const HeatProblem& p, double t, const GhostedBox<T>& u, const Flu
               const double out_flux = d.h * (uc - d.ambient * f);  // leaving the domain
               boundary = lo_face ? -out_flux : out_flux;
             }
+            if (d.emissivity > 0.0) {
+              const double amb = d.radiation_ambient;
+              const double out_flux = d.emissivity * kStefanBoltzmann * (uc * uc * uc * uc - amb * amb * amb * amb);
+              boundary += lo_face ? -out_flux : out_flux;
+            }
             v = 0.5 * (boundary + inner);
           }
           out[3 * q + a] = static_cast<T>(v);
@@ -160,6 +222,8 @@ std::vector<T> heat_flux_whole(const HeatProblem& p, double t, const T* u, const
   return out;
 }
 
+template void FluxConductivity::update<float>(const HeatProblem&, const GhostedBox<float>&);
+template void FluxConductivity::update<double>(const HeatProblem&, const GhostedBox<double>&);
 template void heat_flux<float>(const HeatProblem&, double, const GhostedBox<float>&, const FluxConductivity&, float*);
 template void heat_flux<double>(const HeatProblem&, double, const GhostedBox<double>&, const FluxConductivity&,
                                 double*);

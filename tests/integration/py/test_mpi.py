@@ -478,6 +478,7 @@ def temperature(a):
                      "lo: {type: convective, h: 400, ambient: 290, radiation: {emissivity: 0.8, ambient: 280}}")
             .replace("z: {lo: {type: dirichlet, value: 290}, hi: insulated}",
                      "z: {lo: {type: dirichlet, value: 290}, hi: {type: radiation, emissivity: 0.9, ambient: 250}}")
+            .replace("output: {file: out.h5, every: 3}", "output: {file: out.h5, every: 3, fields: [u, heat_flux]}")
             + "diagnostics: {heat_flows: true}\n")
     serial(a, ["run", "radiating.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite",
                "--quiet"], cwd=d)
@@ -492,6 +493,13 @@ def temperature(a):
     scale = np.abs(hs[:, 2:10]).max()
     T.check(hs.shape == hm.shape and np.abs(hs - hm).max() <= 1e-9 * scale, "heat flows differ from the serial run's")
     T.check(np.abs(hs[:, 10]).max() <= 1e-10 * scale, "the heat flows do not balance: %s" % hs[:, 10])
+    # The heat-flux field (K at each node's temperature, the radiation in
+    # the faces' nodes) is the serial run's.
+    with h5py.File(os.path.join(d, "serial.h5"), "r") as fs, h5py.File(os.path.join(d, "mpi.h5"), "r") as fm:
+        for step in sorted(fs["steps"]):
+            qs, qm = fs["steps"][step]["heat_flux"][()], fm["steps"][step]["heat_flux"][()]
+            T.check(np.abs(qs - qm).max() <= 1e-9 * max(np.abs(qs).max(), 1e-300),
+                    "heat flux of step %s differs from the serial run's" % step)
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
                  cwd=d, rc=5, timeout=60,
                  match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "

@@ -161,7 +161,7 @@ TEST(Config, MissingSectionsAndChoices) {
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nscheme: {theta: 0.3}\n",
                R"(scheme\.theta: expected 0\.5 <= theta <= 1)");
   expect_error("grid: {nx: 9, ny: 9, nz: 9}\ntime: {dt: 0.1, steps: 2}\nboundary: {x: sideways, y: dirichlet, z: dirichlet}\n",
-               R"(boundary\.x: expected one of dirichlet, neumann, insulated, convective, robin, periodic, got 'sideways')");
+               R"(boundary\.x: expected one of dirichlet, neumann, insulated, convective, robin, periodic, radiation, got 'sideways')");
   expect_error("", R"(the config is empty)");
   expect_error("- 1\n- 2\n", R"(expected a mapping of sections)");
 }

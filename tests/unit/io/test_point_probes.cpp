@@ -3,6 +3,7 @@
 // (io/heat_flux.hpp) of profiles whose face fluxes are all equal.
 
 #include <adi/io/io.hpp>
+#include <adi/radiation.hpp>
 
 #include <gtest/gtest.h>
 
@@ -305,5 +306,74 @@ initial: {value: 0}
     const double um = u[static_cast<std::size_t>((i + 5) % 6)], uc = u[static_cast<std::size_t>(i)],
                  up = u[static_cast<std::size_t>((i + 1) % 6)];
     EXPECT_NEAR(q[3 * i], 0.5 * (-2.0 * (uc - um) / hx - 2.0 * (up - uc) / hx), 1e-12) << i;
+  }
+}
+
+TEST(HeatFlux, RadiatingFaceCarriesTheSameFlux) {
+  // x = 0 held at T1, x = L radiating (and convecting) into surroundings: at
+  // the linear profile through the root T_L of K (T1 - T_L) / L = eps sigma
+  // (T_L^4 - T_r^4) + h (T_L - u_inf), every node's q_x is that flux, the
+  // radiating face's node included.
+  const double K = 20.0, L = 0.05, T1 = 1000.0, eps = 0.8, Tr = 300.0, h = 15.0, uinf = 290.0;
+  const double s = kStefanBoltzmann;
+  double TL = T1;
+  for (int i = 0; i < 100; ++i) {
+    const double f = K * (T1 - TL) / L - eps * s * (std::pow(TL, 4) - std::pow(Tr, 4)) - h * (TL - uinf);
+    TL -= f / (-K / L - 4.0 * eps * s * TL * TL * TL - h);
+  }
+  char text[600];
+  std::snprintf(text, sizeof text, R"(grid: {nx: 11, ny: 3, nz: 1}
+domain: {lx: %.17g}
+material: {conductivity: %.17g, heat_capacity: 1}
+boundary: {x: {lo: {type: dirichlet, value: %.17g}, hi: {type: convective, h: %.17g, ambient: %.17g, radiation: {emissivity: %.17g, ambient: %.17g}}}, default: insulated}
+time: {dt: 1e-3, steps: 1}
+initial: {value: 300}
+)",
+                L, K, T1, h, uinf, eps, Tr);
+  expect_uniform(flux_of_linear(text, T1, (TL - T1) / L), K * (T1 - TL) / L);
+}
+
+TEST(HeatFlux, TemperatureDependentConductivityAtTheNodesTemperatures) {
+  // K(T) = k0 (1 + beta T) between fixed faces at the Kirchhoff profile
+  // (theta = k0 (T + beta T^2 / 2) linear in x): q_x tends to (theta(Ta) -
+  // theta(Tb)) / L at every node, second order.
+  const double k0 = 0.5, beta = 0.004, Ta = 300.0, Tb = 600.0;
+  auto theta = [&](double T) { return k0 * (T + 0.5 * beta * T * T); };
+  const double exact = (theta(Ta) - theta(Tb)) / 1.0;
+  double last = 0.0;
+  for (const index_t nx : {21, 41}) {
+    char text[600];
+    std::snprintf(text, sizeof text, R"(grid: {nx: %d, ny: 3, nz: 1}
+material: {materials: {m: {conductivity: [[250, %.17g], [650, %.17g]], heat_capacity: 1}}}
+boundary: {x: dirichlet, default: insulated}
+time: {dt: 1e-3, steps: 1}
+initial: {value: 300}
+)",
+                  static_cast<int>(nx), k0 * (1 + beta * 250.0), k0 * (1 + beta * 650.0));
+    RunConfig c = parse_config(text, "case.yaml");
+    attach_fields(c, false);
+    const HeatProblem& p = c.problem;
+    std::vector<double> u(static_cast<std::size_t>(p.points()));
+    for (index_t j = 0; j < p.n[1]; ++j)
+      for (index_t i = 0; i < nx; ++i) {
+        const double th = theta(Ta) + (theta(Tb) - theta(Ta)) * static_cast<double>(i) / static_cast<double>(nx - 1);
+        u[static_cast<std::size_t>(i + nx * j)] = (std::sqrt(1.0 + 2.0 * beta * th / k0) - 1.0) / beta;
+      }
+    FluxConductivity Kf(p, {{0, 0, 0}}, p.n);
+    GhostedBox<double> whole;
+    whole.size = p.n;
+    whole.box = u.data();
+    Kf.update(p, whole);
+    const auto q = heat_flux_whole(p, 0.0, u.data(), Kf);
+    double worst = 0.0;
+    for (std::size_t n = 0; n < q.size() / 3; ++n) {
+      worst = std::max(worst, std::fabs(q[3 * n] - exact));
+      ASSERT_EQ(q[3 * n + 1], 0.0);
+    }
+    EXPECT_LT(worst, 1e-2 * std::fabs(exact));
+    if (last > 0.0) {
+      EXPECT_GT(last / worst, 3.5) << "not second order: " << last << " then " << worst;
+    }
+    last = worst;
   }
 }

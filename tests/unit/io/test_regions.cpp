@@ -127,15 +127,15 @@ TEST(Regions, TablesOfTemperature) {
   EXPECT_EQ(constant.problem.alpha[1], 16.0);
   EXPECT_EQ(constant.problem.capacity, 3.9e6);
   EXPECT_EQ(constant.problem.scheme, SchemeType::Douglas);
-  // What does not take tables yet says so.
+  // Steady solves, heat flows and the heat flux take tables.
   const std::string steel = "material: {materials: {steel: {conductivity: [[250, 1], [650, 2]], heat_capacity: 2}}}\n";
   EXPECT_TRUE(parse_config("grid: {nx: 7, ny: 5, nz: 4}\ninitial: {value: 300}\n" + steel + "solve: steady\n",
                            "case.yaml")
                   .solve.steady);
   EXPECT_TRUE(parse_config(std::string(kHead) + steel + "diagnostics: {heat_flows: true}\n", "case.yaml")
                   .diagnostics.heat_flows);
-  expect_config_error(std::string(kHead) + steel + "output: {file: o.h5, fields: [u, heat_flux]}\n",
-                      R"(output\.fields: not supported yet with temperature-dependent properties)");
+  EXPECT_TRUE(parse_config(std::string(kHead) + steel + "output: {file: o.h5, fields: [u, heat_flux]}\n", "case.yaml")
+                  .output.heat_flux);
 }
 
 // One line each, naming the key: the form's missing, contradictory and
@@ -321,8 +321,12 @@ TEST(Radiation, FacesAloneOrBesideTheirOwnCondition) {
                       R"(boundary\.x_lo\.ambient: expected an absolute temperature >= 0 K: boundary\.x_hi radiates)");
   expect_config_error(head + "boundary: {x_hi: " + rad + ", x_lo: {type: dirichlet, value: -10}, default: insulated}\n",
                       R"(boundary\.x_lo\.value: expected an absolute temperature >= 0 K)");
-  // What does not count the radiation yet.
+  // A steady solve starts from a temperature in kelvin.
+  expect_config_error(std::string("grid: {nx: 7, ny: 5, nz: 4}\nmaterial: {conductivity: 20, heat_capacity: 3e6}\n") +
+                          "boundary: {x_hi: " + rad + ", x_lo: {type: dirichlet, value: 400}, default: insulated}\n"
+                          "solve: steady\n",
+                      R"(case\.yaml:1:1: initial: missing; a steady solve with radiating faces starts from temperatures in kelvin)");
+  // Heat flows and the heat flux count the radiation.
   EXPECT_TRUE(parse_config(with_x_hi(rad, "diagnostics: {heat_flows: true}\n"), "case.yaml").diagnostics.heat_flows);
-  expect_config_error(with_x_hi(rad, "output: {file: o.h5, fields: [u, heat_flux]}\n"),
-                      R"(output\.fields: not supported yet with radiating faces \(boundary\.x_hi at case\.yaml:5:\d+\): the face fluxes do not count the radiation)");
+  EXPECT_TRUE(parse_config(with_x_hi(rad, "output: {file: o.h5, fields: [u, heat_flux]}\n"), "case.yaml").output.heat_flux);
 }

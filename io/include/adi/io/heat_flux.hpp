@@ -17,7 +17,11 @@
 //                                    -h (u_0 - u_inf f(t)) at lo, +h (u_{n-1} - u_inf f(t)) at hi
 //     flat axis (n = 1):             q_a = 0 (no heat flows along it)
 //
-// Face data are taken at the output step's time t (the field's time). A
+//     a radiating face adds -eps sigma (u^4 - T_inf^4) into the domain to its
+//     boundary flux (radiation.hpp)
+//
+// Face data are taken at the output step's time t (the field's time); a
+// temperature-dependent K (temperature.hpp) at each node's temperature. A
 // steady 1D profile has the same flux through every face, so q_a is exact
 // there, across material interfaces midway between nodes too (the harmonic
 // mean makes the face flux continuous). Components are stored (qx, qy, qz),
@@ -70,6 +74,12 @@ class FluxConductivity {
   FluxConductivity& operator=(const FluxConductivity&) = delete;
   /// Axis a's field, or nullptr for the constant p.alpha[a].
   const GhostedBox<double>* axis(int a) const { return slot_[a] < 0 ? nullptr : &box_[static_cast<std::size_t>(slot_[a])]; }
+  /// Temperature-dependent conductivity (p.material.temperature): K of each
+  /// node (box and ghost planes) at its temperature in u, from its
+  /// material's table (a value past a table's end by round-off takes the
+  /// end's; further, NumericalError). Nothing to do otherwise.
+  template <class T>
+  void update(const HeatProblem& p, const GhostedBox<T>& u);
 
  private:
   struct Storage {
@@ -77,6 +87,8 @@ class FluxConductivity {
     std::array<std::array<std::vector<double>, 2>, 3> ghost;
   };
   std::vector<Storage> data_;
+  std::vector<int> slot_axis_;  // the axis a slot's table is (temperature-dependent)
+  Storage mat_;                 // the material positions (temperature-dependent)
   std::vector<GhostedBox<double>> box_;
   std::array<int, 3> slot_{{-1, -1, -1}};
 };
