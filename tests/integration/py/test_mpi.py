@@ -535,20 +535,20 @@ def temperature(a):
             "boundary: {x: {lo: {type: dirichlet, value: 290}, hi: insulated}, y: periodic,\n"
             "           z: {lo: insulated, hi: {type: radiation, emissivity: 0.9, ambient: 250}}}\n"
             "initial: {value: 290}\nsolve: steady\nbackend: %s\noutput: {file: steady_rad.h5}\n" % a.backend)
-    for case in ("steady", "steady_rad"):
-        serial(a, ["run", case + ".yaml", "--set", "output.file=%s_serial.h5" % case, "--set", "backend=cpu",
+    for name in ("steady", "steady_rad"):
+        serial(a, ["run", name + ".yaml", "--set", "output.file=%s_serial.h5" % name, "--set", "backend=cpu",
                    "--overwrite", "--quiet"], cwd=d)
-        with h5py.File(os.path.join(d, case + "_serial.h5"), "r") as f:
+        with h5py.File(os.path.join(d, name + "_serial.h5"), "r") as f:
             ref = f["steps/000000/u"][()]
         for grid in (None, "[1, %d, 1]" % a.np, "[1, 1, %d]" % a.np):
             grid_args = ["--set", "parallel.grid=" + grid] if grid else []
-            mpirun(a, a.np, ["run", case + ".yaml", "--set", "output.file=%s_mpi.h5" % case, "--overwrite"] + grid_args,
+            mpirun(a, a.np, ["run", name + ".yaml", "--set", "output.file=%s_mpi.h5" % name, "--overwrite"] + grid_args,
                    cwd=d, match=[r"steady: \d+ linear solves about the last iterate", r"steady +converged in"])
-            with h5py.File(os.path.join(d, case + "_mpi.h5"), "r") as f:
+            with h5py.File(os.path.join(d, name + "_mpi.h5"), "r") as f:
                 u = f["steps/000000/u"][()]
             # The same solves to round-off of the sweeps (10 x the tolerance).
             T.check(np.abs(u - ref).max() <= 1e-9 * np.abs(ref).max(),
-                    "%s, grid %s: %.3g from the serial steady state" % (case, grid, np.abs(u - ref).max()))
+                    "%s, grid %s: %.3g from the serial steady state" % (name, grid, np.abs(u - ref).max()))
     print("tables of temperature: %d %s ranks like the serial run to 1e-12" % (a.np, a.backend))
 
 
