@@ -174,6 +174,21 @@ def temperature(a):
         T.check(np.array_equal(whole[s].view(np.uint8), split[s].view(np.uint8)),
                 "step %d after a restart differs by %g" % (s, np.max(np.abs(whole[s] - split[s]))))
     T.check(whole[12].max() > 330.0, "the case did not heat across the tables' points: max %g" % whole[12].max())
+    # The same with a radiating lid and a source table (the radiation's
+    # source is evaluated at each step's t*): a restart continues bit for bit.
+    T.write(os.path.join(d, "rad.yaml"), TEMPERATURE
+            .replace("z: {lo: {type: dirichlet, value: 290}, hi: insulated}",
+                     "z: {lo: {type: dirichlet, value: 290}, hi: {type: convective, h: 20, ambient: 290, "
+                     "radiation: {emissivity: 0.9, ambient: 280}}}")
+            .replace("source: {power_density: 3.0e7}", "source: {power_density: 3.0e7, table: [[0, 1], [6, 0.5]]}")
+            .replace("out.h5", "rad_out.h5"))
+    T.run(a, ["run", "rad.yaml", "-q", "--set", "output.file=rad_whole.h5"], cwd=d)
+    T.run(a, ["run", "rad.yaml", "-q", "--set", "time.steps=6", "--set", "checkpoint.file=rad_ck.h5",
+              "--set", "checkpoint.every=6"], cwd=d)
+    T.run(a, ["run", "rad.yaml", "-q", "--restart", "rad_ck.h5"], cwd=d)
+    whole, split = T.fields(os.path.join(d, "rad_whole.h5")), T.fields(os.path.join(d, "rad_out.h5"))
+    T.check(12 in split and np.array_equal(whole[12].view(np.uint8), split[12].view(np.uint8)),
+            "a restart of the radiating case differs at step 12")
     # The region file is an input: no output or checkpoint may replace it, --overwrite or not.
     before = open(os.path.join(d, "package.h5"), "rb").read()
     for key in ("output.file=package.h5", "checkpoint.file=package.h5"):
