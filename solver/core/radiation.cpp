@@ -2,6 +2,8 @@
 
 #include <adi/radiation.hpp>
 
+#include "node_set.hpp"
+
 #include <adi/error.hpp>
 
 #include <algorithm>
@@ -17,12 +19,6 @@ const char* face_name(int f) {
   return names[f];
 }
 
-std::vector<index_t> all_nodes(index_t n) {
-  std::vector<index_t> v(static_cast<std::size_t>(n));
-  for (index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
-  return v;
-}
-
 }  // namespace
 
 /// The source field: the state's values on its node set (or, before an
@@ -32,12 +28,7 @@ class RadiationState::Field final : public FieldSource {
   explicit Field(RadiationState* s) : s_(s) {}
   std::string name() const override { return "heat source (with radiating faces)"; }
   void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
-    std::array<std::vector<index_t>, 3> idx;
-    for (int a = 0; a < 3; ++a) {
-      ADI_REQUIRE(lo[a] >= 0 && size[a] >= 0 && lo[a] + size[a] <= s_->n_[a], name() + ": box outside the grid");
-      for (index_t i = 0; i < size[a]; ++i) idx[a].push_back(lo[a] + i);
-    }
-    read_indices(idx, out, false);
+    read_indices(detail::box_indices(lo, size, s_->n_, name()), out, false);
   }
   void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const override {
     s_->serve(idx, out, collective);
@@ -98,29 +89,12 @@ void RadiationState::serve(const std::array<std::vector<index_t>, 3>& idx, doubl
       std::fill(out, out + points, q_const_);
     return;
   }
-  if (idx == nodes_) {
-    std::copy(values_.begin(), values_.end(), out);
-    return;
-  }
-  std::array<std::vector<std::size_t>, 3> pos;
-  for (int a = 0; a < 3; ++a)
-    for (const index_t x : idx[a]) {
-      const auto it = std::lower_bound(nodes_[a].begin(), nodes_[a].end(), x);
-      if (it == nodes_[a].end() || *it != x)
-        ADI_THROW(InvalidArgument, std::string("the radiation source: node ") + "xyz"[a] + " = " + std::to_string(x) +
-                                       " is not on this process");
-      pos[a].push_back(static_cast<std::size_t>(it - nodes_[a].begin()));
-    }
-  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
-  std::size_t q = 0;
-  for (const std::size_t k : pos[2])
-    for (const std::size_t j : pos[1])
-      for (const std::size_t i : pos[0]) out[q++] = values_[i + n0 * (j + n1 * k)];
+  detail::gather_nodes(nodes_, values_, idx, out, "the radiation source");
 }
 
 template <class T>
 void RadiationState::evaluate(const T* u0, const T* u1, double t, const std::array<double, 6>& slope) {
-  const std::array<std::vector<index_t>, 3> all{all_nodes(n_[0]), all_nodes(n_[1]), all_nodes(n_[2])};
+  const std::array<std::vector<index_t>, 3> all{detail::all_indices(n_[0]), detail::all_indices(n_[1]), detail::all_indices(n_[2])};
   use_nodes(all, false);
   evaluate_nodes(u0, u1, t, slope);
 }
@@ -178,7 +152,7 @@ void RadiationState::evaluate_nodes(const T* u0, const T* u1, double t, const st
 
 template <class T>
 std::array<double, 6> RadiationState::slopes(const T* u) const {
-  return slopes_on({all_nodes(n_[0]), all_nodes(n_[1]), all_nodes(n_[2])}, u);
+  return slopes_on({detail::all_indices(n_[0]), detail::all_indices(n_[1]), detail::all_indices(n_[2])}, u);
 }
 
 template <class T>

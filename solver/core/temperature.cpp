@@ -2,6 +2,8 @@
 
 #include <adi/temperature.hpp>
 
+#include "node_set.hpp"
+
 #include <adi/error.hpp>
 
 #include <algorithm>
@@ -85,17 +87,6 @@ bool TemperatureMaterial::depends_on_temperature() const {
          !capacity.constant();
 }
 
-namespace {
-
-/// Every index of an axis of n nodes.
-std::vector<index_t> all_of(index_t n) {
-  std::vector<index_t> v(static_cast<std::size_t>(n));
-  for (index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
-  return v;
-}
-
-}  // namespace
-
 /// One property's field: the state's current values on its node set, read
 /// by boxes or by index lists (any part of the node set). It points to its
 /// state, which owns it: whoever reads it keeps the state alive (a
@@ -106,12 +97,7 @@ class TemperatureState::Property final : public FieldSource {
       : state_(state), which_(which), name_(std::move(name)) {}
   std::string name() const override { return name_; }
   void read(const std::array<index_t, 3>& lo, const std::array<index_t, 3>& size, double* out) const override {
-    std::array<std::vector<index_t>, 3> idx;
-    for (int a = 0; a < 3; ++a) {
-      ADI_REQUIRE(lo[a] >= 0 && size[a] >= 0 && lo[a] + size[a] <= state_->n_[a], name_ + ": box outside the grid");
-      for (index_t i = 0; i < size[a]; ++i) idx[a].push_back(lo[a] + i);
-    }
-    read_indices(idx, out, false);
+    read_indices(detail::box_indices(lo, size, state_->n_, name_), out, false);
   }
   void read_indices(const std::array<std::vector<index_t>, 3>& idx, double* out, bool collective) const override {
     state_->serve(which_, idx, out, collective);
@@ -182,25 +168,8 @@ void TemperatureState::serve(int which, const std::array<std::vector<index_t>, 3
   // The first read sets the node set: a stepper's (the whole grid, or one
   // rank's box and its ghost layers).
   if (!nodes_ready_) use_nodes(idx, collective);
-  const std::vector<double>& v = values_[which < 3 && isotropic_ ? 0 : which];
-  if (idx == nodes_) {
-    std::copy(v.begin(), v.end(), out);
-    return;
-  }
-  std::array<std::vector<std::size_t>, 3> pos;
-  for (int a = 0; a < 3; ++a)
-    for (const index_t x : idx[a]) {
-      const auto it = std::lower_bound(nodes_[a].begin(), nodes_[a].end(), x);
-      if (it == nodes_[a].end() || *it != x)
-        ADI_THROW(InvalidArgument, std::string("the temperature-dependent fields: node ") + "xyz"[a] + " = " +
-                                       std::to_string(x) + " is not on this process");
-      pos[a].push_back(static_cast<std::size_t>(it - nodes_[a].begin()));
-    }
-  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
-  std::size_t q = 0;
-  for (const std::size_t k : pos[2])
-    for (const std::size_t j : pos[1])
-      for (const std::size_t i : pos[0]) out[q++] = v[i + n0 * (j + n1 * k)];
+  detail::gather_nodes(nodes_, values_[which < 3 && isotropic_ ? 0 : which], idx, out,
+                       "the temperature-dependent fields");
 }
 
 template <class T>
@@ -210,7 +179,7 @@ void TemperatureState::evaluate(const T* u) {
 
 template <class T>
 void TemperatureState::evaluate_step(const T* u0, const T* u1) {
-  const std::array<std::vector<index_t>, 3> all{all_of(n_[0]), all_of(n_[1]), all_of(n_[2])};
+  const std::array<std::vector<index_t>, 3> all{detail::all_indices(n_[0]), detail::all_indices(n_[1]), detail::all_indices(n_[2])};
   if (!(nodes_ready_ && nodes_ == all)) use_nodes(all, false);
   evaluate_nodes(u0, u1);
 }
