@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   c_bench->add_option("--warmup", bench.warmup, "untimed repetitions first")->capture_default_str();
   c_bench->add_option("--baseline", bench.baseline, "also run the step with cuSPARSE (cusparse)");
   c_bench->add_option("--material", bench.material,
-                      "constant | field (an isotropic conductivity field, constant c, a heat source field)")
+                      "constant | field (an isotropic conductivity field, constant c, a heat source field) | tables (two "
+                      "materials by region, K(T) and c(T) tables: the nonlinear step)")
       ->capture_default_str();
   c_bench->add_option("--faces", bench.faces,
                       "dirichlet | mixed (x value, y flux, z convective) | robin (all convective) | periodic (all axes)")

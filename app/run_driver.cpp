@@ -586,6 +586,7 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
     spdlog::info("stepping from step {} to {} (dt = {:.6g} s){}", rep.start_step, c.steps, c.problem.dt,
                  plan.output.empty() ? std::string() : ", output to " + plan.output);
     const LoopEnd end = loop.run();
+    if (const std::string notes = rs.stepper->step_notes(); !notes.empty() && m.root) spdlog::info("{}", notes);
     rep.end_step = end.step;
     rep.wall = end.wall;
     rep.final_rate = end.rate;

@@ -37,10 +37,7 @@ class TemperatureStepper : public Base {
       nodes_.emplace(p, dist_->decomposition(), dist_->part());
       size = dist_->part().box.size;
     }
-    const auto n = static_cast<std::size_t>(size[0] * size[1] * size[2]);
-    un_.resize(n);
-    uk_.resize(n);
-    next_.resize(n);
+    points_ = static_cast<std::size_t>(size[0] * size[1] * size[2]);
   }
 
   // The problem as given (the inner stepper's source is the radiation's field).
@@ -52,6 +49,10 @@ class TemperatureStepper : public Base {
   // phase or an output of the material sees).
   void set_field(const T* host) override {
     inner_->set_field(host);
+    if (DeviceIterates<T>* dev = device()) {
+      dev->evaluate_material(DeviceIterates<T>::kField, DeviceIterates<T>::kField, tstar());
+      return;
+    }
     evaluate(host, host);
     inner_->reload_material();
   }
@@ -62,22 +63,32 @@ class TemperatureStepper : public Base {
     const index_t s = this->step_index();
     inner_->set_time_origin(this->time_origin_, this->step_origin_);
     inner_->set_step_index(s);
+    if (DeviceIterates<T>* dev = device()) {
+      step_on_device(*dev, s);
+      this->step_index_ = s + 1;
+      return;
+    }
+    // The host's iterates (none where the device holds them).
+    un_.resize(points_);
+    uk_.resize(points_);
+    next_.resize(points_);
     inner_->get_field(un_.data());
     // The first iterate: the coefficients at u^n.
     evaluate(un_.data(), un_.data());
     inner_->reload_material();
     inner_->step();
+    int linear = 1;
     inner_->get_field(uk_.data());
     // Then the step from u^n again with K at the midpoint of u^n and the
     // latest iterate and c their enthalpy chord, until the iterates agree:
     // at least once (second order), at most kMaxIterations times.
-    const double eps = sizeof(T) == 4 ? 1.2e-7 : 2.3e-16;
     for (int it = 1;; ++it) {
       evaluate(un_.data(), uk_.data());
       inner_->reload_material();
       inner_->set_field(un_.data());
       inner_->set_step_index(s);
       inner_->step();
+      ++linear;
       inner_->get_field(next_.data());
       double m[3] = {0.0, 0.0, 0.0};  // the iteration's change, the step's, the field's size
       for (std::size_t q = 0; q < next_.size(); ++q) {
@@ -89,23 +100,31 @@ class TemperatureStepper : public Base {
       }
       if (dist_) mpi::allreduce_max(m, 3);
       uk_.swap(next_);
-      if (!(m[0] <= kRelativeTolerance * m[1] + 8.0 * eps * m[2])) {
-        if (it < kMaxIterations && std::isfinite(m[0])) continue;
-        char buf[300];
-        std::snprintf(buf, sizeof buf,
-                      "the iteration of the temperature-dependent properties did not converge in step %lld: after %d "
-                      "iterations the field still changed by %.3g (the step moved it by %.3g); reduce time.dt",
-                      static_cast<long long>(s + 1), it, m[0], m[1]);
-        agreed_ = dist_ != nullptr;  // the same numbers on every rank
-        ADI_THROW(NumericalError, buf);
-      }
+      if (!converged(m, it, s)) continue;
       break;
     }
+    count(linear);
     this->step_index_ = s + 1;
+  }
+  std::string step_notes() const override {
+    if (steps_ == 0) return {};
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "nonlinear step: %.2f linear steps a step on average, at most %d, over %lld steps (material "
+                  "evaluated %s)",
+                  static_cast<double>(linear_steps_) / static_cast<double>(steps_), most_,
+                  static_cast<long long>(steps_), device() ? "on the device" : "on the host");
+    return buf;
   }
   bool failure_agreed() const override { return agreed_ || inner_->failure_agreed(); }
   FieldStats field_stats() override { return inner_->field_stats(); }
-  void run_phase(Phase p) override { inner_->run_phase(p); }
+  // A whole step is the nonlinear one; its parts are the linear step's.
+  void run_phase(Phase p) override {
+    if (p == Phase::Step)
+      step();
+    else
+      inner_->run_phase(p);
+  }
   std::vector<Phase> phases() const override { return inner_->phases(); }
   std::size_t bytes_allocated() const override {
     return inner_->bytes_allocated() + (un_.size() + uk_.size() + next_.size()) * sizeof(T);
@@ -117,7 +136,12 @@ class TemperatureStepper : public Base {
     inner_->read_nodes(nodes, count, out);
   }
   void scatter_field(const T* root_host) override {
+    if (!dist_) {
+      set_field(root_host);
+      return;
+    }
     inner_->scatter_field(root_host);
+    un_.resize(points_);
     inner_->get_field(un_.data());
     evaluate(un_.data(), un_.data());
     inner_->reload_material();
@@ -133,6 +157,63 @@ class TemperatureStepper : public Base {
   void reload_material() override { inner_->reload_material(); }
 
  protected:
+  // Timed as the inner stepper times (its device's clock, its ranks).
+  void clock_begin() override { Stepper<T>::clock_begin_of(*inner_); }
+  double clock_end_ms() override { return Stepper<T>::clock_end_ms_of(*inner_); }
+  void combine_timings(std::vector<double>& ms) override { Stepper<T>::combine_timings_of(*inner_, ms); }
+
+  // The scheme's time of its explicit data in this step (the radiation's t*).
+  double tstar() const { return this->time_at(this->step_index()) + original_.theta * original_.dt; }
+
+  // The iterates beside a device field (one process; Stepper::device_iterates).
+  DeviceIterates<T>* device() const { return dist_ ? nullptr : inner_->device_iterates(); }
+
+  // Whether the iteration has converged after iteration `it` of step s with
+  // the changes m (the iteration's, the step's, the field's size); throws
+  // when it cannot any more.
+  bool converged(const double m[3], int it, index_t s) {
+    const double eps = sizeof(T) == 4 ? 1.2e-7 : 2.3e-16;
+    if (m[0] <= kRelativeTolerance * m[1] + 8.0 * eps * m[2]) return true;
+    if (it < kMaxIterations && std::isfinite(m[0])) return false;
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "the iteration of the temperature-dependent properties did not converge in step %lld: after %d "
+                  "iterations the field still changed by %.3g (the step moved it by %.3g); reduce time.dt",
+                  static_cast<long long>(s + 1), it, m[0], m[1]);
+    agreed_ = dist_ != nullptr;  // the same numbers on every rank
+    ADI_THROW(NumericalError, buf);
+  }
+
+  // The iteration of step() with its iterates where the field is: slot 0
+  // holds u^n, slot 1 the latest iterate, the field the next one; the same
+  // operations on the same values as the host loop (bit for bit).
+  void step_on_device(DeviceIterates<T>& dev, index_t s) {
+    const double t = tstar();
+    dev.store_iterate(0);
+    dev.evaluate_material(0, 0, t);
+    inner_->step();
+    dev.store_iterate(1);
+    for (int it = 1;; ++it) {
+      dev.evaluate_material(0, 1, t);
+      dev.load_iterate(0);
+      inner_->set_step_index(s);
+      inner_->step();
+      const std::array<double, 3> m = dev.iterate_change(1, 0);
+      dev.store_iterate(1);
+      if (converged(m.data(), it, s)) {
+        count(it + 1);
+        break;
+      }
+    }
+  }
+
+  // A completed step's linear steps (step_notes).
+  void count(int linear) {
+    ++steps_;
+    linear_steps_ += linear;
+    most_ = std::max(most_, linear);
+  }
+
   // K and c for the step from u0 to u1 (this process' field: the whole grid,
   // or the rank's box). A rank's values at its ghost nodes come from its
   // neighbours; a failure on one rank is every rank's (the lowest failing
@@ -140,7 +221,7 @@ class TemperatureStepper : public Base {
   void evaluate(const T* u0, const T* u1) {
     // The radiation's source at the step's t* (the scheme's time of its
     // explicit data).
-    const double tstar = this->time_at(this->step_index()) + original_.theta * original_.dt;
+    const double tstar = this->tstar();
     if (!dist_) {
       if (state_) state_->evaluate_step(u0, u1);
       if (rad_) rad_->evaluate(u0, u1, tstar);
@@ -170,6 +251,9 @@ class TemperatureStepper : public Base {
   std::shared_ptr<RadiationState> rad_;
   mpi::DistributedStepper<T>* dist_ = nullptr;  // inner_ when it is one rank's box
   std::optional<detail::RankNodes> nodes_;       // its nodes (dist_ only)
+  long long steps_ = 0, linear_steps_ = 0;  // completed steps, their linear steps (step_notes)
+  int most_ = 0;
+  std::size_t points_ = 0;         // this process' nodes
   std::vector<T> un_, uk_, next_;  // u^n, the latest iterate, the next one (host; the rank's box)
   bool agreed_ = false;
 };

@@ -28,7 +28,10 @@ namespace temperature {
 /// problem's radiation state is made (what io::attach_fields does); without
 /// attach_state the source is that state's field directly (the inner
 /// stepper's problem, nonlinear_inner_problem).
-inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach_state = true, bool radiate = false) {
+/// anisotropic: material a's conductivity a different table per axis;
+/// source_field: the source a field (q(x) under the radiation's source).
+inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach_state = true, bool radiate = false,
+                           bool anisotropic = false, bool source_field = false) {
   HeatProblem p;
   p.n = {11, 9, 7};
   p.length = {1.0, 0.9, 0.7};
@@ -49,9 +52,18 @@ inline HeatProblem problem(std::shared_ptr<TemperatureState>& state, bool attach
   b.name = "b";
   b.conductivity.fill(PropertyTable::constant_value(0.8));
   b.capacity = PropertyTable{{250.0, 400.0}, {2.0, 3.0}};
+  if (anisotropic) {
+    a.conductivity[1] = PropertyTable{{240.0, 410.0}, {3.0, 1.0}};
+    a.conductivity[2] = PropertyTable::constant_value(0.6);
+  }
   state = std::make_shared<TemperatureState>(p.n, std::make_shared<ArrayField>("region", p.n, idx),
-                                             std::vector<TemperatureMaterial>{a, b}, true);
+                                             std::vector<TemperatureMaterial>{a, b}, !anisotropic);
   if (attach_state) p.material.temperature = state;
+  if (source_field) {
+    std::vector<double> q(static_cast<std::size_t>(p.points()));
+    for (index_t i = 0; i < p.points(); ++i) q[static_cast<std::size_t>(i)] = 150.0 + 3.0 * static_cast<double>(i % 17);
+    p.material.source = std::make_shared<ArrayField>("q", p.n, q);
+  }
   p.material.conductivity = {state->conductivity(0), state->conductivity(1), state->conductivity(2)};
   p.material.capacity = state->capacity();
   if (radiate) {
@@ -193,6 +205,58 @@ TYPED_TEST_P(TemperatureContract, RestartIsBitForBit) {
   EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(T))) << "a restart at step 3 differs";
 }
 
+/// The nonlinear step with its iterates and coefficients on the device
+/// (Stepper::device_iterates, the CUDA stepper) against the same step
+/// through the host (SolverOptions::device_material off): bit for bit, both
+/// schemes, both precisions, isotropic and per-axis tables, radiating faces
+/// with a constant and a field source, and radiation alone. The CPU stepper
+/// has no device evaluation: both runs are the host's.
+template <class B, class T>
+void device_against_host(SchemeType scheme, int variant) {
+  auto build = [&](bool on) {
+    std::shared_ptr<TemperatureState> state;
+    HeatProblem p = temperature::problem(state, true, variant >= 2, variant == 1, variant == 3);
+    if (variant == 4) {  // radiation alone: constant K and c
+      p.material.temperature = nullptr;
+      p.material.conductivity = {};
+      p.material.capacity = nullptr;
+      p.radiation = std::make_shared<RadiationState>(p);
+    }
+    p.scheme = scheme;
+    StepperSpec spec = B::spec();
+    spec.options.device_material = on;
+    return make_stepper<T>(p, spec);
+  };
+  auto on = build(true), off = build(false);
+  const bool device = B::spec().backend == Backend::Cuda;
+  EXPECT_EQ(device, on->device_name().find("evaluated on the device") != std::string::npos) << on->device_name();
+  EXPECT_EQ(std::string::npos, off->device_name().find("evaluated on the device")) << off->device_name();
+  std::shared_ptr<TemperatureState> s0;
+  const std::vector<double> u0 = temperature::start(temperature::problem(s0));
+  std::vector<T> a(u0.begin(), u0.end()), b = a;
+  for (auto* st : {on.get(), off.get()}) {
+    st->set_field(a.data());
+    st->impose_boundary_values();
+    st->advance(4);
+  }
+  on->get_field(a.data());
+  off->get_field(b.data());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(T))) << "the device evaluation differs";
+  EXPECT_NE(0, std::memcmp(a.data(), std::vector<T>(u0.begin(), u0.end()).data(), a.size() * sizeof(T)));
+}
+
+TYPED_TEST_P(TemperatureContract, DeviceEvaluationIsTheHostsBitForBit) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  for (const SchemeType scheme : {SchemeType::Strang, SchemeType::Douglas})
+    for (int variant = 0; variant < 5; ++variant) {
+      SCOPED_TRACE(std::string(scheme_name(scheme)) + ", variant " + std::to_string(variant) +
+                   " (0 tables, 1 per-axis tables, 2 + radiation, 3 + a source field, 4 radiation alone)");
+      device_against_host<B, double>(scheme, variant);
+      device_against_host<B, float>(scheme, variant);
+    }
+}
+
 /// A temperature outside a table stops the step with the node, the material
 /// and the table's range; the field is the step's start.
 TYPED_TEST_P(TemperatureContract, OutsideATableStopsTheStep) {
@@ -264,6 +328,7 @@ TYPED_TEST_P(TemperatureContract, RadiationNeedsKelvin) {
 
 REGISTER_TYPED_TEST_SUITE_P(TemperatureContract, KirchhoffSlab, KirchhoffSteadySolve, SecondOrderInTime, EnthalpyBalance,
                             RadiatingPlate, RadiatingLumpedBody, RadiationEnergyBalance, RadiationNeedsKelvin,
-                            ReloadedMaterialIsARebuild, RestartIsBitForBit, OutsideATableStopsTheStep);
+                            ReloadedMaterialIsARebuild, RestartIsBitForBit, OutsideATableStopsTheStep,
+                            DeviceEvaluationIsTheHostsBitForBit);
 
 }  // namespace adi::test::contract

@@ -58,11 +58,14 @@
 #include "general_rhs_kernels.cuh"
 #include "general_lanes.hpp"
 #include "general_rhs.hpp"
+#include "nonlinear_material.cuh"
 #include "split_kernels.cuh"
 
 #include <adi/dirichlet.hpp>
 #include <adi/step_plan.hpp>
 #include <adi/discrete.hpp>
+#include <adi/radiation.hpp>
+#include <adi/temperature.hpp>
 #include <adi/tridiag.hpp>
 
 #include <algorithm>
@@ -91,7 +94,7 @@ unsigned blocks_for(index_t count) {
 }  // namespace
 
 template <class T>
-class CudaStepper final : public detail::DeviceGridStepper<T> {
+class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIterates<T> {
   using Base = detail::DeviceGridStepper<T>;
   using Base::device_;
   using Base::layout_;
@@ -313,6 +316,7 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
     // may return before its DMA lands, and stream_ does not wait for the
     // legacy stream: wait for everything once here.
     ADI_CUDA_CHECK(cudaDeviceSynchronize());
+    plan_device_material();
   }
 
   std::string device_name() const override {
@@ -337,7 +341,7 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
             : kind_[a] == SolveKind::OnTheFly ? "thomas-on-the-fly"
                                               : "cyclic")
         << (a == 0 && x_transposed_ ? " (transposed grid)" : "");
-    s << ")";
+    s << (nl_ ? "; the nonlinear step's material evaluated on the device" : "") << ")";
     return s.str();
   }
 
@@ -424,8 +428,11 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
                     kxt_.bytes() + rhot_.bytes();
     for (int a = 0; a < 3; ++a) b += k_[a].bytes() + fa_[a].bytes() + fcp_[a].bytes() + finv_[a].bytes();
     b += d_off_.bytes() + d_mask_.bytes() + d_w_.bytes() + error_.bytes() + split_.bytes();
+    if (nl_) b += nl_->bytes();
     return b;
   }
+
+  DeviceIterates<T>* device_iterates() override { return nl_ ? this : nullptr; }
 
  private:
   enum class SolveKind { None, Factor, OnTheFly, Cyclic };
@@ -514,6 +521,68 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
   }
 
  private:
+  // The nonlinear step's material on the device (DeviceIterates) where the
+  // arrays the rows read are the temperature state's and the radiation's
+  // fields, the device has room for two more fields (and the region ids,
+  // the problem's own source field) and SolverOptions::device_material is
+  // on. Not with moving Dirichlet faces (their W terms are made on the
+  // host from the fields: such runs keep the host evaluation).
+  void plan_device_material() {
+    const TemperatureState* st = p_.material.temperature.get();
+    const RadiationState* rad = p_.radiation.get();
+    if (!options_.device_material || dirichlet_.moving || !general::NonlinearMaterial<T>::supported(p_)) return;
+    general::MaterialTargets<T> out;
+    if (st) {
+      for (int a = 0; a < 3; ++a)
+        if (!p_.flat(a) && p_.material.conductivity[a] != st->conductivity(a)) return;
+      if (p_.material.capacity != st->capacity() || rho_.size() == 0) return;
+      out.k_properties = st->isotropic() ? 1 : 3;
+      for (int a = 0; a < 3; ++a) {
+        if (k_[a].size() == 0) continue;
+        out.k[st->isotropic() ? 0 : a] = k_[a].get();
+      }
+      out.rho = rho_.get();
+    }
+    if (rad) {
+      if (p_.material.source != rad->source() || q_.size() == 0) return;
+      out.q = q_.get();
+    }
+    const std::size_t n = u_.size();
+    std::size_t free_b = 0, total_b = 0;
+    ADI_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (general::NonlinearMaterial<T>::bytes_needed(p_, n) + (std::size_t(64) << 20) > free_b) return;
+    nl_ = std::make_unique<general::NonlinearMaterial<T>>(p_, n);
+    nl_out_ = out;
+  }
+  T* iterate(int s) { return s == DeviceIterates<T>::kField ? u_.get() : nl_->slot(s); }
+  void store_iterate(int s) override {
+    ADI_CUDA_CHECK(cudaMemcpyAsync(nl_->slot(s), u_.get(), u_.bytes(), cudaMemcpyDeviceToDevice, stream_));
+  }
+  void load_iterate(int s) override {
+    ADI_CUDA_CHECK(cudaMemcpyAsync(u_.get(), nl_->slot(s), u_.bytes(), cudaMemcpyDeviceToDevice, stream_));
+  }
+  void evaluate_material(int a, int b, double tstar) override {
+    if (!nl_->evaluate(iterate(a), iterate(b), tstar, nl_out_, stream_)) {
+      // A node the host refuses: its evaluation throws its own message (and
+      // were it to pass, the arrays are then the host's).
+      std::vector<T> h0(u_.size()), h1(u_.size());
+      ADI_CUDA_CHECK(cudaMemcpyAsync(h0.data(), iterate(a), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
+      ADI_CUDA_CHECK(cudaMemcpyAsync(h1.data(), iterate(b), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
+      ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (p_.material.temperature) p_.material.temperature->evaluate_step(h0.data(), h1.data());
+      if (p_.radiation) p_.radiation->evaluate(h0.data(), h1.data(), tstar);
+      reload_material();
+      return;
+    }
+    if (x_transposed_) {  // the x solve's copies of K and 1/c
+      if (nl_out_.k_properties && kxt_.size()) transpose(k_[0].get(), kxt_.get(), layout_.n[1], layout_.n[0]);
+      if (nl_out_.rho && rhot_.size()) transpose(rho_.get(), rhot_.get(), layout_.n[1], layout_.n[0]);
+    }
+  }
+  std::array<double, 3> iterate_change(int prev, int base) override {
+    return nl_->change(u_.get(), iterate(prev), iterate(base), stream_);
+  }
+
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));
     f.read({{0, 0, 0}}, p_.n, v.data());
@@ -731,6 +800,8 @@ class CudaStepper final : public detail::DeviceGridStepper<T> {
   DeviceBuffer<double> d_w_;
   DeviceBuffer<int> error_;
   std::unique_ptr<ConstantTables<T>> tables_;  // the constant tables' stages (else the rows' below)
+  std::unique_ptr<general::NonlinearMaterial<T>> nl_;  // the nonlinear step's material on the device
+  general::MaterialTargets<T> nl_out_;                 // the arrays it writes
 };
 
 template <class T>

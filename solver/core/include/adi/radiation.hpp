@@ -74,6 +74,15 @@ class RadiationState {
   /// Face 2 a + side: its emissivity (0: it does not radiate) and ambient.
   double emissivity(int face) const { return eps_[static_cast<std::size_t>(face)]; }
   double ambient(int face) const { return amb_[static_cast<std::size_t>(face)]; }
+  /// What an evaluation elsewhere needs (the CUDA stepper's, on its
+  /// device): the scheme's theta, the spacing of axis a, the problem's own
+  /// source (a constant, or a field when source_field() is set) and its
+  /// time table.
+  double theta() const { return theta_; }
+  double spacing(int a) const { return h_[static_cast<std::size_t>(a)]; }
+  double source_constant() const { return q_const_; }
+  const std::shared_ptr<const FieldSource>& source_field() const { return q_field_; }
+  const TimeTable& source_table() const { return q_table_; }
 
  private:
   class Field;

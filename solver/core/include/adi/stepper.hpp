@@ -80,6 +80,31 @@ struct FieldView {
   int device = 0;
 };
 
+/// Where a stepper's field lives in device memory, the nonlinear step of a
+/// temperature-dependent material or radiating faces
+/// (temperature_stepper.hpp) keeps its iterates beside the field and
+/// evaluates the material there, instead of copying each iterate to the
+/// host and the coefficients back (Stepper::device_iterates). Slots 0 and 1
+/// are two more fields of the stepper's size; kField is the field itself.
+template <class T>
+class DeviceIterates {
+ public:
+  static constexpr int kField = -1;
+  virtual ~DeviceIterates() = default;
+  /// The field into slot s (0 or 1), and back.
+  virtual void store_iterate(int s) = 0;
+  virtual void load_iterate(int s) = 0;
+  /// The coefficients of a step from iterate a to iterate b (slots or
+  /// kField) at the step's time t*, where the rows read them: what
+  /// TemperatureState::evaluate_step and RadiationState::evaluate followed by
+  /// Stepper::reload_material give, bit for bit. A temperature they refuse
+  /// throws their NumericalError (the same message).
+  virtual void evaluate_material(int a, int b, double tstar) = 0;
+  /// Over the field u: max |u - slot prev| (infinity where it is not
+  /// finite), max |u - slot base| and max |u| (NaN ignored), in double.
+  virtual std::array<double, 3> iterate_change(int prev, int base) = 0;
+};
+
 template <class T>
 class Stepper {
  public:
@@ -218,6 +243,13 @@ class Stepper {
   virtual void reload_material() {
     ADI_THROW(InvalidArgument, "this stepper cannot re-read its material (temperature-dependent properties)");
   }
+  /// What the steps so far did beyond the scheme's one linear step, for a
+  /// run's summary (the nonlinear step's iterations); empty: nothing.
+  virtual std::string step_notes() const { return {}; }
+
+  /// The nonlinear step's iterates beside a device field (DeviceIterates),
+  /// or nullptr: through the host (get_field, reload_material).
+  virtual DeviceIterates<T>* device_iterates() { return nullptr; }
 
  protected:
   /// The start of a timed run, after the work queued before it.
@@ -229,6 +261,11 @@ class Stepper {
   /// A distributed stepper's timings over its ranks (each run's slowest rank
   /// sets the pace); nothing to combine in one process.
   virtual void combine_timings(std::vector<double>& ms) { (void)ms; }
+  /// A decorator's timings are those of the stepper it wraps (whose work may
+  /// be queued on a device, or spread over ranks).
+  static void clock_begin_of(Stepper& s) { s.clock_begin(); }
+  static double clock_end_ms_of(Stepper& s) { return s.clock_end_ms(); }
+  static void combine_timings_of(Stepper& s, std::vector<double>& ms) { s.combine_timings(ms); }
 
   index_t step_index_ = 0;
   double time_origin_ = 0.0;  ///< the time of step step_origin_ (set_time_origin)
