@@ -188,7 +188,10 @@ std::string emit_resolved(const RunConfig& c) {
     if (c.solve.stop_rate > 0) e << YAML::Key << "stop_rate" << YAML::Value << num(c.solve.stop_rate);
     e << YAML::EndMap;
     e << YAML::Key << "scheme" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
-      << scheme_name(p.scheme_in_use()) << YAML::Key << "theta" << YAML::Value << num(p.theta) << YAML::EndMap;
+      << scheme_name(p.scheme_in_use()) << YAML::Key << "theta" << YAML::Value << num(p.theta);
+    if (c.material.temperature || p.radiates())
+      e << YAML::Key << "nonlinear" << YAML::Value << nonlinear_step_name(p.nonlinear);
+    e << YAML::EndMap;
   }
   e << YAML::Key << "precision" << YAML::Value << precision_name(c.precision);
   e << YAML::Key << "backend" << YAML::Value << backend_name(c.backend);

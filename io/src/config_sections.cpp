@@ -372,11 +372,21 @@ void read_time(const Reader& r, const YAML::Node& t, RunConfig& c) {
 
 void read_scheme(const Reader& r, const YAML::Node& n, RunConfig& c) {
   if (!n) return;
-  r.only_keys(n, "scheme", {"type", "theta"});
+  r.only_keys(n, "scheme", {"type", "theta", "nonlinear"});
   if (const YAML::Node ty = n["type"])
     c.problem.scheme = r.choice<SchemeType>(
         ty, "scheme.type",
         {{"auto", SchemeType::Auto}, {"douglas", SchemeType::Douglas}, {"strang", SchemeType::Strang}});
+  if (const YAML::Node nl = n["nonlinear"]) {
+    c.problem.nonlinear = r.choice<NonlinearStep>(
+        nl, "scheme.nonlinear",
+        {{"iterate", NonlinearStep::Iterate}, {"predictor-corrector", NonlinearStep::PredictorCorrector}});
+    // (material and boundary are read before scheme: kSections)
+    if (!c.material.temperature && !c.problem.radiates())
+      r.fail(nl, "scheme.nonlinear",
+             "only a run with temperature tables (material.materials) or a radiating face has a nonlinear step; "
+             "remove scheme.nonlinear");
+  }
   if (const YAML::Node th = n["theta"]) {
     c.problem.theta = r.real(th, "scheme.theta");
     require(r, th, "scheme.theta", c.problem.theta >= 0.5 && c.problem.theta <= 1.0,

@@ -140,6 +140,7 @@ std::vector<ProblemItem> problem_items(const RunConfig& c, const ChecksumLookup&
   // existed took the Douglas step.
   add("scheme.type", scheme_name(p.scheme_in_use()), "", "", "douglas");
   add("scheme.theta", num(p.theta));
+  if (m.temperature || p.radiates()) add("scheme.nonlinear", nonlinear_step_name(p.nonlinear), "", "", "iterate");
   add("time.start", num(c.t_start), "", "", "0");
   return items;
 }

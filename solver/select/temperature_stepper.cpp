@@ -89,6 +89,7 @@ class TemperatureStepper : public Base {
       inner_->set_step_index(s);
       inner_->step();
       ++linear;
+      if (predictor_corrector()) break;  // the corrector's result is the step's
       inner_->get_field(next_.data());
       double m[3] = {0.0, 0.0, 0.0};  // the iteration's change, the step's, the field's size
       for (std::size_t q = 0; q < next_.size(); ++q) {
@@ -198,6 +199,10 @@ class TemperatureStepper : public Base {
       dev.load_iterate(0);
       inner_->set_step_index(s);
       inner_->step();
+      if (predictor_corrector()) {
+        count(2);
+        break;
+      }
       const std::array<double, 3> m = dev.iterate_change(1, 0);
       dev.store_iterate(1);
       if (converged(m.data(), it, s)) {
@@ -206,6 +211,9 @@ class TemperatureStepper : public Base {
       }
     }
   }
+
+  // Two linear steps a step, no iteration (NonlinearStep).
+  bool predictor_corrector() const { return original_.nonlinear == NonlinearStep::PredictorCorrector; }
 
   // A completed step's linear steps (step_notes).
   void count(int linear) {

@@ -100,11 +100,53 @@ TYPED_TEST_P(TemperatureContract, SecondOrderInTime) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   expect_check<B>(verify::temperature_time_order(B::spec()), B::spec());
+  expect_check<B>(verify::temperature_time_order(B::spec(), NonlinearStep::PredictorCorrector), B::spec());
 }
 TYPED_TEST_P(TemperatureContract, EnthalpyBalance) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   expect_check<B>(verify::enthalpy_balance(B::spec()), B::spec());
+  expect_check<B>(verify::enthalpy_balance(B::spec(), NonlinearStep::PredictorCorrector), B::spec());
+}
+
+/// The step's linear steps, as the run reports them (Stepper::step_notes):
+/// exactly two with the predictor-corrector, more when iterated to
+/// round-off; the two treatments agree to the scheme's error, not bit for bit.
+TYPED_TEST_P(TemperatureContract, PredictorCorrectorTakesTwoLinearSteps) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  using T = typename TypeParam::Real;
+  std::vector<std::vector<T>> out;
+  for (const NonlinearStep how : {NonlinearStep::Iterate, NonlinearStep::PredictorCorrector}) {
+    std::shared_ptr<TemperatureState> state;
+    HeatProblem p = temperature::problem(state, true, true);
+    p.nonlinear = how;
+    auto st = B::template make<T>(p);
+    EXPECT_EQ("", st->step_notes());
+    const std::vector<double> u0 = temperature::start(p);
+    std::vector<T> u(u0.begin(), u0.end());
+    st->set_field(u.data());
+    st->impose_boundary_values();
+    st->advance(3);
+    st->get_field(u.data());
+    out.push_back(u);
+    const std::string notes = st->step_notes();
+    if (how == NonlinearStep::PredictorCorrector)
+      EXPECT_NE(std::string::npos, notes.find("2.00 linear steps a step on average, at most 2, over 3 steps")) << notes;
+    else
+      EXPECT_EQ(std::string::npos, notes.find("at most 2,")) << notes;
+  }
+  // Against what the three steps changed (a rough start: its first steps
+  // change it most).
+  std::shared_ptr<TemperatureState> s0;
+  const std::vector<double> u0 = temperature::start(temperature::problem(s0));
+  double diff = 0.0, moved = 0.0;
+  for (std::size_t q = 0; q < out[0].size(); ++q) {
+    diff = std::max(diff, std::abs(static_cast<double>(out[0][q]) - static_cast<double>(out[1][q])));
+    moved = std::max(moved, std::abs(static_cast<double>(out[0][q]) - u0[q]));
+  }
+  EXPECT_GT(diff, 0.0);
+  EXPECT_LT(diff, 0.05 * moved) << "moved " << moved;
 }
 
 /// The backend's stepper (not wrapped) re-reads the state's new values: its
@@ -216,6 +258,7 @@ void device_against_host(SchemeType scheme, int variant) {
   auto build = [&](bool on) {
     std::shared_ptr<TemperatureState> state;
     HeatProblem p = temperature::problem(state, true, variant >= 2, variant == 1, variant == 3);
+    if (variant == 5) p.nonlinear = NonlinearStep::PredictorCorrector;
     if (variant == 4) {  // radiation alone: constant K and c
       p.material.temperature = nullptr;
       p.material.conductivity = {};
@@ -249,9 +292,10 @@ TYPED_TEST_P(TemperatureContract, DeviceEvaluationIsTheHostsBitForBit) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   for (const SchemeType scheme : {SchemeType::Strang, SchemeType::Douglas})
-    for (int variant = 0; variant < 5; ++variant) {
+    for (int variant = 0; variant < 6; ++variant) {
       SCOPED_TRACE(std::string(scheme_name(scheme)) + ", variant " + std::to_string(variant) +
-                   " (0 tables, 1 per-axis tables, 2 + radiation, 3 + a source field, 4 radiation alone)");
+                   " (0 tables, 1 per-axis tables, 2 + radiation, 3 + a source field, 4 radiation alone, 5 = 2 "
+                   "with the predictor-corrector)");
       device_against_host<B, double>(scheme, variant);
       device_against_host<B, float>(scheme, variant);
     }
@@ -329,6 +373,6 @@ TYPED_TEST_P(TemperatureContract, RadiationNeedsKelvin) {
 REGISTER_TYPED_TEST_SUITE_P(TemperatureContract, KirchhoffSlab, KirchhoffSteadySolve, SecondOrderInTime, EnthalpyBalance,
                             RadiatingPlate, RadiatingLumpedBody, RadiationEnergyBalance, RadiationNeedsKelvin,
                             ReloadedMaterialIsARebuild, RestartIsBitForBit, OutsideATableStopsTheStep,
-                            DeviceEvaluationIsTheHostsBitForBit);
+                            DeviceEvaluationIsTheHostsBitForBit, PredictorCorrectorTakesTwoLinearSteps);
 
 }  // namespace adi::test::contract

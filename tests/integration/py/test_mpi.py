@@ -500,6 +500,15 @@ def temperature(a):
             qs, qm = fs["steps"][step]["heat_flux"][()], fm["steps"][step]["heat_flux"][()]
             T.check(np.abs(qs - qm).max() <= 1e-9 * max(np.abs(qs).max(), 1e-300),
                     "heat flux of step %s differs from the serial run's" % step)
+    # The predictor-corrector (two linear steps a step, no convergence test
+    # to agree on) on one process grid.
+    T.write(os.path.join(d, "pc.yaml"), TEMPERATURE_CASE.replace("backend: cpu", "backend: " + a.backend)
+            + "scheme: {nonlinear: predictor-corrector}\n")
+    serial(a, ["run", "pc.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite", "--quiet"],
+           cwd=d)
+    mpirun(a, a.np, ["run", "pc.yaml", "--set", "output.file=mpi.h5", "--overwrite"], cwd=d,
+           match=[r"nonlinear step: 2\.00 linear steps a step on average, at most 2, over 6 steps"])
+    assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"), "predictor-corrector, %d ranks" % a.np)
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
                  cwd=d, rc=5, timeout=60,
                  match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "

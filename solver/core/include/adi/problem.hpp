@@ -56,6 +56,18 @@ constexpr const char* scheme_name(SchemeType s) {
   return s == SchemeType::Douglas ? "douglas" : s == SchemeType::Strang ? "strang" : "auto";
 }
 
+/// How the nonlinear step (temperature tables, radiating faces;
+/// temperature_stepper.hpp) treats its coefficients. Iterate: linear steps
+/// from u^n with the coefficients of the last iterate until two iterates
+/// agree to round-off (the enthalpy balance closes to round-off).
+/// PredictorCorrector: two linear steps, the first with the coefficients at
+/// u^n, the second with those of the step from u^n to the first's result
+/// (second order; the enthalpy balance to O(dt^3) a step).
+enum class NonlinearStep : int { Iterate = 0, PredictorCorrector = 1 };
+constexpr const char* nonlinear_step_name(NonlinearStep s) {
+  return s == NonlinearStep::PredictorCorrector ? "predictor-corrector" : "iterate";
+}
+
 /// A piecewise-linear factor f(t) through (t[i], v[i]), t strictly
 /// increasing; constant before the first and after the last point. Empty:
 /// f = 1.
@@ -173,6 +185,7 @@ struct HeatProblem {
   double theta = 0.5;  ///< implicit weight of the scheme, in [1/2, 1]
   double dt = 1e-3;    ///< time step [s]
   SchemeType scheme = SchemeType::Auto;
+  NonlinearStep nonlinear = NonlinearStep::Iterate;  ///< the nonlinear step's treatment
   /// The scheme a stepper runs: `scheme`, with Auto resolved (auto_scheme).
   SchemeType scheme_in_use() const {
     return scheme != SchemeType::Auto ? scheme : auto_scheme(material.lines_vary(), n);

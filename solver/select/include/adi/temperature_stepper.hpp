@@ -10,7 +10,11 @@
 //            once, at most 50 times (then NumericalError: reduce dt)
 // The converged step is the linear step with midpoint coefficients (second
 // order in time) whose conserved sum c (u^{n+1} - u^n) is the enthalpy's
-// change H(u^{n+1}) - H(u^n). It keeps no history, so a restart continues
+// change H(u^{n+1}) - H(u^n). With HeatProblem::nonlinear PredictorCorrector
+// u^(2) is the step (two linear steps, second order, the enthalpy balance
+// to O(dt^2) of the step's heat). Where the backend's field is on a device
+// (Stepper::device_iterates) the iterates stay there. It keeps no history,
+// so a restart continues
 // bit for bit. make_stepper builds it when p.material.temperature is set,
 // or p.radiation (radiating faces, adi/radiation.hpp: their source is
 // evaluated at the iterates as the coefficients are).

@@ -97,8 +97,8 @@ Check source_table_time(double theta, const StepperSpec& spec);
 Check kirchhoff_slab(const StepperSpec& spec);
 /// The same slab by solve_steady (Picard iterations of linear solves).
 Check kirchhoff_steady_solve(const StepperSpec& spec);
-Check temperature_time_order(const StepperSpec& spec);
-Check enthalpy_balance(const StepperSpec& spec);
+Check temperature_time_order(const StepperSpec& spec, NonlinearStep how = NonlinearStep::Iterate);
+Check enthalpy_balance(const StepperSpec& spec, NonlinearStep how = NonlinearStep::Iterate);
 
 /// Radiating faces (adi/radiation.hpp), single process: a plate between a
 /// fixed face and a radiating one by solve_steady, its profile against the
