@@ -178,7 +178,7 @@ HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& ma
   } else if (material == "tables") {
     // Copper's K(T) over silicon's K(T) and c(T) (examples/power_device.yaml's
     // tables), a heat source field: the nonlinear step (temperature_stepper.hpp)
-    // from a field near 300 K (bench_start).
+    // from a field near 300 K (the start set below).
     TemperatureMaterial cu, si;
     cu.name = "copper";
     cu.conductivity.fill(PropertyTable{{250.0, 400.0, 600.0}, {406.0, 393.0, 379.0}});
