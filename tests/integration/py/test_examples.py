@@ -33,7 +33,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 
 import h5py
 import numpy as np

@@ -310,7 +310,7 @@ def steady(a):
     for grid in grids:
         extra = ["--set", "parallel.grid=" + grid] if grid else []
         tag = (grid or "auto").replace(" ", "").replace("[", "").replace("]", "").replace(",", "x")
-        out = mpirun(a, a.np, ["run", "s.yaml", "--set", "output.file=s_%s.h5" % tag] + extra, cwd=d,
+        mpirun(a, a.np, ["run", "s.yaml", "--set", "output.file=s_%s.h5" % tag] + extra, cwd=d,
                      match=[r"steady +converged in [0-9]+ sweeps", r"residual +[-+0-9.e]+ \([0-9.e+-]+ of the largest term\)"])
         with h5py.File(os.path.join(d, "serial.h5"), "r") as fs, h5py.File(os.path.join(d, "s_%s.h5" % tag), "r") as fm:
             us, um = fs["steps/000000/u"][()], fm["steps/000000/u"][()]
@@ -318,7 +318,7 @@ def steady(a):
             T.check(np.max(np.abs(us - um)) <= 1e-9 * rng, "%d ranks, grid %s: steady differs by %.3e of the range" %
                     (a.np, grid, np.max(np.abs(us - um)) / rng))
             T.check(fm["steady"].attrs["converged"] == 1, "not converged")
-        out = mpirun(a, a.np, ["run", "m.yaml", "--set", "output.file=m_%s.h5" % tag] + extra, cwd=d,
+        mpirun(a, a.np, ["run", "m.yaml", "--set", "output.file=m_%s.h5" % tag] + extra, cwd=d,
                      match=[r"stopped +at step %s " % stop.group(1)])
     print("steady and the stop rule agree with the serial run on %d ranks" % a.np)
 
