@@ -141,9 +141,7 @@ void RadiationState::evaluate_nodes(const T* u0, const T* u1, double t, const st
                           static_cast<long long>(nodes_[1][j]), static_cast<long long>(nodes_[2][k]), face_name(face));
             ADI_THROW(NumericalError, buf);
           }
-          const double x0s = x0 * x0, x1s = x1 * x1;
-          const double flux = -es * (w0 * x0s * x0s + w1 * x1s * x1s - a4);
-          next[q] += scale * (flux + H * (w0 * x0 + w1 * x1));
+          next[q] += detail::radiation_term(x0, x1, es, a4, w0, w1, H, scale);
         }
   }
   values_.swap(next);

@@ -15,47 +15,11 @@
 namespace adi {
 
 bool PropertyTable::at(double u, double& out) const {
-  if (constant()) {
-    out = v[0];
-    return true;
-  }
-  if (!(u >= t.front() && u <= t.back())) return false;  // NaN too
-  std::size_t lo = 0, hi = t.size() - 1;
-  while (hi - lo > 1) {
-    const std::size_t mid = (lo + hi) / 2;
-    (u < t[mid] ? hi : lo) = mid;
-  }
-  const double w = (u - t[lo]) / (t[hi] - t[lo]);
-  out = v[lo] + w * (v[hi] - v[lo]);
-  return true;
+  return detail::table_at(t.data(), v.data(), points(), u, out);
 }
 
 bool PropertyTable::mean(double a, double b, double& out) const {
-  if (constant()) {
-    out = v[0];
-    return true;
-  }
-  double va = 0.0, vb = 0.0;
-  if (!at(a, va) || !at(b, vb)) return false;
-  if (a == b) {
-    out = va;
-    return true;
-  }
-  const double lo = a < b ? a : b, hi = a < b ? b : a;
-  // v is linear between table points: the integral of each piece is its
-  // length times v at its midpoint.
-  double sum = 0.0, x = lo;
-  std::size_t k = 0;
-  while (k < t.size() && t[k] <= lo) ++k;
-  for (; x < hi; ++k) {
-    const double y = k < t.size() && t[k] < hi ? t[k] : hi;
-    double vm = 0.0;
-    at(0.5 * (x + y), vm);
-    sum += (y - x) * vm;
-    x = y;
-  }
-  out = sum / (hi - lo);
-  return true;
+  return detail::table_mean(t.data(), v.data(), points(), a, b, out);
 }
 
 void PropertyTable::validate(const std::string& what) const {

@@ -25,53 +25,8 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kProperties = 4;  // per material: K x, y, z and c
 
-// PropertyTable::at: n == 1 a constant (any u, NaN too), else the piecewise
-// linear value inside [t[0], t[n-1]], false outside or for NaN.
-__device__ bool table_at(const double* t, const double* v, int n, double u, double& out) {
-  if (n == 1) {
-    out = v[0];
-    return true;
-  }
-  if (!(u >= t[0] && u <= t[n - 1])) return false;
-  int lo = 0, hi = n - 1;
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    if (u < t[mid])
-      hi = mid;
-    else
-      lo = mid;
-  }
-  const double w = (u - t[lo]) / (t[hi] - t[lo]);
-  out = v[lo] + w * (v[hi] - v[lo]);
-  return true;
-}
-
-// PropertyTable::mean: the enthalpy chord of [a, b], piece by piece.
-__device__ bool table_mean(const double* t, const double* v, int n, double a, double b, double& out) {
-  if (n == 1) {
-    out = v[0];
-    return true;
-  }
-  double va = 0.0, vb = 0.0;
-  if (!table_at(t, v, n, a, va) || !table_at(t, v, n, b, vb)) return false;
-  if (a == b) {
-    out = va;
-    return true;
-  }
-  const double lo = a < b ? a : b, hi = a < b ? b : a;
-  double sum = 0.0, x = lo;
-  int k = 0;
-  while (k < n && t[k] <= lo) ++k;
-  for (; x < hi; ++k) {
-    const double y = k < n && t[k] < hi ? t[k] : hi;
-    double vm = 0.0;
-    table_at(t, v, n, 0.5 * (x + y), vm);
-    sum += (y - x) * vm;
-    x = y;
-  }
-  out = sum / (hi - lo);
-  return true;
-}
+using adi::detail::table_at;  // adi/temperature.hpp: the host's lookups, the same bits
+using adi::detail::table_mean;
 
 // TemperatureState::evaluate_step's values, converted as the stepper's
 // load does (K to T, 1/c = T(1) / T(c)). A node one of whose tables does
@@ -133,9 +88,7 @@ __global__ void radiation_kernel(const T* __restrict__ u0, const T* __restrict__
         ok = false;
         continue;
       }
-      const double x0s = x0 * x0, x1s = x1 * x1;
-      const double flux = -R.es[face] * (R.w0 * x0s * x0s + R.w1 * x1s * x1s - R.a4[face]);
-      val += R.scale[face] * (flux + H * (R.w0 * x0 + R.w1 * x1));
+      val += adi::detail::radiation_term(x0, x1, R.es[face], R.a4[face], R.w0, R.w1, H, R.scale[face]);
     }
     ok = ok && isfinite(val);  // the stepper's check of its source field
     q_out[q] = static_cast<T>(val);
@@ -214,7 +167,7 @@ NonlinearMaterial<T>::NonlinearMaterial(const HeatProblem& p, std::size_t points
       for (int w = 0; w < kProperties; ++w) {
         const PropertyTable& tb = w < 3 ? m.conductivity[w] : m.capacity;
         off.push_back(static_cast<int>(tv.size()));
-        len.push_back(tb.constant() ? 1 : static_cast<int>(tb.t.size()));
+        len.push_back(tb.points());
         if (tb.constant()) {
           tt.push_back(0.0);
           tv.push_back(tb.v[0]);

@@ -32,6 +32,22 @@ namespace adi {
 /// Stefan–Boltzmann constant [W/(m^2 K^4)] (CODATA 2018, exact).
 inline constexpr double kStefanBoltzmann = 5.670374419e-8;
 
+namespace detail {
+
+/// What a radiating face adds to its node's source in a step from x0 to x1
+/// (both > 0): scale (F_theta + H u_theta), F_theta = -es ((1 - theta) x0^4
+/// + theta x1^4 - a4), es = eps sigma, a4 = T_inf^4, w0 = 1 - theta, w1 =
+/// theta, scale = 2 / h. Shared by the host and the CUDA evaluation
+/// (nonlinear_material.cu): the same bits.
+ADI_HD inline double radiation_term(double x0, double x1, double es, double a4, double w0, double w1, double H,
+                                    double scale) {
+  const double x0s = x0 * x0, x1s = x1 * x1;
+  const double flux = -es * (w0 * x0s * x0s + w1 * x1s * x1s - a4);
+  return scale * (flux + H * (w0 * x0 + w1 * x1));
+}
+
+}  // namespace detail
+
 class RadiationState {
  public:
   /// The radiating faces of p (FaceData::emissivity > 0) and p's source (a

@@ -23,6 +23,61 @@
 
 namespace adi {
 
+namespace detail {
+
+/// PropertyTable::at on raw arrays: n points (t, v), n == 1 a constant (v[0]
+/// at any u, NaN too); false outside [t[0], t[n-1]] or for NaN. Shared by the
+/// host and the CUDA evaluation (nonlinear_material.cu, built without FMA
+/// contraction): the same operations in the same order give the same bits.
+ADI_HD inline bool table_at(const double* t, const double* v, int n, double u, double& out) {
+  if (n == 1) {
+    out = v[0];
+    return true;
+  }
+  if (!(u >= t[0] && u <= t[n - 1])) return false;
+  int lo = 0, hi = n - 1;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (u < t[mid])
+      hi = mid;
+    else
+      lo = mid;
+  }
+  const double w = (u - t[lo]) / (t[hi] - t[lo]);
+  out = v[lo] + w * (v[hi] - v[lo]);
+  return true;
+}
+
+/// PropertyTable::mean on raw arrays: the enthalpy chord of [a, b], each
+/// linear piece's integral its length times its midpoint value.
+ADI_HD inline bool table_mean(const double* t, const double* v, int n, double a, double b, double& out) {
+  if (n == 1) {
+    out = v[0];
+    return true;
+  }
+  double va = 0.0, vb = 0.0;
+  if (!table_at(t, v, n, a, va) || !table_at(t, v, n, b, vb)) return false;
+  if (a == b) {
+    out = va;
+    return true;
+  }
+  const double lo = a < b ? a : b, hi = a < b ? b : a;
+  double sum = 0.0, x = lo;
+  int k = 0;
+  while (k < n && t[k] <= lo) ++k;
+  for (; x < hi; ++k) {
+    const double y = k < n && t[k] < hi ? t[k] : hi;
+    double vm = 0.0;
+    table_at(t, v, n, 0.5 * (x + y), vm);
+    sum += (y - x) * vm;
+    x = y;
+  }
+  out = sum / (hi - lo);
+  return true;
+}
+
+}  // namespace detail
+
 /// A property as a function of temperature: piecewise linear through
 /// (t[i], v[i]), t strictly increasing, at least two points; or a constant
 /// (t empty, one value). A table has no value outside [t.front(),
@@ -31,6 +86,8 @@ struct PropertyTable {
   std::vector<double> t, v;
   static PropertyTable constant_value(double value) { return PropertyTable{{}, {value}}; }
   bool constant() const { return t.empty(); }
+  /// Its points for detail::table_at / table_mean (1: a constant).
+  int points() const { return constant() ? 1 : static_cast<int>(t.size()); }
   /// The value at temperature u into out; false (out untouched) when u is
   /// outside the table or not finite.
   bool at(double u, double& out) const;
