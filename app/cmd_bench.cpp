@@ -166,8 +166,11 @@ class HalfSpaces final : public FieldSource {
 /// The benchmarked problem: the classic one (constant, dirichlet), or the
 /// general one with the material and faces asked for (#16, #17).
 HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& material, const std::string& faces,
-                          const std::string& scheme) {
+                          const std::string& scheme, const std::string& nonlinear) {
   HeatProblem p;
+  p.nonlinear = nonlinear == "extrapolated"          ? NonlinearStep::Extrapolated
+                : nonlinear == "predictor-corrector" ? NonlinearStep::PredictorCorrector
+                                                     : NonlinearStep::Iterate;
   p.n = n;
   p.dt = 1e-4;
   p.scheme = scheme == "douglas" ? SchemeType::Douglas : scheme == "strang" ? SchemeType::Strang : SchemeType::Auto;
@@ -299,6 +302,12 @@ int cmd_bench(const BenchOptions& o) {
     grid = parse_grid(o.grid);
     if (o.material != "constant" && o.material != "field" && o.material != "tables")
       ADI_THROW(InvalidArgument, "--material '" + o.material + "': expected constant, field or tables");
+    if (!o.nonlinear.empty() && o.material != "tables")
+      ADI_THROW(InvalidArgument, "--nonlinear needs --material tables (the only bench case with a nonlinear step)");
+    if (!o.nonlinear.empty() && o.nonlinear != "iterate" && o.nonlinear != "predictor-corrector" &&
+        o.nonlinear != "extrapolated")
+      ADI_THROW(InvalidArgument,
+                "--nonlinear '" + o.nonlinear + "': expected iterate, predictor-corrector or extrapolated");
     if (o.scheme != "auto" && o.scheme != "douglas" && o.scheme != "strang")
       ADI_THROW(InvalidArgument, "--scheme '" + o.scheme + "': expected auto, douglas or strang");
     if (o.faces != "dirichlet" && o.faces != "mixed" && o.faces != "robin" && o.faces != "periodic")
@@ -313,7 +322,7 @@ int cmd_bench(const BenchOptions& o) {
     for (const std::string& size : o.sizes)
       for (Precision prec : precs) {
         io::RunConfig c;
-        c.problem = bench_problem(parse_size(size), o.material, o.faces, o.scheme);
+        c.problem = bench_problem(parse_size(size), o.material, o.faces, o.scheme, o.nonlinear);
         c.precision = prec;
         c.backend = be;
         try {
@@ -366,7 +375,7 @@ int cmd_bench(const BenchOptions& o) {
   for (const std::string& size : o.sizes) {
     const auto n = parse_size(size);
     for (Precision prec : precs) {
-      const HeatProblem p = bench_problem(n, o.material, o.faces, o.scheme);
+      const HeatProblem p = bench_problem(n, o.material, o.faces, o.scheme, o.nonlinear);
       const bool fields = p.material.lines_vary() || p.material.source != nullptr ||
                           p.scheme_in_use() == SchemeType::Strang;
       const double points = static_cast<double>(p.points()) / ranks;  // per rank
@@ -517,8 +526,12 @@ int cmd_bench(const BenchOptions& o) {
                     "%.4f ms; step / floor = %.2f\n",
                     static_cast<int>(floor_words), floor_ms, step_ms / floor_ms);
       if (p.material.temperature)
-        std::printf("  tables: the step is the nonlinear iteration (two or more linear steps and the coefficients' "
-                    "evaluations, docs/SCHEMES.md); its floor above is one linear step's\n  %s\n",
+        std::printf("  tables: the step is the nonlinear step (%s: %s and the coefficients' evaluations, "
+                    "docs/SCHEMES.md); its floor above is one linear step's\n  %s\n",
+                    nonlinear_step_name(p.nonlinear),
+                    p.nonlinear == NonlinearStep::Iterate              ? "two or more linear steps"
+                    : p.nonlinear == NonlinearStep::PredictorCorrector ? "two linear steps"
+                                                                       : "one linear step after the first",
                     notes.c_str());
       if (!fields)
         std::printf("  8-word floor at the measured copy bandwidth: %.4f ms; step / floor = %.2f\n", floor_ms,

@@ -53,6 +53,7 @@ struct BenchOptions {
   std::string material = "constant";  ///< constant | field (an isotropic K field, constant c, a q field)
   std::string faces = "dirichlet";    ///< dirichlet | mixed | robin | periodic
   std::string scheme = "auto";        ///< auto | douglas | strang (scheme.type)
+  std::string nonlinear;              ///< "" (iterate) | iterate | predictor-corrector | extrapolated (tables)
   std::string json;
   bool overwrite = false;  ///< replace an existing JSON file (io/result_file.hpp)
   std::string grid;      ///< under mpirun: the process grid "1xPyxPz" ("" = automatic)

@@ -128,7 +128,10 @@ DiskEstimate estimate_disk(const RunPlan& plan, bool overwrite) {
     DiskEstimate::File f;
     f.role = "checkpoint";
     f.path = plan.checkpoint;
-    const double one = field + kFileOverhead;
+    // An extrapolated nonlinear step's checkpoints hold the previous field too.
+    const bool previous = plan.config.problem.nonlinear == NonlinearStep::Extrapolated &&
+                          (plan.config.material.temperature || plan.config.problem.radiates());
+    const double one = (previous ? 2.0 : 1.0) * field + kFileOverhead;
     const bool exists = file_size(plan.checkpoint) > 0;
     f.bytes = exists ? one : 2.0 * one;
     f.detail = human_bytes(one) + (exists ? " (its replacement while it is written)"

@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
   c_bench->add_option("--scheme", bench.scheme,
                       "auto | douglas | strang (scheme.type; auto: strang with a conductivity field)")
       ->capture_default_str();
+  c_bench->add_option("--nonlinear", bench.nonlinear,
+                      "with --material tables: iterate (default) | predictor-corrector | extrapolated "
+                      "(scheme.nonlinear)");
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
   c_bench->add_flag("--overwrite", bench.overwrite, "replace an existing --json file (only a JSON file)");
   c_bench->add_option("--grid", bench.grid,

@@ -89,6 +89,10 @@ template <class T>
 struct InitialState {
   std::vector<T> field;  ///< the whole field on rank 0 (empty elsewhere, and with analytic boxes)
   index_t step = 0;      ///< 0, or the checkpoint's step
+  /// The checkpoint's /u_previous on rank 0 where the stepper takes it (an
+  /// extrapolated nonlinear step restarted with the same dt); else empty.
+  std::vector<T> previous;
+  bool has_previous = false;  ///< the same on every rank
 };
 
 /// The checkpoint, the initial HDF5 field or the analytic mode, read on rank
@@ -100,10 +104,24 @@ InitialState<T> load_initial_state(const RunPlan& plan, const RunMode& m) {
   const HeatProblem& p = c.problem;
   InitialState<T> st;
   st.step = plan.restart.empty() ? 0 : plan.restart_state.step;
+  // The previous field continues an extrapolated step only on its own time
+  // step (u* = 2 u^n - u^(n-1) assumes equal steps): with a new dt, or
+  // without the field, the first step is a predictor-corrector step.
+  if (!plan.restart.empty() && p.nonlinear == NonlinearStep::Extrapolated) {
+    st.has_previous = plan.restart_state.has_previous && plan.restart_state.dt == p.dt;
+    if (m.root && plan.restart_state.has_previous && !st.has_previous)
+      spdlog::info("the restart changes dt: the extrapolated nonlinear step starts again with a predictor-corrector "
+                   "step");
+    else if (m.root && !plan.restart_state.has_previous)
+      spdlog::info("{} holds no previous field (/u_previous): the extrapolated nonlinear step starts again with a "
+                   "predictor-corrector step",
+                   plan.restart);
+  }
   collectively([&] {
     if (!m.root) return;
     if (!plan.restart.empty()) {
       st.field = io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
+      if (st.has_previous) st.previous = io::read_checkpoint_previous<T>(plan.restart, plan.restart_state);
       spdlog::info("restarting from {} at step {} of {} (t = {:.6g} s)", plan.restart, st.step, c.steps,
                    plan.restart_state.time);
       if (c.axis.s0 == st.step && st.step > 0 && c.axis.dt_before > 0)
@@ -199,6 +217,12 @@ void place_initial_state(RunStepper<T>& rs, InitialState<T>& init, const RunMode
     rs.stepper->scatter_field(m.root ? init.field.data() : nullptr);
   }
   if (m.collective) std::vector<T>().swap(init.field);  // rank 0 no longer needs the whole field
+  if (init.has_previous) {  // Stepper::exchange_previous_field's restart
+    rs.stepper->exchange_previous_field();
+    rs.stepper->scatter_field(m.root ? init.previous.data() : nullptr);
+    rs.stepper->exchange_previous_field();
+    std::vector<T>().swap(init.previous);
+  }
 }
 
 
@@ -307,7 +331,8 @@ class StepLoop {
         if (!fetched) fetch();
         fetched = true;
         flush_probes();
-        writers_.write_checkpoint(s_, t, field_.values());
+        const T* previous = field_.fetch_previous();
+        writers_.write_checkpoint(s_, t, field_.values(), previous);
         last_ckpt = Clock::now();
       }
       if (progress_.due(s_, agreed[2])) {
@@ -598,7 +623,8 @@ RunReport drive(const RunPlan& plan, const RunOptions& o) {
                    c.steps, schedule.time_of(end.step));
       loop.fetch();
       loop.flush_probes();
-      writers.write_checkpoint(end.step, schedule.time_of(end.step), field.values());
+      const T* previous = field.fetch_previous();
+      writers.write_checkpoint(end.step, schedule.time_of(end.step), field.values(), previous);
       writers.finish("interrupted");
       spdlog::warn("checkpoint written to {}; continue with: adi3d run ... --restart {}", plan.checkpoint,
                    plan.checkpoint);

@@ -211,8 +211,11 @@ void probe_inputs(const RunPlan& plan, const AppOptions& a) {
     using T = decltype(tag);
     if (!plan.restart.empty())
       probe_read(plan.restart, "checkpoint",
-                         [&] { (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state); },
-                         data_limits(a, plan.restart, field));
+                         [&] {
+                           (void)io::read_checkpoint_field<T>(plan.restart, plan.restart_state);
+                           (void)io::read_checkpoint_previous<T>(plan.restart, plan.restart_state);
+                         },
+                         data_limits(a, plan.restart, plan.restart_state.has_previous ? 2 * field : field));
     else if (plan.initial)
       probe_read(plan.initial->file, "initial field", [&] { (void)io::read_field<T>(*plan.initial); },
                          data_limits(a, plan.initial->file, field));

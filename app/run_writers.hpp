@@ -83,6 +83,22 @@ class FieldBuffer {
   /// Collective: rank 0's whole field (as gather() left it) back into the stepper.
   void scatter() { st_.scatter_field(m_.root ? whole_.data() : nullptr); }
 
+  /// Collective: the field of the step before, where the stepper keeps one
+  /// for its next step (Stepper::exchange_previous_field: a checkpoint's
+  /// /u_previous), laid out as values(); nullptr where it keeps none.
+  /// values() is unchanged.
+  const T* fetch_previous() {
+    if (!st_.has_previous_field()) return nullptr;
+    whole_.swap(previous_whole_);
+    box_.swap(previous_box_);
+    st_.exchange_previous_field();
+    fetch();
+    st_.exchange_previous_field();
+    whole_.swap(previous_whole_);
+    box_.swap(previous_box_);
+    return m_.collective ? previous_box_.data() : previous_whole_.data();
+  }
+
   const T* values() const { return m_.collective ? box_.data() : whole_.data(); }
   const std::vector<T>& box() const { return box_; }
 
@@ -92,6 +108,7 @@ class FieldBuffer {
   std::size_t points_;
   const std::optional<io::FieldPart>& part_;
   std::vector<T> whole_, box_;
+  std::vector<T> previous_whole_, previous_box_;  // fetch_previous
 };
 
 
@@ -181,7 +198,8 @@ class RunWriters {
              plan_.output);
   }
 
-  void write_checkpoint(index_t s, double t, const T* values) {
+  /// `previous`: FieldBuffer::fetch_previous (nullptr: none).
+  void write_checkpoint(index_t s, double t, const T* values, const T* previous) {
     if (!m_.writes()) return;
     const io::RunConfig& c = plan_.config;
     io::CheckpointState st;
@@ -195,7 +213,7 @@ class RunWriters {
     st.precision = c.precision;
     st.geometry = io::geometry_of(c);
     st.config_yaml = c.resolved_yaml;
-    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr); },
+    together([&] { io::write_checkpoint(plan_.checkpoint, st, values, prov_, part_ ? &*part_ : nullptr, previous); },
              "the collective checkpoint of step " + std::to_string(s) + " to " + plan_.checkpoint, plan_.checkpoint);
     checkpoint_written_ = plan_.checkpoint;
     last_checkpoint_ = s;

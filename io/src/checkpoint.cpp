@@ -58,7 +58,7 @@ std::string state_hash(const CheckpointState& s) { return checkpoint_state_hash(
 
 template <class T>
 void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov,
-                      const FieldPart* part) {
+                      const FieldPart* part, const T* previous) {
   detail::init_hdf5();
   ADI_REQUIRE(precision_of<T>() == s.precision, "write_checkpoint: precision differs from the state's");
   const std::string what = "checkpoint '" + path + "'";
@@ -77,8 +77,9 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
   try {
     // The whole field in a temporary beside the old checkpoint: refused
     // before any (collective) HDF5 call if the disk cannot hold it.
-    need = 64.0 * 1024 + static_cast<double>(sizeof(T)) * static_cast<double>(s.geometry.n[0]) *
-                              static_cast<double>(s.geometry.n[1]) * static_cast<double>(s.geometry.n[2]);
+    need = 64.0 * 1024 + (previous ? 2.0 : 1.0) * static_cast<double>(sizeof(T)) *
+                              static_cast<double>(s.geometry.n[0]) * static_cast<double>(s.geometry.n[1]) *
+                              static_cast<double>(s.geometry.n[2]);
     together([&] {
       if (!root) return;
       detail::probe_creatable(tmp, what);
@@ -120,21 +121,26 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
       ADI_H5_CHECK(H5Pset_chunk(dcpl.get(), 3, chunk.data()), what, "cannot set the chunk shape");
       // A checksum per chunk: a damaged checkpoint is an error, never a wrong restart.
       ADI_H5_CHECK(H5Pset_fletcher32(dcpl.get()), what, "cannot set the Fletcher-32 filter");
-      H5Id d(ADI_H5_CHECK(H5Dcreate2(f, "u", detail::file_type(s.precision), space.get(), H5P_DEFAULT, dcpl.get(),
-                                     H5P_DEFAULT),
-                          what, "cannot create dataset /u"),
-             H5Dclose);
-      if (par) {
-        const detail::par::PartSpaces sel = detail::par::part_spaces(n, *part, what);
-        const H5Id xfer = detail::par::dxpl(what);
-        ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), sel.mem.get(), sel.file.get(), xfer.get(),
-                              field),
-                     what, "cannot write /u");
-      } else {
-        ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, field), what,
-                     "cannot write /u");
-      }
-      ADI_H5_CHECK(d.close(), what, "cannot write /u");  // closing writes the last chunk
+      auto write_field = [&](const char* name, const T* values) {
+        const std::string ds = std::string("/") + name;
+        H5Id d(ADI_H5_CHECK(H5Dcreate2(f, name, detail::file_type(s.precision), space.get(), H5P_DEFAULT,
+                                       dcpl.get(), H5P_DEFAULT),
+                            what, "cannot create dataset " + ds),
+               H5Dclose);
+        if (par) {
+          const detail::par::PartSpaces sel = detail::par::part_spaces(n, *part, what);
+          const H5Id xfer = detail::par::dxpl(what);
+          ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), sel.mem.get(), sel.file.get(), xfer.get(),
+                                values),
+                       what, "cannot write " + ds);
+        } else {
+          ADI_H5_CHECK(H5Dwrite(d.get(), detail::mem_type(s.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, values),
+                       what, "cannot write " + ds);
+        }
+        ADI_H5_CHECK(d.close(), what, "cannot write " + ds);  // closing writes the last chunk
+      };
+      write_field("u", field);
+      if (previous) write_field("u_previous", previous);
       ADI_H5_CHECK(file.close(), what, "cannot close " + tmp);
     });
     together([&] {  // every rank has closed it: whole on disk
@@ -152,9 +158,9 @@ void write_checkpoint(const std::string& path, const CheckpointState& s, const T
 }
 
 template void write_checkpoint<float>(const std::string&, const CheckpointState&, const float*, const Provenance&,
-                                      const FieldPart*);
+                                      const FieldPart*, const float*);
 template void write_checkpoint<double>(const std::string&, const CheckpointState&, const double*, const Provenance&,
-                                       const FieldPart*);
+                                       const FieldPart*, const double*);
 
 namespace {
 H5Id open_checkpoint(const std::string& path) {
@@ -176,6 +182,40 @@ H5Id open_checkpoint(const std::string& path) {
     throw IoError(path + ": cannot open checkpoint: " + detail::open_failure_words(detail::hdf5_error_text()),
                   __FILE__, __LINE__);
   return H5Id(f, H5Fclose);
+}
+}  // namespace
+
+namespace {
+// A checkpoint's field dataset: present, (nz, ny, nx) of the grid, with its
+// Fletcher-32 checksum, of the checkpoint's precision.
+void check_field_dataset(hid_t f, const char* name, const CheckpointState& s, const std::string& path,
+                         const std::string& prec) {
+  const std::string ctx = path, ds = std::string("dataset ") + name;
+  if (!detail::path_exists(f, name)) throw IoError(path + ": " + ds + " is missing", __FILE__, __LINE__);
+  H5Id d(ADI_H5_CHECK(H5Dopen2(f, name, H5P_DEFAULT), ctx, "cannot open " + std::string(name)), H5Dclose);
+  H5Id space(H5Dget_space(d.get()), H5Sclose);
+  hsize_t dims[3] = {0, 0, 0};
+  if (H5Sget_simple_extent_ndims(space.get()) != 3 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 3 ||
+      dims[0] != static_cast<hsize_t>(s.geometry.n[2]) || dims[1] != static_cast<hsize_t>(s.geometry.n[1]) ||
+      dims[2] != static_cast<hsize_t>(s.geometry.n[0]))
+    throw IoError(path + ": " + ds + " does not have the shape /grid describes", __FILE__, __LINE__);
+  // The field's checksum is what makes a flipped bit an error instead of a
+  // wrong restart: a field without it is not trusted.
+  H5Id dcpl(H5Dget_create_plist(d.get()), H5Pclose);
+  unsigned flags = 0;
+  std::size_t nelem = 0;
+  unsigned config = 0;
+  if (dcpl.get() < 0 ||
+      H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &nelem, nullptr, 0, nullptr, &config) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw IoError(path + ": " + ds + " has no Fletcher-32 checksum: a damaged field could not be detected, so the "
+                      "checkpoint is not trusted",
+                  __FILE__, __LINE__);
+  }
+  H5Id type(H5Dget_type(d.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT ||
+      H5Tget_size(type.get()) != (s.precision == Precision::F32 ? 4u : 8u) || !detail::is_standard_number(type.get()))
+    throw IoError(path + ": " + ds + " is not " + prec, __FILE__, __LINE__);
 }
 }  // namespace
 
@@ -225,54 +265,47 @@ CheckpointState read_checkpoint_state(const std::string& path) {
                       "state_hash: the file was edited or damaged",
                   __FILE__, __LINE__);
 
-  // The field: present, the right type and shape (read later, with checksums).
-  if (!detail::path_exists(f, "/u")) throw IoError(path + ": dataset /u is missing", __FILE__, __LINE__);
-  H5Id d(ADI_H5_CHECK(H5Dopen2(f, "/u", H5P_DEFAULT), ctx, "cannot open /u"), H5Dclose);
-  H5Id space(H5Dget_space(d.get()), H5Sclose);
-  hsize_t dims[3] = {0, 0, 0};
-  if (H5Sget_simple_extent_ndims(space.get()) != 3 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 3 ||
-      dims[0] != static_cast<hsize_t>(s.geometry.n[2]) || dims[1] != static_cast<hsize_t>(s.geometry.n[1]) ||
-      dims[2] != static_cast<hsize_t>(s.geometry.n[0]))
-    throw IoError(path + ": dataset /u does not have the shape /grid describes", __FILE__, __LINE__);
-  // The field's checksum is what makes a flipped bit an error instead of a
-  // wrong restart: a /u without it is not trusted.
-  H5Id dcpl(H5Dget_create_plist(d.get()), H5Pclose);
-  unsigned flags = 0;
-  std::size_t nelem = 0;
-  unsigned config = 0;
-  if (dcpl.get() < 0 ||
-      H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &nelem, nullptr, 0, nullptr, &config) < 0) {
-    H5Eclear2(H5E_DEFAULT);
-    throw IoError(path + ": dataset /u has no Fletcher-32 checksum: a damaged field could not be detected, so the "
-                      "checkpoint is not trusted",
-                  __FILE__, __LINE__);
-  }
-  H5Id type(H5Dget_type(d.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_FLOAT ||
-      H5Tget_size(type.get()) != (s.precision == Precision::F32 ? 4u : 8u) || !detail::is_standard_number(type.get()))
-    throw IoError(path + ": dataset /u is not " + prec, __FILE__, __LINE__);
+  // The fields: present, the right type and shape (read later, with checksums).
+  check_field_dataset(f, "/u", s, path, prec);
+  s.has_previous = detail::path_exists(f, "/u_previous");
+  if (s.has_previous) check_field_dataset(f, "/u_previous", s, path, prec);
   return s;
 }
 
+namespace {
 template <class T>
-std::vector<T> read_checkpoint_field(const std::string& path, const CheckpointState& s) {
+std::vector<T> read_field_dataset(const std::string& path, const CheckpointState& s, const char* name) {
   if (precision_of<T>() != s.precision)
     throw IoError(path + ": the checkpoint holds " + std::string(precision_name(s.precision)) +
                       " data, the run is " + precision_name(precision_of<T>()),
                   __FILE__, __LINE__);
+  const std::string ds(name);
   H5Id file = open_checkpoint(path);
-  H5Id d(ADI_H5_CHECK(H5Dopen2(file.get(), "/u", H5P_DEFAULT), path, "cannot open /u"), H5Dclose);
+  H5Id d(ADI_H5_CHECK(H5Dopen2(file.get(), name, H5P_DEFAULT), path, "cannot open " + ds), H5Dclose);
   std::vector<T> u(static_cast<std::size_t>(s.geometry.n[0] * s.geometry.n[1] * s.geometry.n[2]));
   ADI_H5_CHECK(H5Dread(d.get(), detail::mem_type(s.precision), H5S_ALL, H5S_ALL, H5P_DEFAULT, u.data()), path,
-               "cannot read the field /u: the checkpoint is truncated or damaged");
+               "cannot read the field " + ds + ": the checkpoint is truncated or damaged");
   for (std::size_t q = 0; q < u.size(); ++q)
     if (!std::isfinite(static_cast<double>(u[q])))
-      throw IoError(path + ": the checkpointed field holds NaN or Inf", __FILE__, __LINE__);
+      throw IoError(path + ": the checkpointed field " + ds + " holds NaN or Inf", __FILE__, __LINE__);
   return u;
+}
+}  // namespace
+
+template <class T>
+std::vector<T> read_checkpoint_field(const std::string& path, const CheckpointState& s) {
+  return read_field_dataset<T>(path, s, "/u");
+}
+template <class T>
+std::vector<T> read_checkpoint_previous(const std::string& path, const CheckpointState& s) {
+  if (!s.has_previous) return {};
+  return read_field_dataset<T>(path, s, "/u_previous");
 }
 
 template std::vector<float> read_checkpoint_field<float>(const std::string&, const CheckpointState&);
 template std::vector<double> read_checkpoint_field<double>(const std::string&, const CheckpointState&);
+template std::vector<float> read_checkpoint_previous<float>(const std::string&, const CheckpointState&);
+template std::vector<double> read_checkpoint_previous<double>(const std::string&, const CheckpointState&);
 
 namespace {
 std::string num17(double v) {

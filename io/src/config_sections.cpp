@@ -380,7 +380,9 @@ void read_scheme(const Reader& r, const YAML::Node& n, RunConfig& c) {
   if (const YAML::Node nl = n["nonlinear"]) {
     c.problem.nonlinear = r.choice<NonlinearStep>(
         nl, "scheme.nonlinear",
-        {{"iterate", NonlinearStep::Iterate}, {"predictor-corrector", NonlinearStep::PredictorCorrector}});
+        {{"iterate", NonlinearStep::Iterate},
+         {"predictor-corrector", NonlinearStep::PredictorCorrector},
+         {"extrapolated", NonlinearStep::Extrapolated}});
     // (material and boundary are read before scheme: kSections)
     if (!c.material.temperature && !c.problem.radiates())
       r.fail(nl, "scheme.nonlinear",

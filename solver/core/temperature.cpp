@@ -195,6 +195,53 @@ void TemperatureState::evaluate_nodes(const T* u0, const T* u1) {
   evaluated_ = true;
 }
 
+bool TemperatureState::capacity_varies() const {
+  for (const TemperatureMaterial& m : materials_)
+    if (!m.capacity.constant()) return true;
+  return false;
+}
+
+template <class T>
+void TemperatureState::conserve_enthalpy(const T* u0, const T* u1, T* v, std::size_t count,
+                                         const std::array<bool, 6>& fixed, const std::vector<std::size_t>* at) const {
+  ADI_REQUIRE(nodes_ready_, "TemperatureState::conserve_enthalpy before an evaluation");
+  const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
+  for (std::size_t q = 0; q < count; ++q) {
+    const std::size_t pos = at ? (*at)[q] : q;
+    const TemperatureMaterial& m = materials_[static_cast<std::size_t>(index_[pos])];
+    const PropertyTable& tb = m.capacity;
+    if (tb.constant()) continue;
+    const index_t g[3] = {nodes_[0][pos % n0], nodes_[1][(pos / n0) % n1], nodes_[2][pos / (n0 * n1)]};
+    bool face = false;
+    for (int a = 0; a < 3; ++a) face = face || (fixed[2 * a] && g[a] == 0) || (fixed[2 * a + 1] && g[a] == n_[a] - 1);
+    if (face) continue;
+    const double a = static_cast<double>(u0[q]), b = static_cast<double>(u1[q]);
+    double c = 0.0, x = 0.0;
+    if (tb.mean(a, b, c)) {
+      const double e = c * (static_cast<double>(v[q]) - a);
+      if (detail::table_enthalpy_inverse(tb.t.data(), tb.v.data(), tb.points(), a, e, x)) {
+        v[q] = static_cast<T>(x);
+        continue;
+      }
+    }
+    const index_t i = g[0], j = g[1], k = g[2];
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "temperature %.6g at node (i, j, k) = (%lld, %lld, %lld) leaves the heat capacity table of "
+                  "material '%s', [%.6g, %.6g] (the step's enthalpy from %.6g); extend the table to the "
+                  "temperatures the run reaches",
+                  static_cast<double>(v[q]), static_cast<long long>(i), static_cast<long long>(j),
+                  static_cast<long long>(k), m.name.c_str(), tb.t.front(), tb.t.back(), a);
+    ADI_THROW(NumericalError, buf);
+  }
+}
+
+template void TemperatureState::conserve_enthalpy<float>(const float*, const float*, float*, std::size_t,
+                                                          const std::array<bool, 6>&,
+                                                          const std::vector<std::size_t>*) const;
+template void TemperatureState::conserve_enthalpy<double>(const double*, const double*, double*, std::size_t,
+                                                           const std::array<bool, 6>&,
+                                                           const std::vector<std::size_t>*) const;
 template void TemperatureState::evaluate<float>(const float*);
 template void TemperatureState::evaluate<double>(const double*);
 template void TemperatureState::evaluate_step<float>(const float*, const float*);

@@ -50,6 +50,27 @@ class RankNodes {
   /// Per axis the ascending global indices of the nodes.
   const std::array<std::vector<index_t>, 3>& nodes() const { return nodes_; }
 
+  /// Per node of this rank's box (packed, x fastest) its position among the
+  /// nodes (packed over nodes(), x fastest).
+  std::vector<std::size_t> box_positions() const {
+    const std::array<index_t, 3>& m = part_.box.size;
+    std::array<std::vector<std::size_t>, 3> at;
+    for (int a = 0; a < 3; ++a) {
+      at[a].assign(static_cast<std::size_t>(m[a]), 0);
+      for (std::size_t p = 0; p < local_[a].size(); ++p)
+        if (local_[a][p] >= 0 && local_[a][p] < m[a]) at[a][static_cast<std::size_t>(local_[a][p])] = p;
+    }
+    const std::size_t n0 = nodes_[0].size(), n1 = nodes_[1].size();
+    std::vector<std::size_t> out;
+    out.reserve(static_cast<std::size_t>(m[0] * m[1] * m[2]));
+    for (index_t k = 0; k < m[2]; ++k)
+      for (index_t j = 0; j < m[1]; ++j)
+        for (index_t i = 0; i < m[0]; ++i)
+          out.push_back(at[0][static_cast<std::size_t>(i)] +
+                        n0 * (at[1][static_cast<std::size_t>(j)] + n1 * at[2][static_cast<std::size_t>(k)]));
+    return out;
+  }
+
   /// This rank's box (packed, x fastest) on its nodes, the ghost layers'
   /// values from the neighbours (collective: one exchange).
   template <class T>

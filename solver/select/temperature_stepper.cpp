@@ -36,8 +36,15 @@ class TemperatureStepper : public Base {
     if (dist_) {
       nodes_.emplace(p, dist_->decomposition(), dist_->part());
       size = dist_->part().box.size;
+      positions_ = nodes_->box_positions();
     }
     points_ = static_cast<std::size_t>(size[0] * size[1] * size[2]);
+    conserve_ = state_ && state_->capacity_varies();
+    for (int a = 0; a < 3; ++a) {
+      fixed_[static_cast<std::size_t>(2 * a)] = !p.flat(a) && p.lo[static_cast<std::size_t>(a)] == Boundary::Dirichlet;
+      fixed_[static_cast<std::size_t>(2 * a + 1)] =
+          !p.flat(a) && p.hi[static_cast<std::size_t>(a)] == Boundary::Dirichlet;
+    }
   }
 
   // The problem as given (the inner stepper's source is the radiation's field).
@@ -49,6 +56,8 @@ class TemperatureStepper : public Base {
   // phase or an output of the material sees).
   void set_field(const T* host) override {
     inner_->set_field(host);
+    if (exchanged_) return;  // the previous field (exchange_previous_field)
+    history_ = false;
     if (DeviceIterates<T>* dev = device()) {
       dev->evaluate_material(DeviceIterates<T>::kField, DeviceIterates<T>::kField, tstar());
       return;
@@ -63,9 +72,11 @@ class TemperatureStepper : public Base {
     const index_t s = this->step_index();
     inner_->set_time_origin(this->time_origin_, this->step_origin_);
     inner_->set_step_index(s);
+    ADI_REQUIRE(!exchanged_, "TemperatureStepper::step: the field and the previous field are exchanged");
     if (DeviceIterates<T>* dev = device()) {
       step_on_device(*dev, s);
       this->step_index_ = s + 1;
+      history_ = extrapolated();
       return;
     }
     // The host's iterates (none where the device holds them).
@@ -73,6 +84,11 @@ class TemperatureStepper : public Base {
     uk_.resize(points_);
     next_.resize(points_);
     inner_->get_field(un_.data());
+    if (history_ && extrapolated_on_host()) {
+      count(1);
+      this->step_index_ = s + 1;
+      return;
+    }
     // The first iterate: the coefficients at u^n.
     evaluate(un_.data(), un_.data());
     inner_->reload_material();
@@ -89,7 +105,10 @@ class TemperatureStepper : public Base {
       inner_->set_step_index(s);
       inner_->step();
       ++linear;
-      if (predictor_corrector()) break;  // the corrector's result is the step's
+      if (predictor_corrector()) {  // the corrector's result is the step's
+        conserve(un_.data(), uk_.data(), next_);
+        break;
+      }
       inner_->get_field(next_.data());
       double m[3] = {0.0, 0.0, 0.0};  // the iteration's change, the step's, the field's size
       for (std::size_t q = 0; q < next_.size(); ++q) {
@@ -106,16 +125,48 @@ class TemperatureStepper : public Base {
     }
     count(linear);
     this->step_index_ = s + 1;
+    if (extrapolated()) {  // u^n is the next step's u^(n-1)
+      prev_.swap(un_);
+      history_ = true;
+    }
   }
   std::string step_notes() const override {
     if (steps_ == 0) return {};
-    char buf[200];
+    char buf[300];
     std::snprintf(buf, sizeof buf,
-                  "nonlinear step: %.2f linear steps a step on average, at most %d, over %lld steps (material "
+                  "nonlinear step (%s): %.2f linear steps a step on average, at most %d, over %lld steps (material "
                   "evaluated %s)",
+                  nonlinear_step_name(original_.nonlinear),
                   static_cast<double>(linear_steps_) / static_cast<double>(steps_), most_,
                   static_cast<long long>(steps_), device() ? "on the device" : "on the host");
-    return buf;
+    std::string out = buf;
+    if (extrapolated() && restarts_ > 0) {
+      std::snprintf(buf, sizeof buf,
+                    "; %lld of them predictor-corrector steps (the first, after a new field, or where the "
+                    "extrapolation left a table)",
+                    restarts_);
+      out += buf;
+    }
+    return out;
+  }
+  bool has_previous_field() const override { return history_ && !exchanged_; }
+  // The host's previous field is prev_; the device's is slot 0 (slot 1
+  // holds the field while they are exchanged). No evaluation: the material
+  // stays that of the field, which every step evaluates again from its u^n.
+  void exchange_previous_field() override {
+    ADI_REQUIRE(extrapolated(), "TemperatureStepper: only scheme.nonlinear: extrapolated keeps a previous field");
+    if (DeviceIterates<T>* dev = device()) {
+      dev->store_iterate(exchanged_ ? 0 : 1);
+      dev->load_iterate(exchanged_ ? 1 : 0);
+    } else {
+      prev_.resize(points_);
+      std::vector<T> u(points_);
+      inner_->get_field(u.data());
+      inner_->set_field(prev_.data());
+      prev_.swap(u);
+    }
+    exchanged_ = !exchanged_;
+    if (!exchanged_) history_ = true;
   }
   bool failure_agreed() const override { return agreed_ || inner_->failure_agreed(); }
   FieldStats field_stats() override { return inner_->field_stats(); }
@@ -128,7 +179,7 @@ class TemperatureStepper : public Base {
   }
   std::vector<Phase> phases() const override { return inner_->phases(); }
   std::size_t bytes_allocated() const override {
-    return inner_->bytes_allocated() + (un_.size() + uk_.size() + next_.size()) * sizeof(T);
+    return inner_->bytes_allocated() + (un_.size() + uk_.size() + next_.size() + prev_.size()) * sizeof(T);
   }
   std::array<index_t, 3> moved_extents() const override { return inner_->moved_extents(); }
   index_t moved_yz_lanes() const override { return inner_->moved_yz_lanes(); }
@@ -142,6 +193,8 @@ class TemperatureStepper : public Base {
       return;
     }
     inner_->scatter_field(root_host);
+    if (exchanged_) return;  // the previous field (exchange_previous_field)
+    history_ = false;
     un_.resize(points_);
     inner_->get_field(un_.data());
     evaluate(un_.data(), un_.data());
@@ -190,6 +243,16 @@ class TemperatureStepper : public Base {
   // operations on the same values as the host loop (bit for bit).
   void step_on_device(DeviceIterates<T>& dev, index_t s) {
     const double t = tstar();
+    if (history_ && extrapolated()) {  // slot 0 holds u^(n-1)
+      dev.extrapolate_iterate(0, 1);
+      dev.store_iterate(0);
+      if (evaluated_extrapolation([&] { dev.evaluate_material(0, 1, t); })) {
+        inner_->step();
+        if (conserve_) dev.conserve_enthalpy(0, 1, fixed_);
+        count(1);
+        return;
+      }
+    }
     dev.store_iterate(0);
     dev.evaluate_material(0, 0, t);
     inner_->step();
@@ -200,6 +263,7 @@ class TemperatureStepper : public Base {
       inner_->set_step_index(s);
       inner_->step();
       if (predictor_corrector()) {
+        if (conserve_) dev.conserve_enthalpy(0, 1, fixed_);
         count(2);
         break;
       }
@@ -212,11 +276,70 @@ class TemperatureStepper : public Base {
     }
   }
 
-  // Two linear steps a step, no iteration (NonlinearStep).
-  bool predictor_corrector() const { return original_.nonlinear == NonlinearStep::PredictorCorrector; }
+  // Two linear steps a step, no iteration (NonlinearStep); an extrapolated
+  // run's first step (and where its extrapolation cannot be evaluated).
+  bool predictor_corrector() const {
+    return original_.nonlinear == NonlinearStep::PredictorCorrector ||
+           original_.nonlinear == NonlinearStep::Extrapolated;
+  }
+  // One linear step with the coefficients of the step from u^n to
+  // u* = 2 u^n - u^(n-1), where a previous field is held.
+  bool extrapolated() const { return original_.nonlinear == NonlinearStep::Extrapolated; }
+
+  // The extrapolated step on the host (un_ holds u^n, prev_ u^(n-1)); false,
+  // nothing stepped, where the extrapolation cannot be evaluated.
+  bool extrapolated_on_host() {
+    for (std::size_t q = 0; q < points_; ++q) next_[q] = static_cast<T>(T(2) * un_[q] - prev_[q]);
+    if (!evaluated_extrapolation([&] { evaluate(un_.data(), next_.data()); })) return false;
+    inner_->reload_material();
+    inner_->step();
+    conserve(un_.data(), next_.data(), uk_);
+    prev_.swap(un_);
+    return true;
+  }
+
+  // Runs the extrapolated step's evaluation; false where it failed (u* out
+  // of a table's range, a radiating node not above 0 K: an estimate past the
+  // data, not a temperature of the solution), which every rank then sees
+  // (evaluate agrees on failures): the step is then a predictor-corrector
+  // step, whose evaluation at u^n throws where u^n itself is refused.
+  template <class F>
+  bool evaluated_extrapolation(F&& eval) {
+    try {
+      eval();
+      return true;
+    } catch (const Error&) {
+      agreed_ = false;
+      return false;
+    }
+  }
+
+  // The non-iterated steps' last linear step, from u0 with the coefficients
+  // of [u0, u1], conserved sum c (v - u0): its field v mapped through the
+  // enthalpy (TemperatureState::conserve_enthalpy), so that the enthalpy
+  // balance closes to round-off as the iteration's does. `buf`: room for v.
+  void conserve(const T* u0, const T* u1, std::vector<T>& buf) {
+    if (!conserve_) return;
+    buf.resize(points_);
+    inner_->get_field(buf.data());
+    if (!dist_) {
+      state_->conserve_enthalpy(u0, u1, buf.data(), points_, fixed_);
+    } else {
+      try {
+        detail::on_every_rank(
+            [&] { state_->conserve_enthalpy(u0, u1, buf.data(), points_, fixed_, &positions_); },
+            "in step " + std::to_string(this->step_index() + 1));
+      } catch (...) {
+        agreed_ = true;
+        throw;
+      }
+    }
+    inner_->set_field(buf.data());
+  }
 
   // A completed step's linear steps (step_notes).
   void count(int linear) {
+    if (extrapolated() && linear == 2) ++restarts_;
     ++steps_;
     linear_steps_ += linear;
     most_ = std::max(most_, linear);
@@ -260,9 +383,16 @@ class TemperatureStepper : public Base {
   mpi::DistributedStepper<T>* dist_ = nullptr;  // inner_ when it is one rank's box
   std::optional<detail::RankNodes> nodes_;       // its nodes (dist_ only)
   long long steps_ = 0, linear_steps_ = 0;  // completed steps, their linear steps (step_notes)
+  long long restarts_ = 0;                   // extrapolated: predictor-corrector steps taken
   int most_ = 0;
   std::size_t points_ = 0;         // this process' nodes
   std::vector<T> un_, uk_, next_;  // u^n, the latest iterate, the next one (host; the rank's box)
+  std::vector<T> prev_;            // u^(n-1) (extrapolated, host)
+  bool history_ = false;           // a previous field is held (extrapolated)
+  bool conserve_ = false;          // some heat capacity is a table (conserve)
+  std::array<bool, 6> fixed_{};    // the Dirichlet faces (lo x, hi x, ...): conserve leaves them
+  std::vector<std::size_t> positions_;  // the box's nodes among nodes_ (dist_ only)
+  bool exchanged_ = false;         // the field and the previous field are exchanged
   bool agreed_ = false;
 };
 

@@ -247,8 +247,10 @@ std::vector<Check> all_checks(const StepperSpec& spec) {
     out.push_back(kirchhoff_steady_solve(spec));
     out.push_back(temperature_time_order(spec));
     out.push_back(enthalpy_balance(spec));
-    out.push_back(temperature_time_order(spec, NonlinearStep::PredictorCorrector));
-    out.push_back(enthalpy_balance(spec, NonlinearStep::PredictorCorrector));
+    for (const NonlinearStep how : {NonlinearStep::PredictorCorrector, NonlinearStep::Extrapolated}) {
+      out.push_back(temperature_time_order(spec, how));
+      out.push_back(enthalpy_balance(spec, how));
+    }
     out.push_back(radiating_plate(spec));
     out.push_back(radiating_lumped_body(spec));
     out.push_back(radiation_energy_balance(spec));

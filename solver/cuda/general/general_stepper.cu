@@ -582,6 +582,23 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
   std::array<double, 3> iterate_change(int prev, int base) override {
     return nl_->change(u_.get(), iterate(prev), iterate(base), stream_);
   }
+  void extrapolate_iterate(int prev, int out) override {
+    nl_->extrapolate(u_.get(), iterate(prev), iterate(out), stream_);
+  }
+  void conserve_enthalpy(int a, int b, const std::array<bool, 6>& fixed) override {
+    if (nl_->conserve(iterate(a), iterate(b), u_.get(), fixed, stream_)) return;
+    // A node the host refuses: its correction throws its own message (the
+    // nodes the device did correct are corrected again; a node that failed
+    // there is untouched and fails here too).
+    std::vector<T> h0(u_.size()), h1(u_.size()), v(u_.size());
+    ADI_CUDA_CHECK(cudaMemcpyAsync(h0.data(), iterate(a), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(h1.data(), iterate(b), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaMemcpyAsync(v.data(), u_.get(), u_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    ADI_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    p_.material.temperature->evaluate_step(h0.data(), h1.data());
+    p_.material.temperature->conserve_enthalpy(h0.data(), h1.data(), v.data(), v.size(), fixed);
+    ADI_THROW(NumericalError, "the device's enthalpy correction failed where the host's passed");
+  }
 
   std::vector<T> load(const FieldSource& f, const char* what, bool signed_ok) const {
     std::vector<double> v(static_cast<std::size_t>(p_.points()));

@@ -131,6 +131,54 @@ __global__ void change_kernel(const T* __restrict__ u, const T* __restrict__ pre
   }
 }
 
+// The extrapolated step's end: 2 u is exact, so one rounding, as the host's
+// T(2) * u - prev (no contraction to change it either: 2 u - prev rounds
+// the same fused or not).
+template <class T>
+__global__ void extrapolate_kernel(const T* __restrict__ u, const T* __restrict__ prev, T* __restrict__ out,
+                                   index_t count) {
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  for (index_t q = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; q < count; q += stride)
+    out[q] = T(2) * u[q] - prev[q];
+}
+
+// TemperatureState::conserve_enthalpy: per node of a table capacity off the
+// Dirichlet faces, the chord of [u0, u1] (as the evaluation's) and the
+// inverse of the enthalpy from u0; a node whose enthalpy leaves its table
+// keeps v and sets *fail.
+struct ConserveParams {
+  index_t n[3];
+  bool fixed[6];
+};
+
+template <class T>
+__global__ void conserve_kernel(const T* __restrict__ u0, const T* __restrict__ u1, T* __restrict__ v,
+                                const std::uint8_t* __restrict__ ids, const int* __restrict__ toff,
+                                const int* __restrict__ tlen, const double* __restrict__ tt,
+                                const double* __restrict__ tv, ConserveParams P, index_t count, int* fail) {
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  bool ok = true;
+  for (index_t q = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; q < count; q += stride) {
+    const int r = (ids ? static_cast<int>(ids[q]) : 0) * kProperties + 3;
+    const int n = tlen[r];
+    if (n == 1) continue;
+    const index_t g[3] = {q % P.n[0], (q / P.n[0]) % P.n[1], q / (P.n[0] * P.n[1])};
+    bool face = false;
+    for (int a = 0; a < 3; ++a)
+      face = face || (P.fixed[2 * a] && g[a] == 0) || (P.fixed[2 * a + 1] && g[a] == P.n[a] - 1);
+    if (face) continue;
+    const double *t = tt + toff[r], *tvr = tv + toff[r];
+    const double a = static_cast<double>(u0[q]), b = static_cast<double>(u1[q]);
+    double c = 0.0, x = 0.0;
+    if (table_mean(t, tvr, n, a, b, c) &&
+        adi::detail::table_enthalpy_inverse(t, tvr, n, a, c * (static_cast<double>(v[q]) - a), x))
+      v[q] = static_cast<T>(x);
+    else
+      ok = false;
+  }
+  if (!ok) atomicOr(fail, 1);
+}
+
 unsigned blocks_for(index_t count, int sm_count) {
   const index_t want = (count + kThreads - 1) / kThreads;
   return static_cast<unsigned>(std::max<index_t>(1, std::min<index_t>(want, static_cast<index_t>(sm_count) * 16)));
@@ -254,6 +302,31 @@ std::array<double, 3> NonlinearMaterial<T>::change(const T* u, const T* prev, co
   std::array<double, 3> m{};
   for (int w = 0; w < 3; ++w) std::memcpy(&m[static_cast<std::size_t>(w)], &bits[w], sizeof(double));
   return m;
+}
+
+template <class T>
+void NonlinearMaterial<T>::extrapolate(const T* u, const T* prev, T* out, cudaStream_t stream) {
+  const auto count = static_cast<index_t>(points_);
+  extrapolate_kernel<T><<<blocks_for(count, sm_count_), kThreads, 0, stream>>>(u, prev, out, count);
+  ADI_CUDA_CHECK_LAUNCH("extrapolate_kernel");
+}
+
+template <class T>
+bool NonlinearMaterial<T>::conserve(const T* u0, const T* u1, T* v, const std::array<bool, 6>& fixed,
+                                    cudaStream_t stream) {
+  const auto count = static_cast<index_t>(points_);
+  ConserveParams P{};
+  for (int a = 0; a < 3; ++a) P.n[a] = n_[static_cast<std::size_t>(a)];
+  for (int f = 0; f < 6; ++f) P.fixed[f] = fixed[static_cast<std::size_t>(f)];
+  ADI_CUDA_CHECK(cudaMemsetAsync(fail_.get(), 0, sizeof(int), stream));
+  conserve_kernel<T><<<blocks_for(count, sm_count_), kThreads, 0, stream>>>(
+      u0, u1, v, ids_.size() ? ids_.get() : nullptr, toff_.get(), tlen_.get(), tt_.get(), tv_.get(), P, count,
+      fail_.get());
+  ADI_CUDA_CHECK_LAUNCH("conserve_kernel");
+  int fail = 0;
+  ADI_CUDA_CHECK(cudaMemcpyAsync(&fail, fail_.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  ADI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return fail == 0;
 }
 
 template <class T>

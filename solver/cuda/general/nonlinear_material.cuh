@@ -58,6 +58,12 @@ class NonlinearMaterial {
   bool evaluate(const T* u0, const T* u1, double tstar, const MaterialTargets<T>& out, cudaStream_t stream);
   /// DeviceIterates::iterate_change over u; synchronises `stream`.
   std::array<double, 3> change(const T* u, const T* prev, const T* base, cudaStream_t stream);
+  /// out = 2 u - prev in T (DeviceIterates::extrapolate_iterate), queued on `stream`.
+  void extrapolate(const T* u, const T* prev, T* out, cudaStream_t stream);
+  /// TemperatureState::conserve_enthalpy of v (DeviceIterates::
+  /// conserve_enthalpy); false when a node failed (left as it was).
+  /// Synchronises `stream`.
+  bool conserve(const T* u0, const T* u1, T* v, const std::array<bool, 6>& fixed, cudaStream_t stream);
   std::size_t bytes() const;
 
  private:

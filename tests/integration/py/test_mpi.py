@@ -507,8 +507,36 @@ def temperature(a):
     serial(a, ["run", "pc.yaml", "--set", "output.file=serial.h5", "--set", "backend=cpu", "--overwrite", "--quiet"],
            cwd=d)
     mpirun(a, a.np, ["run", "pc.yaml", "--set", "output.file=mpi.h5", "--overwrite"], cwd=d,
-           match=[r"nonlinear step: 2\.00 linear steps a step on average, at most 2, over 6 steps"])
+           match=[r"nonlinear step \(predictor-corrector\): 2\.00 linear steps a step on average, at most 2, over 6 "
+                  r"steps"])
     assert_close(os.path.join(d, "serial.h5"), os.path.join(d, "mpi.h5"), "predictor-corrector, %d ranks" % a.np)
+    # The extrapolated step (one linear step a step after its first, u^(n-1)
+    # kept): N ranks = serial; checkpointed at step 3 with /u_previous and
+    # continued, serially and on N ranks: the uninterrupted run bit for bit,
+    # one linear step a step after the restart.
+    T.write(os.path.join(d, "ex.yaml"), TEMPERATURE_CASE.replace("backend: cpu", "backend: " + a.backend)
+            + "scheme: {nonlinear: extrapolated}\n")
+    serial(a, ["run", "ex.yaml", "--set", "output.file=ex_serial.h5", "--set", "backend=cpu", "--overwrite",
+               "--quiet"], cwd=d)
+    mpirun(a, a.np, ["run", "ex.yaml", "--set", "output.file=ex_mpi.h5", "--overwrite"], cwd=d,
+           match=[r"nonlinear step \(extrapolated\): 1\.17 linear steps a step on average, at most 2, over 6 steps"])
+    assert_close(os.path.join(d, "ex_serial.h5"), os.path.join(d, "ex_mpi.h5"), "extrapolated, %d ranks" % a.np)
+    for where, ranks, ref in (("serial", None, "ex_serial.h5"), ("mpi", a.np, "ex_mpi.h5")):
+        ck = ["--set", "checkpoint.file=ex_ck_%s.h5" % where, "--set", "checkpoint.every=3"]
+        first = ["run", "ex.yaml", "--set", "output.file=ex_cont_%s.h5" % where, "--set", "time.steps=3"] + ck
+        again = ["run", "ex.yaml", "--set", "output.file=ex_cont_%s.h5" % where, "--restart",
+                 "ex_ck_%s.h5" % where] + ck
+        once = [r"nonlinear step \(extrapolated\): 1\.00 linear steps a step on average, at most 1, over 3 steps"]
+        if ranks is None:
+            serial(a, first + ["--set", "backend=cpu", "--quiet"], cwd=d)
+            serial(a, again + ["--set", "backend=cpu"], cwd=d, match=once)
+        else:
+            mpirun(a, ranks, first + ["-q"], cwd=d)
+            mpirun(a, ranks, again, cwd=d, match=once)
+        with h5py.File(os.path.join(d, "ex_ck_%s.h5" % where), "r") as f:
+            T.check("u_previous" in f and f["u_previous"].shape == f["u"].shape, "no /u_previous in the checkpoint")
+        T.assert_same_fields(os.path.join(d, ref), os.path.join(d, "ex_cont_%s.h5" % where),
+                             "extrapolated, restarted at step 3 (%s)" % where)
     out = mpirun(a, a.np, ["run", "case.yaml", "--set", "output.file=hot.h5", "--set", "source.power_density=3.0e8"],
                  cwd=d, rc=5, timeout=60,
                  match=[r"adi3d: numerical error: temperature 4\d\d\.?\d* at node \(i, j, k\) = \(\d+, \d+, \d+\) is "

@@ -56,6 +56,40 @@ TEST(PropertyTable, MeanIsTheChordOfTheIntegral) {
   EXPECT_FALSE(t.mean(1, 3.5, m));
 }
 
+// The enthalpy's inverse: from any start, up or down, across kinks, the
+// temperature whose integral from the start is e (checked against the
+// chord: (x - u0) mean(u0, x) = e); false where it would leave the table.
+TEST(PropertyTable, EnthalpyInverseUndoesTheIntegral) {
+  const PropertyTable t{{0, 1, 3, 4}, {1, 3, 1, 1}};  // a rising, a falling and a flat piece
+  const double* tt = t.t.data();
+  const double* tv = t.v.data();
+  double x = 0;
+  // int_0^3 = 6 (above), int_3^4 = 1.
+  ASSERT_TRUE(adi::detail::table_enthalpy_inverse(tt, tv, 4, 0.0, 6.0, x));
+  EXPECT_NEAR(x, 3.0, 1e-15);
+  ASSERT_TRUE(adi::detail::table_enthalpy_inverse(tt, tv, 4, 0.0, 7.0, x));
+  EXPECT_NEAR(x, 4.0, 1e-15);
+  ASSERT_TRUE(adi::detail::table_enthalpy_inverse(tt, tv, 4, 4.0, -7.0, x));
+  EXPECT_NEAR(x, 0.0, 1e-15);
+  for (const double u0 : {0.0, 0.3, 1.0, 2.2, 3.0, 3.7})
+    for (const double e : {-3.1, -0.4, -1e-9, 0.0, 1e-9, 0.25, 1.9, 3.3}) {
+      SCOPED_TRACE("u0 " + std::to_string(u0) + ", e " + std::to_string(e));
+      double m = 0;
+      if (!adi::detail::table_enthalpy_inverse(tt, tv, 4, u0, e, x)) {
+        // Only where the table's enthalpy ends first: int_u0^4 < e, or int_0^u0 < -e.
+        ASSERT_TRUE(t.mean(u0, e > 0 ? 4.0 : 0.0, m));
+        EXPECT_LT(std::abs((e > 0 ? 4.0 : 0.0) - u0) * m, std::abs(e));
+        continue;
+      }
+      ASSERT_TRUE(t.mean(u0, x, m));
+      EXPECT_NEAR((x - u0) * m, e, 1e-14);
+      EXPECT_TRUE(e == 0 ? x == u0 : (x - u0) * e > 0);
+    }
+  EXPECT_FALSE(adi::detail::table_enthalpy_inverse(tt, tv, 4, 4.5, 0.1, x));
+  EXPECT_FALSE(adi::detail::table_enthalpy_inverse(tt, tv, 4, 1.0, std::nan(""), x));
+  EXPECT_FALSE(adi::detail::table_enthalpy_inverse(tt, tv, 4, 1.0, HUGE_VAL, x));
+}
+
 TEST(PropertyTable, ValidateNamesWhatIsWrong) {
   auto why = [](const PropertyTable& t) {
     try {
@@ -116,6 +150,38 @@ TEST(TemperatureState, FieldsFollowTheTemperatures) {
   s.capacity()->read({{0, 0, 0}}, n, c.data());
   EXPECT_EQ(kz[3], 7);  // b at (0 + 10) / 2
   EXPECT_EQ(c[3], 2);   // the mean of 1 .. 3
+  // The non-iterated steps' correction: a linear step from u to v with c
+  // the chord of [u, u1]: v becomes the temperature of enthalpy H(u) +
+  // c (v - u); a constant c (material a) and a Dirichlet face keep v.
+  std::vector<double> v{6, 6, 9, 8, 3, 1};
+  s.conserve_enthalpy(u.data(), u1.data(), v.data(), v.size(), {});
+  EXPECT_EQ(v[0], 6);
+  EXPECT_EQ(v[2], 9);
+  EXPECT_EQ(v[5], 1);
+  // Node 3 (b, c = 1 + 0.2 u): H(x) - H(0) = 2 (8 - 0) = 16 -> x + 0.1 x^2 = 16.
+  EXPECT_NEAR(v[3], (-1 + std::sqrt(1 + 6.4)) / 0.2, 1e-13);
+  EXPECT_NEAR(v[3] + 0.1 * v[3] * v[3], 16.0, 1e-13);
+  EXPECT_NE(v[3], 8);
+  // Node 1 (b from 5, u1 = 5: c(5) = 2): H(x) - H(5) = 2 (6 - 5).
+  EXPECT_NEAR((v[1] + 0.1 * v[1] * v[1]) - (5 + 2.5), 2.0, 1e-13);
+  std::vector<double> w{6, 6, 9, 8, 3, 1};
+  std::array<bool, 6> fixed{};
+  fixed[1] = true;  // hi x: nodes i == 2 (indices 2 and 5, both material a) and lo y: j == 0
+  fixed[2] = true;
+  s.conserve_enthalpy(u.data(), u1.data(), w.data(), w.size(), fixed);
+  EXPECT_EQ(w[1], 6);  // (1, 0, 0): on lo y
+  EXPECT_EQ(w[3], v[3]);
+  // An enthalpy beyond the table: the node and the material named.
+  std::vector<double> hot{6, 6, 9, 40, 3, 1};
+  try {
+    s.conserve_enthalpy(u.data(), u1.data(), hot.data(), hot.size(), {});
+    ADD_FAILURE() << "no error";
+  } catch (const adi::NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("temperature 40 at node (i, j, k) = (0, 1, 0) leaves the heat capacity "
+                                         "table of material 'b', [0, 10]"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 // step, time (exact: the time of `step` on the run's time axis), dt,
 // time_origin, step_origin, dt_before, time_segments (the axis, config.hpp
 // TimeAxis), steps_total, precision, problem and problem_hash (identity.hpp),
-// state_hash; dataset /u (nz, ny, nx); /grid and /provenance as in the
-// output file. Version 1 (before restarts could change dt) has no axis and
+// state_hash; dataset /u (nz, ny, nx), and /u_previous (the field of the
+// step before, Stepper::exchange_previous_field) where the scheme keeps one
+// (scheme.nonlinear: extrapolated); /grid and /provenance as in the output
+// file. A checkpoint without /u_previous restarts such a scheme with its
+// first step's predictor-corrector. Version 1 (before restarts could change dt) has no axis and
 // no problem: its time is step x dt, its problem is read from its config and
 // the provenance's input_fields.
 
@@ -38,6 +41,7 @@ struct CheckpointState {
   std::string problem;       ///< its problem's items (problem_items_text; "" in version 1)
   std::string problem_hash;  ///< problem_hash of them ("" in version 1)
   std::string input_fields;  ///< /provenance input_fields (version 1's field checksums)
+  bool has_previous = false; ///< it holds /u_previous (checked like /u)
 
   /// The problem it was written for: `problem`, or for version 1 what its
   /// config and input_fields say.
@@ -48,9 +52,10 @@ struct CheckpointState {
 /// if any, is then unchanged). With `part`, collective: every rank of
 /// MPI_COMM_WORLD calls it with its part of the field (parallel HDF5, see
 /// FieldPart) and the same state and provenance; rank 0 renames the file.
+/// `previous` (that part of it): the step before's field, as /u_previous.
 template <class T>
 void write_checkpoint(const std::string& path, const CheckpointState& s, const T* field, const Provenance& prov,
-                      const FieldPart* part = nullptr);
+                      const FieldPart* part = nullptr, const T* previous = nullptr);
 
 /// The hash of the header a restart trusts (step, time, steps_total,
 /// precision, config), stored as the attribute `state_hash` and checked by
@@ -64,6 +69,9 @@ CheckpointState read_checkpoint_state(const std::string& path);
 /// Reads the field (precision must be T's; checksums verified).
 template <class T>
 std::vector<T> read_checkpoint_field(const std::string& path, const CheckpointState& s);
+/// Reads /u_previous likewise; empty where s.has_previous is false.
+template <class T>
+std::vector<T> read_checkpoint_previous(const std::string& path, const CheckpointState& s);
 
 /// The time axis of a restart from `s` with config `c` (its time request
 /// read, on the axis of a fresh run): the checkpoint's own axis when the

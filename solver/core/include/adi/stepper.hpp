@@ -103,6 +103,14 @@ class DeviceIterates {
   /// Over the field u: max |u - slot prev| (infinity where it is not
   /// finite), max |u - slot base| and max |u| (NaN ignored), in double.
   virtual std::array<double, 3> iterate_change(int prev, int base) = 0;
+  /// Slot out = 2 u - slot prev over the field u, in T (the extrapolated
+  /// step's end, NonlinearStep::Extrapolated): the host's operation.
+  virtual void extrapolate_iterate(int prev, int out) = 0;
+  /// TemperatureState::conserve_enthalpy of the field v, the linear step
+  /// from slot a with the coefficients of [slot a, slot b]; `fixed`: the
+  /// Dirichlet faces (lo x, hi x, ...), whose nodes keep v. Bit for bit the
+  /// host's; a node the host refuses throws its NumericalError.
+  virtual void conserve_enthalpy(int a, int b, const std::array<bool, 6>& fixed) = 0;
 };
 
 template <class T>
@@ -246,6 +254,19 @@ class Stepper {
   /// What the steps so far did beyond the scheme's one linear step, for a
   /// run's summary (the nonlinear step's iterations); empty: nothing.
   virtual std::string step_notes() const { return {}; }
+
+  /// The previous step's field u^(n-1), kept by a scheme that reads it
+  /// (NonlinearStep::Extrapolated) and so part of a checkpoint:
+  /// has_previous_field says whether one is held now (after a step; set_field
+  /// and scatter_field drop it). exchange_previous_field swaps the field and
+  /// the previous one (no communication: each rank its box); while they are
+  /// exchanged, get/gather read and set/scatter write the previous field, and
+  /// the second exchange makes the pair the stepper's history. A restart:
+  /// set the field, exchange, set the previous field, exchange.
+  virtual bool has_previous_field() const { return false; }
+  virtual void exchange_previous_field() {
+    ADI_THROW(InvalidArgument, "this stepper keeps no previous field");
+  }
 
   /// The nonlinear step's iterates beside a device field (DeviceIterates),
   /// or nullptr: through the host (get_field, reload_material).

@@ -15,6 +15,7 @@
 #include <adi/problem.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -74,6 +75,58 @@ ADI_HD inline bool table_mean(const double* t, const double* v, int n, double a,
   }
   out = sum / (hi - lo);
   return true;
+}
+
+/// The temperature x with int_{u0}^{x} v du = e on a table of n >= 2
+/// points (v > 0): walked segment by segment from u0, the last segment's
+/// quadratic c(x0) d + s d^2 / 2 = r solved as d = 2 r / (c(x0) + sqrt(c(x0)^2
+/// + 2 s r)) (no cancellation; its root is real where the segment holds r,
+/// since c(x0 + d)^2 = c(x0)^2 + 2 s r > 0). False when x would leave the
+/// table, or u0 is outside it, or e is not finite. The inverse of the
+/// enthalpy that the non-iterated nonlinear steps apply (TemperatureState::
+/// conserve_enthalpy); host and device alike.
+ADI_HD inline bool table_enthalpy_inverse(const double* t, const double* v, int n, double u0, double e,
+                                          double& out) {
+  double cx = 0.0;
+  if (n < 2 || !(e - e == 0.0) || !table_at(t, v, n, u0, cx)) return false;
+  int k = 0;  // the segment [t[k], t[k+1]] that holds u0 (table_at's search)
+  int hi = n - 1;
+  while (hi - k > 1) {
+    const int mid = (k + hi) / 2;
+    if (u0 < t[mid])
+      hi = mid;
+    else
+      k = mid;
+  }
+  double x = u0;
+  if (e >= 0.0) {
+    for (; k < n - 1; ++k) {
+      const double room = 0.5 * (cx + v[k + 1]) * (t[k + 1] - x);
+      if (e <= room) {
+        const double s = (v[k + 1] - v[k]) / (t[k + 1] - t[k]);
+        const double d = 2.0 * e / (cx + sqrt(cx * cx + 2.0 * s * e));
+        out = x + d < t[k + 1] ? x + d : t[k + 1];
+        return true;
+      }
+      e -= room;
+      x = t[k + 1];
+      cx = v[k + 1];
+    }
+    return false;
+  }
+  for (; k >= 0; --k) {
+    const double room = 0.5 * (v[k] + cx) * (x - t[k]);
+    if (-e <= room) {
+      const double s = (v[k + 1] - v[k]) / (t[k + 1] - t[k]);
+      const double d = 2.0 * e / (cx + sqrt(cx * cx + 2.0 * s * e));
+      out = x + d > t[k] ? x + d : t[k];
+      return true;
+    }
+    e += room;
+    x = t[k];
+    cx = v[k];
+  }
+  return false;
 }
 
 }  // namespace detail
@@ -139,6 +192,24 @@ class TemperatureState {
   /// collectively). The fields then serve reads of those nodes only.
   template <class T>
   void evaluate_on(const std::array<std::vector<index_t>, 3>& idx, const T* u0, const T* u1, bool collective);
+  /// Whether some material's heat capacity is a table (else
+  /// conserve_enthalpy changes nothing).
+  bool capacity_varies() const;
+  /// After a linear step from u0 to v with the coefficients of the step
+  /// from u0 to u1 (evaluate_step / evaluate_on), whose conserved sum is
+  /// c (v - u0) with c the enthalpy chord of [u0, u1]: v becomes the
+  /// temperature whose enthalpy is H(u0) + c (v - u0)
+  /// (detail::table_enthalpy_inverse), so that the sum of H changes as the
+  /// step's conserved sum does, whatever u1 was. Nodes of a constant c keep
+  /// v, and so do the nodes of the faces `fixed` marks (lo x, hi x, lo y,
+  /// ..., true: Dirichlet; their values are the faces'). `at`: per value of
+  /// u0, u1 and v its position among the nodes of the last evaluation (one
+  /// rank's box among its nodes); nullptr: the same order. Throws
+  /// NumericalError naming the node when the enthalpy leaves its heat
+  /// capacity table (v is then partly updated).
+  template <class T>
+  void conserve_enthalpy(const T* u0, const T* u1, T* v, std::size_t count, const std::array<bool, 6>& fixed,
+                         const std::vector<std::size_t>* at = nullptr) const;
   /// Whether evaluate has run: before it the fields hold each table's value
   /// at its first temperature (so that a stepper can be built, and checked,
   /// before its field is set).

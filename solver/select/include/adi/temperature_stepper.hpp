@@ -12,10 +12,15 @@
 // order in time) whose conserved sum c (u^{n+1} - u^n) is the enthalpy's
 // change H(u^{n+1}) - H(u^n). With HeatProblem::nonlinear PredictorCorrector
 // u^(2) is the step (two linear steps, second order, the enthalpy balance
-// to O(dt^2) of the step's heat). Where the backend's field is on a device
-// (Stepper::device_iterates) the iterates stay there. It keeps no history,
-// so a restart continues
-// bit for bit. make_stepper builds it when p.material.temperature is set,
+// to O(dt^2) of the step's heat). With Extrapolated one linear step from
+// u^n with the coefficients of the step from u^n to u* = 2 u^n - u^(n-1)
+// (K at the extrapolated midpoint; second order, the enthalpy balance as
+// the predictor-corrector's); its first step, one after a new field and one
+// whose u* leaves a table are predictor-corrector steps. It keeps u^(n-1)
+// (Stepper::exchange_previous_field), which a checkpoint stores so that a
+// restart continues bit for bit; the other two keep no history. Where the
+// backend's field is on a device (Stepper::device_iterates) the iterates
+// stay there. make_stepper builds it when p.material.temperature is set,
 // or p.radiation (radiating faces, adi/radiation.hpp: their source is
 // evaluated at the iterates as the coefficients are).
 
