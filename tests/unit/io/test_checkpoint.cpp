@@ -48,6 +48,49 @@ TEST_F(Hdf5Test, CheckpointRoundTripIsBitExact) {
                                  R"(holds float32 data, the run is float64)");
 }
 
+// The extrapolated nonlinear step's previous field: /u_previous written
+// beside /u and read back bit for bit; absent, has_previous is false and
+// the read gives nothing; damaged, it is refused like /u.
+TEST_F(Hdf5Test, PreviousFieldRoundTripIsBitExact) {
+  std::vector<double> u(7 * 5 * 4), prev(u.size());
+  for (std::size_t q = 0; q < u.size(); ++q) {
+    u[q] = 300.0 + 0.1 * static_cast<double>(q);
+    prev[q] = 299.0 + std::sqrt(static_cast<double>(q));
+  }
+  CheckpointState s;
+  s.step = 3;
+  s.time = 0.3;
+  s.steps_total = 6;
+  s.geometry = test_geometry();
+  s.config_yaml = "grid: {nx: 7, ny: 5, nz: 4}\n";
+  const Provenance prov = collect_provenance({"adi3d"}, "cpu", "CPU", "");
+  write_checkpoint(path("with.h5"), s, u.data(), prov, nullptr, prev.data());
+  const CheckpointState r = read_checkpoint_state(path("with.h5"));
+  ASSERT_TRUE(r.has_previous);
+  const auto a = read_checkpoint_field<double>(path("with.h5"), r), b = read_checkpoint_previous<double>(path("with.h5"), r);
+  EXPECT_EQ(0, std::memcmp(a.data(), u.data(), sizeof(double) * u.size()));
+  ASSERT_EQ(b.size(), prev.size());
+  EXPECT_EQ(0, std::memcmp(b.data(), prev.data(), sizeof(double) * prev.size()));
+  write_checkpoint(path("without.h5"), s, u.data(), prov);
+  const CheckpointState w = read_checkpoint_state(path("without.h5"));
+  EXPECT_FALSE(w.has_previous);
+  EXPECT_TRUE(read_checkpoint_previous<double>(path("without.h5"), w).empty());
+  // A flipped byte in /u_previous: its checksum refuses it.
+  fs::copy_file(path("with.h5"), path("flip.h5"));
+  std::fstream io(path("flip.h5"), std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(io)), std::istreambuf_iterator<char>());
+  const std::string needle(reinterpret_cast<const char*>(prev.data() + 10), 8 * 4);
+  const auto at = bytes.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  io.seekp(static_cast<std::streamoff>(at + 3));
+  io.put(static_cast<char>(bytes[at + 3] ^ 0x5a));
+  io.close();
+  const CheckpointState f = read_checkpoint_state(path("flip.h5"));
+  EXPECT_NO_THROW(read_checkpoint_field<double>(path("flip.h5"), f));
+  expect_throw_matching<IoError>([&] { read_checkpoint_previous<double>(path("flip.h5"), f); },
+                                 R"(cannot read the field /u_previous: the checkpoint is truncated or damaged)");
+}
+
 // The config is stored as a fixed-length string (parallel HDF5 cannot write
 // variable-length data); checkpoints written before that, with a
 // variable-length string, must still restart.
