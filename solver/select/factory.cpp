@@ -43,13 +43,16 @@ StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision pr
   StepperFootprint f = b == Backend::Cuda ? cuda::footprint(p, precision, ranks, options)
                                           : cpu::footprint(p, precision, ranks, options);
   if (steady) add_steady_footprint(f, b, p, ranks);
+  // The nonlinear step's host arrays (temperature_stepper.cpp): three
+  // fields (u^n and two iterates), five with the extrapolated step's u^(n-1)
+  // and the copy an exchange makes (a checkpoint's /u_previous); the
+  // state's per-node material index and its K and c values, twice while
+  // they are evaluated.
+  if (is_nonlinear(p)) f.host_bytes += (p.nonlinear == NonlinearStep::Extrapolated ? 5.0 : 3.0) * f.field_bytes;
   if (const auto& t = p.material.temperature) {
-    // The nonlinear step's host arrays (temperature_stepper.cpp): three
-    // fields; the state's per-node material index and its K and c values,
-    // twice while they are evaluated.
     const double points = static_cast<double>(p.points());
     const double values = (t->isotropic() ? 1.0 : 3.0) + 1.0;
-    f.host_bytes += 3.0 * f.field_bytes + points * (4.0 + 2.0 * 8.0 * values);
+    f.host_bytes += points * (4.0 + 2.0 * 8.0 * values);
   }
   return f;
 }
