@@ -3,6 +3,7 @@
 # with constant properties (issue #57's speed target), fp64: the tables with
 # the nonlinear step's material evaluated on the device (the default) and,
 # at 1 step, through the host (ADI_DEVICE_MATERIAL=0) when HOST=1.
+# NONLINEAR: the tables' scheme.nonlinear values to run (default "iterate").
 set -uo pipefail
 O=${OUT:-/tmp/out}/tperf; mkdir -p "$O"; B=$PWD/build-gpu/app/adi3d
 [ -x $B ] || { cmake --preset gpu -S . -B build-gpu -G Ninja -DADI_BUILD_TESTS=OFF > "$O/build.log" 2>&1 && cmake --build build-gpu -j 16 --target adi3d >> "$O/build.log" 2>&1; echo "build rc=$?"; }
@@ -34,6 +35,11 @@ for name, m, steps in (("tables", tab, (1, 2, 12)), ("const", con, (2, 12))):
     for s in steps:
         open("%s%d.yaml" % (name, s), "w").write(base % (m, s, "%s%d.h5" % (name, s)))
 PY
-for c in const2 const12 tables2 tables12; do timeout 240 $B run $c.yaml --overwrite > $c.txt 2>&1; echo "$c rc=$? $(grep -E 'wall time' $c.txt)"; done
-grep -m1 -o "nonlinear step's material evaluated on the device" tables2.txt
+CASES="const2 const12"
+for nl in ${NONLINEAR:-iterate}; do for s in 2 12; do
+  { cat tables$s.yaml; echo "scheme: {nonlinear: $nl}"; } | sed "s/tables$s.h5/tables_$nl$s.h5/" > tables_$nl$s.yaml
+  CASES="$CASES tables_$nl$s"; done; done
+for c in $CASES; do timeout 240 $B run $c.yaml --overwrite > $c.txt 2>&1
+  echo "$c rc=$? $(grep -E 'wall time' $c.txt) $(grep -o 'nonlinear step ([a-z-]*): [0-9.]* linear steps' $c.txt)"; done
+grep -m1 -o "nonlinear step's material evaluated on the device" tables_${NONLINEAR%% *}2.txt
 [ "${HOST:-0}" = 1 ] && { ADI_DEVICE_MATERIAL=0 timeout 240 $B run tables1.yaml --overwrite > host1.txt 2>&1; echo "host tables1 rc=$? $(grep -E 'wall time' host1.txt)"; }

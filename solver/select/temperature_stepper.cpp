@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -73,62 +74,9 @@ class TemperatureStepper : public Base {
     inner_->set_time_origin(this->time_origin_, this->step_origin_);
     inner_->set_step_index(s);
     ADI_REQUIRE(!exchanged_, "TemperatureStepper::step: the field and the previous field are exchanged");
-    if (DeviceIterates<T>* dev = device()) {
-      step_on_device(*dev, s);
-      this->step_index_ = s + 1;
-      history_ = extrapolated();
-      return;
-    }
-    // The host's iterates (none where the device holds them).
-    un_.resize(points_);
-    uk_.resize(points_);
-    next_.resize(points_);
-    inner_->get_field(un_.data());
-    if (history_ && extrapolated_on_host()) {
-      count(1);
-      this->step_index_ = s + 1;
-      return;
-    }
-    // The first iterate: the coefficients at u^n.
-    evaluate(un_.data(), un_.data());
-    inner_->reload_material();
-    inner_->step();
-    int linear = 1;
-    inner_->get_field(uk_.data());
-    // Then the step from u^n again with K at the midpoint of u^n and the
-    // latest iterate and c their enthalpy chord, until the iterates agree:
-    // at least once (second order), at most kMaxIterations times.
-    for (int it = 1;; ++it) {
-      evaluate(un_.data(), uk_.data());
-      inner_->reload_material();
-      inner_->set_field(un_.data());
-      inner_->set_step_index(s);
-      inner_->step();
-      ++linear;
-      if (predictor_corrector()) {  // the corrector's result is the step's
-        conserve(un_.data(), uk_.data(), next_);
-        break;
-      }
-      inner_->get_field(next_.data());
-      double m[3] = {0.0, 0.0, 0.0};  // the iteration's change, the step's, the field's size
-      for (std::size_t q = 0; q < next_.size(); ++q) {
-        const double x = static_cast<double>(next_[q]);
-        const double c = std::fabs(x - static_cast<double>(uk_[q]));
-        m[0] = std::isfinite(c) ? std::max(m[0], c) : std::numeric_limits<double>::infinity();
-        m[1] = std::max(m[1], std::fabs(x - static_cast<double>(un_[q])));
-        m[2] = std::max(m[2], std::fabs(x));
-      }
-      if (dist_) mpi::allreduce_max(m, 3);
-      uk_.swap(next_);
-      if (!converged(m, it, s)) continue;
-      break;
-    }
-    count(linear);
+    step_with(iterates(), s);
     this->step_index_ = s + 1;
-    if (extrapolated()) {  // u^n is the next step's u^(n-1)
-      prev_.swap(un_);
-      history_ = true;
-    }
+    history_ = extrapolated();
   }
   std::string step_notes() const override {
     if (steps_ == 0) return {};
@@ -150,21 +98,14 @@ class TemperatureStepper : public Base {
     return out;
   }
   bool has_previous_field() const override { return history_ && !exchanged_; }
-  // The host's previous field is prev_; the device's is slot 0 (slot 1
-  // holds the field while they are exchanged). No evaluation: the material
-  // stays that of the field, which every step evaluates again from its u^n.
+  // The previous field is slot 0 (slot 1 holds the field while they are
+  // exchanged). No evaluation: the material stays that of the field, which
+  // every step evaluates again from its u^n.
   void exchange_previous_field() override {
     ADI_REQUIRE(extrapolated(), "TemperatureStepper: only scheme.nonlinear: extrapolated keeps a previous field");
-    if (DeviceIterates<T>* dev = device()) {
-      dev->store_iterate(exchanged_ ? 0 : 1);
-      dev->load_iterate(exchanged_ ? 1 : 0);
-    } else {
-      prev_.resize(points_);
-      std::vector<T> u(points_);
-      inner_->get_field(u.data());
-      inner_->set_field(prev_.data());
-      prev_.swap(u);
-    }
+    DeviceIterates<T>& it = iterates();
+    it.store_iterate(exchanged_ ? 0 : 1);
+    it.load_iterate(exchanged_ ? 1 : 0);
     exchanged_ = !exchanged_;
     if (!exchanged_) history_ = true;
   }
@@ -179,7 +120,7 @@ class TemperatureStepper : public Base {
   }
   std::vector<Phase> phases() const override { return inner_->phases(); }
   std::size_t bytes_allocated() const override {
-    return inner_->bytes_allocated() + (un_.size() + uk_.size() + next_.size() + prev_.size()) * sizeof(T);
+    return inner_->bytes_allocated() + host_.bytes();
   }
   std::array<index_t, 3> moved_extents() const override { return inner_->moved_extents(); }
   index_t moved_yz_lanes() const override { return inner_->moved_yz_lanes(); }
@@ -195,9 +136,9 @@ class TemperatureStepper : public Base {
     inner_->scatter_field(root_host);
     if (exchanged_) return;  // the previous field (exchange_previous_field)
     history_ = false;
-    un_.resize(points_);
-    inner_->get_field(un_.data());
-    evaluate(un_.data(), un_.data());
+    std::vector<T> u(points_);
+    inner_->get_field(u.data());
+    evaluate(u.data(), u.data());
     inner_->reload_material();
   }
   void gather_field(T* root_host) override { inner_->gather_field(root_host); }
@@ -222,6 +163,84 @@ class TemperatureStepper : public Base {
   // The iterates beside a device field (one process; Stepper::device_iterates).
   DeviceIterates<T>* device() const { return dist_ ? nullptr : inner_->device_iterates(); }
 
+  // The iterates on the host, this process' nodes (the CPU backend, MPI
+  // ranks, ADI_DEVICE_MATERIAL=0): DeviceIterates' operations on host
+  // vectors through the inner stepper's get_field / set_field, so that
+  // step_with is one loop for both and the host is the device's oracle.
+  // The field is read into `field_` where an operation reads it.
+  class HostIterates final : public DeviceIterates<T> {
+   public:
+    explicit HostIterates(TemperatureStepper& o) : o_(o) {}
+    void store_iterate(int s) override { o_.inner_->get_field(slot(s)); }
+    void load_iterate(int s) override { o_.inner_->set_field(slot(s)); }
+    // Its t* is the stepper's (TemperatureStepper::evaluate).
+    void evaluate_material(int a, int b, double) override {
+      o_.evaluate(values(a), values(b));
+      o_.inner_->reload_material();
+    }
+    std::array<double, 3> iterate_change(int prev, int base) override {
+      const T* u = field();
+      const T *p = slot(prev), *b = slot(base);
+      double m[3] = {0.0, 0.0, 0.0};
+      for (std::size_t q = 0; q < o_.points_; ++q) {
+        const double x = static_cast<double>(u[q]);
+        const double c = std::fabs(x - static_cast<double>(p[q]));
+        m[0] = std::isfinite(c) ? std::max(m[0], c) : std::numeric_limits<double>::infinity();
+        m[1] = std::max(m[1], std::fabs(x - static_cast<double>(b[q])));
+        m[2] = std::max(m[2], std::fabs(x));
+      }
+      if (o_.dist_) mpi::allreduce_max(m, 3);
+      return {m[0], m[1], m[2]};
+    }
+    void extrapolate_iterate(int prev, int out) override {
+      const T* u = field();
+      const T* p = slot(prev);
+      T* x = slot(out);
+      for (std::size_t q = 0; q < o_.points_; ++q) x[q] = static_cast<T>(T(2) * u[q] - p[q]);
+    }
+    // A rank's failure is every rank's (the lowest failing rank's message).
+    void conserve_enthalpy(int a, int b, const std::array<bool, 6>& fixed) override {
+      ADI_REQUIRE(a != DeviceIterates<T>::kField && b != DeviceIterates<T>::kField,
+                  "HostIterates::conserve_enthalpy: u0 and u1 are slots (the field is v)");
+      T* v = field();
+      const T *u0 = values(a), *u1 = values(b);
+      if (!o_.dist_) {
+        o_.state_->conserve_enthalpy(u0, u1, v, o_.points_, fixed);
+      } else {
+        try {
+          detail::on_every_rank(
+              [&] { o_.state_->conserve_enthalpy(u0, u1, v, o_.points_, fixed, &o_.positions_); },
+              "in step " + std::to_string(o_.step_index() + 1));
+        } catch (...) {
+          o_.agreed_ = true;
+          throw;
+        }
+      }
+      o_.inner_->set_field(v);
+    }
+    std::size_t bytes() const { return (slots_[0].size() + slots_[1].size() + field_.size()) * sizeof(T); }
+
+   private:
+    T* slot(int s) {
+      std::vector<T>& v = slots_[static_cast<std::size_t>(s)];
+      v.resize(o_.points_);
+      return v.data();
+    }
+    T* field() {
+      field_.resize(o_.points_);
+      o_.inner_->get_field(field_.data());
+      return field_.data();
+    }
+    T* values(int s) { return s == DeviceIterates<T>::kField ? field() : slot(s); }
+    TemperatureStepper& o_;
+    std::array<std::vector<T>, 2> slots_;
+    std::vector<T> field_;
+  };
+  DeviceIterates<T>& iterates() {
+    if (DeviceIterates<T>* dev = device()) return *dev;
+    return host_;
+  }
+
   // Whether the iteration has converged after iteration `it` of step s with
   // the changes m (the iteration's, the step's, the field's size); throws
   // when it cannot any more.
@@ -238,10 +257,12 @@ class TemperatureStepper : public Base {
     ADI_THROW(NumericalError, buf);
   }
 
-  // The iteration of step() with its iterates where the field is: slot 0
-  // holds u^n, slot 1 the latest iterate, the field the next one; the same
-  // operations on the same values as the host loop (bit for bit).
-  void step_on_device(DeviceIterates<T>& dev, index_t s) {
+  // The step from u^n (the field) with its iterates where the field is (a
+  // device's, or the host's: HostIterates): slot 0 holds u^n, slot 1 the
+  // latest iterate, the field the next one; with the extrapolation slot 0
+  // holds u^(n-1) before the step. One sequence of operations for both, so
+  // the device's are the host's bit for bit.
+  void step_with(DeviceIterates<T>& dev, index_t s) {
     const double t = tstar();
     if (history_ && extrapolated()) {  // slot 0 holds u^(n-1)
       dev.extrapolate_iterate(0, 1);
@@ -286,18 +307,6 @@ class TemperatureStepper : public Base {
   // u* = 2 u^n - u^(n-1), where a previous field is held.
   bool extrapolated() const { return original_.nonlinear == NonlinearStep::Extrapolated; }
 
-  // The extrapolated step on the host (un_ holds u^n, prev_ u^(n-1)); false,
-  // nothing stepped, where the extrapolation cannot be evaluated.
-  bool extrapolated_on_host() {
-    for (std::size_t q = 0; q < points_; ++q) next_[q] = static_cast<T>(T(2) * un_[q] - prev_[q]);
-    if (!evaluated_extrapolation([&] { evaluate(un_.data(), next_.data()); })) return false;
-    inner_->reload_material();
-    inner_->step();
-    conserve(un_.data(), next_.data(), uk_);
-    prev_.swap(un_);
-    return true;
-  }
-
   // Runs the extrapolated step's evaluation; false where it failed (u* out
   // of a table's range, a radiating node not above 0 K: an estimate past the
   // data, not a temperature of the solution), which every rank then sees
@@ -312,29 +321,6 @@ class TemperatureStepper : public Base {
       agreed_ = false;
       return false;
     }
-  }
-
-  // The non-iterated steps' last linear step, from u0 with the coefficients
-  // of [u0, u1], conserved sum c (v - u0): its field v mapped through the
-  // enthalpy (TemperatureState::conserve_enthalpy), so that the enthalpy
-  // balance closes to round-off as the iteration's does. `buf`: room for v.
-  void conserve(const T* u0, const T* u1, std::vector<T>& buf) {
-    if (!conserve_) return;
-    buf.resize(points_);
-    inner_->get_field(buf.data());
-    if (!dist_) {
-      state_->conserve_enthalpy(u0, u1, buf.data(), points_, fixed_);
-    } else {
-      try {
-        detail::on_every_rank(
-            [&] { state_->conserve_enthalpy(u0, u1, buf.data(), points_, fixed_, &positions_); },
-            "in step " + std::to_string(this->step_index() + 1));
-      } catch (...) {
-        agreed_ = true;
-        throw;
-      }
-    }
-    inner_->set_field(buf.data());
   }
 
   // A completed step's linear steps (step_notes).
@@ -386,14 +372,13 @@ class TemperatureStepper : public Base {
   long long restarts_ = 0;                   // extrapolated: predictor-corrector steps taken
   int most_ = 0;
   std::size_t points_ = 0;         // this process' nodes
-  std::vector<T> un_, uk_, next_;  // u^n, the latest iterate, the next one (host; the rank's box)
-  std::vector<T> prev_;            // u^(n-1) (extrapolated, host)
   bool history_ = false;           // a previous field is held (extrapolated)
   bool conserve_ = false;          // some heat capacity is a table (conserve)
   std::array<bool, 6> fixed_{};    // the Dirichlet faces (lo x, hi x, ...): conserve leaves them
   std::vector<std::size_t> positions_;  // the box's nodes among nodes_ (dist_ only)
   bool exchanged_ = false;         // the field and the previous field are exchanged
   bool agreed_ = false;
+  HostIterates host_{*this};       // the iterates where no device holds them
 };
 
 template <class T>
