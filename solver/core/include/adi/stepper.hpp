@@ -86,6 +86,8 @@ struct FieldView {
 /// evaluates the material there, instead of copying each iterate to the
 /// host and the coefficients back (Stepper::device_iterates). Slots 0 and 1
 /// are two more fields of the stepper's size; kField is the field itself.
+/// The nonlinear step's host path implements the same operations on host
+/// vectors (temperature_stepper.cpp, HostIterates): one loop drives both.
 template <class T>
 class DeviceIterates {
  public:
