@@ -133,12 +133,26 @@ void RadiationState::evaluate_nodes(const T* u0, const T* u1, double t, const st
           const std::size_t q = i + n0 * (j + n1 * k);
           const double x0 = static_cast<double>(u0[q]), x1 = static_cast<double>(u1[q]);
           if (!(x0 > 0.0 && x1 > 0.0 && std::isfinite(x0) && std::isfinite(x1))) {
-            char buf[300];
-            std::snprintf(buf, sizeof buf,
+            // u0 fine and u1 not: an iterate of the step left it, not the
+            // data (the step's first estimate takes the radiation at u0).
+            const bool stepped = x0 > 0.0 && std::isfinite(x0);
+            char node[200], buf[500];
+            std::snprintf(node, sizeof node,
                           "temperature %.6g at node (i, j, k) = (%lld, %lld, %lld) of the radiating face %s is not an "
-                          "absolute temperature (> 0 K): radiation needs temperatures in kelvin",
-                          x0 > 0.0 && std::isfinite(x0) ? x1 : x0, static_cast<long long>(nodes_[0][i]),
-                          static_cast<long long>(nodes_[1][j]), static_cast<long long>(nodes_[2][k]), face_name(face));
+                          "absolute temperature (> 0 K)",
+                          stepped ? x1 : x0, static_cast<long long>(nodes_[0][i]), static_cast<long long>(nodes_[1][j]),
+                          static_cast<long long>(nodes_[2][k]), face_name(face));
+            if (stepped)
+              std::snprintf(buf, sizeof buf,
+                            "%s: a step from %.6g K reached it, the radiation cooling the node further in one step "
+                            "than it can (time.dt above the face's radiative time scale, c h / (4 eps sigma T^3)); "
+                            "reduce time.dt",
+                            node, x0);
+            else
+              std::snprintf(buf, sizeof buf,
+                            "%s: radiation needs temperatures in kelvin (a field in degrees Celsius?), or the last "
+                            "step took it there (then reduce time.dt)",
+                            node);
             ADI_THROW(NumericalError, buf);
           }
           next[q] += detail::radiation_term(x0, x1, es, a4, w0, w1, H, scale);
