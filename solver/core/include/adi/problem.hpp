@@ -61,13 +61,14 @@ constexpr const char* scheme_name(SchemeType s) {
 /// from u^n with the coefficients of the last iterate until two iterates
 /// agree to round-off (the enthalpy balance closes to round-off).
 /// PredictorCorrector: two linear steps, the first with the coefficients at
-/// u^n, the second with those of the step from u^n to the first's result
-/// (second order; the enthalpy balance to O(dt^3) a step). Extrapolated:
-/// one linear step with the coefficients of the step from u^n to
-/// 2 u^n - u^(n-1) (K at the extrapolated midpoint (3 u^n - u^(n-1)) / 2;
-/// second order, the enthalpy balance to O(dt^3) a step); the first step,
-/// and a step whose extrapolation leaves a table, is a predictor-corrector
-/// step. It keeps u^(n-1) (Stepper::exchange_previous_field; checkpoints).
+/// u^n, the second with those of the step from u^n to the first's result.
+/// Extrapolated: one linear step with the coefficients of the step from u^n
+/// to 2 u^n - u^(n-1) (K at the extrapolated midpoint (3 u^n - u^(n-1)) / 2);
+/// the first step, and a step whose extrapolation leaves a table, is a
+/// predictor-corrector step; it keeps u^(n-1) (Stepper::
+/// exchange_previous_field; checkpoints). Both second order, their last
+/// linear step's result mapped through the enthalpy
+/// (TemperatureState::conserve_enthalpy): the balance to round-off too.
 enum class NonlinearStep : int { Iterate = 0, PredictorCorrector = 1, Extrapolated = 2 };
 constexpr const char* nonlinear_step_name(NonlinearStep s) {
   return s == NonlinearStep::PredictorCorrector ? "predictor-corrector"

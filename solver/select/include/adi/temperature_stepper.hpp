@@ -11,12 +11,14 @@
 // The converged step is the linear step with midpoint coefficients (second
 // order in time) whose conserved sum c (u^{n+1} - u^n) is the enthalpy's
 // change H(u^{n+1}) - H(u^n). With HeatProblem::nonlinear PredictorCorrector
-// u^(2) is the step (two linear steps, second order, the enthalpy balance
-// to O(dt^2) of the step's heat). With Extrapolated one linear step from
-// u^n with the coefficients of the step from u^n to u* = 2 u^n - u^(n-1)
-// (K at the extrapolated midpoint; second order, the enthalpy balance as
-// the predictor-corrector's); its first step, one after a new field and one
-// whose u* leaves a table are predictor-corrector steps. It keeps u^(n-1)
+// u^(2) is the step (two linear steps, second order). With Extrapolated one
+// linear step from u^n with the coefficients of the step from u^n to
+// u* = 2 u^n - u^(n-1) (K at the extrapolated midpoint; second order); its
+// first step, one after a new field and one whose u* leaves a table are
+// predictor-corrector steps. Both map their last linear step's result v
+// through the enthalpy (H(u) = H(u^n) + c (v - u^n), c its chord:
+// TemperatureState::conserve_enthalpy), so their enthalpy balance closes to
+// round-off as the iteration's does. It keeps u^(n-1)
 // (Stepper::exchange_previous_field), which a checkpoint stores so that a
 // restart continues bit for bit; the other two keep no history. Where the
 // backend's field is on a device (Stepper::device_iterates) the iterates
