@@ -13,6 +13,18 @@ namespace {
 
 // ---- checkpoints ------------------------------------------------------------------
 
+/// Flips one byte inside the first occurrence of values[10..13] in the file
+/// (a dataset's raw data: the checksum must catch it).
+void flip_byte_in(const std::string& file, const std::vector<double>& values) {
+  std::fstream io(file, std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(io)), std::istreambuf_iterator<char>());
+  const std::string needle(reinterpret_cast<const char*>(values.data() + 10), 8 * 4);
+  const auto at = bytes.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  io.seekp(static_cast<std::streamoff>(at + 3));
+  io.put(static_cast<char>(bytes[at + 3] ^ 0x5a));
+}
+
 template <class T>
 void checkpoint_round_trip(const std::string& p) {
   std::mt19937_64 gen(12345);
@@ -77,14 +89,7 @@ TEST_F(Hdf5Test, PreviousFieldRoundTripIsBitExact) {
   EXPECT_TRUE(read_checkpoint_previous<double>(path("without.h5"), w).empty());
   // A flipped byte in /u_previous: its checksum refuses it.
   fs::copy_file(path("with.h5"), path("flip.h5"));
-  std::fstream io(path("flip.h5"), std::ios::in | std::ios::out | std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(io)), std::istreambuf_iterator<char>());
-  const std::string needle(reinterpret_cast<const char*>(prev.data() + 10), 8 * 4);
-  const auto at = bytes.find(needle);
-  ASSERT_NE(at, std::string::npos);
-  io.seekp(static_cast<std::streamoff>(at + 3));
-  io.put(static_cast<char>(bytes[at + 3] ^ 0x5a));
-  io.close();
+  flip_byte_in(path("flip.h5"), prev);
   const CheckpointState f = read_checkpoint_state(path("flip.h5"));
   EXPECT_NO_THROW(read_checkpoint_field<double>(path("flip.h5"), f));
   expect_throw_matching<IoError>([&] { read_checkpoint_previous<double>(path("flip.h5"), f); },
@@ -200,14 +205,7 @@ TEST_F(Hdf5Test, TruncatedOrCorruptCheckpointIsRefused) {
     const CheckpointState s = read_checkpoint_state(p);
     u = read_checkpoint_field<double>(p, s);
   }
-  std::fstream io(path("flip.h5"), std::ios::in | std::ios::out | std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(io)), std::istreambuf_iterator<char>());
-  const std::string needle(reinterpret_cast<const char*>(u.data() + 10), 8 * 4);
-  const auto at = bytes.find(needle);
-  ASSERT_NE(at, std::string::npos);
-  io.seekp(static_cast<std::streamoff>(at + 3));
-  io.put(static_cast<char>(bytes[at + 3] ^ 0x5a));
-  io.close();
+  flip_byte_in(path("flip.h5"), u);
   const CheckpointState s = read_checkpoint_state(path("flip.h5"));
   expect_throw_matching<IoError>([&] { read_checkpoint_field<double>(path("flip.h5"), s); },
                                  R"(cannot read the field /u: the checkpoint is truncated or damaged)");

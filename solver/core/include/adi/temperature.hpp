@@ -30,12 +30,9 @@ namespace detail {
 /// at any u, NaN too); false outside [t[0], t[n-1]] or for NaN. Shared by the
 /// host and the CUDA evaluation (nonlinear_material.cu, built without FMA
 /// contraction): the same operations in the same order give the same bits.
-ADI_HD inline bool table_at(const double* t, const double* v, int n, double u, double& out) {
-  if (n == 1) {
-    out = v[0];
-    return true;
-  }
-  if (!(u >= t[0] && u <= t[n - 1])) return false;
+/// The segment [t[k], t[k+1]] of a table of n >= 2 points that holds u in
+/// [t[0], t[n-1]] (k = n - 2 at the last point): a binary search.
+ADI_HD inline int table_segment(const double* t, int n, double u) {
   int lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
@@ -44,6 +41,16 @@ ADI_HD inline bool table_at(const double* t, const double* v, int n, double u, d
     else
       lo = mid;
   }
+  return lo;
+}
+
+ADI_HD inline bool table_at(const double* t, const double* v, int n, double u, double& out) {
+  if (n == 1) {
+    out = v[0];
+    return true;
+  }
+  if (!(u >= t[0] && u <= t[n - 1])) return false;
+  const int lo = table_segment(t, n, u), hi = lo + 1;
   const double w = (u - t[lo]) / (t[hi] - t[lo]);
   out = v[lo] + w * (v[hi] - v[lo]);
   return true;
@@ -89,15 +96,7 @@ ADI_HD inline bool table_enthalpy_inverse(const double* t, const double* v, int 
                                           double& out) {
   double cx = 0.0;
   if (n < 2 || !(e - e == 0.0) || !table_at(t, v, n, u0, cx)) return false;
-  int k = 0;  // the segment [t[k], t[k+1]] that holds u0 (table_at's search)
-  int hi = n - 1;
-  while (hi - k > 1) {
-    const int mid = (k + hi) / 2;
-    if (u0 < t[mid])
-      hi = mid;
-    else
-      k = mid;
-  }
+  int k = table_segment(t, n, u0);
   double x = u0;
   if (e >= 0.0) {
     for (; k < n - 1; ++k) {
