@@ -288,8 +288,11 @@ TEST(StrangStep, DouglasIsUnstableOnTheInclusion) {
 }
 
 // Marching: no source, no inflow, zero data: the energy of every step is at
-// most the previous one's (relative round-off 1e-13), from a random start,
-// dt from 1e-4 to 1e4, 2D and 3D.
+// most the previous one's (relative round-off 1e-12), from a random start,
+// dt from 1e-4 to 1e4, 2D and 3D. The bound is round-off's: on the inclusion
+// at theta 1, dt 1e4 (line systems of condition ~1e9) a step's energy rose by
+// up to 1.4e-13 relative over 30 random starts (4 of them above the 1e-13
+// this test had, a flaky failure); a growing mode rises by orders more.
 TEST(StrangStep, EnergyNeverGrowsWithoutData) {
   for (Case cs : {inclusion(15, 1000.0, 70.0, true), random_fields({{13, 11, 9}}, seed() + 2),
                   random_fields({{17, 12, 1}}, seed() + 3)}) {
@@ -313,7 +316,7 @@ TEST(StrangStep, EnergyNeverGrowsWithoutData) {
           worst = std::max(worst, (fs.energy - prev) / prev);
           prev = fs.energy;
         }
-        EXPECT_LE(worst, 1e-13) << cs.name << " theta " << theta << " dt " << dt;
+        EXPECT_LE(worst, 1e-12) << cs.name << " theta " << theta << " dt " << dt << " seed " << seed();
       }
   }
 }
