@@ -127,9 +127,20 @@ void print_summary(const RunPlan& plan, const RunReport& r, const RoundoffVerdic
   const index_t done = r.end_step - r.start_step;
   const double node_steps = static_cast<double>(p.points()) * static_cast<double>(done);
   std::printf("adi3d run: %s\n", c.source.c_str());
-  std::printf("  grid        %lld x %lld x %lld nodes, h = (%.4g, %.4g, %.4g) m\n", static_cast<long long>(p.n[0]),
-              static_cast<long long>(p.n[1]), static_cast<long long>(p.n[2]), p.spacing(0), p.spacing(1),
-              p.spacing(2));
+  // A stretched axis: its smallest and largest gap.
+  std::string h;
+  for (int a = 0; a < 3; ++a) {
+    double lo = p.spacing(a), hi = lo;
+    if (p.stretched(a)) {
+      lo = p.min_gap(a);
+      hi = lo;
+      for (index_t i = 0; i + 1 < static_cast<index_t>(p.coordinates[a].size()); ++i) hi = std::max(hi, p.gap(a, i));
+    }
+    h += (a ? ", " : "") + fmt::format("{:.4g}", lo) + (p.stretched(a) ? fmt::format(" to {:.4g}", hi) : "");
+  }
+  std::printf("  grid        %lld x %lld x %lld nodes, h = (%s) m%s\n", static_cast<long long>(p.n[0]),
+              static_cast<long long>(p.n[1]), static_cast<long long>(p.n[2]), h.c_str(),
+              p.any_stretched() ? " (stretched)" : "");
   if (plan.initial) std::printf("  geometry    %s\n", c.geometry.source.c_str());
   std::printf("  backend     %s (%s), %s\n", r.backend.c_str(), r.device.c_str(), precision_name(c.precision));
   if (r.steady) {
@@ -345,6 +356,8 @@ int cmd_run(const RunOptions& o) {
   if (!o.dry_run) stop_if_signalled("while reading the config and the inputs");
   const io::RunConfig& c = plan.config;
   const HeatProblem& p = c.problem;
+  if (root)
+    for (const std::string& w : c.warnings) spdlog::warn("{}", w);
   if (root && !c.solve.steady) warn_if_high_frequencies_poorly_damped(c);
   if (root && !c.solve.steady) warn_if_douglas_with_fields(c);
   if (root) warn_if_geometry_is_a_guess(plan);

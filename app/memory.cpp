@@ -72,7 +72,8 @@ double cgroup_room(std::string& source) {
 
 MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOptions& solver) {
   MemoryEstimate m;
-  m.backend = resolve_backend(c.backend);
+  // Auto as the run resolves it (a stretched grid: the CPU even where a GPU is).
+  m.backend = c.problem.any_stretched() && c.backend == Backend::Auto ? Backend::Cpu : resolve_backend(c.backend);
   m.ranks = ranks;
   // The stepper's (and a steady solve's) arrays, as the backend models them.
   const StepperFootprint f = stepper_footprint(c.problem, m.backend, c.precision, ranks, solver, c.solve.steady);

@@ -38,15 +38,16 @@ void check_derived(const Reader& r, const YAML::Node& root, const RunConfig& c) 
   const YAML::Node at = time.IsDefined() && time.IsMap() && time["dt"] ? time["dt"] : time;
   for (int a = 0; a < 3; ++a) {
     if (p.flat(a)) continue;
-    const double h = p.spacing(a);
+    const double h = p.min_gap(a);
     const double lambda = p.mesh_ratio(a);
     if (std::isfinite(lambda) && h > 0) continue;
     const std::string A(1, ax[a]);
     std::ostringstream s;
     s.precision(6);
     s << "the mesh ratio alpha dt / h^2 along " << A << " is " << lambda << " (alpha = " << p.alpha[a]
-      << " from diffusivity, dt = " << p.dt << " from time.dt, h = domain.l" << A << " / (grid.n" << A
-      << " - 1) = " << h << "); expected a finite number (a smaller dt or diffusivity, or a coarser grid)";
+      << " from diffusivity, dt = " << p.dt << " from time.dt, h = "
+      << (p.stretched(a) ? "the smallest gap of grid." + A + ".coordinates" : "domain.l" + A + " / (grid.n" + A + " - 1)")
+      << " = " << h << "); expected a finite number (a smaller dt or diffusivity, or a coarser grid)";
     // Blame an override among the keys that make the value, if one is
     // (the message then names the --set, not a line of the file).
     std::string key = "time.dt";
@@ -204,6 +205,7 @@ RunConfig build(const YAML::Node& root, const Reader& r) {
   RunConfig c;
   c.source = r.name();
   read_sections(r, root, c);
+  settle_coordinates(r, root, c);
 
   // diffusivity is K / c with c = 1: beside a material it would say K twice.
   if (const YAML::Node m = root["material"]) {
@@ -293,8 +295,8 @@ void check_face_data(const RunConfig& c) {
   const char* ax = "xyz";
   for (int a = 0; a < 3; ++a) {
     if (p.flat(a) || p.periodic(a)) continue;
-    const double h = p.spacing(a);
     for (int side = 0; side < 2; ++side) {
+      const double h = p.end_gap(a, side);  // the face's half cell is h / 2
       const Boundary b = side ? p.hi[a] : p.lo[a];
       const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
       const FaceOrigin& o = c.faces[2 * a + side];

@@ -87,12 +87,28 @@ std::string emit_resolved(const RunConfig& c) {
   YAML::Emitter e;
   e.SetDoublePrecision(17);
   e << YAML::BeginMap;
-  e << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "nx" << YAML::Value
-    << p.n[0] << YAML::Key << "ny" << YAML::Value << p.n[1] << YAML::Key << "nz" << YAML::Value << p.n[2]
-    << YAML::EndMap;
-  e << YAML::Key << "domain" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "lx" << YAML::Value
-    << num(p.length[0]) << YAML::Key << "ly" << YAML::Value << num(p.length[1]) << YAML::Key << "lz" << YAML::Value
-    << num(p.length[2]) << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(c.origin[0])
+  // A stretched axis as its coordinates (a rule's nodes resolved), and no
+  // length of its own: they give it (settle_coordinates).
+  e << YAML::Key << "grid" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (int a = 0; a < 3; ++a) {
+    if (!p.stretched(a)) {
+      e << YAML::Key << std::string("n") + "xyz"[a] << YAML::Value << p.n[a];
+      continue;
+    }
+    const std::vector<double>& x = p.coordinates[a];
+    const std::size_t nodes = static_cast<std::size_t>(p.n[a]);
+    e << YAML::Key << std::string(1, "xyz"[a]) << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "coordinates" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (std::size_t i = 0; i < nodes; ++i) e << num(x[i]);
+    e << YAML::EndSeq;
+    if (x.size() > nodes) e << YAML::Key << "period" << YAML::Value << num(x[nodes] - x[0]);
+    e << YAML::EndMap;
+  }
+  e << YAML::EndMap;
+  e << YAML::Key << "domain" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (int a = 0; a < 3; ++a)
+    if (!p.stretched(a)) e << YAML::Key << std::string("l") + "xyz"[a] << YAML::Value << num(p.length[a]);
+  e << YAML::Key << "origin" << YAML::Value << YAML::Flow << YAML::BeginSeq << num(c.origin[0])
     << num(c.origin[1]) << num(c.origin[2]) << YAML::EndSeq << YAML::EndMap;
   if (c.material.given && (c.material.regions.given() || c.material.temperature)) {
     const MaterialConfig& m = c.material;

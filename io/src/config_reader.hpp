@@ -223,6 +223,12 @@ std::vector<Override> apply_overrides(YAML::Node& root, const std::vector<std::s
 /// Every section of `root` into `c`, each by its reader, unknown and empty
 /// keys refused (config_sections.cpp).
 void read_sections(const Reader& r, const YAML::Node& root, RunConfig& c);
+/// grid.x / .y / .z into HeatProblem::coordinates, once domain and boundary
+/// are read: the length and origin they imply (domain.l<axis> beside
+/// coordinates is a contradiction), a periodic axis' period, a stretching
+/// rule's nodes; coordinates uniform to round-off (1e-12 of a gap) make a
+/// uniform axis, bit for bit the run that gives n and the length.
+void settle_coordinates(const Reader& r, const YAML::Node& root, RunConfig& c);
 
 /// `[[t0, f0], [t1, f1], ...]`: a piecewise-linear factor f(t), times
 /// strictly increasing (a face's or the source's table; config_sections.cpp).

@@ -3,6 +3,8 @@
 
 #include "config_reader.hpp"
 
+#include <adi/io/hdf5.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -26,13 +28,101 @@ namespace {
 // into the config `c`; a required section's reader reports its absence
 // itself (Reader::missing). build() calls them in the order of kSections.
 
+/// grid.x (y, z) as a map: {coordinates: [x0, x1, ...] or {file, dataset},
+/// period: P (a periodic axis)} or {n: N, stretch: {from: lo | hi | both,
+/// ratio: r}} (the length from domain.l<axis>).
+void read_grid_axis(const Reader& r, const YAML::Node& m, const std::string& key, RunConfig& c, int a) {
+  r.only_keys(m, key, {"coordinates", "period", "n", "stretch"});
+  AxisGridInput& g = c.grid_axes[static_cast<std::size_t>(a)];
+  index_t& na = c.problem.n[a];
+  if (const YAML::Node v = m["coordinates"]) {
+    if (m["n"] || m["stretch"])
+      r.fail(m[m["n"] ? "n" : "stretch"], key + (m["n"] ? ".n" : ".stretch"),
+             "contradicts " + key + ".coordinates: give the coordinates, or n with a stretch rule");
+    g.kind = AxisGridInput::Kind::Coordinates;
+    if (v.IsMap()) {
+      r.only_keys(v, key + ".coordinates", {"file", "dataset"});
+      if (!v["file"] || !v["dataset"])
+        r.fail(v, key + ".coordinates." + (v["file"] ? "dataset" : "file"),
+               "missing; expected {file: grid.h5, dataset: /z} (a 1-D dataset of node coordinates [m])");
+      std::string file = r.text(v["file"], key + ".coordinates.file");
+      const std::string ds = r.text(v["dataset"], key + ".coordinates.dataset");
+      const std::string& cfg = r.name();
+      const auto slash = cfg.find_last_of('/');
+      if (!file.empty() && file[0] != '/' && slash != std::string::npos)
+        file = cfg.substr(0, slash == 0 ? 1 : slash) + "/" + file;
+      try {
+        g.values = adi::io::read_vector(file, ds);
+      } catch (const std::exception& e) {
+        r.fail(v, key + ".coordinates", e.what());
+      }
+      g.values_from = file + ":" + ds;
+    } else {
+      if (!v.IsSequence())
+        r.fail(v, key + ".coordinates",
+               "expected a list of node coordinates [m] or {file: ..., dataset: ...}, got " + describe(v));
+      for (std::size_t i = 0; i < v.size(); ++i) g.values.push_back(r.real(v[i], key + ".coordinates"));
+      g.values_from = "the config";
+    }
+    const std::vector<double>& x = g.values;
+    if (x.size() < 3)
+      r.fail(v, key + ".coordinates",
+             "expected at least 3 coordinates (two boundary nodes and one interior node), got " +
+                 std::to_string(x.size()) + (g.values_from == "the config" ? "" : " in " + g.values_from));
+    if (x.size() > static_cast<std::size_t>(kMaxGridExtent))
+      r.fail(v, key + ".coordinates", "expected at most " + std::to_string(kMaxGridExtent) + " coordinates");
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      std::ostringstream s;
+      if (!std::isfinite(x[i])) {
+        s << "value " << i << " is " << x[i] << (g.values_from == "the config" ? "" : " in " + g.values_from)
+          << "; expected finite coordinates [m]";
+        r.fail(v.IsSequence() ? v[i] : v, key + ".coordinates", s.str());
+      }
+      if (i > 0 && !(x[i] > x[i - 1])) {
+        s << "value " << i << " = " << number_words(x[i]) << " does not exceed value " << i - 1 << " = "
+          << number_words(x[i - 1])
+          << (g.values_from == "the config" ? "" : " in " + g.values_from)
+          << "; expected strictly increasing node coordinates [m]";
+        r.fail(v.IsSequence() ? v[i] : v, key + ".coordinates", s.str());
+      }
+    }
+    na = static_cast<index_t>(x.size());
+    if (const YAML::Node p = m["period"]) {
+      g.has_period = true;
+      g.period = r.real(p, key + ".period");
+      require(r, p, key + ".period", g.period > x.back() - x.front(),
+              "a period [m] longer than the coordinates' span (node 0's periodic image lies at x0 + period)");
+    }
+    return;
+  }
+  if (!m["n"] || !m["stretch"])
+    r.fail(m, key + (m["n"] ? ".stretch" : ".n"),
+           "missing; expected {coordinates: [...]} or {n: N, stretch: {from: lo, ratio: 1.1}}");
+  if (m["period"]) r.fail(m["period"], key + ".period", "a stretch rule is for an axis with faces: give coordinates and a period for a periodic axis");
+  g.kind = AxisGridInput::Kind::Stretch;
+  na = r.integer(m["n"], key + ".n");
+  require(r, m["n"], key + ".n", na >= 3, "an integer >= 3 (two boundary nodes and at least one interior node)");
+  require(r, m["n"], key + ".n", na <= kMaxGridExtent, "an integer <= " + std::to_string(kMaxGridExtent));
+  const YAML::Node s = m["stretch"];
+  r.only_keys(s, key + ".stretch", {"from", "ratio"});
+  if (!s.IsMap() || !s["from"] || !s["ratio"])
+    r.fail(s, key + ".stretch" + (s.IsMap() && s["from"] ? ".ratio" : ".from"),
+           "missing; expected {from: lo | hi | both (the face(s) the nodes cluster at), ratio: r (each gap over the "
+           "one before it, away from that face, r > 1)}");
+  g.from = r.choice<std::string>(s["from"], key + ".stretch.from", {{"lo", "lo"}, {"hi", "hi"}, {"both", "both"}});
+  g.ratio = r.real(s["ratio"], key + ".stretch.ratio");
+  require(r, s["ratio"], key + ".stretch.ratio", g.ratio >= 1.0 && g.ratio <= 10.0,
+          "a ratio 1 <= r <= 10 (each gap over the one before it, away from the clustering face; 1: uniform)");
+}
+
 void read_grid(const Reader& r, const YAML::Node& n, RunConfig& c) {
   // With an initial HDF5 file the grid may come from the file's dataset
   // shape instead (read_initial runs first, see build()).
   const bool from_file = c.initial.kind == InitialConfig::Kind::File;
   if (!n && !from_file) r.missing("grid", "missing section 'grid' (nx, ny, nz: nodes per axis, boundary nodes included)");
-  r.only_keys(n, "grid", {"nx", "ny", "nz"});
+  r.only_keys(n, "grid", {"nx", "ny", "nz", "x", "y", "z"});
   const char* nn[3] = {"nx", "ny", "nz"};
+  const char* an[3] = {"x", "y", "z"};
   c.given.grid = n.IsDefined() && !n.IsNull();
   // Which axes are flat is known once the file is read (settle_grid): the
   // readers below then record what they would check against the grid.
@@ -40,7 +130,17 @@ void read_grid(const Reader& r, const YAML::Node& n, RunConfig& c) {
   for (int a = 0; a < 3 && c.given.grid; ++a) {
     const std::string key = std::string("grid.") + nn[a];
     const YAML::Node v = n[nn[a]];
-    if (!v) r.fail(n, key, std::string("missing; expected an integer >= 3"));
+    if (const YAML::Node m = n[an[a]]) {
+      if (v)
+        r.fail(m, std::string("grid.") + an[a],
+               std::string("contradicts grid.") + nn[a] + ": both give the " + an[a] + " axis; give one of them");
+      read_grid_axis(r, m, std::string("grid.") + an[a], c, a);
+      continue;
+    }
+    if (!v)
+      r.fail(n, key,
+             std::string("missing; expected an integer >= 3 (or grid.") + an[a] +
+                 ": {coordinates: [...]} or {n: N, stretch: {from: lo, ratio: 1.1}})");
     index_t& na = c.problem.n[a];
     na = r.integer(v, key);
     require(r, v, key, na >= 3 || na == 1,
@@ -673,6 +773,89 @@ void read_sections(const Reader& r, const YAML::Node& root, RunConfig& c) {
   for (const bool pass_first : {true, false})
     for (const Section& s : kSections)
       if (first(s.key) == pass_first) s.read(r, root[s.key], c);
+}
+
+void settle_coordinates(const Reader& r, const YAML::Node& root, RunConfig& c) {
+  HeatProblem& p = c.problem;
+  const char* an[3] = {"x", "y", "z"};
+  const char* ln[3] = {"lx", "ly", "lz"};
+  for (int a = 0; a < 3; ++a) {
+    AxisGridInput& g = c.grid_axes[static_cast<std::size_t>(a)];
+    if (g.kind == AxisGridInput::Kind::Count) continue;
+    const std::string key = std::string("grid.") + an[a];
+    const YAML::Node at = root["grid"][an[a]];
+    std::vector<double> x;
+    if (g.kind == AxisGridInput::Kind::Coordinates) {
+      if (c.given.length[a])
+        r.fail(root["domain"][ln[a]], std::string("domain.") + ln[a],
+               "contradicts " + key + ".coordinates, which give the " + an[a] +
+                   " extent: leave domain." + ln[a] + " out");
+      if (c.given.origin && c.origin[a] != g.values.front()) {
+        std::ostringstream s;
+        s << "contradicts " << key << ".coordinates: the " << an[a] << " origin is " << number_words(c.origin[a])
+          << " but the first coordinate is " << number_words(g.values.front())
+          << "; expected the same value (or leave it out)";
+        r.fail(root["domain"]["origin"], "domain.origin", s.str());
+      }
+      if (p.periodic(a) != g.has_period)
+        r.fail(at, key + ".period",
+               p.periodic(a) ? "missing; a periodic axis with coordinates needs its period [m] (node 0's periodic "
+                               "image lies at x0 + period, which gives the wrap's gap)"
+                             : "is for a periodic axis; this axis has faces (the boundary is not periodic)");
+      c.origin[a] = g.values.front();
+      x = g.values;
+      if (g.has_period) x.push_back(x.front() + g.period);
+    } else {
+      if (p.periodic(a))
+        r.fail(at, key + ".stretch", "is for an axis with faces; on a periodic axis give coordinates and a period");
+      // Gaps d_k = r^k from the clustering face (both: from each face to the
+      // middle), scaled to the length; positions summed from the origin.
+      const index_t gaps = p.n[a] - 1;
+      std::vector<double> d(static_cast<std::size_t>(gaps));
+      for (index_t k = 0; k < gaps; ++k) {
+        const index_t from_lo = k, from_hi = gaps - 1 - k;
+        const index_t e = g.from == "lo" ? from_lo : g.from == "hi" ? from_hi : std::min(from_lo, from_hi);
+        d[static_cast<std::size_t>(k)] = std::pow(g.ratio, static_cast<double>(e));
+      }
+      double sum = 0.0;
+      for (double v : d) sum += v;
+      x.assign(static_cast<std::size_t>(p.n[a]), c.origin[a]);
+      double acc = 0.0;
+      for (index_t k = 0; k < gaps; ++k) {
+        acc += d[static_cast<std::size_t>(k)];
+        x[static_cast<std::size_t>(k) + 1] = c.origin[a] + p.length[a] * (acc / sum);
+      }
+      x.back() = c.origin[a] + p.length[a];
+    }
+    // Uniform to round-off: the uniform axis, bit for bit (its h = L / gaps).
+    const std::size_t m = x.size() - 1;
+    const double span = x.back() - x.front(), mean = span / static_cast<double>(m);
+    double worst = 0.0, ratio = 1.0;
+    std::size_t ratio_at = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double gi = x[i + 1] - x[i];
+      worst = std::max(worst, std::fabs(gi - mean));
+      if (i > 0) {
+        const double q = std::max(gi / (x[i] - x[i - 1]), (x[i] - x[i - 1]) / gi);
+        if (q > ratio) ratio = q, ratio_at = i;
+      }
+    }
+    p.length[a] = span;
+    if (worst <= 1e-12 * mean) {
+      p.coordinates[a].clear();
+      continue;
+    }
+    p.coordinates[a] = x;
+    if (ratio > kGapRatioWarning) {
+      std::ostringstream s;
+      s.precision(3);
+      s << key << ": neighbouring gaps differ by a factor " << ratio << " at node " << ratio_at
+        << " (more than " << kGapRatioWarning
+        << "): the rows there are first order in the local truncation error; a smoother stretching is more "
+           "accurate";
+      c.warnings.push_back(s.str());
+    }
+  }
 }
 
 }  // namespace adi::io::config_reader

@@ -409,10 +409,15 @@ void write_grid_group(hid_t file, const GridGeometry& g, const std::string& cont
              std::string("origin, spacing, nodes: x, y, z; shape and field datasets: (z, y, x), x fastest"),
              context);
   write_attr(grp.get(), "units", std::string("m"), context);
+  if (g.stretched())
+    write_attr(grp.get(), "stretched",
+               std::array<long long, 3>{!g.coordinates[0].empty(), !g.coordinates[1].empty(), !g.coordinates[2].empty()},
+               context);
   const char* names[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
     std::vector<double> c(static_cast<std::size_t>(g.n[a]));
     for (index_t i = 0; i < g.n[a]; ++i) c[i] = g.origin[a] + static_cast<double>(i) * g.spacing[a];
+    if (!g.coordinates[a].empty()) c = g.coordinates[a];  // a stretched axis: its own nodes
     const hsize_t len = c.size();
     H5Id space(H5Screate_simple(1, &len, nullptr), H5Sclose);
     H5Id d(ADI_H5_CHECK(H5Dcreate2(grp.get(), names[a], H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
@@ -443,6 +448,28 @@ GridGeometry read_grid_group(hid_t file, const std::string& context) {
     g.origin[a] = o[a];
     g.spacing[a] = h[a];
     g.n[a] = static_cast<index_t>(s[2 - a]);
+  }
+  if (has_attr(grp.get(), "stretched")) {
+    const auto st = read_ints_attr(grp.get(), "stretched", 3, context + ":/grid");
+    const char* names[3] = {"x", "y", "z"};
+    for (int a = 0; a < 3; ++a) {
+      if (!st[a]) continue;
+      const std::string ds = std::string("/grid/") + names[a];
+      std::vector<double>& x = g.coordinates[a];
+      x.resize(static_cast<std::size_t>(g.n[a]));
+      H5Id d(ADI_H5_CHECK(H5Dopen2(file, ds.c_str(), H5P_DEFAULT), context, "cannot open " + ds), H5Dclose);
+      H5Id space(H5Dget_space(d.get()), H5Sclose);
+      hsize_t len = 0;
+      if (H5Sget_simple_extent_ndims(space.get()) != 1 || H5Sget_simple_extent_dims(space.get(), &len, nullptr) != 1 ||
+          len != x.size())
+        throw IoError(context + ":" + ds + ": expected " + std::to_string(x.size()) + " coordinates", __FILE__,
+                      __LINE__);
+      ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data()), context,
+                   "cannot read " + ds);
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!std::isfinite(x[i]) || (i > 0 && !(x[i] > x[i - 1])))
+          throw IoError(context + ":" + ds + ": coordinates must be finite and increase", __FILE__, __LINE__);
+    }
   }
   return g;
 }

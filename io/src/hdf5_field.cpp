@@ -21,6 +21,9 @@ GridGeometry geometry_of(const RunConfig& c) {
     g.n[a] = c.problem.n[a];
     g.origin[a] = c.origin[a];
     g.spacing[a] = c.problem.spacing(a);
+    if (c.problem.stretched(a))
+      g.coordinates[a].assign(c.problem.coordinates[a].begin(),
+                              c.problem.coordinates[a].begin() + static_cast<std::ptrdiff_t>(c.problem.n[a]));
   }
   return g;
 }
@@ -73,6 +76,32 @@ std::optional<std::array<double, 3>> geometry_attr(hid_t obj, const char* name, 
 bool close_to(double a, double b, double scale) { return std::fabs(a - b) <= 1e-9 * scale; }
 
 }  // namespace
+
+std::vector<double> read_vector(const std::string& file, const std::string& dataset) {
+  H5Id f = open_existing(file, "coordinates");
+  const std::string ctx = file + ":" + dataset;
+  if (!detail::path_exists(f.get(), dataset)) throw IoError(file + ": dataset '" + dataset + "' not found", __FILE__, __LINE__);
+  H5Id obj(ADI_H5_CHECK(H5Oopen(f.get(), dataset.c_str(), H5P_DEFAULT), ctx, "cannot open"), H5Oclose);
+  if (H5Iget_type(obj.get()) != H5I_DATASET)
+    throw IoError(ctx + ": is a group, expected a 1-D dataset of coordinates", __FILE__, __LINE__);
+  obj.reset();
+  H5Id d(ADI_H5_CHECK(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT), ctx, "cannot open dataset"), H5Dclose);
+  H5Id type(H5Dget_type(d.get()), H5Tclose);
+  const std::size_t size = H5Tget_size(type.get());
+  if (H5Tget_class(type.get()) != H5T_FLOAT || (size != 4 && size != 8) || !detail::is_standard_number(type.get()))
+    throw IoError(ctx + ": expected float32 or float64 coordinates", __FILE__, __LINE__);
+  H5Id space(H5Dget_space(d.get()), H5Sclose);
+  hsize_t dims[H5S_MAX_RANK];
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (rank != 1 || dims[0] < 1 || dims[0] > static_cast<hsize_t>(detail::kMaxAxisNodes) + 1)
+    throw IoError(ctx + ": expected a 1-D dataset of node coordinates, got rank " + std::to_string(rank) +
+                      (rank == 1 ? " with " + std::to_string(dims[0]) + " values" : ""),
+                  __FILE__, __LINE__);
+  std::vector<double> v(static_cast<std::size_t>(dims[0]));
+  ADI_H5_CHECK(H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), ctx, "cannot read");
+  return v;
+}
 
 FieldInfo inspect_field(const std::string& file, const std::string& dataset, const std::string& what,
                         bool integers) {
@@ -196,6 +225,13 @@ FieldInfo inspect_field(const std::string& file, const std::string& dataset, con
     info.spacing = geometry_attr(g.get(), "spacing", file + ":/grid");
     info.geometry_source = file + ":/grid";
   }
+  if (detail::path_exists(f.get(), "/grid")) {
+    H5Id g = detail::open_group(f.get(), "/grid", file);
+    if (detail::has_attr(g.get(), "stretched")) {
+      g.reset();
+      info.coordinates = detail::read_grid_group(f.get(), file).coordinates;
+    }
+  }
   if (info.spacing)
     for (int a = 0; a < 3; ++a)
       if (!((*info.spacing)[a] > 0))
@@ -257,6 +293,28 @@ FieldData<T> read_field(const FieldInfo& info) {
 template FieldData<float> read_field<float>(const FieldInfo&);
 template FieldData<double> read_field<double>(const FieldInfo&);
 
+void check_field_coordinates(const HeatProblem& p, const FieldInfo& f, const std::string& where,
+                             const std::string& key) {
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<double>& xf = f.coordinates[a];
+    const std::string ax(1, "xyz"[a]);
+    if (xf.empty() && (!p.stretched(a) || !f.spacing)) continue;  // uniform both, or no geometry in the file
+    if (xf.empty() || !p.stretched(a))
+      throw ConfigError(where, key,
+                        f.file + ":" + f.dataset + " lies on a grid whose " + ax + " axis is " +
+                            (xf.empty() ? "uniform" : "stretched (its /grid/" + ax + ")") + " but the config's is " +
+                            (xf.empty() ? "stretched (grid." + ax + ")" : "uniform"),
+                        __FILE__, __LINE__);
+    for (std::size_t i = 0; i < xf.size() && i < p.coordinates[a].size(); ++i)
+      if (std::fabs(xf[i] - p.coordinates[a][i]) > 1e-9 * p.length[a]) {
+        char buf[240];
+        std::snprintf(buf, sizeof buf, "node %zu along %s is at %.10g m in %s:/grid/%s but at %.10g m in the config",
+                      i, ax.c_str(), xf[i], f.file.c_str(), ax.c_str(), p.coordinates[a][i]);
+        throw ConfigError(where, key, buf, __FILE__, __LINE__);
+      }
+  }
+}
+
 void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
   const std::string ctx = f.file + ":" + f.dataset;
   HeatProblem& p = c.problem;
@@ -271,10 +329,26 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
                         __FILE__, __LINE__);
   } else {
     p.n = f.n;
+    // The file's stretched axes, as its /grid gives them (a periodic one
+    // would need its period: not in the file, so the config must say it).
+    for (int a = 0; a < 3; ++a) {
+      if (f.coordinates[a].empty()) continue;
+      if (p.periodic(a))
+        throw ConfigError(c.source, "grid",
+                          ctx + " lies on a stretched periodic " + std::string(1, "xyz"[a]) +
+                              " axis, whose period the file does not hold: give grid." + std::string(1, "xyz"[a]) +
+                              ": {coordinates: ..., period: ...}",
+                          __FILE__, __LINE__);
+      p.coordinates[a] = f.coordinates[a];
+      p.length[a] = f.coordinates[a].back() - f.coordinates[a].front();
+      c.given.length[a] = true;
+    }
   }
+  check_field_coordinates(p, f, c.source, "grid");
   if (f.spacing) {
     for (int a = 0; a < 3; ++a) {
       const double h_file = (*f.spacing)[a];
+      if (p.stretched(a)) continue;  // its coordinates were compared above
       if (c.given.length[a]) {
         const double h_cfg = p.spacing(a);
         if (!close_to(h_cfg, h_file, std::max(h_cfg, h_file)))
@@ -292,6 +366,7 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
     if (c.given.origin) {
       for (int a = 0; a < 3; ++a) {
         const double scale = std::max({std::fabs(c.origin[a]), std::fabs((*f.origin)[a]), p.spacing(a)});
+        if (p.stretched(a)) continue;  // the coordinates (compared above) say where the axis lies
         if (!close_to(c.origin[a], (*f.origin)[a], scale))
           throw ConfigError(c.source, "domain.origin",
                             "the config gives origin " + fmt3(c.origin) + " but " + f.geometry_source +
@@ -300,6 +375,8 @@ void apply_field_geometry(RunConfig& c, const FieldInfo& f) {
       }
     } else {
       c.origin = *f.origin;
+      for (int a = 0; a < 3; ++a)
+        if (p.stretched(a)) c.origin[a] = p.coordinates[a].front();
     }
   }
   // Which axes are flat is known now: the checks that needed it.

@@ -177,11 +177,16 @@ void heat_flux(const HeatProblem& p, double t, const GhostedBox<T>& u, const Flu
             }
           }
           // Flux through the lower and the upper face of the node's cell (+a).
-          const double Flo = has[0] ? -harmonic_mean(Kn[0], Kc) * (uc - un[0]) / h : 0.0;
-          const double Fhi = has[1] ? -harmonic_mean(Kc, Kn[1]) * (un[1] - uc) / h : 0.0;
+          // A stretched axis: each face over its own gap, and the node's
+          // value the gradient's second-order mean (each face weighted by
+          // the other's gap).
+          const double hlo = p.stretched(a) ? p.gap(a, g > 0 ? g - 1 : n - 1) : h;
+          const double hhi = p.stretched(a) ? p.gap(a, g) : h;
+          const double Flo = has[0] ? -harmonic_mean(Kn[0], Kc) * (uc - un[0]) / hlo : 0.0;
+          const double Fhi = has[1] ? -harmonic_mean(Kc, Kn[1]) * (un[1] - uc) / hhi : 0.0;
           double v;
           if (has[0] && has[1]) {
-            v = 0.5 * (Flo + Fhi);
+            v = p.stretched(a) ? (hhi * Flo + hlo * Fhi) / (hlo + hhi) : 0.5 * (Flo + Fhi);
           } else {
             // A face of the domain: its kind says what crosses it.
             const bool lo_face = !has[0];

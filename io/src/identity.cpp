@@ -69,6 +69,14 @@ std::vector<ProblemItem> problem_items(const RunConfig& c, const ChecksumLookup&
   add("grid", "[" + std::to_string(p.n[0]) + ", " + std::to_string(p.n[1]) + ", " + std::to_string(p.n[2]) + "]");
   for (int a = 0; a < 3; ++a) add(std::string("domain.l") + ax[a], num(p.length[a]));
   add("domain.origin", list3(c.origin));
+  // A stretched axis: its coordinates, as text that reads back bit for bit
+  // (an item only where an axis is stretched: uniform runs keep their identity).
+  for (int a = 0; a < 3; ++a) {
+    if (!p.stretched(a)) continue;
+    std::string list;
+    for (double x : p.coordinates[a]) list += (list.empty() ? "" : ", ") + num(x);
+    add(std::string("grid.") + ax[a] + ".coordinates", "[" + list + "]");
+  }
 
   // K per axis (not along a flat axis: nothing is computed there), c, q.
   const MaterialConfig& m = c.material;

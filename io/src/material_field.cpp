@@ -240,9 +240,10 @@ std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef
                       file + ":" + ref.dataset + " has shape (nz, ny, nx) = " + shape_text(info.n) +
                           " but the grid is " + shape_text(p.n) + "; a field needs one value per node",
                       __FILE__, __LINE__);
+  check_field_coordinates(p, info, ref.where, ref.key);
   if (info.spacing)
     for (int a = 0; a < 3; ++a) {
-      if (p.flat(a)) continue;
+      if (p.flat(a) || p.stretched(a)) continue;  // a stretched axis: its coordinates, compared above
       const double h = p.spacing(a), hf = (*info.spacing)[a];
       if (std::fabs(h - hf) > 1e-9 * std::max(h, hf)) {
         char buf[200];
@@ -253,6 +254,7 @@ std::shared_ptr<const FieldSource> open_field(const RunConfig& c, const FieldRef
     }
   if (info.origin)
     for (int a = 0; a < 3; ++a) {
+      if (p.stretched(a)) continue;
       const double o = c.origin[a], of = (*info.origin)[a];
       if (std::fabs(o - of) > 1e-9 * std::max({std::fabs(o), std::fabs(of), p.spacing(a)})) {
         char buf[200];

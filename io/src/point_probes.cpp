@@ -6,6 +6,7 @@
 #include <adi/io/lock.hpp>
 #include <adi/io/point_probes.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -98,6 +99,17 @@ ProbeStencil locate_probe(const RunConfig& c, const ProbePoint& pt, const std::s
       if (p.flat(a)) continue;  // one node: lo = hi = 0, w = 0
       const index_t n = p.n[a];
       double t = (x - o) / h;
+      if (p.stretched(a)) {
+        // Its own nodes: the gap [x_k, x_k+1] that holds x (past the last
+        // node of a periodic axis: the wrap's gap to node 0's image).
+        const std::vector<double>& xs = p.coordinates[a];
+        const double xr = x - o + xs.front();
+        const auto it = std::upper_bound(xs.begin(), xs.end(), xr);
+        const index_t k0 = std::min<index_t>(std::max<index_t>(static_cast<index_t>(it - xs.begin()) - 1, 0),
+                                             static_cast<index_t>(xs.size()) - 2);
+        const double gk = xs[static_cast<std::size_t>(k0) + 1] - xs[static_cast<std::size_t>(k0)];
+        t = static_cast<double>(k0) + (xr - xs[static_cast<std::size_t>(k0)]) / gk;
+      }
       double i = std::floor(t);
       double f = t - i;
       if (f < kSnap) f = 0.0;

@@ -59,14 +59,26 @@ std::string xdmf_text(const std::string& h5_name, const GridGeometry& g, Precisi
     << "    <Grid Name=\"u\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& s : steps) {
     x << "      <Grid Name=\"step " << s.step << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << num(s.time) << "\"/>\n"
-      << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
-      << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      << "          <DataItem Name=\"Origin\" Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
-      << origin << "</DataItem>\n"
-      << "          <DataItem Name=\"Spacing\" Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
-      << spacing << "</DataItem>\n"
-      << "        </Geometry>\n"
+      << "        <Time Value=\"" << num(s.time) << "\"/>\n";
+    if (g.stretched()) {
+      // A stretched axis: a rectilinear mesh whose node coordinates are the
+      // file's /grid/x, /grid/y, /grid/z (VXVYVZ: x first, each of its length).
+      x << "        <Topology TopologyType=\"3DRectMesh\" Dimensions=\"" << dims << "\"/>\n"
+        << "        <Geometry GeometryType=\"VXVYVZ\">\n";
+      for (int a = 0; a < 3; ++a)
+        x << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"" << g.n[a]
+          << "\">" << xml_escape(h5_name) << ":/grid/" << "xyz"[a] << "</DataItem>\n";
+      x << "        </Geometry>\n";
+    } else {
+      x << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
+        << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+        << "          <DataItem Name=\"Origin\" Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
+        << origin << "</DataItem>\n"
+        << "          <DataItem Name=\"Spacing\" Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
+        << spacing << "</DataItem>\n"
+        << "        </Geometry>\n";
+    }
+    x
       << "        <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n"
       << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << prec << "\" Dimensions=\"" << dims
       << "\">" << xml_escape(h5_name) << ":" << s.dataset << "</DataItem>\n"

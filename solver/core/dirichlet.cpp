@@ -104,21 +104,6 @@ std::vector<double> read_region(const FieldSource& f, int g, index_t gplane, con
   return v;
 }
 
-AxisEnds<double> axis_ends(const HeatProblem& p, int a) {
-  AxisEnds<double> e;
-  e.n = p.n[a];
-  const double h = p.spacing(a);
-  e.inv_h2 = 1.0 / (h * h);
-  auto end = [&](Boundary b) {
-    return b == Boundary::Dirichlet ? LineEnd::Fixed : b == Boundary::Periodic ? LineEnd::Wrap : LineEnd::Mirror;
-  };
-  e.lo = end(p.lo[a]);
-  e.hi = end(p.hi[a]);
-  if (p.lo[a] == Boundary::Robin) e.lo_robin = 2.0 * p.lo_data[a].h / h;
-  if (p.hi[a] == Boundary::Robin) e.hi_robin = 2.0 * p.hi_data[a].h / h;
-  return e;
-}
-
 // The W arrays of face f's terms from their region values: the in-plane
 // solves' operators with the material the problem's fields hold now (K along
 // the two in-plane axes, 1 / c, read on the region).
@@ -139,7 +124,9 @@ void term_weights(const HeatProblem& p, DirichletFace& f, const RegionAxis& r1, 
     rho = read_region(*p.material.capacity, g, gplane, r1, r2);
     for (double& v : rho) v = 1.0 / v;
   }
-  std::array<AxisEnds<double>, 3> ends{axis_ends(p, 0), axis_ends(p, 1), axis_ends(p, 2)};
+  std::array<AxisScales<double>, 3> scales;
+  std::array<AxisEnds<double>, 3> ends{domain_ends<double>(p, 0, scales[0]), domain_ends<double>(p, 1, scales[1]),
+                                       domain_ends<double>(p, 2, scales[2])};
   const std::size_t np = static_cast<std::size_t>(f.n1 * f.n2);
   for (DirichletFace::Term& term : f.terms) {
     std::vector<double> v = term.region_value;

@@ -89,9 +89,11 @@ DataBound data_bound(const HeatProblem& p, const DataBoundParts& all, double u_m
   double g2 = 0.0;  // the Dirichlet nodes: |g| <= gmax on at most the whole box
   for (int a = 0; a < 3; ++a) {
     if (p.flat(a) || p.periodic(a)) continue;
-    const double h = p.spacing(a);
-    const double area = volume / (p.flat(a) ? h : p.length[a]);
+    const double area = volume / p.length[a];
     for (int side = 0; side < 2; ++side) {
+      // The face's gap h to the next plane, and that plane's control volume v
+      // (h on a uniform axis): the half cell is h / 2.
+      const double h = p.end_gap(a, side), v = p.cell(a, side ? p.n[a] - 2 : 1);
       const Boundary kind = side ? p.hi[a] : p.lo[a];
       const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
       const double f = table_max(d.table);
@@ -101,9 +103,9 @@ DataBound data_bound(const HeatProblem& p, const DataBoundParts& all, double u_m
       if (kind == Boundary::Robin) q_in = d.h * std::fabs(d.ambient) * f;
       b.rate += q_in * std::sqrt(2.0 * area / (cmin * h));
       if (kind == Boundary::Dirichlet) {
-        // The body's nodes next to it: K g / (c h^2) on a layer A h.
+        // The body's nodes next to it: K g / (c v h) on a layer A v.
         const double g = (d.value_from_initial ? u_max : std::fabs(d.value)) * f;
-        b.rate += all.k_max * g * std::sqrt(area / (cmin * h * h * h));
+        b.rate += all.k_max * g * std::sqrt(area / (cmin * v * h * h));
         g2 = std::max(g2, g);
       }
     }

@@ -169,9 +169,10 @@ std::vector<double> HeatFlowMeter::ghosted(const T* box) const {
 HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
   const HeatProblem& p = p_;
   AxisEnds<double> ends[3];
+  AxisScales<double> scales[3];
   double h[3];
   for (int a = 0; a < 3; ++a) {
-    ends[a] = domain_ends<double>(p, a);
+    ends[a] = domain_ends<double>(p, a, scales[a]);
     h[a] = p.spacing(a);
   }
   const index_t st[3] = {1, ext_[0], ext_[0] * ext_[1]};
@@ -208,7 +209,7 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
     const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
     if (!(d.emissivity > 0.0)) return 0.0;
     const double amb = d.radiation_ambient;
-    return -2.0 / h[a] * d.emissivity * kStefanBoltzmann * (uc * uc * uc * uc - amb * amb * amb * amb);
+    return -2.0 / p.end_gap(a, side) * d.emissivity * kStefanBoltzmann * (uc * uc * uc * uc - amb * amb * amb * amb);
   };
   for (index_t k = 0; k < size_[2]; ++k)
     for (index_t j = 0; j < size_[1]; ++j)
@@ -216,7 +217,8 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
         const index_t g[3] = {begin_[0] + i, begin_[1] + j, begin_[2] + k};
         const index_t o = offset(i, j, k);
         double vol[3];
-        for (int a = 0; a < 3; ++a) vol[a] = node_volume(g[a], p.n[a], h[a], p.periodic(a));
+        for (int a = 0; a < 3; ++a)
+          vol[a] = p.stretched(a) ? p.cell(a, g[a]) : node_volume(g[a], p.n[a], h[a], p.periodic(a));
         if (fixed_at(g)) {
           // The links from this Dirichlet node into the body along each axis
           // whose Dirichlet face it lies on (its neighbour along that axis
@@ -233,7 +235,7 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
               const index_t ob = o + (side ? -st[a] : st[a]);
               const double kdb = harmonic_mean(conductivity(a, o), conductivity(a, ob));
               const double area = (a == 0 ? 1.0 : vol[0]) * (a == 1 ? 1.0 : vol[1]) * (a == 2 ? 1.0 : vol[2]);
-              f.face[a][side] += kdb * (u[o] - u[ob]) / h[a] * area;
+              f.face[a][side] += kdb * (u[o] - u[ob]) / p.end_gap(a, side) * area;
             }
           }
           continue;

@@ -1,5 +1,6 @@
 #include <adi/problem.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -75,8 +76,26 @@ void FieldSource::read_indices(const std::array<std::vector<index_t>, 3>& idx, d
       }
 }
 
+double HeatProblem::min_gap(int axis) const {
+  if (!stretched(axis)) return spacing(axis);
+  double h = gap(axis, 0);
+  const index_t gaps = static_cast<index_t>(coordinates[axis].size()) - 1;
+  for (index_t i = 1; i < gaps; ++i) h = std::min(h, gap(axis, i));
+  return h;
+}
+
+double HeatProblem::cell(int axis, index_t i) const {
+  if (flat(axis)) return length[axis];
+  const index_t m = n[axis];
+  if (periodic(axis)) return 0.5 * (gap(axis, i == 0 ? m - 1 : i - 1) + gap(axis, i));
+  if (i == 0) return 0.5 * gap(axis, 0);
+  if (i == m - 1) return 0.5 * gap(axis, m - 2);
+  return 0.5 * (gap(axis, i - 1) + gap(axis, i));
+}
+
 bool HeatProblem::classic_problem() const {
   if (material.lines_vary() || material.source || source != 0.0 || capacity != 1.0) return false;
+  if (any_stretched()) return false;  // the analytic modes and scheme.hpp's tables are those of a uniform grid
   for (int a = 0; a < 3; ++a) {
     if (n[a] < 3) return false;
     if (lo[a] == Boundary::Robin || hi[a] == Boundary::Robin || periodic(a)) return false;
@@ -122,6 +141,30 @@ void HeatProblem::validate() const {
       std::ostringstream s;
       s << "domain length along " << names[a] << " = " << length[a] << ": expected a finite value > 0";
       ADI_THROW(InvalidArgument, s.str());
+    }
+    if (stretched(a)) {
+      const std::vector<double>& x = coordinates[a];
+      const std::size_t want = static_cast<std::size_t>(n[a]) + (periodic(a) ? 1 : 0);
+      if (flat(a) || x.size() != want) {
+        std::ostringstream s;
+        s << "coordinates along " << names[a] << ": " << x.size() << " values for n" << names[a] << " = " << n[a]
+          << "; expected " << want << (periodic(a) ? " (n nodes and node 0's periodic image)" : "")
+          << (flat(a) ? " (a flat axis has no coordinates)" : "");
+        ADI_THROW(InvalidArgument, s.str());
+      }
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!std::isfinite(x[i]) || (i > 0 && !(x[i] > x[i - 1]))) {
+          std::ostringstream s;
+          s << "coordinates along " << names[a] << ": value " << i << " = " << x[i]
+            << "; expected a finite value above the one before";
+          ADI_THROW(InvalidArgument, s.str());
+        }
+      if (x.back() - x.front() != length[a]) {
+        std::ostringstream s;
+        s << "coordinates along " << names[a] << ": they span " << x.back() - x.front() << " but the length is "
+          << length[a];
+        ADI_THROW(InvalidArgument, s.str());
+      }
     }
     if (!material.conductivity[a] && (!(alpha[a] >= 0.0) || !std::isfinite(alpha[a]))) {
       std::ostringstream s;

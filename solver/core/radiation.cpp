@@ -42,8 +42,8 @@ RadiationState::RadiationState(const HeatProblem& p)
     : n_(p.n), theta_(p.theta), q_const_(p.source), q_field_(p.material.source), q_table_(p.source_table) {
   bool any = false;
   for (int a = 0; a < 3; ++a) {
-    h_[static_cast<std::size_t>(a)] = p.spacing(a);
     for (int side = 0; side < 2; ++side) {
+      h_[static_cast<std::size_t>(2 * a + side)] = p.flat(a) ? p.spacing(a) : p.end_gap(a, side);
       const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
       const int f = 2 * a + side;
       if (!(d.emissivity > 0.0)) continue;
@@ -121,7 +121,7 @@ void RadiationState::evaluate_nodes(const T* u0, const T* u1, double t, const st
     const auto at = std::lower_bound(nodes_[a].begin(), nodes_[a].end(), plane);
     if (at == nodes_[a].end() || *at != plane) continue;  // this rank's nodes do not reach the face
     const std::size_t pa = static_cast<std::size_t>(at - nodes_[a].begin());
-    const double scale = 2.0 / h_[static_cast<std::size_t>(a)];
+    const double scale = 2.0 / h_[static_cast<std::size_t>(face)];
     const double es = eps * kStefanBoltzmann;
     const double a4 = std::pow(amb_[static_cast<std::size_t>(face)], 4);
     const double H = slope[static_cast<std::size_t>(face)];

@@ -54,11 +54,12 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
   GeneralCpuLocal(const HeatProblem& p, const Decomposition& d, int rank)
       : Base(p, d.part(rank), split_axes(d)), p_(p), part_(d.part(rank)) {
     const std::array<bool, 3> ghosts = split_axes(d);
+    this->weigh_with(p_, part_.box.begin);  // its own copy of the problem: p may not outlive this box
     split_axes_ = ghosts;
     for (int a = 0; a < 3; ++a) split_[a] = d.split(a);
     const auto n = static_cast<std::size_t>(st_.elements);
     for (int a = 0; a < 3; ++a) {
-      ends_[a] = domain_ends<T>(p_, a);
+      ends_[a] = domain_ends<T>(p_, a, scales_[a]);
       if (p_.flat(a)) continue;
       if (ghosts[a] && p_.material.lines_vary()) {  // else SharedElimination
         alpha_.assign(n, T(0));
@@ -153,7 +154,8 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
 #pragma omp for collapse(2) schedule(static)
       for (index_t k = 0; k < L.n[2]; ++k)
         for (index_t j = 0; j < L.n[1]; ++j) {
-          const bool row_inside = live[0] && i1 > i0 && (!live[1] || inside(1, j)) && (!live[2] || inside(2, k));
+          const bool row_inside = live[0] && i1 > i0 && (!live[1] || inside(1, j)) && (!live[2] || inside(2, k)) &&
+                                  !p_.any_stretched();  // interior_rhs_run knows only 1 / h^2
           if (row_inside) cpu::detail::interior_rhs_run(run, u, w, L.offset(i0, j, k), i1 - i0, scratch);
           for (index_t i = 0; i < L.n[0]; ++i) {
             if (row_inside && i == i0) {  // the run above
@@ -661,7 +663,7 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
     const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
     const T* w = W();
     for (index_t i = 0; i < m; ++i) {
-      if (b0 + i >= 1 && b0 + i + 1 < e.n) {  // no end of its line: the neighbours are the next rows
+      if (b0 + i >= 1 && b0 + i + 1 < e.n && !e.sm) {  // no end of a uniform line: the neighbours are the next rows
         cpu::detail::interior_rows(w, K, kconst, R, rho_const, e.inv_h2, tdt, base + i * s, su, s, cnt,
                                    d + i * B, ra + i * B, rb + i * B, rc + i * B);
         continue;
@@ -790,6 +792,7 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
   std::vector<T> rho_, q_;             // 1 / c and q, box + ghosts (empty: constant)
   std::array<bool, 3> split_axes_{};   // the axes with ghost layers
   std::array<AxisEnds<T>, 3> ends_{};  // the domain's ends (global n)
+  std::array<AxisScales<T>, 3> scales_{};  // ends_' sm, sp on a stretched axis
   DirichletData dirichlet_;
   std::array<T, 3> tau_{};        // theta dt of each axis' solves (Strang: theta fraction dt)
   std::array<double, 3> frac_{};  // Strang: each axis' fraction of dt

@@ -74,6 +74,13 @@ class CpuRankBox : public Interface {
     w_.assign(static_cast<std::size_t>(st_.elements), T(0));
   }
 
+  /// Weigh the energy with the grid of `global` (a derived box calls this
+  /// with its own copy of the problem: a stretched axis' weights point into
+  /// its coordinates, which must outlive the box).
+  void weigh_with(const HeatProblem& global, const std::array<index_t, 3>& begin) {
+    ew_ = energy_weights(global, begin);
+  }
+
   /// 1 / c over the storage, node (0, 0, 0) at index 0 (null: the constant c).
   virtual const T* inverse_capacity() const { return nullptr; }
 

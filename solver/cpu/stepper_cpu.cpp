@@ -102,7 +102,7 @@ template <class T>
 void CpuStepper<T>::plan_rows() {
   load_material();
   if (p_.material.source) q_ = load(*p_.material.source, "heat source", true);
-  for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a);
+  for (int a = 0; a < 3; ++a) ends_[a] = domain_ends<T>(p_, a, scales_[a]);
   dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
   for (int a = 0; a < 3; ++a) tau_[a] = static_cast<T>(p_.theta * p_.dt);
   if (plan_.scheme == SchemeType::Strang) {

@@ -91,6 +91,7 @@ class CpuStepper final : public Stepper<T> {
   std::vector<T> rho_;  // 1 / c (empty: constant)
   std::vector<T> q_;    // source (empty: constant)
   std::array<AxisEnds<T>, 3> ends_{};
+  std::array<AxisScales<T>, 3> scales_{};  // ends_' sm, sp on a stretched axis
   std::array<ThomasFactor<T>, 3> factor_;             // constant tables, and axis tables off a periodic axis
   std::array<std::unique_ptr<LineMatrix>, 3> cyclic_;  // axis tables on a periodic axis
   DirichletData dirichlet_;

@@ -490,7 +490,10 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
     // Auto: CUDA when every rank has a device.
     Backend resolved = b;
-    if (b == Backend::Auto) {
+    if (p.any_stretched()) {  // CPU ranks only (stretched_on_cuda)
+      if (b == Backend::Cuda) ADI_THROW(BackendUnavailable, stretched_on_cuda());
+      resolved = Backend::Cpu;
+    } else if (b == Backend::Auto) {
       int usable = cuda::unavailable_reason().empty() ? 1 : 0;
       ADI_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm));
       resolved = usable ? Backend::Cuda : Backend::Cpu;

@@ -39,6 +39,7 @@ StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision pr
                                    const SolverOptions& options, bool steady) {
   // A build without CUDA has no model of it: the run would stop at the
   // backend's choice, so the estimate stops with the same words.
+  if (b == Backend::Cuda && p.any_stretched()) ADI_THROW(BackendUnavailable, stretched_on_cuda());
   if (b == Backend::Cuda && !backend_built(b)) cuda_not_available(cuda_unavailable_reason());
   StepperFootprint f = b == Backend::Cuda ? cuda::footprint(p, precision, ranks, options)
                                           : cpu::footprint(p, precision, ranks, options);
@@ -63,7 +64,11 @@ Backend resolve_backend(Backend requested) {
 }
 
 Backend choose_backend(const HeatProblem& p, Backend b) {
-  (void)p;  // every problem runs on every backend (the general path on CUDA)
+  // Every other problem runs on every backend (the general path on CUDA).
+  if (p.any_stretched()) {
+    if (b == Backend::Cuda) ADI_THROW(BackendUnavailable, stretched_on_cuda());
+    return Backend::Cpu;
+  }
   const Backend r = resolve_backend(b);
   if (r == Backend::Cuda) {
     const std::string why = cuda_unavailable_reason();

@@ -137,7 +137,7 @@ SteadyResult solve_linear(const HeatProblem& p0, const StepperSpec& spec, std::v
   double lam_max = 0.0, lam_min = std::numeric_limits<double>::infinity();
   for (int a = 0; a < 3; ++a) {
     if (p.flat(a)) continue;
-    const double h = p.spacing(a);
+    const double h = p.min_gap(a);  // a stretched axis: its smallest gap bounds the rows' sums
     const double kc_hi = kmax / p.capacity, kc_lo = kmin / p.capacity;
     lam_max = std::max(lam_max, 4.0 * kc_hi / (h * h));
     lam_min = std::min(lam_min, kPi * kPi * kc_lo / (4.0 * p.length[a] * p.length[a]));

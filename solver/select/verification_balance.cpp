@@ -23,13 +23,18 @@ namespace adi::verify {
 
 using namespace support;
 
-Check conservation(Precision prec, const StepperSpec& spec) {
+Check conservation(Precision prec, const StepperSpec& spec, bool stretched) {
   HeatProblem p;
   p.n = {19, 14, 11};
   p.length = {1.0, 0.7, 0.55};
   p.lo = {Boundary::Neumann, Boundary::Periodic, Boundary::Neumann};
   p.hi = {Boundary::Neumann, Boundary::Periodic, Boundary::Neumann};
   p.dt = 0.01;
+  if (stretched) {  // every axis, the periodic y too; gaps up to 4x apart
+    stretch_axis(p, 0, geometric_lo(1.08, p.n[0] - 1));
+    stretch_axis(p, 1, periodic_wave(0.6));
+    stretch_axis(p, 2, clustered_both(0.6));
+  }
   const std::vector<double> cv = sample(p, [](double x, double y, double z) { return 2.0 + std::sin(3 * x + y) * std::cos(2 * z); });
   const std::vector<double> kv = sample(p, [](double x, double y, double z) { return 1.0 + 0.8 * std::cos(x - 2 * y + z); });
   const std::vector<double> qv = sample(p, [](double x, double y, double z) { return 10.0 * std::exp(-10 * ((x - 0.4) * (x - 0.4) + (y - 0.3) * (y - 0.3) + z * z)); });
@@ -43,7 +48,8 @@ Check conservation(Precision prec, const StepperSpec& spec) {
   const std::vector<double> u0 = sample(p, [](double x, double y, double) { return std::cos(3 * x) + y; });
   const std::vector<double> u = run_prec(prec, p, spec, u0, steps);
   Check c;
-  c.name = "energy conservation, insulated + periodic faces, c, K, q fields " + grid_name(p);
+  c.name = std::string("energy conservation, insulated + periodic faces, c, K, q fields ") +
+           (stretched ? "stretched " : "") + grid_name(p);
   c.precision = prec;
   c.quantity = "|dE - dt sum w q f| / |dE|";
   c.hi = prec == Precision::F64 ? 1e-12 : 1e-5;
@@ -65,12 +71,17 @@ Check conservation(Precision prec, const StepperSpec& spec) {
   return finish(c);
 }
 
-Check energy_balance(const StepperSpec& spec) {
+Check energy_balance(const StepperSpec& spec, bool stretched) {
   HeatProblem p;
   p.n = {17, 13, 9};
   p.length = {1.0, 0.75, 0.5};
   p.lo = {Boundary::Robin, Boundary::Neumann, Boundary::Periodic};
   p.hi = {Boundary::Neumann, Boundary::Robin, Boundary::Periodic};
+  if (stretched) {
+    stretch_axis(p, 0, geometric_hi(1.1, p.n[0] - 1));
+    stretch_axis(p, 1, clustered_both(0.5));
+    stretch_axis(p, 2, periodic_wave(0.5));
+  }
   p.lo_data[0].h = 3.0;
   p.lo_data[0].ambient = 1.5;
   p.lo_data[0].table.t = {0.0, 0.05};
@@ -103,8 +114,11 @@ Check energy_balance(const StepperSpec& spec) {
           const index_t idx[3] = {i, j, k};
           if (idx[axis] != plane) continue;
           double w = 1.0;
-          for (int a = 0; a < 3; ++a)
-            if (a != axis && !p.periodic(a) && (idx[a] == 0 || idx[a] == p.n[a] - 1)) w *= 0.5;
+          for (int a = 0; a < 3; ++a) {
+            if (a == axis) continue;
+            if (p.stretched(a)) w *= p.cell(a, idx[a]) / p.spacing(a);
+            else if (!p.periodic(a) && (idx[a] == 0 || idx[a] == p.n[a] - 1)) w *= 0.5;
+          }
           s += w * v[(k * p.n[1] + j) * p.n[0] + i];
         }
     const double area = axis == 0 ? hy * hz : axis == 1 ? hx * hz : hx * hy;
@@ -154,7 +168,8 @@ Check energy_balance(const StepperSpec& spec) {
       u = u1;
     }
     Check c;
-    c.name = "energy balance, flux + convective faces, K and c fields " + grid_name(p);
+    c.name = std::string("energy balance, flux + convective faces, K and c fields ") + (stretched ? "stretched " : "") +
+             grid_name(p);
     c.quantity = "|dE - dt flow| / |dt flow| (worst step)";
     c.hi = 1e-12;
     c.value = worst;
@@ -195,7 +210,8 @@ Check energy_balance(const StepperSpec& spec) {
     u = u1;
   }
   Check c;
-  c.name = "energy balance, flux + convective faces, K and c fields " + grid_name(p);
+  c.name = std::string("energy balance, flux + convective faces, K and c fields ") + (stretched ? "stretched " : "") +
+           grid_name(p);
   c.quantity = "|dE - dt flow| / |dt flow| (worst step)";
   c.hi = 1e-12;
   c.value = worst;

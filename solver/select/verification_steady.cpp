@@ -45,49 +45,60 @@ std::vector<double> steady(const HeatProblem& p, const StepperSpec& spec, std::v
 }  // namespace
 
 namespace {
-/// A wall of layers K 1 | 1000 | 1 between Dirichlet 1 and 0 (31 x 5 x 4),
-/// and its exact steady state.
-HeatProblem layered_wall(std::vector<double>& exact) {
+/// A wall of layers K 1 | 1000 | 1 along x between Dirichlet 1 and 0 (5 x 4
+/// nodes across, insulated), interfaces at a1 and a2, and its exact steady
+/// state u = 1 - R(x) / R(L), R(x) the integral of 1 / K from 0 to x. x: the
+/// nodes of a stretched axis, or empty: 31 uniform nodes on [0, 1], layers of
+/// nodes 0..9, 10..19, 20..30 (the interfaces midway between 9|10, 19|20).
+HeatProblem layered_wall(std::vector<double>& exact, std::vector<double> x = {}, double a1 = 9.5 / 30,
+                         double a2 = 19.5 / 30) {
   HeatProblem p;
-  const index_t nx = 31;
+  const bool uniform = x.empty();
+  if (uniform)
+    for (int i = 0; i <= 30; ++i) x.push_back(static_cast<double>(i) / 30.0);
+  const index_t nx = static_cast<index_t>(x.size());
   p.n = {nx, 5, 4};
-  p.length = {1.0, 0.3, 0.2};
+  p.length = {x.back() - x.front(), 0.3, 0.2};
+  if (!uniform) p.coordinates[0] = x;
   p.lo = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
   p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Neumann};
   p.lo_data[0].value_from_initial = false;
   p.lo_data[0].value = 1.0;
   p.hi_data[0].value_from_initial = false;
   p.hi_data[0].value = 0.0;
-  // Layers of nodes 0..9 (K = 1), 10..19 (K = 1000), 20..30 (K = 1): the
-  // interfaces lie midway between nodes 9|10 and 19|20.
-  auto Kof = [&](index_t i) { return i < 10 ? 1.0 : i < 20 ? 1000.0 : 1.0; };
+  auto Kat = [&](double v) { return v < a1 ? 1.0 : v < a2 ? 1000.0 : 1.0; };
   std::vector<double> kv(static_cast<std::size_t>(p.points()));
-  for (index_t q = 0; q < p.points(); ++q) kv[q] = Kof(q % nx);
+  for (index_t q = 0; q < p.points(); ++q) kv[static_cast<std::size_t>(q)] = Kat(x[static_cast<std::size_t>(q % nx)]);
   auto K = field(p, "K layers", kv);
   p.material.conductivity = {K, K, K};
-  // Exact: piecewise linear, the same flux F through the series resistance.
-  const double h = p.spacing(0);
-  std::vector<double> R(nx, 0.0);  // resistance from node 0 to node i
-  for (index_t i = 1; i < nx; ++i) R[i] = R[i - 1] + h / harmonic_mean(Kof(i - 1), Kof(i));
+  auto R = [&](double v) {
+    return std::min(v, a1) + std::max(0.0, std::min(v, a2) - a1) / 1000.0 + std::max(0.0, v - a2);
+  };
   exact.assign(static_cast<std::size_t>(p.points()), 0.0);
-  for (index_t q = 0; q < p.points(); ++q) exact[q] = 1.0 - R[q % nx] / R[nx - 1];
+  for (index_t q = 0; q < p.points(); ++q)
+    exact[static_cast<std::size_t>(q)] = 1.0 - R(x[static_cast<std::size_t>(q % nx)]) / R(x.back());
   return p;
 }
-}  // namespace
 
-Check layered_steady(const StepperSpec& spec) {
-  std::vector<double> exact;
-  HeatProblem p = layered_wall(exact);
+/// layered_wall's p run to its steady state: max |u - exact| (1e-10).
+Check layered_check(HeatProblem p, const std::vector<double>& exact, const StepperSpec& spec, const std::string& name) {
   p.theta = 1.0;  // Douglas-Rachford: strongly damping, straight to the steady state
   p.dt = 50.0;
   std::vector<double> u0(static_cast<std::size_t>(p.points()), 0.0);
   const std::vector<double> u = steady(p, spec, u0, 20, 200);
   Check c;
-  c.name = "layered medium, K 1 | 1000 | 1, steady state " + grid_name(p);
+  c.name = name + grid_name(p);
   c.quantity = "max abs err vs exact piecewise-linear profile";
   c.hi = 1e-10;
   if (root()) c.value = max_abs_diff(u, exact);
   return finish(c);
+}
+}  // namespace
+
+Check layered_steady(const StepperSpec& spec) {
+  std::vector<double> exact;
+  const HeatProblem p = layered_wall(exact);
+  return layered_check(p, exact, spec, "layered medium, K 1 | 1000 | 1, steady state ");
 }
 
 Check robin_steady(const StepperSpec& spec) {
@@ -197,5 +208,50 @@ Check steady_solve_balance(const StepperSpec& spec) {
   return finish(c);
 }
 
+
+Check stretched_layers(const StepperSpec& spec) {
+  // Gaps 0.05 in the outer layers, 0.0005 in the middle one; the gap that
+  // crosses each interface has it at its midpoint and is as long as the
+  // gaps on one side, so the spacing jumps 100x at the next node.
+  std::vector<double> x;
+  for (int i = 0; i <= 8; ++i) x.push_back(0.05 * i);             // 0 .. 0.40
+  for (int k = 0; k <= 20; ++k) x.push_back(0.45 + 0.0005 * k);   // 0.45 .. 0.46
+  for (int k = 0; k <= 11; ++k) x.push_back(0.4605 + 0.05 * k);   // 0.4605 .. 1.0105
+  std::vector<double> exact;
+  const HeatProblem p = layered_wall(exact, x, 0.425, 0.46025);
+  return layered_check(p, exact, spec, "stretched grid, gaps jumping 100x at layers K 1 | 1000 | 1, steady state ");
+}
+
+Check stretched_equal_gaps(const StepperSpec& spec) {
+  // Gaps of 1/8 (exact in binary) on every axis, the periodic z included;
+  // K, c and q fields, convective, Dirichlet and flux faces.
+  HeatProblem p;
+  p.n = {17, 9, 12};
+  p.length = {2.0, 1.0, 1.5};
+  p.lo = {Boundary::Robin, Boundary::Neumann, Boundary::Periodic};
+  p.hi = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Periodic};
+  p.lo_data[0].h = 2.0;
+  p.lo_data[0].ambient = 0.5;
+  p.lo_data[1].flux = 0.8;
+  p.dt = 0.02;
+  auto K = field(p, "K", sample(p, [](double x, double y, double z) { return 1.0 + 0.5 * std::sin(x + 2 * y) * std::cos(z); }));
+  p.material.conductivity = {K, K, K};
+  p.material.capacity = field(p, "c", sample(p, [](double x, double y, double) { return 1.5 + 0.5 * std::cos(x * y); }));
+  p.material.source = field(p, "q", sample(p, [](double x, double, double z) { return std::sin(3 * x) * std::cos(z); }));
+  const std::vector<double> u0 = sample(p, [](double x, double y, double z) { return std::cos(x) + y * z; });
+  HeatProblem s = p;
+  for (int a = 0; a < 3; ++a) {
+    const index_t cells = s.periodic(a) ? s.n[a] : s.n[a] - 1;
+    for (index_t i = 0; i <= cells; ++i) s.coordinates[a].push_back(0.125 * static_cast<double>(i));
+  }
+  const index_t steps = 6;
+  const std::vector<double> uu = run<double>(p, spec, u0, steps), us = run<double>(s, spec, u0, steps);
+  Check c;
+  c.name = "stretched rows with equal gaps (1/8) = the uniform rows " + grid_name(p);
+  c.quantity = "max |stretched - uniform| after 6 steps";
+  c.hi = 0.0;
+  if (root()) c.value = max_abs_diff(us, uu);
+  return finish(c);
+}
 
 }  // namespace adi::verify

@@ -43,8 +43,40 @@ inline std::string grid_name(const HeatProblem& p) {
   return s.str();
 }
 
-/// Node coordinate along axis a (origin 0).
-inline double coord(const HeatProblem& p, int a, index_t i) { return p.spacing(a) * static_cast<double>(i); }
+/// Node coordinate along axis a (origin 0; a stretched axis' own nodes).
+inline double coord(const HeatProblem& p, int a, index_t i) { return p.node_position(a, i); }
+
+/// Stretches axis a of p (n, length and faces set) by the map F of [0, 1]
+/// onto itself (increasing, F(0) = 0, F(1) = 1): node i at L F(i / cells);
+/// a periodic axis gets node 0's image at L too (cells = n there).
+inline void stretch_axis(HeatProblem& p, int a, const std::function<double(double)>& F) {
+  const index_t cells = p.periodic(a) ? p.n[a] : p.n[a] - 1;
+  std::vector<double> x(static_cast<std::size_t>(cells) + 1);
+  for (index_t i = 0; i <= cells; ++i)
+    x[static_cast<std::size_t>(i)] = p.length[a] * F(static_cast<double>(i) / static_cast<double>(cells));
+  x.front() = 0.0;
+  x.back() = p.length[a];
+  p.coordinates[a] = x;
+}
+
+/// Smooth maps for stretch_axis: geometric growth from the lo face with
+/// ratio r per cell at `cells` cells (coarser grids of the same map: r^2,
+/// r^4, ...), its mirror from the hi face, clustering at both faces (the
+/// gaps there 1 - s of the mean), and a periodic one (1 - s .. 1 + s).
+inline std::function<double(double)> geometric_lo(double r, index_t cells) {
+  const double b = static_cast<double>(cells) * std::log(r);
+  return [b](double t) { return std::expm1(b * t) / std::expm1(b); };
+}
+inline std::function<double(double)> geometric_hi(double r, index_t cells) {
+  const auto g = geometric_lo(r, cells);
+  return [g](double t) { return 1.0 - g(1.0 - t); };
+}
+inline std::function<double(double)> clustered_both(double s) {
+  return [s](double t) { return t - s / (2.0 * kPi) * std::sin(2.0 * kPi * t); };
+}
+inline std::function<double(double)> periodic_wave(double s) {
+  return [s](double t) { return t + s / (2.0 * kPi) * std::sin(2.0 * kPi * t); };
+}
 
 /// A field sampled at the nodes, x fastest.
 inline std::vector<double> sample(const HeatProblem& p, const std::function<double(double, double, double)>& f) {
@@ -106,7 +138,8 @@ inline double max_abs_diff(const std::vector<double>& a, const std::vector<doubl
   }
   return m;
 }
-/// sum_i w_i c_i u_i h_x h_y h_z (trapezoidal weights on non-periodic axes).
+/// sum_i w_i c_i u_i h_x h_y h_z (trapezoidal weights on non-periodic axes;
+/// a stretched axis: its control volumes, HeatProblem::cell).
 inline double energy(const HeatProblem& p, const std::vector<double>& u, const std::vector<double>& c) {
   double e = 0.0;
   for (index_t k = 0; k < p.n[2]; ++k)
@@ -114,8 +147,10 @@ inline double energy(const HeatProblem& p, const std::vector<double>& u, const s
       for (index_t i = 0; i < p.n[0]; ++i) {
         const index_t idx[3] = {i, j, k};
         double w = 1.0;
-        for (int a = 0; a < 3; ++a)
-          if (!p.flat(a) && !p.periodic(a) && (idx[a] == 0 || idx[a] == p.n[a] - 1)) w *= 0.5;
+        for (int a = 0; a < 3; ++a) {
+          if (p.stretched(a)) w *= p.cell(a, idx[a]) / p.spacing(a);
+          else if (!p.flat(a) && !p.periodic(a) && (idx[a] == 0 || idx[a] == p.n[a] - 1)) w *= 0.5;
+        }
         const index_t q = (k * p.n[1] + j) * p.n[0] + i;
         e += w * c[q] * u[q];
       }

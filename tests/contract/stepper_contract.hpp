@@ -727,9 +727,49 @@ TYPED_TEST_P(StepperContractF64, InclusionStability) {
   expect_check<B>(verify::inclusion_stability(B::spec()), B::spec());
 }
 
+/// Stretched grids (#56): the same oracles on smoothly stretched axes
+/// (order 2), layers with gaps jumping 100x (exact), equal gaps (the
+/// uniform rows bit for bit), conservation and the face balance (also with
+/// every rank along the periodic axis). The CUDA backend refuses a stretched
+/// grid (BackendUnavailable, naming the CPU) instead of running uniform rows.
+template <class B>
+bool refuses_stretched(const std::function<verify::Check(const StepperSpec&)>& check) {
+  if (B::spec().backend != Backend::Cuda) return false;
+  try {
+    (void)check(B::spec());
+    ADD_FAILURE() << "the CUDA backend ran a stretched grid";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("stretched grid"), std::string::npos) << e.what();
+  }
+  return true;
+}
+TYPED_TEST_P(StepperContractF64, StretchedManufactured) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  if (refuses_stretched<B>([](const StepperSpec& s) { return verify::manufactured_materials(s, true); })) return;
+  expect_check<B>(verify::manufactured_materials(B::spec(), true), B::spec());
+  for (const Boundary kind : {Boundary::Dirichlet, Boundary::Robin})
+    expect_check<B>(verify::manufactured_faces(kind, B::spec(), SchemeType::Auto, true), B::spec());
+}
+TYPED_TEST_P(StepperContractF64, StretchedLayersAndEqualGaps) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  if (refuses_stretched<B>(verify::stretched_layers)) return;
+  expect_check<B>(verify::stretched_layers(B::spec()), B::spec());
+  expect_check<B>(verify::stretched_equal_gaps(B::spec()), B::spec());
+}
+TYPED_TEST_P(StepperContractF64, StretchedBalances) {
+  ADI_CONTRACT_PRELUDE();
+  using B = typename TypeParam::Backend;
+  if (refuses_stretched<B>([](const StepperSpec& s) { return verify::energy_balance(s, true); })) return;
+  for (const StepperSpec& s : specs_cutting<B>({1})) expect_check<B>(verify::conservation(Precision::F64, s, true), s);
+  for (const StepperSpec& s : specs_cutting<B>({2})) expect_check<B>(verify::energy_balance(s, true), s);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StepperContractF64, ManufacturedMaterials, ManufacturedRobinFlux,
                             ManufacturedRobinFluxStrang, ManufacturedDirichlet, ManufacturedDirichletStrang,
-                            EnergyBalance, SourceTableTimeThetaHalf, SourceTableTimeTheta1, InclusionStability);
+                            EnergyBalance, SourceTableTimeThetaHalf, SourceTableTimeTheta1, InclusionStability,
+                            StretchedManufactured, StretchedLayersAndEqualGaps, StretchedBalances);
 
 /// A single-process backend (cpu, cuda): the box is the whole grid.
 template <adi::Backend kBackend>

@@ -274,7 +274,7 @@ bool NonlinearMaterial<T>::evaluate(const T* u0, const T* u1, double tstar, cons
       R.plane[face] = eps > 0.0 ? (face % 2 ? n_[static_cast<std::size_t>(a)] - 1 : 0) : -1;
       R.es[face] = eps * kStefanBoltzmann;
       R.a4[face] = std::pow(rad_->ambient(face), 4);
-      R.scale[face] = 2.0 / rad_->spacing(a);
+      R.scale[face] = 2.0 / rad_->face_gap(face);
     }
     R.w0 = 1.0 - rad_->theta();
     R.w1 = rad_->theta();

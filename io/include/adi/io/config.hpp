@@ -172,7 +172,7 @@ struct ParallelConfig {
 /// Which geometry values the config set explicitly (the rest are defaults
 /// that an initial HDF5 file may fill in; explicit values must agree with it).
 struct GivenGeometry {
-  bool grid = false;                    ///< grid.nx/ny/nz were given
+  bool grid = false;                    ///< grid.nx/ny/nz (or grid.x/y/z) were given
   std::array<bool, 3> length{};         ///< domain.lx/ly/lz were given
   bool origin = false;                  ///< domain.origin was given
 };
@@ -238,6 +238,25 @@ struct PendingAxes {
 /// the 2^31-row limit of the line kernels.
 constexpr index_t kMaxGridExtent = index_t(1) << 24;
 
+/// grid.x (.y, .z) given as a map instead of grid.nx: node coordinates, from
+/// the config or an HDF5 dataset, or a stretching rule (read_grid); they
+/// become HeatProblem::coordinates once domain and boundary are read
+/// (settle_coordinates).
+struct AxisGridInput {
+  enum class Kind { Count, Coordinates, Stretch } kind = Kind::Count;
+  std::vector<double> values;  ///< Coordinates: the node positions [m] as given
+  std::string values_from;     ///< Coordinates: "the config" or "g.h5:/z"
+  bool has_period = false;     ///< a periodic axis' period [m] (node 0's image at x0 + period)
+  double period = 0.0;
+  std::string from;            ///< Stretch: lo, hi or both (where the nodes cluster)
+  double ratio = 1.0;          ///< Stretch: each gap over the one before it, away from the clustering face
+};
+
+/// The largest ratio of neighbouring gaps of a stretched axis without a
+/// warning: beyond it the local truncation error of the three-point rows
+/// (first order at a spacing jump) is no longer small.
+constexpr double kGapRatioWarning = 1.5;
+
 struct RunConfig {
   std::string source = "<defaults>";  ///< file the config came from
   std::string base_dir = ".";         ///< folder input paths (initial.file) are resolved against
@@ -258,6 +277,10 @@ struct RunConfig {
   bool grid_pending = false;
   std::array<FaceOrigin, 6> faces;  ///< x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
   std::vector<PendingAxes> pending_axes;
+  std::array<AxisGridInput, 3> grid_axes;  ///< grid.x / .y / .z as given
+  /// Warnings about the config that do not stop it (neighbouring gaps of a
+  /// stretched axis beyond kGapRatioWarning): the run logs them.
+  std::vector<std::string> warnings;
   /// Where some keys were given ("boundary.x_lo.h" -> "case.yaml:5:28", or
   /// the --set), for the checks made after the reading (check_face_data).
   std::vector<std::pair<std::string, std::string>> positions;

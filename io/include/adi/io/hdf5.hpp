@@ -36,7 +36,11 @@ class IoError : public Error {
 struct GridGeometry {
   std::array<index_t, 3> n{{0, 0, 0}};      ///< nodes per axis, boundary nodes included
   std::array<double, 3> origin{{0, 0, 0}};  ///< coordinates of node (0, 0, 0) [m]
-  std::array<double, 3> spacing{{1, 1, 1}}; ///< node spacing h [m]
+  std::array<double, 3> spacing{{1, 1, 1}}; ///< node spacing h [m] (a stretched axis: its mean gap)
+  /// A stretched axis' node coordinates [m] (n values; empty: uniform). The
+  /// files' /grid/x, /grid/y, /grid/z hold every axis' coordinates either way.
+  std::array<std::vector<double>, 3> coordinates{};
+  bool stretched() const { return !coordinates[0].empty() || !coordinates[1].empty() || !coordinates[2].empty(); }
 };
 /// The geometry a config describes (spacing = length / (n - 1)).
 GridGeometry geometry_of(const RunConfig& c);
@@ -50,7 +54,24 @@ struct FieldInfo {
   Precision dtype = Precision::F64;          ///< float32 or float64 in the file
   std::optional<std::array<double, 3>> origin, spacing;  ///< from attributes, when present
   std::string geometry_source;               ///< where origin/spacing came from, for messages
+  /// A stretched axis' node coordinates from the file's /grid (adi3d's
+  /// outputs of a stretched grid: /grid/x, ... with the attribute
+  /// `stretched`); empty elsewhere.
+  std::array<std::vector<double>, 3> coordinates{};
 };
+
+/// Throws ConfigError (at `where`, naming `key`) unless the file's grid of
+/// `f` has the config's node coordinates: a stretched axis in either that
+/// the other does not have, or coordinates apart by more than 1e-9 of the
+/// axis' length.
+void check_field_coordinates(const HeatProblem& p, const FieldInfo& f, const std::string& where,
+                             const std::string& key);
+
+/// The values of a 1-D float32 or float64 dataset (grid coordinates:
+/// `grid: {z: {coordinates: {file, dataset}}}`, or /grid/z of an adi3d
+/// output), as float64. Throws IoError naming the file and dataset (absent,
+/// not 1-D, not floats, empty).
+std::vector<double> read_vector(const std::string& file, const std::string& dataset);
 
 /// Opens `file` and checks that `dataset` exists and is a 3-D float32 or
 /// float64 dataset. Geometry attributes `origin` and `spacing` (3 numbers each,

@@ -37,6 +37,21 @@
 //   Open   — the neighbour is a real node that this box does not own: the
 //            ghost plane of a distributed run (filled by a halo exchange).
 //   Wrap   — a periodic axis: node 0's lower neighbour is node n - 1.
+// A stretched axis (HeatProblem::coordinates): finite volumes on the node
+// grid. Node i owns [x_{i-1/2}, x_{i+1/2}] (the midpoints), of length
+// V_i = (d_- + d_+) / 2 with d_- = x_i - x_{i-1}, d_+ = x_{i+1} - x_i, and
+//
+//     gm = K_{i-1/2} / (c_i V_i d_-),  gp = K_{i+1/2} / (c_i V_i d_+),
+//
+// each face's conductance K_{i+1/2} / d_+ with the harmonic mean of the two
+// half cells of length d_+ / 2 on either side of the face: a material
+// interface at a node midpoint is exact. The rows read sm_i = 1 / (V_i d_-)
+// and sp_i = 1 / (V_i d_+) (AxisScales) where a uniform axis has 1 / h^2;
+// at a Mirror end the missing gap is the inward one (V = d, then the half
+// cell's doubling above gives 2 / d^2), at a Wrap end the wrap's gap, and
+// the Robin and flux terms use the end gap d for h (1 / V_0 = 2 / d). A
+// uniform axis has the same rows, operation for operation.
+//
 // Conservation: with trapezoidal weights w_i (1/2 at Fixed/Mirror ends) every
 // A_a without Robin terms satisfies sum_i w_i c_i (A_a v)_i = boundary flux
 // terms only (the interior telescopes), and so does each implicit solve:
@@ -47,6 +62,10 @@
 
 #include <adi/common.hpp>
 #include <adi/problem.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
 
 namespace adi {
 
@@ -63,24 +82,74 @@ template <class T>
 struct AxisEnds {
   index_t n = 0;  ///< nodes along the axis in the box (1: flat axis, no operator)
   LineEnd lo = LineEnd::Fixed, hi = LineEnd::Fixed;
-  T inv_h2 = T(0);                  ///< 1 / h^2
+  T inv_h2 = T(0);                  ///< 1 / h^2 (NaN on a stretched axis: sm, sp instead)
   T lo_robin = T(0), hi_robin = T(0);  ///< 2 h_c / h at a Robin end [W/(m^3 K)], 0 otherwise
+  /// A stretched axis: sm_i = 1 / (V_i d_-), sp_i = 1 / (V_i d_+) per node
+  /// of the whole axis (global index), in an AxisScales that outlives this;
+  /// null on a uniform axis.
+  const T* sm = nullptr;
+  const T* sp = nullptr;
 };
 
-/// Axis a of the whole domain of p as the row functions see it (n the global
-/// node count; a flat axis keeps only n). Every general-path backend builds
-/// its rows from these ends, a rank of a distributed run with global indices.
+/// The storage of a stretched axis' sm and sp (AxisEnds).
 template <class T>
-AxisEnds<T> domain_ends(const HeatProblem& p, int a) {
+struct AxisScales {
+  std::vector<T> sm, sp;
+};
+
+namespace detail {
+template <class T>
+AxisEnds<T> ends_of(const HeatProblem& p, int a) {
   AxisEnds<T> e;
   e.n = p.n[a];
   if (p.flat(a)) return e;
   const double h = p.spacing(a);
-  e.inv_h2 = static_cast<T>(1.0 / (h * h));
+  e.inv_h2 = p.stretched(a) ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(1.0 / (h * h));
   e.lo = line_end(p.lo[a]);
   e.hi = line_end(p.hi[a]);
-  if (p.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p.lo_data[a].h / h);
-  if (p.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p.hi_data[a].h / h);
+  if (p.lo[a] == Boundary::Robin) e.lo_robin = static_cast<T>(2.0 * p.lo_data[a].h / p.end_gap(a, 0));
+  if (p.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p.hi_data[a].h / p.end_gap(a, 1));
+  return e;
+}
+}  // namespace detail
+
+/// Axis a of the whole domain of p as the row functions see it (n the global
+/// node count; a flat axis keeps only n). Every general-path backend builds
+/// its rows from these ends, a rank of a distributed run with global indices.
+/// This overload serves uniform axes only: a stretched one throws (a path
+/// that was not taught its rows refuses instead of computing a uniform
+/// grid's); the other overload serves both.
+template <class T>
+AxisEnds<T> domain_ends(const HeatProblem& p, int a) {
+  if (p.stretched(a))
+    ADI_THROW(InvalidArgument, std::string("a stretched ") + "xyz"[a] +
+                                   " axis (grid coordinates) is not supported on this path: use uniform spacing");
+  return detail::ends_of<T>(p, a);
+}
+
+/// domain_ends with a stretched axis' sm and sp, kept in `scales` (which
+/// must outlive the ends and not be resized; left empty on a uniform axis).
+template <class T>
+AxisEnds<T> domain_ends(const HeatProblem& p, int a, AxisScales<T>& scales) {
+  AxisEnds<T> e = detail::ends_of<T>(p, a);
+  scales.sm.clear();
+  scales.sp.clear();
+  if (p.flat(a) || !p.stretched(a)) return e;
+  const index_t m = p.n[a];
+  scales.sm.resize(static_cast<std::size_t>(m));
+  scales.sp.resize(static_cast<std::size_t>(m));
+  const bool wrap = p.periodic(a);
+  for (index_t i = 0; i < m; ++i) {
+    // The gaps below and above node i; at a non-periodic end the missing one
+    // is the inward one (the Mirror rule; a Fixed end's row is not used).
+    const double dp = i < m - 1 ? p.gap(a, i) : (wrap ? p.gap(a, m - 1) : p.gap(a, m - 2));
+    const double dm = i > 0 ? p.gap(a, i - 1) : (wrap ? p.gap(a, m - 1) : p.gap(a, 0));
+    const double v = 0.5 * (dm + dp);
+    scales.sm[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / (v * dm));
+    scales.sp[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / (v * dp));
+  }
+  e.sm = scales.sm.data();
+  e.sp = scales.sp.data();
   return e;
 }
 
@@ -92,8 +161,8 @@ void face_betas(const HeatProblem& p, double t, T (&beta)[3][2]) {
   for (int a = 0; a < 3; ++a) {
     beta[a][0] = beta[a][1] = T(0);
     if (p.flat(a) || p.periodic(a)) continue;
-    const double h = p.spacing(a);
     for (int side = 0; side < 2; ++side) {
+      const double h = p.end_gap(a, side);
       const Boundary b = side ? p.hi[a] : p.lo[a];
       const FaceData& d = side ? p.hi_data[a] : p.lo_data[a];
       const double f = d.table.at(t);
@@ -117,11 +186,12 @@ struct RowCoupling {
 template <class T>
 ADI_HD ADI_FORCEINLINE RowCoupling<T> row_coupling(index_t i, const AxisEnds<T>& e, T km, T kc, T kp, T rho) {
   RowCoupling<T> r;
-  const T s = e.inv_h2 * rho;
+  // A uniform axis: sm = sp = inv_h2, the same operations as ever.
+  const T sm = (e.sm ? e.sm[i] : e.inv_h2) * rho, sp = (e.sp ? e.sp[i] : e.inv_h2) * rho;
   const bool at_lo = i == 0, at_hi = i == e.n - 1;
   const bool mirror_lo = at_lo && e.lo == LineEnd::Mirror, mirror_hi = at_hi && e.hi == LineEnd::Mirror;
-  T gm = mirror_lo ? T(0) : harmonic_mean(km, kc) * s;
-  T gp = mirror_hi ? T(0) : harmonic_mean(kc, kp) * s;
+  T gm = mirror_lo ? T(0) : harmonic_mean(km, kc) * sm;
+  T gp = mirror_hi ? T(0) : harmonic_mean(kc, kp) * sp;
   // The mirrored half cell: the inward conductance counts twice (half the volume).
   if (mirror_lo) gp = gp + gp;
   if (mirror_hi) gm = gm + gm;

@@ -19,6 +19,10 @@
 // distinct nodes and no duplicated node: x_i = x0 + i h, h = L / n, node n
 // is node 0. An axis with n = 1 carries no derivative at all (a 2D or 1D
 // problem): nothing is computed or solved along it, and it has no faces.
+//
+// A stretched axis (HeatProblem::coordinates) has its nodes where the
+// coordinates put them: finite volumes on the node grid, node i owning
+// [x_{i-1/2}, x_{i+1/2}] between the midpoints (discrete.hpp).
 
 #include <adi/common.hpp>
 #include <adi/error.hpp>
@@ -165,7 +169,13 @@ struct Material {
 
 struct HeatProblem {
   std::array<index_t, 3> n{{3, 3, 3}};            ///< nodes per axis (>= 3, or 1: no derivative along it)
-  std::array<double, 3> length{{1.0, 1.0, 1.0}};  ///< box edge lengths [m]
+  std::array<double, 3> length{{1.0, 1.0, 1.0}};  ///< box edge lengths [m] (a periodic axis: its period)
+  /// A stretched axis: its node positions [m], strictly increasing, with
+  /// coordinates[a].back() - coordinates[a].front() = length[a]; n values,
+  /// or n + 1 on a periodic axis (the last one node 0's periodic image, which
+  /// gives the wrap's gap). Only differences enter the scheme. Empty: a
+  /// uniform axis.
+  std::array<std::vector<double>, 3> coordinates{};
   /// Constant conductivity K per axis [W/(m K)] (with capacity 1: the
   /// diffusivity [m^2/s]); ignored on an axis whose conductivity is a field.
   std::array<double, 3> alpha{{1.0, 1.0, 1.0}};
@@ -214,9 +224,35 @@ struct HeatProblem {
     if (n[axis] == 1) return length[axis];
     return length[axis] / static_cast<double>(periodic(axis) ? n[axis] : n[axis] - 1);
   }
-  /// lambda_a = K_a dt / (c h_a^2), the mesh ratio per axis (constant coefficients).
+  /// The axis has node coordinates of its own (not a uniform spacing).
+  bool stretched(int axis) const { return !coordinates[axis].empty(); }
+  bool any_stretched() const { return stretched(0) || stretched(1) || stretched(2); }
+  /// Distance from node i to node i + 1 [m] (i = n - 1 on a periodic axis:
+  /// to node 0's image); spacing() on a uniform axis.
+  double gap(int axis, index_t i) const {
+    if (!stretched(axis)) return spacing(axis);
+    const std::vector<double>& x = coordinates[axis];
+    return x[static_cast<std::size_t>(i) + 1] - x[static_cast<std::size_t>(i)];
+  }
+  /// The gap at the lo (side 0) or hi (side 1) end of a non-periodic axis:
+  /// the h of its face terms (its half cell is half of it).
+  double end_gap(int axis, int side) const { return side ? gap(axis, n[axis] - 2) : gap(axis, 0); }
+  /// The smallest gap of the axis (spacing() on a uniform one).
+  double min_gap(int axis) const;
+  /// Position of node i relative to node 0 [m].
+  double node_position(int axis, index_t i) const {
+    return stretched(axis) ? coordinates[axis][static_cast<std::size_t>(i)] - coordinates[axis][0]
+                           : spacing(axis) * static_cast<double>(i);
+  }
+  /// The length of node i's control volume along the axis [m]: half of each
+  /// neighbouring gap, one half gap at a face node (the trapezoidal weight
+  /// times h on a uniform axis); the whole length on a flat axis.
+  double cell(int axis, index_t i) const;
+  /// lambda_a = K_a dt / (c h_a^2), the mesh ratio per axis (constant
+  /// coefficients; on a stretched axis with its smallest gap).
   double mesh_ratio(int axis) const {
-    return (alpha[axis] / capacity) * dt / (spacing(axis) * spacing(axis));
+    const double h = min_gap(axis);
+    return (alpha[axis] / capacity) * dt / (h * h);
   }
   Layout3 layout() const { return Layout3::packed(n[0], n[1], n[2]); }
   index_t points() const { return n[0] * n[1] * n[2]; }
@@ -236,6 +272,13 @@ struct HeatProblem {
   /// Throws InvalidArgument naming the offending parameter.
   void validate() const;
 };
+
+/// Why the CUDA backend refuses a stretched grid (HeatProblem::coordinates):
+/// one message for the serial and the distributed choice.
+inline std::string stretched_on_cuda() {
+  return "backend 'cuda': a stretched grid (grid coordinates) runs on the CPU backend and the CPU ranks of an MPI run; "
+         "the CUDA kernels have no rows for it yet: set backend: cpu (or leave it auto)";
+}
 
 /// Checks a material field's values (packed, x fastest, extents n): finite,
 /// and > 0 unless `signed_ok`; throws InvalidArgument naming `what`, the

@@ -91,11 +91,12 @@ class RadiationState {
   double emissivity(int face) const { return eps_[static_cast<std::size_t>(face)]; }
   double ambient(int face) const { return amb_[static_cast<std::size_t>(face)]; }
   /// What an evaluation elsewhere needs (the CUDA stepper's, on its
-  /// device): the scheme's theta, the spacing of axis a, the problem's own
+  /// device): the scheme's theta, the gap of face 2 a + side's nodes to the
+  /// next plane (its half cell is half that), the problem's own
   /// source (a constant, or a field when source_field() is set) and its
   /// time table.
   double theta() const { return theta_; }
-  double spacing(int a) const { return h_[static_cast<std::size_t>(a)]; }
+  double face_gap(int face) const { return h_[static_cast<std::size_t>(face)]; }
   double source_constant() const { return q_const_; }
   const std::shared_ptr<const FieldSource>& source_field() const { return q_field_; }
   const TimeTable& source_table() const { return q_table_; }
@@ -107,7 +108,7 @@ class RadiationState {
   template <class T>
   void evaluate_nodes(const T* u0, const T* u1, double t, const std::array<double, 6>& slope);
   std::array<index_t, 3> n_;
-  std::array<double, 3> h_{};
+  std::array<double, 6> h_{};
   std::array<double, 6> eps_{}, amb_{};
   double theta_ = 0.5;
   double q_const_ = 0.0;

@@ -42,19 +42,34 @@ ADI_HD inline double node_volume(index_t i, index_t n, double h, bool periodic) 
   return (n >= 3 && !periodic && (i == 0 || i == n - 1)) ? 0.5 * h : h;
 }
 
+/// The control-volume length of node i of a stretched axis of n nodes with
+/// coordinates x (n + 1 on a periodic axis): HeatProblem::cell, bit for bit.
+ADI_HD inline double node_cell(index_t i, index_t n, const double* x, bool periodic) {
+  if (periodic) return 0.5 * ((i == 0 ? x[n] - x[n - 1] : x[i] - x[i - 1]) + (x[i + 1] - x[i]));
+  if (i == 0) return 0.5 * (x[1] - x[0]);
+  if (i == n - 1) return 0.5 * (x[n - 1] - x[n - 2]);
+  return 0.5 * ((x[i] - x[i - 1]) + (x[i + 1] - x[i]));
+}
+
 /// What FieldStats::energy weighs a box's nodes with: the grid (n, spacing,
-/// periodic axes), where the box starts in it, and the constant heat
-/// capacity (a capacity field is the backend's own array).
+/// periodic axes, a stretched axis' coordinates), where the box starts in
+/// it, and the constant heat capacity (a capacity field is the backend's own
+/// array).
 struct EnergyWeights {
   index_t n[3] = {1, 1, 1};
   index_t begin[3] = {0, 0, 0};
   double h[3] = {1.0, 1.0, 1.0};
   bool periodic[3] = {false, false, false};
+  /// A stretched axis: its HeatProblem::coordinates (host memory; the
+  /// problem they point into must outlive the weights). Null: uniform.
+  const double* x[3] = {nullptr, nullptr, nullptr};
   double capacity = 1.0;
+  ADI_HD double axis_volume(int a, index_t i) const {
+    return x[a] ? node_cell(begin[a] + i, n[a], x[a], periodic[a]) : node_volume(begin[a] + i, n[a], h[a], periodic[a]);
+  }
   /// w_i of node (i, j, k) of the box (local indices).
   ADI_HD double volume(index_t i, index_t j, index_t k) const {
-    return node_volume(begin[0] + i, n[0], h[0], periodic[0]) * node_volume(begin[1] + j, n[1], h[1], periodic[1]) *
-           node_volume(begin[2] + k, n[2], h[2], periodic[2]);
+    return axis_volume(0, i) * axis_volume(1, j) * axis_volume(2, k);
   }
 };
 inline EnergyWeights energy_weights(const HeatProblem& p, const std::array<index_t, 3>& begin = {{0, 0, 0}}) {
@@ -64,6 +79,7 @@ inline EnergyWeights energy_weights(const HeatProblem& p, const std::array<index
     w.begin[a] = begin[a];
     w.h[a] = p.spacing(a);
     w.periodic[a] = p.periodic(a);
+    if (p.stretched(a)) w.x[a] = p.coordinates[a].data();
   }
   w.capacity = p.capacity;
   return w;

@@ -34,7 +34,9 @@ Check periodic_fourier(Precision prec, const StepperSpec& spec);
 /// axis), c varying, q derived analytically, mixed Dirichlet (moving, from
 /// the initial field) and insulated faces, on odd non-cubic grids: observed
 /// order of the max error between the two finest levels, 1.9 .. 2.1 (fp64).
-Check manufactured_materials(const StepperSpec& spec);
+/// `stretched`: every axis stretched by a smooth map, refined with the grid
+/// (x geometric from its lo face, 1.1 per cell on the finest grid).
+Check manufactured_materials(const StepperSpec& spec, bool stretched = false);
 
 /// A 1D profile along x for each moving face type with time-dependent data
 /// (Robin with a moving ambient at x_lo and a heat flux at x_hi; or moving
@@ -42,7 +44,20 @@ Check manufactured_materials(const StepperSpec& spec);
 /// 1.9 .. 2.1 (fp64). kind: Boundary::Robin (Robin lo + flux hi) or
 /// Boundary::Dirichlet.
 /// `scheme`: the problem's (Auto: Douglas here, constant coefficients).
-Check manufactured_faces(Boundary kind, const StepperSpec& spec, SchemeType scheme = SchemeType::Auto);
+/// `stretched`: x geometric from its hi face, y and z periodic waves.
+Check manufactured_faces(Boundary kind, const StepperSpec& spec, SchemeType scheme = SchemeType::Auto,
+                         bool stretched = false);
+
+/// A slab of three layers (K 1 | 1000 | 1) on a grid whose gaps jump 100x
+/// across each interface (the interfaces at the midpoints of the gaps that
+/// cross them), fixed faces, run to steady state: the exact piecewise-linear
+/// profile at the nodes to 1e-10.
+Check stretched_layers(const StepperSpec& spec);
+
+/// A stretched axis whose gaps are all equal (a power of two) against the
+/// uniform axis: the stretched rows are the uniform ones operation for
+/// operation, so the fields agree bit for bit (max |difference| = 0).
+Check stretched_equal_gaps(const StepperSpec& spec);
 
 /// Three layers along x with K jumping 1000x between them (interfaces midway
 /// between nodes), fixed values on the x faces, run to steady state: the
@@ -61,14 +76,14 @@ Check steady_solve_balance(const StepperSpec& spec);
 /// All faces insulated (and one periodic axis), c and q fields: the energy
 /// sum_i w_i c_i u_i (trapezoidal weights) grows per step by exactly
 /// dt sum_i w_i q_i f(t*) (relative 1e-12 fp64 of the total change, 1e-5 fp32).
-Check conservation(Precision prec, const StepperSpec& spec);
+Check conservation(Precision prec, const StepperSpec& spec, bool stretched = false);
 
 /// Flux and Robin faces, no source: per step the energy changes by exactly
 /// dt times the boundary heat flow the scheme defines (the explicit flow at
 /// t* plus the implicit Robin part theta dt h_c of each stage's increment at
 /// its face); Douglas: needs Stepper::get_work (the stages); Strang: the
 /// field after each factor (run_phase); fp64 1e-12.
-Check energy_balance(const StepperSpec& spec);
+Check energy_balance(const StepperSpec& spec, bool stretched = false);
 
 /// nz = 1 against nz = 5 with insulated z faces and a z-independent field:
 /// equal to round-off (fp64 1e-12, fp32 1e-5).
