@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -166,7 +167,7 @@ class HalfSpaces final : public FieldSource {
 /// The benchmarked problem: the classic one (constant, dirichlet), or the
 /// general one with the material and faces asked for (#16, #17).
 HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& material, const std::string& faces,
-                          const std::string& scheme, const std::string& nonlinear) {
+                          const std::string& scheme, const std::string& nonlinear, const std::string& stretch) {
   HeatProblem p;
   p.nonlinear = nonlinear == "extrapolated"          ? NonlinearStep::Extrapolated
                 : nonlinear == "predictor-corrector" ? NonlinearStep::PredictorCorrector
@@ -211,6 +212,26 @@ HeatProblem bench_problem(const std::array<index_t, 3>& n, const std::string& ma
   } else if (faces == "periodic") {
     p.lo.fill(Boundary::Periodic);
     p.hi.fill(Boundary::Periodic);
+  }
+  // Stretched axes (#56): gaps growing geometrically from the lo face, the
+  // last 10 times the first; a periodic axis a smooth wave of gaps 0.5 to
+  // 1.5 of their mean (its coordinates end at node 0's image).
+  for (char c : stretch) {
+    const int a = c - 'x';
+    if (p.flat(a)) continue;
+    const index_t cells = p.periodic(a) ? p.n[a] : p.n[a] - 1;
+    const double r = std::pow(10.0, 1.0 / static_cast<double>(std::max<index_t>(cells - 1, 1)));
+    std::vector<double> x(static_cast<std::size_t>(cells) + 1, 0.0);
+    for (index_t i = 1; i <= cells; ++i) {
+      const double t = static_cast<double>(i) / static_cast<double>(cells);
+      x[static_cast<std::size_t>(i)] = p.periodic(a) ? t + 0.5 / (2.0 * 3.14159265358979323846) *
+                                                               std::sin(2.0 * 3.14159265358979323846 * t)
+                                                     : (std::pow(r, static_cast<double>(i)) - 1.0) /
+                                                           (std::pow(r, static_cast<double>(cells)) - 1.0);
+    }
+    x.back() = 1.0;
+    p.length[a] = 1.0;
+    p.coordinates[a] = x;
   }
   return p;
 }
@@ -316,13 +337,19 @@ int cmd_bench(const BenchOptions& o) {
       ADI_THROW(InvalidArgument, "--baseline cusparse has no periodic faces (cuSPARSE has no batched cyclic solver): "
                                  "use --faces dirichlet, mixed or robin");
     if (o.warmup < 0) ADI_THROW(InvalidArgument, "--warmup must be >= 0");
+    for (std::size_t q = 0; q < o.stretch.size(); ++q)
+      if ((o.stretch[q] != 'x' && o.stretch[q] != 'y' && o.stretch[q] != 'z') ||
+          o.stretch.find(o.stretch[q]) != q)
+        ADI_THROW(InvalidArgument, "--stretch '" + o.stretch + "': expected axes among x, y, z, each once (e.g. z, xz)");
+    if (!o.stretch.empty() && !o.baseline.empty())
+      ADI_THROW(InvalidArgument, "--baseline cusparse builds uniform rows: run it without --stretch");
     // Every size in every precision as `run --dry-run` checks a run: one that
     // does not fit is refused now, naming it, not by a bad_alloc (or a CUDA
     // allocation error) after the sizes before it have been timed.
     for (const std::string& size : o.sizes)
       for (Precision prec : precs) {
         io::RunConfig c;
-        c.problem = bench_problem(parse_size(size), o.material, o.faces, o.scheme, o.nonlinear);
+        c.problem = bench_problem(parse_size(size), o.material, o.faces, o.scheme, o.nonlinear, o.stretch);
         c.precision = prec;
         c.backend = be;
         try {
@@ -375,7 +402,7 @@ int cmd_bench(const BenchOptions& o) {
   for (const std::string& size : o.sizes) {
     const auto n = parse_size(size);
     for (Precision prec : precs) {
-      const HeatProblem p = bench_problem(n, o.material, o.faces, o.scheme, o.nonlinear);
+      const HeatProblem p = bench_problem(n, o.material, o.faces, o.scheme, o.nonlinear, o.stretch);
       const bool fields = p.material.lines_vary() || p.material.source != nullptr ||
                           p.scheme_in_use() == SchemeType::Strang;
       const double points = static_cast<double>(p.points()) / ranks;  // per rank
@@ -480,15 +507,17 @@ int cmd_bench(const BenchOptions& o) {
         }
       });
       if (!root) continue;
-      std::printf("\ncase %lld x %lld x %lld, %s, %s, material %s, faces %s, scheme %s\n  kernels: %s\n",
+      std::printf("\ncase %lld x %lld x %lld, %s, %s, material %s, faces %s, scheme %s%s\n  kernels: %s\n",
                   static_cast<long long>(n[0]), static_cast<long long>(n[1]), static_cast<long long>(n[2]),
                   precision_name(prec), backend_name(be), o.material.c_str(), o.faces.c_str(),
-                  scheme_name(p.scheme_in_use()), kernels.c_str());
+                  scheme_name(p.scheme_in_use()), o.stretch.empty() ? "" : (", stretched " + o.stretch).c_str(),
+                  kernels.c_str());
       std::printf("  %-9s %10s %10s %9s %11s %8s\n", "phase", "median ms", "min ms", "words/pt",
                   distributed ? "GB/s/rank" : "eff GB/s", "% copy");
       js << (first_case ? "" : ",") << "\n    {\"size\": [" << n[0] << ", " << n[1] << ", " << n[2]
          << "], \"precision\": \"" << precision_name(prec) << "\", \"material\": \"" << o.material
-         << "\", \"faces\": \"" << o.faces << "\", \"scheme\": \"" << scheme_name(p.scheme_in_use())
+         << "\", \"faces\": \"" << o.faces << "\", \"stretched\": \"" << o.stretch
+         << "\", \"scheme\": \"" << scheme_name(p.scheme_in_use())
          << "\", \"kernels\": \"" << json_escape(kernels)
          << "\", \"phases\": [";
       first_case = false;

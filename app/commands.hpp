@@ -54,6 +54,7 @@ struct BenchOptions {
   std::string faces = "dirichlet";    ///< dirichlet | mixed | robin | periodic
   std::string scheme = "auto";        ///< auto | douglas | strang (scheme.type)
   std::string nonlinear;              ///< "" (iterate) | iterate | predictor-corrector | extrapolated (tables)
+  std::string stretch;                ///< "" or the stretched axes ("z", "xz", ...): bench_problem's nodes
   std::string json;
   bool overwrite = false;  ///< replace an existing JSON file (io/result_file.hpp)
   std::string grid;      ///< under mpirun: the process grid "1xPyxPz" ("" = automatic)

@@ -107,6 +107,9 @@ int main(int argc, char** argv) {
   c_bench->add_option("--nonlinear", bench.nonlinear,
                       "with --material tables: iterate (default) | predictor-corrector | extrapolated "
                       "(scheme.nonlinear)");
+  c_bench->add_option("--stretch", bench.stretch,
+                      "stretched axes, e.g. z or xyz: their nodes grow geometrically from the lo face, 10x across the "
+                      "axis (a periodic axis: gaps 0.5 to 1.5 of their mean); default none");
   c_bench->add_option("--json", bench.json, "write the results as JSON to this file");
   c_bench->add_flag("--overwrite", bench.overwrite, "replace an existing --json file (only a JSON file)");
   c_bench->add_option("--grid", bench.grid,

@@ -72,7 +72,7 @@ double cgroup_room(std::string& source) {
 
 MemoryEstimate estimate_memory(const io::RunConfig& c, int ranks, const SolverOptions& solver) {
   MemoryEstimate m;
-  // Auto as the run resolves it (a stretched grid: the CPU even where a GPU is).
+  // Auto as the run resolves it (a stretched grid: the CPU even where a GPU is, choose_backend).
   m.backend = c.problem.any_stretched() && c.backend == Backend::Auto ? Backend::Cpu : resolve_backend(c.backend);
   m.ranks = ranks;
   // The stepper's (and a steady solve's) arrays, as the backend models them.

@@ -21,6 +21,8 @@
 #           an agreed step failure on GPU ranks, tables of temperature on 2
 #           GPU ranks (mpi_gpu_cli_*);
 #           `adi3d validate --backend cuda`
+#   stretched  stretched grids on CUDA: the contract's stretched checks, validate,
+#           the die-stack example against the CPU
 #   ab      the constant-coefficient step at 512^3 of this tree against a
 #           baseline tree in the same call, three alternating rounds each:
 #           BASE_SRC (default base-src/, ignored by git: make it with
@@ -30,7 +32,7 @@
 # call's build). Every step is bounded by the time left (BUDGET, default
 # 580 s) so the logs come back. Never changes GPU settings.
 set -uo pipefail
-M=${1:?usage: scripts/gpu_round.sh new|steady|half1|half2|bench|ab|pending}
+M=${1:?usage: scripts/gpu_round.sh new|steady|half1|half2|bench|ab|pending|stretched}
 O="${OUT:-/tmp/out}/$M"; mkdir -p "$O"
 T0=$(date +%s); BUDGET=${BUDGET:-580}
 left() { local l=$(( BUDGET - ($(date +%s) - T0) )); [ $l -lt 1 ] && l=1; echo $l; }
@@ -155,6 +157,22 @@ pending)
   # Every check of adi3d validate on the GPU (the temperature-dependent ones included).
   timeout $(left) $B validate --backend cuda > "$O/validate.txt" 2>&1; echo "validate cuda rc=$?"
   grep -E "FAILED|K\(T\)|enthalpy|passed|failed" "$O/validate.txt" | head -12 ;;
+stretched)
+  # Stretched grids on the serial CUDA stepper (#56): the contract's stretched
+  # checks (orders, layers, equal gaps = uniform bit for bit, balances) and a
+  # few uniform ones, validate's stretched rows, and the die-stack example on
+  # CUDA against the CPU.
+  cmake --preset gpu -S . -B build-gpu -G Ninja -DADI_BUILD_TESTS=ON > "$O/build.log" 2>&1 &&
+    cmake --build build-gpu -j 16 --target adi3d test_contract_cuda >> "$O/build.log" 2>&1
+  echo "build adi3d test_contract_cuda rc=$? $(( $(date +%s) - T0 )) s"
+  ct stretched --output-on-failure -R "CudaF64\.(Stretched|ManufacturedMaterials|EnergyBalance)|CudaF32\.Conservation"
+  export ADI_CUDA_STRETCHED=1  # the CUDA rows of a stretched grid (refused without it until verified)
+  D="$O/die"; mkdir -p "$D" && cp examples/die_stack.yaml "$D" && python3 examples/make_die_stack.py "$D/die_stack.h5" &&
+    (cd "$D" && for be in cuda cpu; do timeout $(left) "$OLDPWD/$B" run die_stack.yaml --backend $be \
+       --set output.file=$be.h5 > $be.txt 2>&1; echo "die stack $be rc=$?"; grep -E "steady|backend" $be.txt | head -2; done
+     python3 -c "import h5py, numpy as np; a, b = (h5py.File(f + '.h5')['steps/000000/u'][()] for f in ('cuda', 'cpu')); print('die stack cuda vs cpu: max |diff| %.3e of max %.3f' % (np.abs(a - b).max(), np.abs(b).max()))")
+  timeout $(left) $B validate --backend cuda > "$O/validate.txt" 2>&1; echo "validate cuda rc=$?"
+  grep -E "FAILED|stretched|passed|failed" "$O/validate.txt" | head -12 ;;
 bench)
   build || exit 1
   S="--size 512 --size 257 --size 500x384x260 --reps ${REPS:-10}"

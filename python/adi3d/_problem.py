@@ -224,7 +224,10 @@ class Problem:
         self._p.write(path, bool(xdmf), int(compression), bool(overwrite))
 
     shape = property(lambda self: tuple(self._p.shape), doc="(nz, ny, nx)")
-    spacing = property(lambda self: tuple(self._p.spacing), doc="(hx, hy, hz) [m]")
+    spacing = property(lambda self: tuple(self._p.spacing), doc="(hx, hy, hz) [m] (a stretched axis: its mean gap)")
+    coordinates = property(lambda self: tuple(np.array(c) for c in self._p.coordinates),
+                           doc="(x, y, z): each axis' node coordinates [m], a stretched axis' own (as /grid/x ... of "
+                               "the outputs)")
     origin = property(lambda self: tuple(self._p.origin), doc="(x0, y0, z0) [m]")
     dt = property(lambda self: self._p.dt, doc="time step [s]")
     steps = property(lambda self: self._p.steps, doc="the config's number of steps (time.steps or t_end / dt)")

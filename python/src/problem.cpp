@@ -330,6 +330,17 @@ void bind_problem(nb::module_& m) {
         const auto g = io::geometry_of(p.config());
         return std::vector<double>{g.spacing[0], g.spacing[1], g.spacing[2]};
       })
+      .def_prop_ro("coordinates", [](const Problem& p) {
+        // Every axis' node coordinates: a stretched axis' own, else origin + i h.
+        const auto g = io::geometry_of(p.config());
+        std::vector<std::vector<double>> c(3);
+        for (int a = 0; a < 3; ++a) {
+          c[a] = g.coordinates[a];
+          if (c[a].empty())
+            for (index_t i = 0; i < g.n[a]; ++i) c[a].push_back(g.origin[a] + static_cast<double>(i) * g.spacing[a]);
+        }
+        return c;
+      })
       .def_prop_ro("origin", [](const Problem& p) {
         const auto g = io::geometry_of(p.config());
         return std::vector<double>{g.origin[0], g.origin[1], g.origin[2]};

@@ -8,6 +8,7 @@
 #include "line_rows.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -18,7 +19,20 @@ namespace adi {
 template <class T>
 void ConductiveLines<T>::validate(index_t n) const {
   auto bad = [](const std::string& what) { ADI_THROW(InvalidArgument, "conductive line solve: " + what); };
-  if (!(std::isfinite(h) && h > 0.0)) bad("the node spacing h must be finite and > 0");
+  if (!coordinates.empty()) {
+    const bool ring = lo == LineEnd::Wrap;
+    const std::size_t want = static_cast<std::size_t>(n) + (ring ? 1 : 0);
+    if (h != 0.0) bad("give the node spacing h or the coordinates, not both (h must be 0 with coordinates)");
+    if (n < 2) bad("a line with coordinates needs at least 2 nodes");
+    if (coordinates.size() != want)
+      bad(std::to_string(coordinates.size()) + " coordinates for a line of " + std::to_string(n) + " nodes; expected " +
+          std::to_string(want) + (ring ? " (n nodes and node 0's periodic image)" : ""));
+    for (std::size_t i = 0; i < coordinates.size(); ++i)
+      if (!std::isfinite(coordinates[i]) || (i > 0 && !(coordinates[i] > coordinates[i - 1])))
+        bad("coordinate " + std::to_string(i) + " is not finite or does not exceed the one before it");
+  } else if (!(std::isfinite(h) && h > 0.0)) {
+    bad("the node spacing h must be finite and > 0");
+  }
   if (!(std::isfinite(tau) && tau >= 0.0)) bad("tau (theta dt) must be finite and >= 0");
   if (lo == LineEnd::Open || hi == LineEnd::Open)
     bad("an Open end needs a ghost node, which the library solve does not have: use Fixed, Mirror or Wrap");
@@ -31,7 +45,29 @@ void ConductiveLines<T>::validate(index_t n) const {
 }
 
 template <class T>
+AxisEnds<T> ConductiveLines<T>::ends(index_t n, AxisScales<T>& scales) const {
+  scales.sm.clear();
+  scales.sp.clear();
+  if (coordinates.empty()) return ends(n);
+  const std::vector<double>& x = coordinates;
+  AxisEnds<T> e;
+  e.n = n;
+  e.lo = lo;
+  e.hi = hi;
+  e.inv_h2 = std::numeric_limits<T>::quiet_NaN();  // sm, sp instead
+  e.lo_robin = static_cast<T>(2.0 * lo_robin_h / (x[1] - x[0]));  // the end gap for h (discrete.hpp)
+  e.hi_robin = static_cast<T>(2.0 * hi_robin_h / (x[static_cast<std::size_t>(n) - 1] - x[static_cast<std::size_t>(n) - 2]));
+  adi::detail::stretch_scales(x.data(), n, lo == LineEnd::Wrap, scales);
+  e.sm = scales.sm.data();
+  e.sp = scales.sp.data();
+  return e;
+}
+
+template <class T>
 AxisEnds<T> ConductiveLines<T>::ends(index_t n) const {
+  if (!coordinates.empty())
+    ADI_THROW(InvalidArgument, "conductive line solve: coordinates (a stretched line) are not taken here (the CUDA "
+                               "solve's rows for them have not run on a GPU): solve it on the CPU");
   AxisEnds<T> e;
   e.n = n;
   e.lo = lo;
@@ -53,7 +89,8 @@ void solve_conductive(Axis axis, const T* K, const typename adi::detail::NoDeduc
   const index_t n = L.n[a], s = L.stride[a];
   lines.validate(n);
   if (L.points() == 0) return;
-  const AxisEnds<T> e = lines.ends(n);
+  AxisScales<T> scales;
+  const AxisEnds<T> e = lines.ends(n, scales);
   const bool wrap = lines.lo == LineEnd::Wrap;
   const T tau = static_cast<T>(lines.tau);
   const int o1 = (a + 1) % 3, o2 = (a + 2) % 3;

@@ -136,6 +136,8 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
       run.live[a] = live[a];
       run.stride[a] = L.stride[a];
       run.inv_h2[a] = ends_[a].inv_h2;
+      run.sm[a] = ends_[a].sm;
+      run.sp[a] = ends_[a].sp;
       run.K[a] = conductivity(a);
       run.kconst[a] = static_cast<T>(p_.alpha[a]);
     }
@@ -154,9 +156,10 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
 #pragma omp for collapse(2) schedule(static)
       for (index_t k = 0; k < L.n[2]; ++k)
         for (index_t j = 0; j < L.n[1]; ++j) {
-          const bool row_inside = live[0] && i1 > i0 && (!live[1] || inside(1, j)) && (!live[2] || inside(2, k)) &&
-                                  !p_.any_stretched();  // interior_rhs_run knows only 1 / h^2
-          if (row_inside) cpu::detail::interior_rhs_run(run, u, w, L.offset(i0, j, k), i1 - i0, scratch);
+          const bool row_inside = live[0] && i1 > i0 && (!live[1] || inside(1, j)) && (!live[2] || inside(2, k));
+          if (row_inside)
+            cpu::detail::interior_rhs_run(run, u, w, L.offset(i0, j, k), i1 - i0, scratch,
+                                          {{b0[0] + i0, b0[1] + j, b0[2] + k}});
           for (index_t i = 0; i < L.n[0]; ++i) {
             if (row_inside && i == i0) {  // the run above
               i = i1 - 1;
@@ -663,9 +666,10 @@ class GeneralCpuLocal final : public CpuRankBox<T, GeneralLocal<T>> {
     const T* R = rho_.empty() ? nullptr : rho_.data() + st_.origin;
     const T* w = W();
     for (index_t i = 0; i < m; ++i) {
-      if (b0 + i >= 1 && b0 + i + 1 < e.n && !e.sm) {  // no end of a uniform line: the neighbours are the next rows
-        cpu::detail::interior_rows(w, K, kconst, R, rho_const, e.inv_h2, tdt, base + i * s, su, s, cnt,
-                                   d + i * B, ra + i * B, rb + i * B, rc + i * B);
+      if (b0 + i >= 1 && b0 + i + 1 < e.n) {  // no end of its line: the neighbours are the next rows
+        cpu::detail::interior_rows(w, K, kconst, R, rho_const, cpu::detail::row_sm(e, b0 + i),
+                                   cpu::detail::row_sp(e, b0 + i), tdt, base + i * s, su, s, cnt, d + i * B,
+                                   ra + i * B, rb + i * B, rc + i * B);
         continue;
       }
       const bool fixed = fixed_row(b0 + i, e);

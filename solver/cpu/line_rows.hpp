@@ -6,6 +6,7 @@
 #include <adi/discrete.hpp>
 #include <adi/detail/line_thomas.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -53,12 +54,15 @@ inline T harmonic_mean_select(T a, T b) {
 
 /// row_coupling (adi/discrete.hpp) of a row that is no end of its line (no
 /// Mirror, Robin or Fixed rule applies: gr = 0), branch-free, with the same
-/// operations in the same order: bit-identical.
-template <class T>
-inline void interior_coupling(T inv_h2, T km, T kc, T kp, T rho, T& gm, T& gp) {
-  const T s = inv_h2 * rho;
-  gm = harmonic_mean_select(km, kc) * s;
-  gp = harmonic_mean_select(kc, kp) * s;
+/// operations in the same order: bit-identical. sm, sp: the row's scales
+/// (1 / h^2 both on a uniform axis); kTwo: they may differ (a stretched
+/// axis), else sp is sm and its product with rho is computed once.
+template <class T, bool kTwo = false>
+inline void interior_coupling(T sm, T sp, T km, T kc, T kp, T rho, T& gm, T& gp) {
+  const T smr = sm * rho;
+  const T spr = kTwo ? sp * rho : smr;
+  gm = harmonic_mean_select(km, kc) * smr;
+  gp = harmonic_mean_select(kc, kp) * spr;
 }
 
 /// row_apply of interior_coupling's row: gr = 0 stays in the sum (0 * u can
@@ -80,8 +84,8 @@ inline void interior_implicit_row(T gm, T gp, T tau, T& a, T& b, T& c) {
 
 /// interior_coupling at node o of a line whose rows are s apart, K and rho
 /// read there when they are fields (kField, kRho), else the constants.
-template <class T, bool kField, bool kRho>
-inline void node_coupling(const T* K, T kconst, const T* rho, T rho_const, T inv_h2, index_t o, index_t s, T& gm,
+template <class T, bool kField, bool kRho, bool kTwo = false>
+inline void node_coupling(const T* K, T kconst, const T* rho, T rho_const, T sm, T sp, index_t o, index_t s, T& gm,
                           T& gp) {
   T r, kc, km, kp;
   if constexpr (kRho)
@@ -97,7 +101,7 @@ inline void node_coupling(const T* K, T kconst, const T* rho, T rho_const, T inv
     km = kc;
     kp = kc;
   }
-  interior_coupling(inv_h2, km, kc, kp, r, gm, gp);
+  interior_coupling<T, kTwo>(sm, sp, km, kc, kp, r, gm, gp);
 }
 
 /// Calls f(integral_constant<bool, a>, integral_constant<bool, b>): the two
@@ -121,15 +125,15 @@ inline void with_flags(bool a, bool b, F&& f) {
 // compiler has nothing to reload or version (read through a lambda's
 // captured references, a scalar may alias the float arrays stored to).
 
-template <class T, bool kField, bool kRho>
-void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, T tau, index_t row,
+template <class T, bool kField, bool kRho, bool kTwo>
+void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_const, T sm, T sp, T tau, index_t row,
                         index_t su, index_t s, index_t cnt, T* d, T* a, T* b, T* c) {
 #pragma omp simd
   for (index_t l = 0; l < cnt; ++l) {
     const index_t o = row + l * su;
     d[l] = w[o];
     T gm, gp;
-    node_coupling<T, kField, kRho>(K, kconst, rho, rho_const, inv_h2, o, s, gm, gp);
+    node_coupling<T, kField, kRho, kTwo>(K, kconst, rho, rho_const, sm, sp, o, s, gm, gp);
     interior_implicit_row(gm, gp, tau, a[l], b[l], c[l]);
   }
 }
@@ -138,23 +142,43 @@ void interior_rows_loop(const T* w, const T* K, T kconst, const T* rho, T rho_co
 /// line) that are no end of their lines: d[l] = w[o] and the row of
 /// (I - tau A) in a[l], b[l], c[l], conductive_row's operations bit for bit,
 /// vectorised across the lines. K and rho may be null (kconst, rho_const).
+/// sm, sp: the row's scales (AxisEnds: 1 / h^2 both on a uniform axis, the
+/// row's own on a stretched one: the same for every line of the batch).
 template <class T>
-void interior_rows(const T* w, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, T tau, index_t row,
+void interior_rows(const T* w, const T* K, T kconst, const T* rho, T rho_const, T sm, T sp, T tau, index_t row,
                    index_t su, index_t s, index_t cnt, T* d, T* a, T* b, T* c) {
   with_flags(K != nullptr, rho != nullptr, [&](auto kf, auto kr) {
-    interior_rows_loop<T, decltype(kf)::value, decltype(kr)::value>(w, K, kconst, rho, rho_const, inv_h2, tau, row,
-                                                                    su, s, cnt, d, a, b, c);
+    if (sm != sp)
+      interior_rows_loop<T, decltype(kf)::value, decltype(kr)::value, true>(w, K, kconst, rho, rho_const, sm, sp, tau,
+                                                                          row, su, s, cnt, d, a, b, c);
+    else
+      interior_rows_loop<T, decltype(kf)::value, decltype(kr)::value, false>(w, K, kconst, rho, rho_const, sm, sm,
+                                                                           tau, row, su, s, cnt, d, a, b, c);
   });
 }
 
+/// The scales of row i of a line of axis e (global index): a stretched
+/// axis' own, else 1 / h^2.
+template <class T>
+inline T row_sm(const AxisEnds<T>& e, index_t i) {
+  return e.sm ? e.sm[i] : e.inv_h2;
+}
+template <class T>
+inline T row_sp(const AxisEnds<T>& e, index_t i) {
+  return e.sp ? e.sp[i] : e.inv_h2;
+}
+
 /// What interior_rhs_run needs of the grid and the problem, per axis a:
-/// live (not flat), the stride, 1 / h^2 and the conductivity (K null:
-/// kconst); rho = 1 / c and q may be null (rho_const, qconst).
+/// live (not flat), the stride, 1 / h^2 (a stretched axis: its scales sm, sp
+/// per global node, AxisEnds') and the conductivity (K null: kconst); rho =
+/// 1 / c and q may be null (rho_const, qconst).
 template <class T>
 struct RhsRun {
   bool live[3] = {false, false, false};
   index_t stride[3] = {1, 1, 1};
   T inv_h2[3] = {T(0), T(0), T(0)};
+  const T* sm[3] = {nullptr, nullptr, nullptr};
+  const T* sp[3] = {nullptr, nullptr, nullptr};
   const T* K[3] = {nullptr, nullptr, nullptr};
   T kconst[3] = {T(0), T(0), T(0)};
   const T* rho = nullptr;
@@ -183,23 +207,38 @@ struct RunScratch {
         yhi(static_cast<std::size_t>(m)) {}
 };
 
-/// acc[t] += (A_a u) at node o0 + t: one axis of interior_rhs_run.
-template <class T, bool kField, bool kRho>
-void interior_axis_loop(const T* u, const T* K, T kconst, const T* rho, T rho_const, T inv_h2, index_t s, index_t o0,
+/// acc[t] += (A_a u) at node o0 + t: one axis of interior_rhs_run, whose
+/// scales sm, sp are the same for every node of the run (an axis across it).
+template <class T, bool kField, bool kRho, bool kTwo>
+void interior_axis_loop(const T* u, const T* K, T kconst, const T* rho, T rho_const, T sm, T sp, index_t s, index_t o0,
                         index_t m, T* acc) {
 #pragma omp simd
   for (index_t t = 0; t < m; ++t) {
     const index_t o = o0 + t;
     T gm, gp;
-    node_coupling<T, kField, kRho>(K, kconst, rho, rho_const, inv_h2, o, s, gm, gp);
+    node_coupling<T, kField, kRho, kTwo>(K, kconst, rho, rho_const, sm, sp, o, s, gm, gp);
+    acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
+  }
+}
+
+/// interior_axis_loop along the run of a stretched axis: node o0 + t's own
+/// scales smv[t], spv[t].
+template <class T, bool kField, bool kRho>
+void interior_axis_loop_along(const T* u, const T* K, T kconst, const T* rho, T rho_const, const T* smv,
+                              const T* spv, index_t s, index_t o0, index_t m, T* acc) {
+#pragma omp simd
+  for (index_t t = 0; t < m; ++t) {
+    const index_t o = o0 + t;
+    T gm, gp;
+    node_coupling<T, kField, kRho, true>(K, kconst, rho, rho_const, smv[t], spv[t], o, s, gm, gp);
     acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
   }
 }
 
 /// interior_axis_loop with the faces' means given: node o0 + t's lower face
 /// lo[t], its upper face hi[t] (for x: lo = f, hi = f + 1).
-template <class T, bool kRho>
-void interior_faces_loop(const T* u, const T* lo, const T* hi, const T* rho, T rho_const, T inv_h2, index_t s,
+template <class T, bool kRho, bool kTwo>
+void interior_faces_loop(const T* u, const T* lo, const T* hi, const T* rho, T rho_const, T sm, T sp, index_t s,
                          index_t o0, index_t m, T* acc) {
 #pragma omp simd
   for (index_t t = 0; t < m; ++t) {
@@ -209,8 +248,9 @@ void interior_faces_loop(const T* u, const T* lo, const T* hi, const T* rho, T r
       r = rho[o];
     else
       r = rho_const;
-    const T sc = inv_h2 * r;  // interior_coupling's s
-    const T gm = lo[t] * sc, gp = hi[t] * sc;
+    const T scm = sm * r;  // interior_coupling's products
+    const T scp = kTwo ? sp * r : scm;
+    const T gm = lo[t] * scm, gp = hi[t] * scp;
     acc[t] += interior_apply(gm, gp, u[o - s], u[o], u[o + s]);
   }
 }
@@ -250,8 +290,11 @@ void interior_finish_loop(const T* acc, const T* rho, T rho_const, const T* q, T
 /// (scratch of m), so that each inner loop is branch-free and vectorises;
 /// the per-node loop with the axes inside did not (GCC: "control flow in
 /// loop"), and ran fp32 no faster than fp64.
+/// g0: the global indices (x, y, z) of node o0 (a stretched axis' scales
+/// are by global node: along the run for x, one per run for y and z).
 template <class T>
-void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t m, RunScratch<T>& sc) {
+void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t m, RunScratch<T>& sc,
+                      const std::array<index_t, 3>& g0) {
   T* acc = sc.acc.data();
   for (index_t t = 0; t < m; ++t) acc[t] = T(0);
   const T* rho = P.rho;
@@ -260,6 +303,17 @@ void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t 
     if (!P.live[ax]) continue;
     const T* K = P.K[ax];
     const index_t s = P.stride[ax];
+    if (ax == 0 && P.sm[0]) {  // a stretched x: the scales vary along the run
+      const T* smv = P.sm[0] + g0[0];
+      const T* spv = P.sp[0] + g0[0];
+      with_flags(K != nullptr, rho != nullptr, [&](auto kf, auto kr) {
+        interior_axis_loop_along<T, decltype(kf)::value, decltype(kr)::value>(u, K, P.kconst[0], rho, P.rho_const,
+                                                                              smv, spv, s, o0, m, acc);
+      });
+      continue;
+    }
+    // One pair of scales for the run (1 / h^2 both on a uniform axis).
+    const T sm = P.sm[ax] ? P.sm[ax][g0[ax]] : P.inv_h2[ax], sp = P.sp[ax] ? P.sp[ax][g0[ax]] : P.inv_h2[ax];
     if (K && ax < 2) {
       // A K field along x or y: each face's mean once (RunScratch).
       const T *lo, *hi;
@@ -277,15 +331,25 @@ void interior_rhs_run(const RhsRun<T>& P, const T* u, T* w, index_t o0, index_t 
         hi = sc.yhi.data();
         y_kept = true;
       }
-      if (rho)
-        interior_faces_loop<T, true>(u, lo, hi, rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
-      else
-        interior_faces_loop<T, false>(u, lo, hi, rho, P.rho_const, P.inv_h2[ax], s, o0, m, acc);
+      if (sm != sp) {
+        if (rho)
+          interior_faces_loop<T, true, true>(u, lo, hi, rho, P.rho_const, sm, sp, s, o0, m, acc);
+        else
+          interior_faces_loop<T, false, true>(u, lo, hi, rho, P.rho_const, sm, sp, s, o0, m, acc);
+      } else if (rho) {
+        interior_faces_loop<T, true, false>(u, lo, hi, rho, P.rho_const, sm, sm, s, o0, m, acc);
+      } else {
+        interior_faces_loop<T, false, false>(u, lo, hi, rho, P.rho_const, sm, sm, s, o0, m, acc);
+      }
       continue;
     }
     with_flags(K != nullptr, rho != nullptr, [&](auto kf, auto kr) {
-      interior_axis_loop<T, decltype(kf)::value, decltype(kr)::value>(u, K, P.kconst[ax], rho, P.rho_const,
-                                                                      P.inv_h2[ax], s, o0, m, acc);
+      if (sm != sp)
+        interior_axis_loop<T, decltype(kf)::value, decltype(kr)::value, true>(u, K, P.kconst[ax], rho, P.rho_const,
+                                                                              sm, sp, s, o0, m, acc);
+      else
+        interior_axis_loop<T, decltype(kf)::value, decltype(kr)::value, false>(u, K, P.kconst[ax], rho, P.rho_const,
+                                                                               sm, sm, s, o0, m, acc);
     });
   }
   sc.y_next = y_kept ? o0 + P.stride[1] : -1;

@@ -55,6 +55,8 @@ void CpuStepper<T>::rhs() {
     run.live[a] = live[a];
     run.stride[a] = L.stride[a];
     run.inv_h2[a] = ends_[a].inv_h2;
+    run.sm[a] = ends_[a].sm;
+    run.sp[a] = ends_[a].sp;
     run.K[a] = conductivity(a);
     run.kconst[a] = static_cast<T>(p_.alpha[a]);
   }
@@ -73,10 +75,8 @@ void CpuStepper<T>::rhs() {
       for (index_t j = 0; j < ny; ++j) {
         // The x run [1, nx - 1) of an interior row goes to interior_rhs_run;
         // its ends and every other row to the general loop.
-        // (Not on a stretched grid: interior_rhs_run knows only 1 / h^2.)
-        const bool row_inside = live[0] && nx >= 3 && (!live[1] || inside(j, ny)) && (!live[2] || inside(k, nz)) &&
-                                !p_.any_stretched();
-        if (row_inside) detail::interior_rhs_run(run, u, w, L.offset(1, j, k), nx - 2, scratch);
+        const bool row_inside = live[0] && nx >= 3 && (!live[1] || inside(j, ny)) && (!live[2] || inside(k, nz));
+        if (row_inside) detail::interior_rhs_run(run, u, w, L.offset(1, j, k), nx - 2, scratch, {{1, j, k}});
         for (index_t i = 0; i < nx; ++i) {
           if (row_inside && i == 1) i = nx - 1;  // the run above
           const index_t idx[3] = {i, j, k};
@@ -181,9 +181,9 @@ void CpuStepper<T>::solve(int a, T* acc) {
         T* ci = rc.data() + i * B;
         if (cm) {  // the rows are the shared matrix's: only d
           for (index_t l = 0; l < cnt; ++l) di[l] = w_[row + l * su];
-        } else if (i > 0 && i + 1 < n && !e.sm) {  // no end of a uniform line: conductive_row without its branches
-          detail::interior_rows(w_.data(), K, kconst, rho_f, rho_const, e.inv_h2, tdt, row, su, s, cnt, di, ai, bi,
-                                ci);
+        } else if (i > 0 && i + 1 < n) {  // no end of its line: conductive_row without its branches
+          detail::interior_rows(w_.data(), K, kconst, rho_f, rho_const, detail::row_sm(e, i), detail::row_sp(e, i),
+                                tdt, row, su, s, cnt, di, ai, bi, ci);
         } else {
           for (index_t l = 0; l < cnt; ++l) {
             const index_t o = row + l * su;

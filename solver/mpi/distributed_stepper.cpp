@@ -490,8 +490,8 @@ std::unique_ptr<DistributedStepper<T>> make_distributed_stepper(const HeatProble
     d.set_periodic({{p.periodic(0), p.periodic(1), p.periodic(2)}});
     // Auto: CUDA when every rank has a device.
     Backend resolved = b;
-    if (p.any_stretched()) {  // CPU ranks only (stretched_on_cuda)
-      if (b == Backend::Cuda) ADI_THROW(BackendUnavailable, stretched_on_cuda());
+    if (p.any_stretched()) {  // CPU ranks only (stretched_on_cuda_ranks)
+      if (b == Backend::Cuda) ADI_THROW(BackendUnavailable, stretched_on_cuda_ranks());
       resolved = Backend::Cpu;
     } else if (b == Backend::Auto) {
       int usable = cuda::unavailable_reason().empty() ? 1 : 0;

@@ -39,7 +39,8 @@ StepperFootprint stepper_footprint(const HeatProblem& p, Backend b, Precision pr
                                    const SolverOptions& options, bool steady) {
   // A build without CUDA has no model of it: the run would stop at the
   // backend's choice, so the estimate stops with the same words.
-  if (b == Backend::Cuda && p.any_stretched()) ADI_THROW(BackendUnavailable, stretched_on_cuda());
+  if (b == Backend::Cuda && p.any_stretched() && (ranks > 1 || !options.cuda_stretched))
+    ADI_THROW(BackendUnavailable, ranks > 1 ? stretched_on_cuda_ranks() : stretched_on_cuda());
   if (b == Backend::Cuda && !backend_built(b)) cuda_not_available(cuda_unavailable_reason());
   StepperFootprint f = b == Backend::Cuda ? cuda::footprint(p, precision, ranks, options)
                                           : cpu::footprint(p, precision, ranks, options);
@@ -64,11 +65,9 @@ Backend resolve_backend(Backend requested) {
 }
 
 Backend choose_backend(const HeatProblem& p, Backend b) {
-  // Every other problem runs on every backend (the general path on CUDA).
-  if (p.any_stretched()) {
-    if (b == Backend::Cuda) ADI_THROW(BackendUnavailable, stretched_on_cuda());
-    return Backend::Cpu;
-  }
+  // Every problem runs on every backend (the general path on CUDA); auto
+  // takes the CPU for a stretched grid (its CUDA rows: stretched_on_cuda).
+  if (p.any_stretched() && b == Backend::Auto) return Backend::Cpu;
   const Backend r = resolve_backend(b);
   if (r == Backend::Cuda) {
     const std::string why = cuda_unavailable_reason();
@@ -82,6 +81,8 @@ std::unique_ptr<Stepper<T>> make_stepper(const HeatProblem& p, Backend b, const 
   p.validate();
   std::unique_ptr<Stepper<T>> s;
   const HeatProblem& inner = is_nonlinear(p) ? nonlinear_inner_problem(p) : p;
+  if (b == Backend::Cuda && p.any_stretched() && !options.cuda_stretched)
+    ADI_THROW(BackendUnavailable, stretched_on_cuda());
   switch (choose_backend(p, b)) {
     case Backend::Cuda: s = cuda::make_cuda_stepper<T>(inner, options); break;
     case Backend::Cpu:

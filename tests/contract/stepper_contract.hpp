@@ -731,39 +731,56 @@ TYPED_TEST_P(StepperContractF64, InclusionStability) {
 /// (order 2), layers with gaps jumping 100x (exact), equal gaps (the
 /// uniform rows bit for bit), conservation and the face balance (also with
 /// every rank along the periodic axis). The CUDA backend refuses a stretched
-/// grid (BackendUnavailable, naming the CPU) instead of running uniform rows.
+/// grid (BackendUnavailable) by default, its rows not yet verified on a GPU,
+/// and an MPI run's CUDA ranks always: instead of running uniform rows. One
+/// GPU runs the checks with SolverOptions::cuda_stretched (stretched_spec).
+template <class B>
+StepperSpec stretched_spec() {
+  StepperSpec s = B::spec();
+  s.options.cuda_stretched = true;
+  return s;
+}
 template <class B>
 bool refuses_stretched(const std::function<verify::Check(const StepperSpec&)>& check) {
   if (B::spec().backend != Backend::Cuda) return false;
   try {
     (void)check(B::spec());
-    ADD_FAILURE() << "the CUDA backend ran a stretched grid";
+    ADD_FAILURE() << "the CUDA backend ran a stretched grid without ADI_CUDA_STRETCHED";
   } catch (const BackendUnavailable& e) {
     EXPECT_NE(std::string(e.what()).find("stretched grid"), std::string::npos) << e.what();
   }
-  return true;
+  return B::spec().distributed;  // one GPU goes on with stretched_spec
 }
 TYPED_TEST_P(StepperContractF64, StretchedManufactured) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   if (refuses_stretched<B>([](const StepperSpec& s) { return verify::manufactured_materials(s, true); })) return;
-  expect_check<B>(verify::manufactured_materials(B::spec(), true), B::spec());
+  const StepperSpec s = stretched_spec<B>();
+  expect_check<B>(verify::manufactured_materials(s, true), s);
   for (const Boundary kind : {Boundary::Dirichlet, Boundary::Robin})
-    expect_check<B>(verify::manufactured_faces(kind, B::spec(), SchemeType::Auto, true), B::spec());
+    expect_check<B>(verify::manufactured_faces(kind, s, SchemeType::Auto, true), s);
 }
 TYPED_TEST_P(StepperContractF64, StretchedLayersAndEqualGaps) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   if (refuses_stretched<B>(verify::stretched_layers)) return;
-  expect_check<B>(verify::stretched_layers(B::spec()), B::spec());
-  expect_check<B>(verify::stretched_equal_gaps(B::spec()), B::spec());
+  const StepperSpec s = stretched_spec<B>();
+  expect_check<B>(verify::stretched_layers(s), s);
+  expect_check<B>(verify::stretched_equal_gaps(s), s);
 }
 TYPED_TEST_P(StepperContractF64, StretchedBalances) {
   ADI_CONTRACT_PRELUDE();
   using B = typename TypeParam::Backend;
   if (refuses_stretched<B>([](const StepperSpec& s) { return verify::energy_balance(s, true); })) return;
-  for (const StepperSpec& s : specs_cutting<B>({1})) expect_check<B>(verify::conservation(Precision::F64, s, true), s);
-  for (const StepperSpec& s : specs_cutting<B>({2})) expect_check<B>(verify::energy_balance(s, true), s);
+  StepperSpec base = stretched_spec<B>();
+  for (StepperSpec s : specs_cutting<B>({1})) {
+    s.options = base.options;
+    expect_check<B>(verify::conservation(Precision::F64, s, true), s);
+  }
+  for (StepperSpec s : specs_cutting<B>({2})) {
+    s.options = base.options;
+    expect_check<B>(verify::energy_balance(s, true), s);
+  }
 }
 
 REGISTER_TYPED_TEST_SUITE_P(StepperContractF64, ManufacturedMaterials, ManufacturedRobinFlux,

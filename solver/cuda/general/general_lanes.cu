@@ -301,6 +301,7 @@ void launch_general_lanes(T* w, T* acc, const GeneralParams<T>& P, int a, bool c
   const LanesShape sh = lanes_shape<T>(P.n[a], cyclic);
   ADI_REQUIRE(sh.S > 0 && lanes_fit(P, a, cyclic),
               "general segmented kernel: line of " + std::to_string(P.n[a]) + " rows does not fit");
+  ADI_REQUIRE(!P.ends[a].sm, "general segmented kernel: a stretched axis' rows need their scales (one-line kernels)");
   launch_shape<T>(w, acc, P, nullptr, a, cyclic, sh, error, st);
 }
 

@@ -260,6 +260,8 @@ void launch_tiled_rhs(const T* u, T* w, const GeneralParams<T>& P, const dim3& g
 
 template <class T>
 void launch_fast_rhs(const T* u, T* w, const GeneralParams<T>& P, int sm_count, cudaStream_t st) {
+  ADI_REQUIRE(!P.ends[0].sm && !P.ends[1].sm && !P.ends[2].sm,
+              "fast RHS kernel: a stretched axis' rows need their scales (general_rhs_kernel)");
   index_t kchunk = 1;
   if (tiled_rhs_fits(P)) {
     // Tiles of 32 x 16 interior nodes; z chunks so that the device holds

@@ -37,9 +37,12 @@ struct GeneralParams {
 /// The problem's constants and the whole domain's ends, over a grid of
 /// layout L (the whole grid, or one rank's box): what the whole-grid stepper
 /// and a distributed rank both start from; fields, face data and the source
-/// factor are filled in by them.
+/// factor are filled in by them. `stretched_ok`: a stretched axis' ends come
+/// without their scales (sm, sp null), which the caller points at device
+/// copies; else a stretched axis throws (domain_ends), as on every path that
+/// was not taught them.
 template <class T>
-GeneralParams<T> general_params(const HeatProblem& p, const Layout3& L) {
+GeneralParams<T> general_params(const HeatProblem& p, const Layout3& L, bool stretched_ok = false) {
   GeneralParams<T> P;
   P.dt = static_cast<T>(p.dt);
   P.theta_dt = static_cast<T>(p.theta * p.dt);
@@ -50,7 +53,7 @@ GeneralParams<T> general_params(const HeatProblem& p, const Layout3& L) {
     P.stride[a] = L.stride[a];
     P.flat[a] = p.flat(a);
     P.kconst[a] = static_cast<T>(p.alpha[a]);
-    P.ends[a] = domain_ends<T>(p, a);
+    P.ends[a] = stretched_ok ? adi::detail::ends_of<T>(p, a) : domain_ends<T>(p, a);
   }
   return P;
 }

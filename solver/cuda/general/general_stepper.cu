@@ -126,7 +126,12 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
     load_material(k_host, k_shared, rho_host);
     if (p_.material.source) q_host = load(*p_.material.source, "heat source", true);
 
-    P_ = general::general_params<T>(p_, layout_);
+    P_ = general::general_params<T>(p_, layout_, true);
+    // A stretched axis: its rows' scales (discrete.hpp) on the host for the
+    // constant line matrices built here; P_'s ends point at device copies
+    // (below).
+    std::array<AxisEnds<T>, 3> host_ends;
+    for (int a = 0; a < 3; ++a) host_ends[a] = domain_ends<T>(p_, a, host_scales_[a]);
     dirichlet_ = build_dirichlet(p_, {{0, 0, 0}}, p_.n);
     // The solves' theta dt per axis: the Douglas step's, or theta times the
     // Strang factor's fraction of dt (split.hpp).
@@ -145,9 +150,9 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
       LineMatrix m(na);
       const T k = static_cast<T>(p_.alpha[a]), rho = static_cast<T>(1.0 / p_.capacity);
       for (index_t i = 0; i < na; ++i) {
-        if (fixed_row(i, P_.ends[a])) continue;
+        if (fixed_row(i, host_ends[a])) continue;
         T ra, rb, rc;
-        implicit_row(row_coupling<T>(i, P_.ends[a], k, k, k, rho), tau_[a], ra, rb, rc);
+        implicit_row(row_coupling<T>(i, host_ends[a], k, k, k, rho), tau_[a], ra, rb, rc);
         m.a[i] = ra;
         m.b[i] = rb;
         m.c[i] = rc;
@@ -179,8 +184,9 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
     // kernels) and its RHS (neighbours wrapped on a periodic axis) plus the
     // face terms (the x faces' in the RHS kernel, the y and z faces' by
     // general_mirror_faces_kernel): the speed of the all-Dirichlet step.
+    // (Not on a stretched grid: the classic kernels have one 1 / h^2 per axis.)
     classic_ = !strang_ && o.general_segmented && !p_.material.lines_vary() && !p_.material.source &&
-               rhs_unlaunchable(layout_).empty();
+               !p_.any_stretched() && rhs_unlaunchable(layout_).empty();
     for (int a = 0; a < 3; ++a)
       classic_ = classic_ && layout_.n[a] >= 3 &&
                  (kind_[a] == SolveKind::Factor ||
@@ -226,14 +232,18 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
           (!o.general_x_transpose && general::lanes_fit<T>(P_, 0, ring)))
         x_transposed_ = false;
     }
-    fast_rhs_ = o.general_segmented;
+    // The fast RHS and the segmented kernels read one 1 / h^2 per axis: a
+    // stretched grid's RHS takes the bit-exact general_rhs_kernel, and a
+    // stretched axis' lines the one-line-per-thread kernels (their rows
+    // through row_coupling, the scales included).
+    fast_rhs_ = o.general_segmented && !p_.any_stretched();
     bool need_cp = false, need_z = false;
     for (int a = 0; a < 3; ++a) {
       if (kind_[a] == SolveKind::None) continue;
       GeneralParams<T> geometry = P_;
       if (a == 0 && x_transposed_) geometry.stride[0] = layout_.n[1];
-      segmented_[a] =
-          !classic_ && o.general_segmented && general::lanes_fit<T>(geometry, a, kind_[a] == SolveKind::Cyclic);
+      segmented_[a] = !classic_ && o.general_segmented && !p_.stretched(a) &&
+                      general::lanes_fit<T>(geometry, a, kind_[a] == SolveKind::Cyclic);
       if (segmented_[a]) continue;
       if (kind_[a] != SolveKind::Factor) need_cp = true;
       if (kind_[a] == SolveKind::Cyclic) need_z = true;
@@ -262,6 +272,15 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
       ADI_THROW(BackendUnavailable, s.str());
     }
     this->create_stream();
+    for (int a = 0; a < 3; ++a) {
+      if (host_scales_[a].sm.empty()) continue;
+      sm_[a].upload(host_scales_[a].sm);
+      sp_[a].upload(host_scales_[a].sp);
+      P_.ends[a].sm = sm_[a].get();
+      P_.ends[a].sp = sp_[a].get();
+      // The energy's weights read the coordinates on the device too.
+      coords_[a].upload(p_.coordinates[a]);
+    }
     u_.resize(n);
     w_.resize(n);
     if (need_cp) cp_.resize(n);
@@ -417,7 +436,9 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
 
   FieldStats field_stats() override {
     const T* rho = tables_ ? static_cast<const T*>(nullptr) : P_.rho;
-    return stats_.reduce(u_.get(), layout_, energy_weights(p_), rho, stream_);
+    EnergyWeights ew = energy_weights(p_);
+    for (int a = 0; a < 3; ++a) ew.x[a] = p_.stretched(a) ? coords_[a].get() : nullptr;  // device copies
+    return stats_.reduce(u_.get(), layout_, ew, rho, stream_);
   }
   std::array<index_t, 3> moved_extents() const override { return tables_ ? tables_->moved_extents() : p_.n; }
   index_t moved_yz_lanes() const override { return tables_ ? tables_->moved_yz_lanes() : moved_extents()[0]; }
@@ -812,6 +833,9 @@ class CudaStepper final : public detail::DeviceGridStepper<T>, private DeviceIte
   index_t dirichlet_count_ = 0;
   DeviceBuffer<T> cp_, z_, rho_, q_;
   DeviceBuffer<T> k_[3], fa_[3], fcp_[3], finv_[3];
+  std::array<AxisScales<T>, 3> host_scales_{};  // a stretched axis' sm, sp (discrete.hpp)
+  DeviceBuffer<T> sm_[3], sp_[3];               // ... on the device: P_.ends[a].sm, .sp
+  DeviceBuffer<double> coords_[3];              // a stretched axis' coordinates (the energy's weights)
   DeviceBuffer<index_t> d_off_;
   DeviceBuffer<std::uint8_t> d_mask_;
   DeviceBuffer<double> d_w_;

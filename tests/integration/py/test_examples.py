@@ -187,6 +187,38 @@ def physics(a):
     T.check('Dimensions="1 41 81"' in open(os.path.join(w, "plate_2d.xmf")).read(), "the .xmf states the 2D grid")
 
 
+def die_stack(a):
+    """make_die_stack.py -> die_stack.yaml (#56, the guide's stretched z): the
+    nodes are the script's, the material interfaces midway between nodes of
+    different materials, the source exactly 40 W, the heat flows balanced; the
+    same stack with every z gap halved agrees at the junction to the
+    discretisation error the guide states (about 0.02 K), not bit for bit."""
+    w = a.work
+    ex = os.path.join(a.source, "examples")
+    shutil.copy(os.path.join(ex, "die_stack.yaml"), w)
+    junction = {}
+    for refine in (1, 2):
+        name = "die_stack.h5" if refine == 1 else "die_stack_fine.h5"
+        sh([PY, os.path.join(ex, "make_die_stack.py"), os.path.join(w, name), "--refine", str(refine)], w)
+        out = "die_out_%d.h5" % refine
+        p = T.run(a, ["run", "die_stack.yaml", "--backend", "cpu", "--set", "output.file=" + out,
+                      "--set", "grid.z.coordinates.file=" + name, "--set", "material.regions.file=" + name,
+                      "--set", "source.power_density.file=" + name],
+                  cwd=w, match=[r"\(stretched\)", r"source +\+4\.000000e\+01", r"residual +[-+][0-9.]+e-1[0-9]"])
+        with h5py.File(os.path.join(w, out), "r") as f, h5py.File(os.path.join(w, name), "r") as g:
+            z = f["grid/z"][()]
+            T.check(np.array_equal(z, g["z"][()]) and len(z) == (38 if refine == 1 else 74), "/grid/z: %s" % z)
+            region = g["region"][:, 0, 0]
+            for lo_id, hi_id, at in ((1, 2, 0.003), (2, 3, 0.0031)):
+                k = int(np.argmax(region == hi_id))
+                T.check(region[k - 1] == lo_id and abs(0.5 * (z[k - 1] + z[k]) - at) < 1e-15,
+                        "the interface at %g m is not midway between nodes %d and %d" % (at, k - 1, k))
+            junction[refine] = f["probes/junction"]["value"][-1]
+    d = abs(junction[2] - junction[1])
+    print("junction: %.4f C (38 z nodes), %.4f C (74): difference %.4f K" % (junction[1], junction[2], d))
+    T.check(66.0 < junction[1] < 70.0 and 0.0 < d < 0.05, "junction temperatures %s" % junction)
+
+
 def convergence(a):
     w = a.work
     T.run(a, ["validate", "--backend", "cpu", "--levels", "8,16,32", "--json", "v.json"], cwd=w)
@@ -600,8 +632,13 @@ def user_guide(a):
               "plate_2d.png"):
         T.check(os.path.exists(os.path.join(w, f)), "the guide's commands did not make %s" % f)
     for f in ("block.png", "block30.png", "from_checkpoint.png", "plate_2d.png", "cooling.png", "chip_regions.png",
-              "power_device.png"):
+              "power_device.png", "die_stack.png"):
         check_not_blank(os.path.join(w, f))
+    # The die stack on its stretched z: the numbers the guide quotes.
+    with h5py.File(os.path.join(w, "die_stack_out.h5"), "r") as f:
+        j, b = f["probes/junction"]["value"][-1], f["probes/base"]["value"][-1]
+        T.check(len(f["grid/z"]) == 38 and abs(j - 68.11) < 0.01 and abs(b - 39.89) < 0.01,
+                "die stack: junction %.4f C, base %.4f C, %d z nodes" % (j, b, len(f["grid/z"])))
     # The power device with K(T), c(T): complete, heating at the junction
     # step after step, its hottest node in the die's top plane.
     status, steps = _complete(os.path.join(w, "power_device.h5"))
@@ -732,7 +769,8 @@ def user_guide_paraview(a):
 
 PARTS = {"readme": readme, "user_guide": user_guide, "user_guide_mpi": user_guide_mpi, "user_guide_paraview": user_guide_paraview,
          "paraview": paraview, "paraview_dims": paraview_dims, "plot_edges": plot_edges, "plot_dims": plot_dims,
-         "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm, "physics": physics}
+         "grid_and_plot": grid_and_plot, "convergence": convergence, "slurm": slurm, "physics": physics,
+         "die_stack": die_stack}
 
 
 def body():

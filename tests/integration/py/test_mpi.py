@@ -640,6 +640,10 @@ def stretched(a):
         T.check(worst <= 1e-12, "stretched grid restarted at step 6 on %d ranks: step %d differs by %.3e from the "
                                 "uninterrupted serial run" % (a.np, s, worst))
     print("stretched grid: a restart at step 6 on %d ranks agrees with the serial run at steps 8 and 12" % a.np)
+    if a.np > 1:  # CUDA ranks refuse a stretched grid, naming CPU ranks (one process runs it on a GPU)
+        mpirun(a, a.np, ["run", "case.yaml", "--backend", "cuda", "--set", "output.file=gpu.h5"], cwd=d, rc=6,
+               match=[r"backend 'cuda' under MPI: a stretched grid \(grid coordinates\) runs on CPU ranks"])
+        T.check(not os.path.exists(os.path.join(d, "gpu.h5")), "the refused run wrote an output")
 
 
 PARTS = {"outputs": outputs, "temperature": temperature, "materials": materials, "regions": regions, "restart": restart, "probes": probes, "heat_flows": heat_flows, "steady": steady, "stretched": stretched, **mpi_faults.PARTS}

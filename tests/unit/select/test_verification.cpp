@@ -63,3 +63,37 @@ TEST(Verification, MovingDirichletWithFlatAxes) {
     }
   }
 }
+
+// A stretched grid and the backends (#56): auto takes the CPU; the CUDA
+// backend is refused by the memory estimate (the run's first check) and the
+// factory, naming the stretched grid and the knob, before any device is
+// touched (also on a build without CUDA, whose own refusal comes after);
+// under MPI the CUDA ranks are refused with the knob too.
+TEST(Verification, StretchedGridsChooseTheirBackend) {
+  adi::HeatProblem p;
+  p.n = {5, 4, 3};
+  p.length = {1.0, 1.0, 0.6};
+  p.coordinates[0] = {0.0, 0.1, 0.3, 0.6, 1.0};
+  p.validate();
+  EXPECT_EQ(adi::choose_backend(p, adi::Backend::Auto), adi::Backend::Cpu);
+  adi::SolverOptions o;
+  auto refused = [&](int ranks, const char* words) {
+    try {
+      (void)adi::stepper_footprint(p, adi::Backend::Cuda, adi::Precision::F64, ranks, o, false);
+      ADD_FAILURE() << "the CUDA estimate took a stretched grid on " << ranks << " ranks";
+    } catch (const adi::BackendUnavailable& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(1, "not yet verified on a GPU");
+  refused(2, "runs on CPU ranks");
+  o.cuda_stretched = true;
+  refused(2, "runs on CPU ranks");
+  o.cuda_stretched = false;
+  try {
+    (void)adi::make_stepper<double>(p, adi::Backend::Cuda, o);
+    ADD_FAILURE() << "the CUDA backend took a stretched grid";
+  } catch (const adi::BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("stretched"), std::string::npos) << e.what();
+  }
+}

@@ -110,7 +110,7 @@ void check(Axis axis, index_t n, bool padded, const Ends& ends) {
       }
   const std::vector<T> rhs = d;
   cpu::solve_conductive(axis, K.data(), ic.data(), lines, d.data(), Lay);
-  ConductiveLines<double> ld{lines.tau, lines.h, lines.lo, lines.hi, lines.lo_robin_h, lines.hi_robin_h};
+  ConductiveLines<double> ld{lines.tau, lines.h, lines.lo, lines.hi, lines.lo_robin_h, lines.hi_robin_h, {}};
   const int a = axis_index(axis), o1 = (a + 1) % 3, o2 = (a + 2) % 3;
   double worst = 0.0;
   for (index_t q = 0; q < ext[o2]; ++q)
@@ -164,6 +164,95 @@ void check_all() {
         }
 }
 
+// A stretched line (ConductiveLines::coordinates): the dense matrix from the
+// finite-volume definition (node i owns half of each neighbouring gap, a
+// Mirror end's node half of its one gap; each face's conductance the
+// harmonic mean over its gap), every end kind, gaps varying 20x.
+namespace {
+std::vector<std::vector<double>> stretched_matrix(const std::vector<double>& K, const std::vector<double>& c,
+                                                  const ConductiveLines<double>& L) {
+  const std::size_t n = K.size();
+  const std::vector<double>& x = L.coordinates;
+  const bool ring = L.lo == LineEnd::Wrap;
+  std::vector<std::vector<double>> A(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool lo = i == 0, hi = i + 1 == n;
+    if ((lo && L.lo == LineEnd::Fixed) || (hi && L.hi == LineEnd::Fixed)) continue;
+    // The faces this node's cell has: below (to i - 1, or the wrap), above.
+    const bool has_lo = !lo || ring, has_hi = !hi || ring;
+    const double d_lo = lo ? (ring ? x[n] - x[n - 1] : 0.0) : x[i] - x[i - 1];
+    const double d_hi = hi ? (ring ? x[n] - x[n - 1] : 0.0) : x[i + 1] - x[i];
+    const double V = 0.5 * (d_lo + d_hi);  // half of one gap at a Mirror end
+    if (has_lo) {
+      const std::size_t j = lo ? n - 1 : i - 1;
+      const double g = hm(K[j], K[i]) / (d_lo * c[i] * V);
+      A[i][j] += g, A[i][i] -= g;
+    }
+    if (has_hi) {
+      const std::size_t j = hi ? 0 : i + 1;
+      const double g = hm(K[i], K[j]) / (d_hi * c[i] * V);
+      A[i][j] += g, A[i][i] -= g;
+    }
+    if (lo && L.lo == LineEnd::Mirror) A[i][i] -= L.lo_robin_h / (c[i] * V);
+    if (hi && L.hi == LineEnd::Mirror) A[i][i] -= L.hi_robin_h / (c[i] * V);
+  }
+  std::vector<std::vector<double>> M(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) M[i][j] = (i == j ? 1.0 : 0.0) - L.tau * A[i][j];
+  return M;
+}
+}  // namespace
+
+TEST(Conductive, StretchedLinesMatchDenseOracle) {
+  SeededRng rng;
+  for (index_t n : {2, 3, 7, 33})
+    for (const Ends& ends : kEnds) {
+      if (ends.lo == LineEnd::Wrap && n < 3) continue;
+      ConductiveLines<double> lines;
+      lines.tau = 2e-4;
+      lines.lo = ends.lo, lines.hi = ends.hi;
+      lines.lo_robin_h = ends.robin_lo, lines.hi_robin_h = ends.robin_hi;
+      const index_t gaps = n - 1 + (ends.lo == LineEnd::Wrap ? 1 : 0);
+      lines.coordinates.push_back(0.3);
+      for (index_t g = 0; g < gaps; ++g) lines.coordinates.push_back(lines.coordinates.back() + 0.001 * rng.uniform(1, 20));
+      const Layout3 Lay = Layout3::packed(n, 3, 2);
+      const auto pts = static_cast<std::size_t>(Lay.points());
+      std::vector<double> K(pts), ic(pts), d(pts);
+      for (std::size_t q = 0; q < pts; ++q) {
+        K[q] = 0.1 * std::pow(1000.0, rng.uniform(0.0, 1.0));
+        ic[q] = 1.0 / rng.uniform(0.5, 5.0);
+        d[q] = rng.uniform(-1.0, 1.0);
+      }
+      const std::vector<double> rhs = d;
+      cpu::solve_conductive(Axis::X, K.data(), ic.data(), lines, d.data(), Lay);
+      double worst = 0.0;
+      for (index_t line = 0; line < 6; ++line) {
+        std::vector<double> Kl(static_cast<std::size_t>(n)), cl(Kl.size()), r(Kl.size());
+        for (index_t i = 0; i < n; ++i) {
+          const std::size_t o = static_cast<std::size_t>(i + n * line);
+          Kl[i] = K[o], cl[i] = 1.0 / ic[o], r[i] = rhs[o];
+        }
+        const auto want = dense_solve(stretched_matrix(Kl, cl, lines), r);
+        double scale = 1e-300;
+        for (double v : want) scale = std::max(scale, std::fabs(v));
+        for (index_t i = 0; i < n; ++i)
+          worst = std::max(worst, std::fabs(d[static_cast<std::size_t>(i + n * line)] - want[i]) / scale);
+      }
+      EXPECT_LE(worst, 1e-11) << "n " << n << " " << ends.name;
+    }
+  // h beside coordinates, too few of them, not increasing: refused.
+  ConductiveLines<double> bad;
+  bad.tau = 1e-3;
+  bad.coordinates = {0.0, 0.1, 0.3};
+  bad.h = 0.1;
+  EXPECT_THROW(bad.validate(3), InvalidArgument);
+  bad.h = 0.0;
+  EXPECT_NO_THROW(bad.validate(3));
+  EXPECT_THROW(bad.validate(4), InvalidArgument);
+  bad.coordinates = {0.0, 0.3, 0.3};
+  EXPECT_THROW(bad.validate(3), InvalidArgument);
+}
+
 TEST(Conductive, MatchesDenseOracleF64) { check_all<double>(); }
 TEST(Conductive, MatchesDenseOracleF32) { check_all<float>(); }
 
@@ -171,7 +260,7 @@ TEST(Conductive, MatchesDenseOracleF32) { check_all<float>(); }
 // coefficient matrix r = tau K / (c h^2): the same solution as solve_constant.
 TEST(Conductive, ConstantFieldsMatchTheConstantSolve) {
   const Layout3 L = Layout3::packed(37, 6, 5);
-  ConductiveLines<double> lines{1e-3, 0.05, LineEnd::Fixed, LineEnd::Mirror, 0.0, 0.0};
+  ConductiveLines<double> lines{1e-3, 0.05, LineEnd::Fixed, LineEnd::Mirror, 0.0, 0.0, {}};
   const double K0 = 3.0, c0 = 2.0, r = lines.tau * K0 / (c0 * lines.h * lines.h);
   std::vector<double> K(L.span(), K0), ic(L.span(), 1.0 / c0), d(L.span());
   SeededRng rng;
@@ -207,7 +296,7 @@ TEST(Conductive, ErrorsNameWhatIsWrong) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  const ConductiveLines<double> ok{1e-3, 0.1, LineEnd::Fixed, LineEnd::Fixed, 0.0, 0.0};
+  const ConductiveLines<double> ok{1e-3, 0.1, LineEnd::Fixed, LineEnd::Fixed, 0.0, 0.0, {}};
   auto with = [&](auto f) {
     ConductiveLines<double> l = ok;
     f(l);

@@ -500,7 +500,9 @@ namespace {
 // interior_rows, interior_rhs_run), which the CPU stepper and the MPI ranks
 // vectorise, against harmonic_mean / conductive_row / row_coupling +
 // row_apply, bit for bit. The conductivities take every branch of the mean:
-// equal neighbours, zeros, a zero sum, a negative sum, NaN and Inf.
+// equal neighbours, zeros, a zero sum, a negative sum, NaN and Inf. Uniform
+// axes (1 / h^2) and stretched ones (AxisEnds::sm, sp per node, some rows
+// with sm = sp).
 template <class T>
 std::vector<T> awkward_conductivities(SeededRng& rng, std::size_t size) {
   const T special[] = {T(0), T(-0.0), T(1), T(-1), T(1e-30), T(3e7), std::numeric_limits<T>::infinity(),
@@ -525,7 +527,14 @@ void check_interior_forms() {
   for (T a : means)
     for (T b : means) bits_equal(cpu::detail::harmonic_mean_select(a, b), harmonic_mean(a, b), "harmonic mean");
 
+  // A stretched axis' scales, per node (up to 11 of them); equal at node 3.
+  std::vector<T> sm(12), sp(12);
+  for (std::size_t i = 0; i < sm.size(); ++i) {
+    sm[i] = static_cast<T>(rng.uniform(0.2, 5));
+    sp[i] = i == 3 ? sm[i] : static_cast<T>(rng.uniform(0.2, 5));
+  }
   // Rows: lines of n rows s apart, cnt lines su apart (y-like: su = 1, x-like: su = nx).
+  for (bool stretched : {false, true})
   for (index_t su : {1, 7})
     for (bool rho_field : {false, true})
       for (bool k_field : {false, true}) {
@@ -542,20 +551,23 @@ void check_interior_forms() {
         e.lo = LineEnd::Mirror;
         e.hi = LineEnd::Fixed;
         e.inv_h2 = T(1.7);
+        if (stretched) e.sm = sm.data(), e.sp = sp.data();
         const T kconst = T(2.5), rho_const = T(0.8), tau = T(0.37);
         const T* Kp = k_field ? K.data() : nullptr;
         const T* rp = rho_field ? rho.data() : nullptr;
         for (index_t i = 1; i + 1 < n; ++i) {
           std::vector<T> d(cnt), a(cnt), b(cnt), c(cnt);
           const index_t row = i * s;
-          cpu::detail::interior_rows(w.data(), Kp, kconst, rp, rho_const, e.inv_h2, tau, row, su, s, cnt, d.data(),
+          cpu::detail::interior_rows(w.data(), Kp, kconst, rp, rho_const, cpu::detail::row_sm(e, i),
+                                     cpu::detail::row_sp(e, i), tau, row, su, s, cnt, d.data(),
                                      a.data(), b.data(), c.data());
           for (index_t l = 0; l < cnt; ++l) {
             const index_t o = row + l * su;
             T wa, wb, wc;
             cpu::detail::conductive_row(i, o, s, e, Kp, kconst, rp ? rp[o] : rho_const, tau, wa, wb, wc);
             const std::string at = "row " + std::to_string(i) + " line " + std::to_string(l) +
-                                   (k_field ? " K field" : " K const") + (rho_field ? " rho field" : "");
+                                   (k_field ? " K field" : " K const") + (rho_field ? " rho field" : "") +
+                                   (stretched ? " stretched" : "");
             bits_equal(d[l], w[o], "d, " + at);
             bits_equal(a[l], wa, "a, " + at);
             bits_equal(b[l], wb, "b, " + at);
@@ -576,7 +588,9 @@ void check_interior_forms() {
     rho[p] = static_cast<T>(rng.uniform(0.5, 2));
     q[p] = static_cast<T>(rng.uniform(-3, 3));
   }
-  for (int mask = 0; mask < 32; ++mask) {
+  // Bits 5, 6, 7 of the mask: x, y, z stretched (their scales sm, sp above,
+  // shifted per axis).
+  for (int mask = 0; mask < 256; ++mask) {
     cpu::detail::RhsRun<T> P;
     AxisEnds<T> ends[3];
     const index_t n3[3] = {nx, ny, nz}, st[3] = {sx, sy, sz};
@@ -588,6 +602,10 @@ void check_interior_forms() {
       P.kconst[ax] = static_cast<T>(1 + ax);
       ends[ax].n = n3[ax];
       ends[ax].inv_h2 = P.inv_h2[ax];
+      if ((mask >> (5 + ax)) & 1) {
+        P.sm[ax] = ends[ax].sm = sm.data() + ax;
+        P.sp[ax] = ends[ax].sp = sp.data() + ax;
+      }
     }
     P.rho = mask & 8 ? rho.data() : nullptr;
     P.rho_const = T(0.9);
@@ -606,7 +624,7 @@ void check_interior_forms() {
         const index_t o0 = 1 + j * sy + k * sz;
         const bool kept = scratch.y_next == o0;
         EXPECT_EQ(kept, !reverse && jj > 1 && P.K[1] != nullptr) << "row " << j << ", mask " << mask;
-        cpu::detail::interior_rhs_run(P, u.data(), w.data(), o0, nx - 2, scratch);
+        cpu::detail::interior_rhs_run(P, u.data(), w.data(), o0, nx - 2, scratch, {{1, j, k}});
         for (index_t i = 1; i + 1 < nx; ++i) {
           const index_t o = i + j * sy + k * sz, idx[3] = {i, j, k};
           const T r = P.rho ? P.rho[o] : P.rho_const;

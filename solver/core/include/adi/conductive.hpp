@@ -20,6 +20,11 @@
 //             right-hand-side data, the caller's);
 //   Wrap   -- a periodic axis (both ends): node 0's lower neighbour is node
 //             n - 1 (n distinct nodes, h = L / n), a cyclic system.
+// A stretched line (`coordinates` instead of h): node i owns half of each
+// neighbouring gap, and the rows are discrete.hpp's finite volumes
+// (K_{i+1/2} / (c_i V_i (x_{i+1} - x_i)) and so on; the end gap for h at a
+// Mirror end). On the CPU; the CUDA solve refuses coordinates (its rows for
+// them have not run on a GPU).
 // d is overwritten with x, in place. Errors: InvalidArgument for a bad
 // description (h <= 0, tau < 0 or non-finite, Wrap at one end only, Open,
 // a Robin coefficient on a non-Mirror end, Wrap with n < 3, null pointers),
@@ -31,6 +36,8 @@
 #include <adi/discrete.hpp>
 #include <adi/grid.hpp>
 
+#include <vector>
+
 namespace adi {
 
 template <class T>
@@ -39,9 +46,16 @@ struct ConductiveLines {
   double h = 0.0;    ///< node spacing along the axis [m]
   LineEnd lo = LineEnd::Fixed, hi = LineEnd::Fixed;
   double lo_robin_h = 0.0, hi_robin_h = 0.0;  ///< h_c [W/(m^2 K)] of a convective Mirror end (0: insulated)
+  /// A stretched line: its node coordinates [m], strictly increasing, n of
+  /// them (n + 1 on a Wrap line: the last node 0's periodic image); h must
+  /// then be 0. Empty: the uniform spacing h.
+  std::vector<double> coordinates;
   /// Throws InvalidArgument naming the first bad member; n: the line length.
   void validate(index_t n) const;
-  /// The row functions' view of one axis of n nodes (adi/discrete.hpp).
+  /// The row functions' view of one axis of n nodes (adi/discrete.hpp); a
+  /// stretched line's scales kept in `scales`, which must outlive the ends.
+  AxisEnds<T> ends(index_t n, AxisScales<T>& scales) const;
+  /// ends() of a uniform line (throws InvalidArgument for coordinates).
   AxisEnds<T> ends(index_t n) const;
 };
 

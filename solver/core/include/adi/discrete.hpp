@@ -111,6 +111,24 @@ AxisEnds<T> ends_of(const HeatProblem& p, int a) {
   if (p.hi[a] == Boundary::Robin) e.hi_robin = static_cast<T>(2.0 * p.hi_data[a].h / p.end_gap(a, 1));
   return e;
 }
+
+/// sm, sp of a stretched line of m nodes at coordinates x (m values, m + 1
+/// on a periodic line: the last node 0's image), into s: the gaps below and
+/// above each node, at a non-periodic end the inward one for the missing
+/// gap (the Mirror rule; a Fixed end's row is not used).
+template <class T>
+void stretch_scales(const double* x, index_t m, bool wrap, AxisScales<T>& s) {
+  auto gap = [&](index_t i) { return x[i + 1] - x[i]; };
+  s.sm.resize(static_cast<std::size_t>(m));
+  s.sp.resize(static_cast<std::size_t>(m));
+  for (index_t i = 0; i < m; ++i) {
+    const double dp = i < m - 1 ? gap(i) : (wrap ? gap(m - 1) : gap(m - 2));
+    const double dm = i > 0 ? gap(i - 1) : (wrap ? gap(m - 1) : gap(0));
+    const double v = 0.5 * (dm + dp);
+    s.sm[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / (v * dm));
+    s.sp[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / (v * dp));
+  }
+}
 }  // namespace detail
 
 /// Axis a of the whole domain of p as the row functions see it (n the global
@@ -135,19 +153,7 @@ AxisEnds<T> domain_ends(const HeatProblem& p, int a, AxisScales<T>& scales) {
   scales.sm.clear();
   scales.sp.clear();
   if (p.flat(a) || !p.stretched(a)) return e;
-  const index_t m = p.n[a];
-  scales.sm.resize(static_cast<std::size_t>(m));
-  scales.sp.resize(static_cast<std::size_t>(m));
-  const bool wrap = p.periodic(a);
-  for (index_t i = 0; i < m; ++i) {
-    // The gaps below and above node i; at a non-periodic end the missing one
-    // is the inward one (the Mirror rule; a Fixed end's row is not used).
-    const double dp = i < m - 1 ? p.gap(a, i) : (wrap ? p.gap(a, m - 1) : p.gap(a, m - 2));
-    const double dm = i > 0 ? p.gap(a, i - 1) : (wrap ? p.gap(a, m - 1) : p.gap(a, 0));
-    const double v = 0.5 * (dm + dp);
-    scales.sm[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / (v * dm));
-    scales.sp[static_cast<std::size_t>(i)] = static_cast<T>(1.0 / (v * dp));
-  }
+  detail::stretch_scales(p.coordinates[a].data(), p.n[a], p.periodic(a), scales);
   e.sm = scales.sm.data();
   e.sp = scales.sp.data();
   return e;

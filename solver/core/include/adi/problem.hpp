@@ -273,11 +273,21 @@ struct HeatProblem {
   void validate() const;
 };
 
-/// Why the CUDA backend refuses a stretched grid (HeatProblem::coordinates):
-/// one message for the serial and the distributed choice.
+/// Why the CUDA backend refuses a stretched grid (HeatProblem::coordinates)
+/// unless SolverOptions::cuda_stretched: its rows are built, not yet
+/// verified on a GPU. One message for the memory estimate and the factory.
 inline std::string stretched_on_cuda() {
-  return "backend 'cuda': a stretched grid (grid coordinates) runs on the CPU backend and the CPU ranks of an MPI run; "
-         "the CUDA kernels have no rows for it yet: set backend: cpu (or leave it auto)";
+  return "backend 'cuda': a stretched grid (grid coordinates) runs on the CPU (and its CPU ranks under MPI); the CUDA "
+         "rows for it are built but not yet verified on a GPU: set backend: cpu, or leave it auto (ADI_CUDA_STRETCHED=1 "
+         "runs them on one GPU, for that verification)";
+}
+
+/// Why an MPI run's CUDA ranks refuse a stretched grid
+/// (HeatProblem::coordinates): one message for the memory estimate and the
+/// distributed stepper.
+inline std::string stretched_on_cuda_ranks() {
+  return "backend 'cuda' under MPI: a stretched grid (grid coordinates) runs on CPU ranks (the CUDA ranks' boxes have "
+         "no rows for it yet; one process runs it on a GPU): set backend: cpu (or leave it auto)";
 }
 
 /// Checks a material field's values (packed, x fastest, extents n): finite,
