@@ -118,7 +118,10 @@ RunPlan plan_run(const RunOptions& o) {
     if (c.initial.kind == io::InitialConfig::Kind::File) {
       // The initial file is not read again: what the config left to it comes
       // from the checkpointed run's resolved config, exactly.
-      if (!c.given.grid) c.problem.n = stored.problem.n;
+      if (!c.given.grid) {
+        c.problem.n = stored.problem.n;
+        c.problem.coordinates = stored.problem.coordinates;  // a stretched axis the file gave
+      }
       for (int a = 0; a < 3; ++a)
         if (!c.given.length[a]) c.problem.length[a] = stored.problem.length[a];
       if (!c.given.origin) c.origin = stored.origin;

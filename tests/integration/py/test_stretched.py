@@ -173,6 +173,23 @@ def files(a):
           match=[r"uniform\.h5:u lies on a grid whose z axis is uniform but the config's is stretched"])
     T.check(not os.path.exists(os.path.join(d, "moved.h5")) and not os.path.exists(os.path.join(d, "uni.h5")),
             "a refused run wrote an output")
+    # No grid section: the stretched z comes from the file's /grid, and a
+    # restart of that run (its checkpoint's config) takes it again.
+    nogrid = CASE.replace("grid:\n  nx: 7\n  ny: 5\n  z: %(z)s\n", "").replace(
+        "initial: {value: 300}", "initial: {file: first.h5, dataset: /steps/000020/u}")
+    T.check("grid:" not in nogrid, "the case without a grid section still has one")
+    T.write(os.path.join(d, "nogrid.yaml"),
+            nogrid.replace("output: {file: %(out)s, every: 10}", "output: {file: nogrid.h5, every: 10}\n"
+                           "checkpoint: {file: nogrid.ckpt.h5, every: 10}"))
+    T.run(a, ["run", "nogrid.yaml", "--set", "time.steps=10"], cwd=d, match=[r"\(stretched\)"])
+    T.run(a, ["run", "nogrid.yaml", "--restart", "nogrid.ckpt.h5"], cwd=d,
+          match=[r"restart +from nogrid\.ckpt\.h5 at step 10", r"\(stretched\)"])
+    T.run(a, ["run", "nogrid.yaml", "--set", "output.file=straight.h5", "--set", "checkpoint.file=straight.ckpt.h5"],
+          cwd=d)
+    full, cont = T.fields(os.path.join(d, "straight.h5")), T.fields(os.path.join(d, "nogrid.h5"))
+    T.check(np.array_equal(full[20], cont[20]), "the restart of a grid from the file is not bit for bit the straight run")
+    with h5py.File(os.path.join(d, "nogrid.h5"), "r") as f:
+        T.check(np.array_equal(f["grid/z"][()], Z), "the grid taken from first.h5 lost its z nodes")
 
 
 PV_SCRIPT = """
