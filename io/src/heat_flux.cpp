@@ -180,8 +180,10 @@ void heat_flux(const HeatProblem& p, double t, const GhostedBox<T>& u, const Flu
           // A stretched axis: each face over its own gap, and the node's
           // value the gradient's second-order mean (each face weighted by
           // the other's gap).
-          const double hlo = p.stretched(a) ? p.gap(a, g > 0 ? g - 1 : n - 1) : h;
-          const double hhi = p.stretched(a) ? p.gap(a, g) : h;
+          // (At a face of a non-periodic axis the missing side is not used.)
+          const bool st = p.stretched(a);
+          const double hlo = !st ? h : g > 0 ? p.gap(a, g - 1) : periodic ? p.gap(a, n - 1) : h;
+          const double hhi = !st ? h : g < n - 1 || periodic ? p.gap(a, g) : h;
           const double Flo = has[0] ? -harmonic_mean(Kn[0], Kc) * (uc - un[0]) / hlo : 0.0;
           const double Fhi = has[1] ? -harmonic_mean(Kc, Kn[1]) * (un[1] - uc) / hhi : 0.0;
           double v;
