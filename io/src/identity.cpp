@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace adi::io {
@@ -69,13 +70,23 @@ std::vector<ProblemItem> problem_items(const RunConfig& c, const ChecksumLookup&
   add("grid", "[" + std::to_string(p.n[0]) + ", " + std::to_string(p.n[1]) + ", " + std::to_string(p.n[2]) + "]");
   for (int a = 0; a < 3; ++a) add(std::string("domain.l") + ax[a], num(p.length[a]));
   add("domain.origin", list3(c.origin));
-  // A stretched axis: its coordinates, as text that reads back bit for bit
-  // (an item only where an axis is stretched: uniform runs keep their identity).
+  // A stretched axis: its nodes as a count, the ends and the FNV-1a of
+  // their float64 bits (short, whatever the grid: the identity is an HDF5
+  // attribute). An item only where an axis is stretched: uniform runs keep
+  // their identity.
   for (int a = 0; a < 3; ++a) {
     if (!p.stretched(a)) continue;
-    std::string list;
-    for (double x : p.coordinates[a]) list += (list.empty() ? "" : ", ") + num(x);
-    add(std::string("grid.") + ax[a] + ".coordinates", "[" + list + "]");
+    const std::vector<double>& x = p.coordinates[a];
+    std::uint64_t h = 1469598103934665603ull;
+    for (double v : x) {
+      unsigned char b[sizeof v];
+      std::memcpy(b, &v, sizeof v);
+      for (unsigned char ch : b) h = (h ^ ch) * 1099511628211ull;
+    }
+    char fnv[40];
+    std::snprintf(fnv, sizeof fnv, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+    add(std::string("grid.") + ax[a] + ".coordinates",
+        std::to_string(x.size()) + " values " + num(x.front()) + " .. " + num(x.back()) + " " + fnv);
   }
 
   // K per axis (not along a flat axis: nothing is computed there), c, q.

@@ -190,6 +190,14 @@ def files(a):
     T.check(np.array_equal(full[20], cont[20]), "the restart of a grid from the file is not bit for bit the straight run")
     with h5py.File(os.path.join(d, "nogrid.h5"), "r") as f:
         T.check(np.array_equal(f["grid/z"][()], Z), "the grid taken from first.h5 lost its z nodes")
+    # A restart with other z nodes is another problem: refused, naming the key.
+    ck = CASE % dict(z=z_list(Z), out="ck_run.h5") + "checkpoint: {file: ck_run.ckpt.h5, every: 10}\n"
+    T.write(os.path.join(d, "ck.yaml"), ck)
+    T.run(a, ["run", "ck.yaml", "--set", "time.steps=10"], cwd=d)
+    T.write(os.path.join(d, "ck_moved.yaml"), ck.replace(z_list(Z), z_list(z2)))
+    p = T.run(a, ["run", "ck_moved.yaml", "--restart", "ck_run.ckpt.h5"], cwd=d, rc=None,
+              match=[r"grid\.z\.coordinates differs: checkpoint 15 values 0 \.\. 0\.002959796161 fnv1a64:[0-9a-f]{16}"])
+    T.check(p.returncode != 0, "a restart with other z nodes ran")
 
 
 PV_SCRIPT = """
