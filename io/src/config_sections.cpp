@@ -98,7 +98,9 @@ void read_grid_axis(const Reader& r, const YAML::Node& m, const std::string& key
   if (!m["n"] || !m["stretch"])
     r.fail(m, key + (m["n"] ? ".stretch" : ".n"),
            "missing; expected {coordinates: [...]} or {n: N, stretch: {from: lo, ratio: 1.1}}");
-  if (m["period"]) r.fail(m["period"], key + ".period", "a stretch rule is for an axis with faces: give coordinates and a period for a periodic axis");
+  if (m["period"])
+    r.fail(m["period"], key + ".period",
+           "a stretch rule is for an axis with faces: give coordinates and a period for a periodic axis");
   g.kind = AxisGridInput::Kind::Stretch;
   na = r.integer(m["n"], key + ".n");
   require(r, m["n"], key + ".n", na >= 3, "an integer >= 3 (two boundary nodes and at least one interior node)");
@@ -108,7 +110,7 @@ void read_grid_axis(const Reader& r, const YAML::Node& m, const std::string& key
   if (!s.IsMap() || !s["from"] || !s["ratio"])
     r.fail(s, key + ".stretch" + (s.IsMap() && s["from"] ? ".ratio" : ".from"),
            "missing; expected {from: lo | hi | both (the face(s) the nodes cluster at), ratio: r (each gap over the "
-           "one before it, away from that face, r > 1)}");
+           "one before it, away from that face, 1 <= r <= 10)}");
   g.from = r.choice<std::string>(s["from"], key + ".stretch.from", {{"lo", "lo"}, {"hi", "hi"}, {"both", "both"}});
   g.ratio = r.real(s["ratio"], key + ".stretch.ratio");
   require(r, s["ratio"], key + ".stretch.ratio", g.ratio >= 1.0 && g.ratio <= 10.0,
