@@ -56,8 +56,10 @@ if s.count(old) != 1:
 open(f, "w").write(s.replace(old, new))
 PY
 }
+# ADI_MUT_ONLY=TEXT: only the mutations whose title contains TEXT (and the baseline).
 try_mutation() {  # title file old new
   local title=$1 file=$2
+  if [ -n "${ADI_MUT_ONLY:-}" ] && [[ "$title" != *"$ADI_MUT_ONLY"* ]]; then return; fi
   if mutate "$file" "$3" "$4"; then
     run_all "$title"
   else
@@ -106,6 +108,16 @@ try_mutation "periodic wrap dropped on the MPI ranks' box (lower(): a Wrap end r
   "    return ends_[a].lo == LineEnd::Wrap ? o + (m - 1) * s : o + s;" "    return o + s;"
 try_mutation "periodic ring dropped from the reduced system of a split axis (finish: ring = false)" \
   solver/cpu/general_local_cpu.cpp "    const bool ring = p_.periodic(a);" "    const bool ring = false;"
+# Stretched grids (#56): the rows' scales and the face terms' end gap.
+try_mutation "stretched: a node's control volume taken as its upper gap (discrete.hpp stretch_scales)" \
+  solver/core/include/adi/discrete.hpp "    const double v = 0.5 * (dm + dp);" "    const double v = dp;"
+try_mutation "stretched: the lower face scaled by sp (discrete.hpp row_coupling)" \
+  solver/core/include/adi/discrete.hpp "  T gm = mirror_lo ? T(0) : harmonic_mean(km, kc) * sm;" \
+  "  T gm = mirror_lo ? T(0) : harmonic_mean(km, kc) * sp;"
+try_mutation "stretched: the lower face scaled by sp in the vectorised interior rows (line_rows.hpp)" \
+  solver/cpu/line_rows.hpp "  gm = harmonic_mean_select(km, kc) * smr;" "  gm = harmonic_mean_select(km, kc) * spr;"
+try_mutation "stretched: the flux and convective data over the mean gap, not the end gap (discrete.hpp face_betas)" \
+  solver/core/include/adi/discrete.hpp "      const double h = p.end_gap(a, side);" "      const double h = p.spacing(a);"
 # Leave the build folder unmutated.
 git checkout -- "${FILES[@]}"
 cmake --build "$B" -j "$JOBS" --target "${TARGETS[@]}" >/dev/null
