@@ -198,6 +198,22 @@ def files(a):
     p = T.run(a, ["run", "ck_moved.yaml", "--restart", "ck_run.ckpt.h5"], cwd=d, rc=None,
               match=[r"grid\.z\.coordinates differs: checkpoint 15 values 0 \.\. 0\.002959796161 fnv1a64:[0-9a-f]{16}"])
     T.check(p.returncode != 0, "a restart with other z nodes ran")
+    # A periodic stretched z off the origin: the checkpoint alone (its stored
+    # config states the period) continues the run as the same problem.
+    T.write(os.path.join(d, "ring.yaml"), """grid: {nx: 5, ny: 4, z: {coordinates: [0.1, 0.13, 0.2, 0.33, 0.4, 0.55],
+                                                period: 0.7000000000000001}}
+domain: {lx: 1, ly: 1}
+boundary: {x: dirichlet, y: insulated, z: periodic}
+initial: {value: 1}
+source: {power_density: 3.0}
+time: {dt: 0.01, steps: 4}
+output: {file: ring.h5, every: 2}
+checkpoint: {file: ring.ckpt.h5, every: 2}
+backend: cpu
+""")
+    T.run(a, ["run", "ring.yaml", "--set", "time.steps=2"], cwd=d)
+    T.run(a, ["run", "--restart", "ring.ckpt.h5", "--set", "time.steps=4"], cwd=d,
+          match=[r"restart +from ring\.ckpt\.h5 at step 2"])
 
 
 PV_SCRIPT = """
