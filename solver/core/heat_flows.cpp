@@ -170,11 +170,7 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
   const HeatProblem& p = p_;
   AxisEnds<double> ends[3];
   AxisScales<double> scales[3];
-  double h[3];
-  for (int a = 0; a < 3; ++a) {
-    ends[a] = domain_ends<double>(p, a, scales[a]);
-    h[a] = p.spacing(a);
-  }
+  for (int a = 0; a < 3; ++a) ends[a] = domain_ends<double>(p, a, scales[a]);
   const index_t st[3] = {1, ext_[0], ext_[0] * ext_[1]};
   double beta[3][2];
   face_betas(p, t, beta);
@@ -217,8 +213,7 @@ HeatFlows HeatFlowMeter::measure(const double* u, double t) const {
         const index_t g[3] = {begin_[0] + i, begin_[1] + j, begin_[2] + k};
         const index_t o = offset(i, j, k);
         double vol[3];
-        for (int a = 0; a < 3; ++a)
-          vol[a] = p.stretched(a) ? p.cell(a, g[a]) : node_volume(g[a], p.n[a], h[a], p.periodic(a));
+        for (int a = 0; a < 3; ++a) vol[a] = p.cell(a, g[a]);
         if (fixed_at(g)) {
           // The links from this Dirichlet node into the body along each axis
           // whose Dirichlet face it lies on (its neighbour along that axis

@@ -85,12 +85,8 @@ double HeatProblem::min_gap(int axis) const {
 }
 
 double HeatProblem::cell(int axis, index_t i) const {
-  if (flat(axis)) return length[axis];
-  const index_t m = n[axis];
-  if (periodic(axis)) return 0.5 * (gap(axis, i == 0 ? m - 1 : i - 1) + gap(axis, i));
-  if (i == 0) return 0.5 * gap(axis, 0);
-  if (i == m - 1) return 0.5 * gap(axis, m - 2);
-  return 0.5 * (gap(axis, i - 1) + gap(axis, i));
+  return stretched(axis) ? node_cell(i, n[axis], coordinates[axis].data(), periodic(axis))
+                         : node_volume(i, n[axis], spacing(axis), periodic(axis));
 }
 
 bool HeatProblem::classic_problem() const {

@@ -103,8 +103,8 @@ Check energy_balance(const StepperSpec& spec, bool stretched) {
   auto st = make_stepper<double>(p, spec);
   st->scatter_field(root() ? u.data() : nullptr);
   double worst = 0.0;
-  const double hx = p.spacing(0), hy = p.spacing(1), hz = p.spacing(2);
-  // Area weights of a face: trapezoidal on its non-periodic in-plane axes.
+  // A face node's area: its control volumes along the in-plane axes.
+  const EnergyWeights ew = energy_weights(p);
   auto face_sum = [&](const std::vector<double>& v, int axis, int side) {
     double s = 0.0;
     const index_t plane = side ? p.n[axis] - 1 : 0;
@@ -114,15 +114,11 @@ Check energy_balance(const StepperSpec& spec, bool stretched) {
           const index_t idx[3] = {i, j, k};
           if (idx[axis] != plane) continue;
           double w = 1.0;
-          for (int a = 0; a < 3; ++a) {
-            if (a == axis) continue;
-            if (p.stretched(a)) w *= p.cell(a, idx[a]) / p.spacing(a);
-            else if (!p.periodic(a) && (idx[a] == 0 || idx[a] == p.n[a] - 1)) w *= 0.5;
-          }
+          for (int a = 0; a < 3; ++a)
+            if (a != axis) w *= ew.axis_volume(a, idx[a]);
           s += w * v[(k * p.n[1] + j) * p.n[0] + i];
         }
-    const double area = axis == 0 ? hy * hz : axis == 1 ? hx * hz : hx * hy;
-    return s * area;
+    return s;
   };
   std::vector<double> u1(u.size()), D[3];
   const std::vector<double> ones(u.size(), 1.0);

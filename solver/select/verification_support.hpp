@@ -138,23 +138,18 @@ inline double max_abs_diff(const std::vector<double>& a, const std::vector<doubl
   }
   return m;
 }
-/// sum_i w_i c_i u_i h_x h_y h_z (trapezoidal weights on non-periodic axes;
-/// a stretched axis: its control volumes, HeatProblem::cell).
+/// sum_i w_i c_i u_i with the node volumes w_i of the energy norm
+/// (EnergyWeights: trapezoidal on non-periodic axes, a stretched axis' own).
 inline double energy(const HeatProblem& p, const std::vector<double>& u, const std::vector<double>& c) {
+  const EnergyWeights w = energy_weights(p);
   double e = 0.0;
   for (index_t k = 0; k < p.n[2]; ++k)
     for (index_t j = 0; j < p.n[1]; ++j)
       for (index_t i = 0; i < p.n[0]; ++i) {
-        const index_t idx[3] = {i, j, k};
-        double w = 1.0;
-        for (int a = 0; a < 3; ++a) {
-          if (p.stretched(a)) w *= p.cell(a, idx[a]) / p.spacing(a);
-          else if (!p.flat(a) && !p.periodic(a) && (idx[a] == 0 || idx[a] == p.n[a] - 1)) w *= 0.5;
-        }
         const index_t q = (k * p.n[1] + j) * p.n[0] + i;
-        e += w * c[q] * u[q];
+        e += w.volume(i, j, k) * c[q] * u[q];
       }
-  return e * p.spacing(0) * p.spacing(1) * p.spacing(2);
+  return e;
 }
 
 inline double max_abs(const std::vector<double>& a) {

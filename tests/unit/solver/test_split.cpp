@@ -52,8 +52,7 @@ std::vector<double> weights(const HeatProblem& p, const std::vector<double>& c) 
   for (index_t q = 0; q < p.points(); ++q) {
     const index_t idx[3] = {q % p.n[0], (q / p.n[0]) % p.n[1], q / (p.n[0] * p.n[1])};
     double v = c[q];
-    for (int a = 0; a < 3; ++a)
-      v *= p.stretched(a) ? p.cell(a, idx[a]) : adi::node_volume(idx[a], p.n[a], p.spacing(a), p.periodic(a));
+    for (int a = 0; a < 3; ++a) v *= p.cell(a, idx[a]);
     w[q] = v;
   }
   return w;

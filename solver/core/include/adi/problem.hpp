@@ -167,6 +167,23 @@ struct Material {
   bool lines_vary() const { return conductivity_varies() || capacity_varies(); }
 };
 
+/// The volume of node i along an axis of n nodes with spacing h: h, or h / 2
+/// at either end of a non-periodic axis of n >= 3 nodes (flat: h = the box
+/// length, one node).
+ADI_HD inline double node_volume(index_t i, index_t n, double h, bool periodic) {
+  return (n >= 3 && !periodic && (i == 0 || i == n - 1)) ? 0.5 * h : h;
+}
+
+/// The control-volume length of node i of a stretched axis of n nodes with
+/// coordinates x (n + 1 on a periodic axis): half of each neighbouring gap, one
+/// half gap at a non-periodic end.
+ADI_HD inline double node_cell(index_t i, index_t n, const double* x, bool periodic) {
+  if (periodic) return 0.5 * ((i == 0 ? x[n] - x[n - 1] : x[i] - x[i - 1]) + (x[i + 1] - x[i]));
+  if (i == 0) return 0.5 * (x[1] - x[0]);
+  if (i == n - 1) return 0.5 * (x[n - 1] - x[n - 2]);
+  return 0.5 * ((x[i] - x[i - 1]) + (x[i + 1] - x[i]));
+}
+
 struct HeatProblem {
   std::array<index_t, 3> n{{3, 3, 3}};            ///< nodes per axis (>= 3, or 1: no derivative along it)
   std::array<double, 3> length{{1.0, 1.0, 1.0}};  ///< box edge lengths [m] (a periodic axis: its period)
@@ -245,8 +262,9 @@ struct HeatProblem {
                            : spacing(axis) * static_cast<double>(i);
   }
   /// The length of node i's control volume along the axis [m]: half of each
-  /// neighbouring gap, one half gap at a face node (the trapezoidal weight
-  /// times h on a uniform axis); the whole length on a flat axis.
+  /// neighbouring gap, one half gap at a face node (node_cell; node_volume,
+  /// the trapezoidal weight times h, on a uniform axis); the whole length on
+  /// a flat axis.
   double cell(int axis, index_t i) const;
   /// lambda_a = K_a dt / (c h_a^2), the mesh ratio per axis (constant
   /// coefficients; on a stretched axis with its smallest gap).

@@ -35,22 +35,6 @@ struct FieldStats {
   double energy = 0.0;
 };
 
-/// The volume of node i along an axis of n nodes with spacing h: h, or h / 2
-/// at either end of a non-periodic axis of n >= 3 nodes (flat: h = the box
-/// length, one node).
-ADI_HD inline double node_volume(index_t i, index_t n, double h, bool periodic) {
-  return (n >= 3 && !periodic && (i == 0 || i == n - 1)) ? 0.5 * h : h;
-}
-
-/// The control-volume length of node i of a stretched axis of n nodes with
-/// coordinates x (n + 1 on a periodic axis): HeatProblem::cell, bit for bit.
-ADI_HD inline double node_cell(index_t i, index_t n, const double* x, bool periodic) {
-  if (periodic) return 0.5 * ((i == 0 ? x[n] - x[n - 1] : x[i] - x[i - 1]) + (x[i + 1] - x[i]));
-  if (i == 0) return 0.5 * (x[1] - x[0]);
-  if (i == n - 1) return 0.5 * (x[n - 1] - x[n - 2]);
-  return 0.5 * ((x[i] - x[i - 1]) + (x[i + 1] - x[i]));
-}
-
 /// What FieldStats::energy weighs a box's nodes with: the grid (n, spacing,
 /// periodic axes, a stretched axis' coordinates), where the box starts in
 /// it, and the constant heat capacity (a capacity field is the backend's own
